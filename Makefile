@@ -1,0 +1,37 @@
+# The two commands a fresh machine needs: `make demo` and `make test`.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip --disable-pip-version-check -q
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint bench down clean
+
+$(STAMP): pyproject.toml setup.py
+	$(PY) -m venv $(VENV)
+	# torch first, pinned to the CPU build on local disk; a bare `torch` pulls multi-GB CUDA wheels.
+	$(PIP) install torch==2.13.0
+	$(PIP) install -e '.[ml,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/muninn demo
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/muninn server install
+	$(BIN)/pytest -q
+
+lint: install
+	$(BIN)/ruff check .
+
+bench: install
+	$(BIN)/python -m muninn.evals.bench_stack
+
+down:
+	-$(BIN)/muninn down
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""muninn.export"""

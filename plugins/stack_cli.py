@@ -1,0 +1,67 @@
+"""`muninn up | down | status`, `muninn server install`, `muninn embed serve`."""
+
+from __future__ import annotations
+
+import typer
+from muninn.plugins import stack
+from rich.table import Table
+
+from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
+
+app = typer.Typer()
+server_app = typer.Typer(help="The OpenViking server muninn runs.", no_args_is_help=True)
+embed_app = typer.Typer(help="The embedding sidecar (OpenAI-compatible /v1/embeddings).", no_args_is_help=True)
+
+
+def _table(components: list[stack.Component]) -> Table:
+    table = Table("part", "url", "pid", "running", "healthy", "note")
+    for c in components:
+        table.add_row(c.name, c.url, str(c.pid or "-"), "yes" if c.running else "no",
+                      "[green]yes[/]" if c.healthy else "[red]no[/]", c.detail)
+    return table
+
+
+@app.command()
+def up(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """Start the local stack: the embedding sidecar, then openviking-server, on 127.0.0.1.
+
+    The first run creates OpenViking's own venv and a root key in the keyring. Running it
+    again is a no-op. Stop with `muninn down`.
+    """
+    components = stack.up(settings(ctx), say=say, config_file=config_path(ctx))
+    emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
+
+
+@app.command()
+def down(ctx: typer.Context) -> None:
+    """Stop exactly the processes `muninn up` started in this workspace."""
+    stopped = stack.down(settings(ctx), say=say)
+    say(f"stopped {stopped} process(es)")
+
+
+@app.command()
+def status(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """Show whether the sidecar and the server are running and healthy. Exit 1 if either is not."""
+    components = stack.status(settings(ctx))
+    emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
+    if not all(c.healthy for c in components):
+        raise typer.Exit(1)
+
+
+@server_app.command("install")
+def server_install(ctx: typer.Context) -> None:
+    """Create OpenViking's own venv (if missing) with the pinned openviking release."""
+    path = stack.install_server(settings(ctx), say=say)
+    say(f"openviking-server: {path}")
+
+
+@embed_app.command("serve")
+def embed_serve(
+    ctx: typer.Context,
+    host: str = typer.Option(None, help="Bind address (default embed.host)"),
+    port: int = typer.Option(None, help="Port (default embed.port)"),
+) -> None:
+    """Serve embeddings in the foreground (`muninn up` runs this for you)."""
+    from muninn.plugins.embed.server import serve
+
+    serve(settings(ctx).embed, host=host, port=port)

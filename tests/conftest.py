@@ -1,0 +1,112 @@
+"""Shared fixtures. The whole session runs in its own XDG dirs with an explicit file keyring;
+integration tests share one real stack (openviking-server + the embedding sidecar) on free ports."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from muninn.core import config, paths
+from muninn.core.client import OpenViking
+from muninn.core.config import Settings
+
+# Captured before isolation: the server venv is shared (it takes minutes to build).
+REAL_SERVER_VENV = str(paths.server_venv())
+SESSION_DIR = Path(tempfile.mkdtemp(prefix="muninn-tests-"))
+FILE_KEYRING = "keyrings.alt.file.PlaintextKeyring"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.update({
+        "XDG_DATA_HOME": str(SESSION_DIR / "xdg-data"),
+        "XDG_CONFIG_HOME": str(SESSION_DIR / "xdg-config"),
+        "MUNINN_HOME": str(SESSION_DIR / "home"),
+        "MUNINN_SERVER_VENV": REAL_SERVER_VENV,
+        "PYTHON_KEYRING_BACKEND": FILE_KEYRING,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    })
+    os.environ.pop("MUNINN_CONFIG", None)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test gets its own workspace and config dir; the keyring file stays session-wide."""
+    monkeypatch.setenv("MUNINN_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("MUNINN_CONFIG", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def isolated_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A keyring file of this test's own."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    return tmp_path / "xdg-data"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Stack:
+    """The running test stack and ways to reach it."""
+
+    settings: Settings
+    config_path: Path
+    root: OpenViking
+    env: dict[str, str] = field(default_factory=dict)
+
+    def new_account(self, prefix: str = "t") -> tuple[str, OpenViking]:
+        """A fresh account whose admin user's client is returned: tests never share a tree."""
+        account = f"{prefix}{uuid.uuid4().hex[:10]}"
+        key = self.root.create_account(account, "owner")
+        return account, OpenViking(self.settings.server.base_url, key, key_name=f"{account}:owner")
+
+    def cli(self, *args: str, input: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True,
+                              env=self.env, input=input, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def stack() -> Stack:
+    from muninn.plugins import stack as stack_mod
+
+    home = SESSION_DIR / "stack-home"
+    cfg = {
+        "home": str(home),
+        "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
+        "embed": {"port": free_port()},
+        "keyring": {"backend": FILE_KEYRING},
+    }
+    path = SESSION_DIR / "muninn.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    settings = config.load(path)
+    # The stack's keys live in the session keyring, whichever test happens to start it.
+    session_keyring = str(SESSION_DIR / "xdg-data")
+    saved = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = session_keyring
+    try:
+        stack_mod.up(settings, say=lambda m: None, config_file=path)
+        root = OpenViking.root(settings)
+    finally:
+        if saved is not None:
+            os.environ["XDG_DATA_HOME"] = saved
+    env = {**os.environ, "MUNINN_CONFIG": str(path), "MUNINN_HOME": str(home), "XDG_DATA_HOME": session_keyring}
+    try:
+        yield Stack(settings=settings, config_path=path, root=root, env=env)
+    finally:
+        root.close()
+        stack_mod.down(settings, say=lambda m: None)
