@@ -13,7 +13,7 @@ import typer
 
 from muninn.core.cliutil import err_console
 from muninn.core.errors import MuninnError
-from muninn.plugins import doctor_cli, stack_cli
+from muninn.plugins import doctor_cli, fs_cli, stack_cli
 
 app = typer.Typer(
     name="muninn",
@@ -37,6 +37,7 @@ app.add_typer(stack_cli.app)
 app.add_typer(stack_cli.server_app, name="server")
 app.add_typer(stack_cli.embed_app, name="embed")
 app.add_typer(doctor_cli.app)
+app.add_typer(fs_cli.app)
 
 
 def main() -> None:

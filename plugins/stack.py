@@ -23,7 +23,8 @@ from pathlib import Path
 import httpx
 import psutil
 
-from muninn.core import credentials
+from muninn.core import accounts, credentials
+from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
 
@@ -264,7 +265,17 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         _write_state(settings, state)
         _wait_healthy("openviking-server", server.url, proc, log, timeout=settings.server.start_timeout)
         say(f"server: healthy (pid {proc.pid})")
+    if not settings.server.url:
+        ensured = ensure_default_user(settings)
+        say(f"account {ensured.account}/{ensured.user}: {ensured.action} (key {ensured.key_name!r} in keyring)")
     return status(settings)
+
+
+def ensure_default_user(settings: Settings) -> accounts.Ensured:
+    """The CLI's own identity (`openviking.account`/`openviking.user`), with a working key."""
+    ring = credentials.Keyring(settings.keyring.backend)
+    with OpenViking(settings.server.base_url, root_key(settings), key_name=credentials.root_key_name()) as root:
+        return accounts.ensure_user(root, ring, settings.openviking.account, settings.openviking.user)
 
 
 def down(settings: Settings, say: Say = print) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -68,12 +68,81 @@ class KeyringSettings(Section):
     )
 
 
+class RerankSettings(Section):
+    """The cross-encoder over (query, content). Weights are resolved offline only."""
+
+    enabled: bool = True
+    model: str = Field("BAAI/bge-reranker-v2-m3", description="A hub id (local cache only), a local path, "
+                       "or `endpoint:http://host:port` for a TEI-style /rerank server")
+    backend: Literal["auto", "flag", "cross-encoder"] = Field(
+        "auto", description="Loader for local weights: FlagEmbedding FlagReranker or sentence-transformers "
+        "CrossEncoder (auto: FlagReranker when installed)")
+    candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
+    max_length: int = Field(512, ge=16, description="Tokens per (query, content) pair: the main latency lever")
+    batch_size: int = Field(32, ge=1)
+    threads: int | None = Field(None, ge=1, description="torch threads (default: torch's choice)")
+    timeout: float = Field(30.0, gt=0, description="Seconds for an endpoint call")
+
+
+class SearchSettings(Section):
+    """The search pipeline: routing, vector + keyword candidates, fusion, content, rerank, recency, cap."""
+
+    k: int = Field(4, ge=1, description="Hits returned")
+    target: str = Field("viking://resources", description="Default scope of a search")
+    routing: bool = Field(True, description="Identifier queries (ticket keys, hosts, IPs...) go keyword-only")
+    hybrid: bool = Field(True, description="Fuse BM25 keyword candidates with the vector ones")
+    vector_top: int = Field(20, ge=1)
+    keyword_top: int = Field(20, ge=1)
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant")
+    vector_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(1.0, ge=0)
+    index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
+                               "<user>.sqlite)")
+    content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
+    fetch_workers: int = Field(8, ge=1)
+    recency: bool = True
+    half_life_days: float = Field(180.0, gt=0)
+    recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
+    per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
+    briefing_tokens: int = Field(1500, ge=50)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+
+
+class VaultSettings(Section):
+    """The local secret vault: hand-edited secrets YAML in, an encrypted SQLite store out."""
+
+    files: list[Path] = Field(default_factory=list, description="Secrets YAML files (relative to this config file)")
+    store: Path | None = Field(None, description="Encrypted store (default: <workspace>/vault/vault.sqlite)")
+    key_name: str = Field("vault:key", description="Keyring entry that holds the store's AES-GCM key")
+    mask_encodings: list[Literal["raw", "base64", "url"]] = Field(
+        default_factory=lambda: ["raw", "base64", "url"],
+        description="Forms of each value masked in a child's output (best effort for encodings)")
+
+
+class InventorySettings(Section):
+    """How to reach each cluster, host, account or service: hand-edited inventory YAML."""
+
+    files: list[Path] = Field(default_factory=list, description="Inventory YAML files (relative to this config file)")
+
+
+class VerifySettings(Section):
+    """The read-only verify sweep."""
+
+    parallel: int = Field(8, ge=1, description="Commands run at once (global-state entries always run one at a time)")
+    timeout: float = Field(20.0, gt=0, description="Seconds before a proof command counts as unreachable")
+    results: Path | None = Field(None, description="Stored results (default: <workspace>/verify/results.sqlite)")
+
+
 class Settings(Section):
     home: Path | None = Field(None, description="Workspace (default: $MUNINN_HOME or <XDG data>/muninn)")
     server: ServerSettings = Field(default_factory=ServerSettings)
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
     openviking: AccountSettings = Field(default_factory=AccountSettings)
     keyring: KeyringSettings = Field(default_factory=KeyringSettings)
+    vault: VaultSettings = Field(default_factory=VaultSettings)
+    inventory: InventorySettings = Field(default_factory=InventorySettings)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
     source_file: Path | None = Field(None, exclude=True)
 
     @property
@@ -112,6 +181,8 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     """Load and validate settings. An explicit path must exist; the default one may not."""
     environ = dict(os.environ if environ is None else environ)
     explicit = path is not None or "MUNINN_CONFIG" in environ
+    if path is None and environ.get("MUNINN_CONFIG"):
+        path = environ["MUNINN_CONFIG"]
     file = Path(path).expanduser() if path is not None else paths.default_config_file()
     if file.exists():
         doc = yamlfile.load(file)

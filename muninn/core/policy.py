@@ -1,0 +1,209 @@
+"""The policy model: who reads and writes which area, and with which tools.
+
+One `policy.yaml` has three uses (DESIGN.md): `muninn policy apply` turns it into accounts and
+ACLs, the MCP guard derives each profile's read prefixes, write prefixes and tools from it, and
+the nightly drift check compares the server with it. So everything here is *derived*, never
+stated twice: a profile's prefixes come from its area levels, never from a second list.
+
+    areas:
+      shared: viking://resources/shared
+      raven:  viking://resources/agents/raven
+    readers:
+      raven:
+        kind: agent              # owner | assistant | agent
+        account: home
+        user: raven
+        areas: {shared: read, raven: write}
+        remember_to: raven       # where recall_remember writes its observations
+        tools: [recall_search, recall_read, recall_remember]
+
+Errors name the file and the line (muninn.core.yamlfile).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from muninn.core import credentials, yamlfile
+from muninn.core.errors import ConfigError
+
+Level = Literal["read", "write", "manage"]
+Kind = Literal["owner", "assistant", "agent"]
+Access = Literal["read", "write", "none"]
+LEVEL_RANK = {"read": 1, "write": 2, "manage": 3}
+
+# The tools the MCP server can offer, and what each does to the tree. Names are a contract:
+# agents' instructions files and audit logs name them, so rename only with a migration.
+TOOLS: dict[str, Access] = {
+    "recall_search": "read",
+    "recall_read": "read",
+    "recall_list": "read",
+    "recall_remember": "write",
+    "recall_secret_find": "none",
+    "recall_secret_show": "none",
+    "recall_secret_command": "none",
+    "recall_access_find": "none",
+    "recall_access_show": "none",
+    "recall_access_exec": "none",
+    "recall_verify": "none",
+    "recall_status": "none",
+}
+
+# OpenViking's own MCP tools that no agent profile may ever hold, whatever policy.yaml says:
+# they add content every agent loads (add_resource, add_skill), destroy history (forget, rm),
+# change who may read what (set_acl), stop syncs (cancel_watch) or hand out secret values
+# (privacy_resolve, privacy_upsert, download).
+AGENT_FORBIDDEN = frozenset({
+    "add_resource", "add_skill", "forget", "delete", "rm", "set_acl", "cancel_watch",
+    "privacy_resolve", "privacy_upsert", "download",
+})
+
+_DEFAULT_TOOLS: dict[str, tuple[str, ...]] = {
+    "owner": tuple(TOOLS),
+    "assistant": tuple(TOOLS),
+    "agent": ("recall_search", "recall_read", "recall_list", "recall_remember", "recall_secret_find",
+              "recall_secret_show", "recall_secret_command", "recall_access_find", "recall_access_show",
+              "recall_access_exec", "recall_verify", "recall_status"),
+}
+
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReaderModel(_Model):
+    kind: Kind
+    account: str = Field(min_length=1)
+    user: str = Field(min_length=1)
+    areas: dict[str, Level] = Field(default_factory=dict)
+    tools: list[str] | None = None
+    remember_to: str | None = None
+    trusted: bool | None = None
+    description: str = ""
+
+
+class PolicyModel(_Model):
+    version: Literal[1] = 1
+    areas: dict[str, str]
+    readers: dict[str, ReaderModel]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One reader as the guard sees it. Prefixes are canonical viking:// URIs."""
+
+    name: str
+    kind: Kind
+    account: str
+    user: str
+    areas: dict[str, Level]
+    read_prefixes: tuple[str, ...]
+    write_prefixes: tuple[str, ...]
+    tools: tuple[str, ...]
+    remember_to: str | None
+    trusted: bool
+
+    @property
+    def key_name(self) -> str:
+        return credentials.user_key_name(self.account, self.user)
+
+    @property
+    def is_agent(self) -> bool:
+        return self.kind == "agent"
+
+
+@dataclass(frozen=True)
+class Policy:
+    path: Path
+    areas: dict[str, str]
+    profiles: dict[str, Profile]
+
+    def profile(self, name: str) -> Profile:
+        try:
+            return self.profiles[name]
+        except KeyError:
+            known = ", ".join(sorted(self.profiles)) or "none"
+            raise ConfigError(f"no reader named {name!r} (known: {known})", path=str(self.path),
+                              fix="use one of the readers in policy.yaml, or add it there") from None
+
+    def untrusted_writers(self, uri: str) -> list[str]:
+        """Untrusted profiles that may write where `uri` lies: their content is data, not instructions."""
+        out = []
+        for p in self.profiles.values():
+            if not p.trusted and any(uri == w or uri.startswith(w + "/") for w in p.write_prefixes):
+                out.append(p.name)
+        return out
+
+
+def _canonical(doc: yamlfile.Document, loc: tuple, uri: str) -> str:
+    # Local import: guards sit above core in the import order, but URI canonicalisation is a
+    # pure function the policy needs to store prefixes in the one form the guard compares.
+    from muninn.core.uricanon import UriRejected, canonicalize
+
+    try:
+        canon = canonicalize(uri)
+    except UriRejected as exc:
+        raise doc.error_at(loc, f"area URI {uri!r} is not canonical: {exc.reason}") from None
+    if not canon.startswith("viking://resources/"):
+        raise doc.error_at(loc, f"area {canon!r} must lie under viking://resources/ (ACLs cover only that tree)")
+    return canon
+
+
+def _build(doc: yamlfile.Document) -> Policy:
+    if not isinstance(doc.data, dict):
+        raise doc.error_at((), "expected a mapping with `areas:` and `readers:`")
+    model = doc.validate(PolicyModel)
+    areas: dict[str, str] = {}
+    for name, uri in model.areas.items():
+        if not _NAME.match(name):
+            raise doc.error_at(("areas", name), "area names are lowercase letters, digits, - and _")
+        areas[name] = _canonical(doc, ("areas", name), uri)
+    profiles: dict[str, Profile] = {}
+    for name, r in model.readers.items():
+        loc = ("readers", name)
+        if not _NAME.match(name):
+            raise doc.error_at(loc, "reader names are lowercase letters, digits, - and _")
+        for area in r.areas:
+            if area not in areas:
+                raise doc.error_at((*loc, "areas", area), f"unknown area {area!r}",
+                                   fix=f"declare it under `areas:` (known: {', '.join(sorted(areas))})")
+        tools = tuple(r.tools) if r.tools is not None else _DEFAULT_TOOLS[r.kind]
+        for i, tool in enumerate(tools):
+            tloc = (*loc, "tools", i)
+            if r.kind == "agent" and tool in AGENT_FORBIDDEN:
+                raise doc.error_at(tloc, f"agent readers may never hold {tool!r}",
+                                   fix="remove it: the guard refuses it whatever the policy says")
+            if tool not in TOOLS:
+                raise doc.error_at(tloc, f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
+        if len(set(tools)) != len(tools):
+            raise doc.error_at((*loc, "tools"), "a tool is listed twice")
+        ranked = {a: LEVEL_RANK[lv] for a, lv in r.areas.items()}
+        reads = tuple(sorted(areas[a] for a, rank in ranked.items() if rank >= 1))
+        writes = tuple(sorted(areas[a] for a, rank in ranked.items() if rank >= 2))
+        if r.remember_to is not None and ranked.get(r.remember_to, 0) < 2:
+            raise doc.error_at((*loc, "remember_to"), f"{r.remember_to!r} is not an area this reader may write")
+        if "recall_remember" in tools and r.remember_to is None:
+            raise doc.error_at((*loc, "tools"), "recall_remember needs `remember_to: <area>` (its own area)")
+        profiles[name] = Profile(
+            name=name, kind=r.kind, account=r.account, user=r.user, areas=dict(r.areas),
+            read_prefixes=reads, write_prefixes=writes, tools=tools,
+            remember_to=areas[r.remember_to] if r.remember_to else None,
+            # An agent's writes are untrusted by default: other readers must read them as data.
+            trusted=r.trusted if r.trusted is not None else r.kind != "agent",
+        )
+    return Policy(path=doc.path, areas=areas, profiles=profiles)
+
+
+def parse(text: str, path: Path | str = "<policy>") -> Policy:
+    return _build(yamlfile.parse(text, path))
+
+
+def load(path: Path | str) -> Policy:
+    return _build(yamlfile.load(path))
