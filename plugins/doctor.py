@@ -13,11 +13,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from muninn.plugins import stack
-
 from muninn.core import credentials
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
+from muninn.plugins import stack
 
 Level = Literal["ok", "warn", "fail"]
 

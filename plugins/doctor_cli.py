@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import typer
-from muninn.plugins import doctor
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+from muninn.plugins import doctor
 
 app = typer.Typer()
 

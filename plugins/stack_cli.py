@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import typer
-from muninn.plugins import stack
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
+from muninn.plugins import stack
 
 app = typer.Typer()
 server_app = typer.Typer(help="The OpenViking server muninn runs.", no_args_is_help=True)

@@ -2,9 +2,8 @@
 
 import argparse
 
-from muninn.plugins.embed.server import serve
-
 from muninn.core import config
+from muninn.plugins.embed.server import serve
 
 parser = argparse.ArgumentParser(prog="muninn-embed")
 parser.add_argument("--host")

@@ -77,6 +77,7 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
 def serve(settings, host: str | None = None, port: int | None = None) -> None:
     """Load the model and serve until interrupted."""
     import uvicorn
+
     from muninn.plugins.embed.model import load
 
     model, native_dim = load(settings)
