@@ -136,3 +136,17 @@ def test_default_account_key_was_stored_and_works(stack) -> None:
     names = {c["name"]: c for c in out["checks"]}
     assert "openviking:muninn:owner" in names["keyring keys"]["detail"]
     assert all(v not in json.dumps(out) for v in [client._api_key])
+
+
+@pytest.mark.parametrize("script, needle", [
+    ("import sys; print('boom: cannot bind'); sys.exit(3)", "exited with code 3"),
+])
+def test_a_crashing_server_gives_the_log_tail(tmp_path: Path, script: str, needle: str) -> None:
+    from muninn.core.errors import StackError
+
+    log = tmp_path / "server.log"
+    proc = stack_mod._spawn([sys.executable, "-c", script], log, {}, tmp_path)
+    with pytest.raises(StackError) as info:
+        stack_mod._wait_healthy("openviking-server", "http://127.0.0.1:9", proc, log, timeout=30)
+    assert needle in str(info.value)
+    assert "boom: cannot bind" in str(info.value)
