@@ -1,0 +1,14 @@
+"""JSON Web Tokens: three base64url parts, the first two JSON objects (`eyJ` = `{"`)."""
+
+from __future__ import annotations
+
+import re
+
+from muninn.guards.rules import Rule, register
+
+
+@register
+class Jwt(Rule):
+    name = "jwt"
+    patterns = (re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),)
+    triggers = ("eyj",)

@@ -1,0 +1,14 @@
+"""Stripe secret, restricted and publishable keys, live and test."""
+
+from __future__ import annotations
+
+import re
+
+from muninn.guards.rules import Rule, register
+
+
+@register
+class StripeKey(Rule):
+    name = "stripe-key"
+    patterns = (re.compile(r"\b(?:sk|rk|pk|whsec)_(?:(?:live|test)_)?[A-Za-z0-9]{16,}"),)
+    triggers = ("sk_", "rk_", "pk_", "whsec_")

@@ -1,0 +1,14 @@
+"""`scheme://user:pass@host`: the password goes, the user and host stay findable."""
+
+from __future__ import annotations
+
+import re
+
+from muninn.guards.rules import Rule, register
+
+
+@register
+class UrlCredentials(Rule):
+    name = "url-credentials"
+    patterns = (re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:@/'\"]*:(?P<secret>[^\s@/'\"]+)@"),)
+    triggers = ("://",)

@@ -1,0 +1,192 @@
+"""Collect the known secret values that value-based redaction and the leak gate look for.
+
+Sources, chosen by file name:
+- `*.yaml` / `*.yml`: secrets YAML (a list of entries, or `secrets: [...]`), see DESIGN.md "Secret
+  entry". `value` is kept under the entry's id; a multi-part secret's `parts: {name: value}` is
+  kept under `ID.name`.
+- `.env`, `*.env`, `.env.*`: `KEY=value` lines, id `env:<file name>:KEY`.
+- anything else: a plain dump of `name: value` or `name=value` lines, id `dump:<file name>:name`.
+
+Only secret-ish values are kept (`is_secretish`): a six-letter hint word in the known set would
+redact ordinary sentences, which happened to the seed project. Counts of skipped values are
+reported; the values themselves never are.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from muninn.core import yamlfile
+from muninn.core.errors import ConfigError
+
+MIN_LENGTH = 10
+# Random strings have nearly one distinct character per position, so their entropy approaches
+# log2(length); words repeat letters. Capped at 4 bits because long random strings over a small
+# alphabet (hex, lowercase) cannot exceed log2(alphabet).
+ENTROPY_RATIO = 0.95
+ENTROPY_CAP = 4.0
+
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
+# Values in env files and dumps that only say where something is, not how to get in.
+_LOCATOR = re.compile(
+    r"""^(?:
+        [a-z][a-z0-9+.-]*://[^\s:@/]*(?:/[^\s]*)?      # URL without credentials
+      | [a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?           # host name or IP, optional port
+      | [\w.+-]+@[\w-]+(?:\.[\w-]+)+                   # e-mail address
+      | (?:~|\.{1,2})?/[^\s]*                          # file path
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
+_DUMP_LINE = re.compile(r"^\s*(?:[-*]\s+)?([^\s:=#][^:=]*?)\s*(?::|=)\s*(.+?)\s*$")
+
+
+def shannon_entropy(value: str) -> float:
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def is_secretish(value: str) -> bool:
+    """≥ 10 characters and (letters mixed with digits, or entropy near that of a random string)."""
+    value = value.strip()
+    if len(value) < MIN_LENGTH:
+        return False
+    if _LETTER.search(value) and _DIGIT.search(value):
+        return True
+    if any(ch.isspace() for ch in value):
+        # Sentences have high character entropy; a letters-only passphrase is the price.
+        return False
+    return shannon_entropy(value) >= min(ENTROPY_CAP, ENTROPY_RATIO * math.log2(len(value)))
+
+
+def is_locator(value: str) -> bool:
+    """A URL without credentials, a host name, an e-mail address or a path."""
+    return bool(_LOCATOR.match(value.strip()))
+
+
+@dataclass
+class Collected:
+    """value -> secret id, plus how many candidates were skipped (never which)."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    skipped: int = 0
+    files: int = 0
+
+    def add(self, value: str, secret_id: str, *, locator_ok: bool = True) -> None:
+        if not is_secretish(value) or (not locator_ok and is_locator(value)):
+            self.skipped += 1
+            return
+        self.values.setdefault(value, secret_id)
+        if "\n" in value:
+            # A multi-line value (a PEM key) is often re-indented where it is pasted: each long
+            # line is a needle of its own.
+            for line in value.splitlines():
+                line = line.strip()
+                if is_secretish(line) and not line.startswith("-----"):
+                    self.values.setdefault(line, secret_id)
+
+
+def collect(files: Iterable[Path]) -> dict[str, str]:
+    """Map every secret-ish known value in `files` to its secret id."""
+    return collect_report(files).values
+
+
+def collect_report(files: Iterable[Path]) -> Collected:
+    out = Collected()
+    for path in files:
+        path = Path(path)
+        out.files += 1
+        kind = source_kind(path)
+        if kind == "yaml":
+            _from_yaml(path, out)
+        else:
+            text = _read(path)
+            _from_lines(path, text, out, env=kind == "env")
+    return out
+
+
+def source_kind(path: Path) -> str:
+    name = path.name.lower()
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return "yaml"
+    if name == ".env" or name.endswith(".env") or name.startswith(".env."):
+        return "env"
+    return "dump"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("secrets file not found", path=str(path)) from None
+    except UnicodeDecodeError:
+        raise ConfigError("secrets file is not UTF-8 text", path=str(path)) from None
+
+
+def _from_yaml(path: Path, out: Collected) -> None:
+    doc = yamlfile.load(path)
+    data: Any = doc.data
+    base: tuple[str | int, ...] = ()
+    if isinstance(data, dict) and "secrets" in data:
+        data, base = data["secrets"], ("secrets",)
+    if data is None:
+        return
+    if not isinstance(data, list):
+        raise doc.error_at(base, "expected a list of secret entries",
+                           fix="write `- id: ...` entries, or put them under `secrets:`")
+    for i, entry in enumerate(data):
+        loc = (*base, i)
+        if not isinstance(entry, dict):
+            raise doc.error_at(loc, "a secret entry must be a mapping with at least `id`")
+        secret_id = entry.get("id")
+        if not isinstance(secret_id, str) or not secret_id:
+            raise doc.error_at((*loc, "id"), "every secret entry needs a string `id`")
+        if "value" in entry and entry["value"] is not None:
+            out.add(_scalar(doc, (*loc, "value"), entry["value"]), secret_id)
+        parts = entry.get("parts")
+        if parts is None:
+            continue
+        if not isinstance(parts, dict):
+            raise doc.error_at((*loc, "parts"), "`parts` must map part names to values")
+        for name, value in parts.items():
+            out.add(_scalar(doc, (*loc, "parts", name), value), f"{secret_id}.{name}")
+
+
+def _scalar(doc: yamlfile.Document, loc: tuple[str | int, ...], value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    # YAML turns 0123456789 into an int and drops the zero; redacting the wrong string is worse
+    # than refusing.
+    raise doc.error_at(loc, f"a secret value must be a string (got {type(value).__name__})",
+                       fix="quote the value")
+
+
+def _from_lines(path: Path, text: str, out: Collected, *, env: bool) -> None:
+    pattern = _ENV_LINE if env else _DUMP_LINE
+    prefix = "env" if env else "dump"
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = pattern.match(line)
+        if not m:
+            continue
+        key, value = m.group(1).strip(), _unquote(m.group(2))
+        # Env files and dumps mix secrets with plain settings (hosts, URLs, paths): redacting
+        # those would hide every mention of a host from search.
+        out.add(value, f"{prefix}:{path.name}:{key}", locator_ok=False)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    # An unquoted env value ends at an inline comment.
+    return re.split(r"\s+#", value, maxsplit=1)[0]
