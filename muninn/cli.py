@@ -14,6 +14,7 @@ import typer
 from muninn.core.cliutil import err_console
 from muninn.core.errors import MuninnError
 from muninn.plugins import doctor_cli, fs_cli, stack_cli
+from muninn.plugins.mcp import cli as mcp_cli
 
 app = typer.Typer(
     name="muninn",
@@ -38,11 +39,16 @@ app.add_typer(stack_cli.server_app, name="server")
 app.add_typer(stack_cli.embed_app, name="embed")
 app.add_typer(doctor_cli.app)
 app.add_typer(fs_cli.app)
+app.add_typer(mcp_cli.app)
+app.add_typer(mcp_cli.guard_app)
 
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click *returns* the code of `raise typer.Exit(n)`: pass it on.
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except MuninnError as err:
         err_console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)

@@ -133,6 +133,17 @@ class VerifySettings(Section):
     results: Path | None = Field(None, description="Stored results (default: <workspace>/verify/results.sqlite)")
 
 
+class GuardSettings(Section):
+    """The MCP guard: which policy it enforces and where it writes its audit log."""
+
+    policy: Path | None = Field(None, description="policy.yaml (default: <XDG config>/muninn/policy.yaml; "
+                                "relative to this config file)")
+    audit_log: Path | None = Field(None, description="JSONL audit log (default: <workspace>/audit/mcp.jsonl)")
+    secret_files: list[Path] = Field(default_factory=list, description="Extra secrets YAML, .env or dump files "
+                                     "whose values are redacted from every MCP result (besides vault.files)")
+    nudge_after: int = Field(3, ge=1, description="History-only searches in a row before results say: check live")
+
+
 class Settings(Section):
     home: Path | None = Field(None, description="Workspace (default: $MUNINN_HOME or <XDG data>/muninn)")
     server: ServerSettings = Field(default_factory=ServerSettings)
@@ -143,6 +154,7 @@ class Settings(Section):
     inventory: InventorySettings = Field(default_factory=InventorySettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    guard: GuardSettings = Field(default_factory=GuardSettings)
     source_file: Path | None = Field(None, exclude=True)
 
     @property

@@ -1,0 +1,112 @@
+"""`muninn mcp` (serve one profile over stdio, print client config) and `muninn guard check`.
+
+Exit codes of `muninn guard check`: 0 allowed, 1 denied, 2 bad policy or config (file and line named).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+
+from muninn.core import cliutil
+from muninn.core import policy as policy_mod
+from muninn.core.policy import TOOLS
+from muninn.guards import tools as tool_guard
+
+app = typer.Typer(
+    name="mcp", invoke_without_command=True, no_args_is_help=False,
+    help="The guarded MCP server an agent talks to (stdio). One process per profile in policy.yaml:\n\n"
+    "  muninn mcp --profile raven\n\n"
+    "It lists only the profile's tools, checks every URI after canonicalising it, refuses "
+    "observations dated after now, labels agent-written text as untrusted, redacts every known "
+    "secret value from results, and writes one audit line per call. `muninn mcp config` prints the "
+    "client snippet and the rules for the agent's instructions file.",
+)
+guard_app = typer.Typer(name="guard", no_args_is_help=True,
+                        help="Ask the guard for a decision without starting a server (dry runs, scripts).")
+
+PolicyOpt = typer.Option(None, "--policy", help="policy.yaml to enforce (default: guard.policy in muninn.yaml, "
+                         "else <XDG config>/muninn/policy.yaml).")
+
+
+class ClientKind(StrEnum):
+    claude = "claude"
+    codex = "codex"
+    generic = "generic"
+
+
+def _use_config(ctx: typer.Context, config: Path | None) -> None:
+    if config is not None:
+        root = ctx.find_root()
+        root.obj = {**(root.obj or {}), "config_path": config}
+        root.obj.pop("settings", None)
+
+
+@app.callback()
+def serve(
+    ctx: typer.Context,
+    profile: str = typer.Option(None, "--profile", "-p", help="The reader (profile) in policy.yaml to act as."),
+    config: Path = typer.Option(None, "--config", "-c", help="muninn.yaml to use (same as `muninn --config`)."),
+    policy: Path = PolicyOpt,
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    if not profile:
+        raise typer.BadParameter("--profile is required to serve (see policy.yaml's readers)")
+    import anyio
+
+    from muninn.plugins.mcp import registry, server
+    from muninn.plugins.mcp.session import GuardSession
+
+    _use_config(ctx, config)
+    session = GuardSession.open(cliutil.settings(ctx), profile, policy)
+    specs = registry.all_tools()
+    for tool in session.profile.tools:
+        if tool in specs and specs[tool].unavailable:
+            cliutil.say(f"muninn mcp: {tool} is in profile {profile!r} but not served: {specs[tool].unavailable}")
+    try:
+        anyio.run(server.serve_stdio, session)
+    finally:
+        session.close()
+
+
+@app.command("config")
+def config_cmd(
+    ctx: typer.Context,
+    client: ClientKind = typer.Option(ClientKind.generic, "--client", help="Which client's config format."),
+    profile: str = typer.Option("agent", "--profile", "-p", help="The profile the client should run as."),
+) -> None:
+    """Print the MCP client snippet for `muninn mcp --profile NAME`, then the rules block for the
+    agent's instructions file (CLAUDE.md, AGENTS.md): the tools are only half of it."""
+    from muninn.plugins.mcp import rules
+
+    config = cliutil.config_path(ctx)
+    typer.echo(rules.client_config(client.value, profile, str(config) if config else None))
+    typer.echo("")
+    typer.echo(rules.RULES)
+
+
+@guard_app.command("check")
+def check_cmd(
+    ctx: typer.Context,
+    tool: str = typer.Argument(..., help="A tool name: a recall_* tool, or an OpenViking one to see it refused."),
+    uri: str = typer.Argument(None, help="A viking:// URI the call would touch (checked after canonicalising)."),
+    profile: str = typer.Option(..., "--profile", "-p", help="The reader in policy.yaml."),
+    policy: Path = PolicyOpt,
+    json_out: bool = cliutil.JsonOpt,
+) -> None:
+    """Print allow or deny and the reason, exactly as the MCP server would decide. Exit 0 allow, 1 deny."""
+    from muninn.plugins.mcp.session import resolve_policy_path
+
+    pol = policy_mod.load(resolve_policy_path(cliutil.settings(ctx), policy))
+    prof = pol.profile(profile)
+    decision = tool_guard.check_call(prof, tool, uri)
+    if json_out:
+        cliutil.emit_json({"profile": profile, "tool": tool, "uri": uri, "decision": decision.word,
+                           "reason": decision.reason, "canonical_uri": decision.canonical_uri,
+                           "access": TOOLS.get(tool)})
+    else:
+        typer.echo(f"{decision.word}: {decision.reason}")
+    raise typer.Exit(0 if decision.allowed else 1)

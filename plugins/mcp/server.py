@@ -1,0 +1,97 @@
+"""The MCP server (mcp SDK, low-level `Server`, stdio). Every call goes through one path:
+
+    tool allowed for this profile? → arguments valid? → handler (URI checks inside, via
+    session.require) → untrusted labels (inside) → nudge → value redaction → audit line
+
+Tools not in the profile are neither listed nor callable: both lists come from
+guards.tools.check_tool. Refusals are tool errors with the reason, so the agent can correct
+itself; each one is audited like an allowed call.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+from pydantic import ValidationError
+
+from muninn.core.errors import MuninnError
+from muninn.guards import tools as tool_guard
+from muninn.plugins.mcp import registry, rules
+from muninn.plugins.mcp.session import GuardSession, Refused
+
+
+def _result(text: str, data: dict[str, Any] | None = None, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data, is_error=error)
+
+
+def call(session: GuardSession, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    """One guarded call, transport-free (the benchmark and `guard check` use it directly)."""
+    started = time.perf_counter()
+    args = arguments or {}
+    decision, reason, out = "deny", "", None
+    try:
+        checked = tool_guard.check_tool(session.profile, name)
+        spec = registry.available().get(name)
+        if not checked.allowed:
+            reason = checked.reason
+        elif spec is None:
+            reason = f"{name!r} is not available in this server"
+        else:
+            try:
+                params = spec.params.model_validate(args)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = ".".join(str(p) for p in err["loc"]) or "arguments"
+                reason = f"invalid arguments: {where}: {err['msg']}"
+            else:
+                output = spec.handler(session, params)
+                nudge = session.note_call(name, spec.live)
+                text = output.text + (f"\n\n{nudge}" if nudge else "")
+                data = dict(output.data)
+                if nudge:
+                    data["nudge"] = nudge
+                decision, reason = "allow", checked.reason
+                out = _result(session.redactor.scrub(text), session.scrub_data(data))
+    except Refused as exc:
+        reason = exc.message
+    except MuninnError as exc:
+        decision, reason = "error", str(exc)
+    except Exception as exc:  # the edge: an unexpected failure is reported and audited, never an allow
+        decision, reason = "error", f"{type(exc).__name__}: {exc}"
+    if out is None:
+        word = "refused" if decision == "deny" else "failed"
+        out = _result(session.redactor.scrub(f"{word}: {reason}"),
+                      session.scrub_data({"decision": decision, "reason": reason}), error=True)
+    session.audit.record(profile=session.profile.name, tool=name, arguments=args, decision=decision,
+                         reason=reason, duration_ms=(time.perf_counter() - started) * 1000)
+    return out
+
+
+def listed_tools(session: GuardSession) -> list[types.Tool]:
+    specs = registry.available()
+    return [
+        types.Tool(name=name, description=specs[name].description, input_schema=specs[name].input_schema(),
+                   annotations=specs[name].annotations)
+        for name in tool_guard.visible_tools(session.profile, frozenset(specs))
+    ]
+
+
+def build(session: GuardSession) -> Server:
+    async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed_tools(session))
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return call(session, params.name, params.arguments)
+
+    return Server("muninn", version="0.1.0", instructions=rules.instructions(session.profile),
+                  on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+async def serve_stdio(session: GuardSession) -> None:
+    server = build(session)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())

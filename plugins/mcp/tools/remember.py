@@ -1,0 +1,67 @@
+"""recall_remember: record an observation in the reader's own area, never one from the future."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import Field
+
+from muninn.guards import dates
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.session import GuardSession, Refused
+
+
+class RememberParams(Params):
+    text: str = Field(min_length=1, max_length=20_000, description="What was observed, done or learned")
+    title: str | None = Field(None, max_length=120, description="A short title (default: the first line)")
+    kind: Literal["observation", "plan"] = Field(
+        "observation", description="'plan' for anything that has not happened yet (a check due later)")
+    observed_at: str | None = Field(None, description="ISO time it was observed (default: now); never in the future")
+    tags: list[str] = Field(default_factory=list, max_length=20)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48] or "note"
+
+
+def handle(session: GuardSession, p: RememberParams) -> Output:
+    home = session.profile.remember_to
+    if home is None:
+        raise Refused(f"profile {session.profile.name!r} has no `remember_to` area in policy.yaml")
+    now = datetime.now(UTC)
+    try:
+        observed = dates.parse_when(p.observed_at) if p.observed_at else now
+    except ValueError:
+        raise Refused(f"observed_at {p.observed_at!r} is not an ISO time (e.g. 2026-10-18T14:00:00Z)") from None
+    verdict = dates.check_observation(p.text, observed, plan=p.kind == "plan", now=now)
+    if not verdict.allowed:
+        raise Refused(verdict.reason)
+    title = (p.title or p.text.strip().splitlines()[0])[:120]
+    name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
+    folder = "plans" if p.kind == "plan" else "observations"
+    uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
+    # Values are scrubbed before they are stored: memory is read by every other reader.
+    body = session.redactor.scrub(p.text)
+    tags = ", ".join(_slug(t) for t in p.tags)
+    doc = (f"---\nkind: {p.kind}\nwritten_by: {session.profile.name}\ntrust: "
+           f"{'trusted' if session.profile.trusted else 'untrusted'}\nobserved_at: {observed.isoformat()}\n"
+           f"recorded_at: {now.isoformat()}\ntags: [{tags}]\n---\n"
+           f"{p.kind.capitalize()} by {session.profile.name} ({session.profile.kind}), {observed:%Y-%m-%d %H:%M} UTC: "
+           f"{session.redactor.scrub(title)}\n\n{body}\n")
+    session.client.write(uri, doc, mode="create")
+    return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
+
+
+register(ToolSpec(
+    name="recall_remember",
+    description=(
+        "Record an observation in this reader's own area of the shared memory. Only after it "
+        "happened: a text or observed_at dated after now is refused, unless kind='plan'. Do not "
+        "write secret values (they are redacted anyway). Other readers see it labelled as written by "
+        "an agent."
+    ),
+    params=RememberParams, handler=handle, read_only=False, destructive=False, idempotent=False,
+))
