@@ -1,0 +1,226 @@
+"""LoCoMo adapter: each conversation is its own corpus, one turn per fact file, written into a
+fresh OpenViking account; questions of categories 1-4 run through the real search pipeline.
+
+A question is found at k when a file holding one of its evidence turns is in the top k.
+Metrics per variant: hit@4, hit@10, recall@20 (share of evidence turns in the top 20), MRR@10.
+
+    python -m muninn.evals.locomo --conversations 26 30 --out evals/results/locomo.md
+
+The dev half lives in ../shared/datasets/locomo-dev; the other half is held out and must not be
+tuned on, so only general choices live here: what a turn's header says and how much of the
+neighbouring conversation a file carries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import statistics
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from muninn.core import config
+from muninn.core.client import OpenViking
+from muninn.core.config import Settings
+from muninn.plugins.search import keyword
+from muninn.plugins.search.pipeline import Searcher
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo-dev"
+ROOT = "viking://resources/locomo"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+# name -> per-call switches (None = as configured); the rerank variant is timed elsewhere, since no
+# real cross-encoder weights exist offline (random weights would only measure noise).
+VARIANTS: dict[str, dict] = {
+    "vector only": dict(hybrid=False, routing=False, recency=False, rerank=False),
+    "+ keyword fusion": dict(hybrid=True, routing=False, recency=False, rerank=False),
+    "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False),
+    "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False),
+}
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    listener: str
+    session: int
+    when: dt.datetime
+    text: str
+
+
+def _date(raw: str) -> dt.datetime:
+    # "1:56 pm on 8 May, 2023"
+    return dt.datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=dt.UTC)
+
+
+def turns(conv: dict) -> list[Turn]:
+    a, b = conv["speaker_a"], conv["speaker_b"]
+    out = []
+    sessions = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
+    for n in sessions:
+        when = _date(conv[f"session_{n}_date_time"])
+        for t in conv[f"session_{n}"]:
+            text = t["text"]
+            if t.get("blip_caption"):
+                text += f" [shares a photo: {t['blip_caption']}]"
+            listener = b if t["speaker"] == a else a
+            out.append(Turn(t["dia_id"], t["speaker"], listener, n, when, text))
+    return out
+
+
+def file_name(dia_id: str) -> str:
+    return dia_id.replace(":", "_") + ".md"
+
+
+def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, front: str = "full") -> str:
+    """One turn as a fact file: front matter, a plain header line, the turn, then its neighbours.
+
+    The neighbours are there because a reply often only makes sense with the line it answers
+    ("Yes, last Saturday!"); they are marked as context so the turn itself stays the subject.
+    """
+    day = turn.when.strftime("%-d %B %Y")
+    meta = {
+        "id": f"locomo-{conv_id}-{turn.dia_id}", "source": "locomo", "kind": "turn",
+        "date": turn.when.isoformat(), "breadcrumb": f"conversation {conv_id} > session {turn.session}",
+    }
+    # OpenViking embeds the whole file, front matter included: `front` measures what that costs.
+    keep = {"full": meta, "date": {"date": meta["date"]}, "none": {}}[front]
+    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in keep.items()), "---"] if keep else []
+    lines.append(f"{turn.speaker} said to {turn.listener} in session {turn.session}, on {day}:")
+    lines.append(turn.text)
+    if before or after:
+        lines.append("")
+        lines.append("Context:")
+        lines += [f"{t.speaker}: {t.text}" for t in before]
+        lines.append(f"{turn.speaker}: (this turn)")
+        lines += [f"{t.speaker}: {t.text}" for t in after]
+    return "\n".join(lines) + "\n"
+
+
+def corpus(conv: dict, conv_id: str, window: int, front: str = "full") -> dict[str, str]:
+    all_turns = turns(conv)
+    files = {}
+    for t in all_turns:
+        same = [u for u in all_turns if u.session == t.session]
+        j = same.index(t)
+        files[f"{ROOT}/{conv_id}/{file_name(t.dia_id)}"] = render(
+            t, same[max(0, j - window):j], same[j + 1:j + 1 + window], conv_id, front)
+    return files
+
+
+def questions(conv: dict) -> list[dict]:
+    out = []
+    for q in conv["qa"]:
+        if q.get("category") not in CATEGORIES:
+            continue
+        ids = {e for ev in q.get("evidence", []) for e in re.findall(r"D\d+:\d+", ev)}
+        if ids:
+            out.append({"question": q["question"], "category": q["category"], "evidence": ids})
+    return out
+
+
+def ingest(client: OpenViking, files: dict[str, str], conv_id: str, db: Path, chunk: int = 100) -> None:
+    folder = f"{ROOT}/{conv_id}"
+    client.ensure_dir(ROOT)
+    client.ensure_dir(folder)
+    names = list(files)
+    for i in range(0, len(names), chunk):
+        client.batch_write(folder, {n: files[n] for n in names[i:i + chunk]}, wait=True)
+    client.wait()
+    keyword.index_facts(db, files)
+
+
+def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
+    hit4 = hit10 = rec20 = mrr = 0.0
+    for uris, want in zip(ranked, gold, strict=True):
+        ids = [u.rsplit("/", 1)[-1] for u in uris]
+        first = next((i for i, u in enumerate(ids) if u in want), None)
+        hit4 += first is not None and first < 4
+        hit10 += first is not None and first < 10
+        rec20 += len(want & set(ids[:20])) / len(want)
+        mrr += 1.0 / (first + 1) if first is not None and first < 10 else 0.0
+    n = max(len(gold), 1)
+    return {"hit@4": hit4 / n, "hit@10": hit10 / n, "recall@20": rec20 / n, "MRR@10": mrr / n}
+
+
+def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str, dict],
+        workdir: Path, front: str = "full") -> dict:
+    root = OpenViking.root(settings)
+    account = f"locomo{uuid.uuid4().hex[:8]}"
+    client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
+    per_variant: dict[str, dict[str, list]] = {v: {"ranked": [], "gold": [], "cat": [], "ms": []} for v in variants}
+    for conv_id in conv_ids:
+        conv = json.loads((DATA / f"{conv_id}.json").read_text())
+        files = corpus(conv, conv_id, window, front)
+        db = workdir / f"locomo-{account}-{conv_id}.sqlite"
+        ingest(client, files, conv_id, db)
+        qs = questions(conv)
+        now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
+        with Searcher(settings, client=client, index=db) as searcher:
+            for name, flags in variants.items():
+                for q in qs:
+                    res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
+                    rec = per_variant[name]
+                    rec["ranked"].append([h.uri for h in res.hits])
+                    rec["gold"].append({file_name(e) for e in q["evidence"]})
+                    rec["cat"].append(q["category"])
+                    rec["ms"].append(sum(res.timings_ms.values()))
+    report = {"conversations": conv_ids, "window": window, "front": front, "variants": {}}
+    for name, rec in per_variant.items():
+        entry = metrics(rec["ranked"], rec["gold"])
+        entry["n"] = len(rec["gold"])
+        entry["p50_ms"] = statistics.median(rec["ms"]) if rec["ms"] else 0.0
+        entry["by_category"] = {
+            CATEGORIES[c]: metrics([r for r, cc in zip(rec["ranked"], rec["cat"], strict=True) if cc == c],
+                                   [g for g, cc in zip(rec["gold"], rec["cat"], strict=True) if cc == c])["hit@4"]
+            for c in CATEGORIES}
+        report["variants"][name] = entry
+    client.close()
+    root.close()
+    return report
+
+
+def table(report: dict) -> str:
+    head = "| variant | n | hit@4 | hit@10 | recall@20 | MRR@10 | " + " | ".join(
+        f"hit@4 {c}" for c in CATEGORIES.values()) + " | p50 ms |"
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+    for name, e in report["variants"].items():
+        cats = " | ".join(f"{e['by_category'][c]:.3f}" for c in CATEGORIES.values())
+        rows.append(f"| {name} | {e['n']} | {e['hit@4']:.3f} | {e['hit@10']:.3f} | {e['recall@20']:.3f} | "
+                    f"{e['MRR@10']:.3f} | {cats} | {e['p50_ms']:.0f} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--conversations", nargs="+", default=["26", "30", "41", "42", "43"])
+    parser.add_argument("--window", type=int, default=1, help="neighbouring turns on each side as context")
+    parser.add_argument("--front", choices=["full", "date", "none"], default="full",
+                        help="front matter kept in each file (all of it is embedded by OpenViking)")
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a search setting, e.g. --set vector_top=40")
+    parser.add_argument("--json", type=Path, help="also write the raw report here")
+    args = parser.parse_args()
+    settings = config.load()
+    overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
+    if overrides:
+        settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
+    workdir = settings.workspace / "evals"
+    workdir.mkdir(parents=True, exist_ok=True)
+    report = run(settings, args.conversations, args.window, {v: VARIANTS[v] for v in args.variants}, workdir,
+                 args.front)
+    report["overrides"] = overrides
+    print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "
+          f"overrides {overrides or '-'}\n")
+    print(table(report))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

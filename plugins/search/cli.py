@@ -1,0 +1,137 @@
+"""`muninn search`, `muninn read`, `muninn search-index`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from muninn.core.client import OpenViking
+from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import (
+    doctor_check,  # noqa: F401  (registers the reranker check)
+    keyword,
+)
+from muninn.plugins.search.pipeline import Searcher, index_path
+from muninn.plugins.search.stages import SearchError, SearchResult
+
+app = typer.Typer()
+
+
+@app.command("search")
+def search_cmd(
+    ctx: typer.Context,
+    query: str = typer.Argument(None, help="Words, a question, or an identifier (INC-10963, a host, an IP)."),
+    k: int = typer.Option(None, "-k", help="Hits to return (default search.k, 4)."),
+    target: str = typer.Option(None, "--target", help="Search only under this URI (default search.target)."),
+    since: str = typer.Option(None, "--since", help="Only facts dated after: 7d, 24h, 30m, 2w or an ISO date."),
+    no_rerank: bool = typer.Option(False, "--no-rerank", help="Skip the cross-encoder: fusion order."),
+    no_hybrid: bool = typer.Option(False, "--no-hybrid", help="Vectors only: no BM25 keyword fusion."),
+    no_routing: bool = typer.Option(False, "--no-routing", help="Send identifiers through vectors too."),
+    no_recency: bool = typer.Option(False, "--no-recency", help="No nudge for newer facts."),
+    brief: bool = typer.Option(False, "--briefing", help="A token-budgeted briefing, round-robin across sources."),
+    tokens: int = typer.Option(None, "--tokens", help="Briefing budget in tokens (default search.briefing_tokens)."),
+    batch: Path = typer.Option(None, "--batch", help="JSONL file, one {\"id\", \"query\", \"target\"?} a line "
+                               "('-' for stdin); prints one {\"id\", \"hits\"} JSON line per query.",
+                               exists=False, dir_okay=False),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Find facts: identifiers go keyword-only, questions go vector + BM25 fusion, then the
+    cross-encoder reranks the content, a small recency prior breaks near-ties, and at most two
+    hits come from one file.
+
+    Warnings (no keyword index, no reranker weights) are printed to stderr and included in
+    --json output: a stage that could not run is never skipped silently.
+
+    \b
+    Examples:
+      muninn search "how did we rotate the ingress certificate"
+      muninn search INC-10963 --json
+      muninn search "deploy failed" --since 7d --target viking://resources/observations
+      muninn search --batch questions.jsonl --json
+    """
+    s = settings(ctx)
+    flags = dict(rerank=False if no_rerank else None, hybrid=False if no_hybrid else None,
+                 routing=False if no_routing else None, recency=False if no_recency else None)
+    if batch is None and not query:
+        raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
+    with Searcher(s) as searcher:
+        if batch is not None:
+            _batch(searcher, batch, k, since, flags)
+            return
+        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens, **flags)
+    for warning in result.warnings:
+        say(f"[yellow]warning:[/] {warning}")
+    if json_out:
+        emit_json(result.to_dict())
+    elif brief:
+        console.print(result.briefing or "(nothing found)", highlight=False, markup=False)
+    else:
+        _table(result)
+
+
+def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, flags: dict) -> None:
+    lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    with lines:
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                qid, text = item["id"], item["query"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
+            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since, **flags)
+            out = {"id": qid, "hits": [h.to_dict() for h in result.hits], "route": result.route,
+                   "warnings": result.warnings, "timings_ms": result.timings_ms}
+            sys.stdout.write(json.dumps(out, default=str) + "\n")
+            sys.stdout.flush()
+
+
+def _table(result: SearchResult) -> None:
+    if not result.hits:
+        console.print("nothing found")
+        return
+    table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({result.route})[/]")
+    for i, h in enumerate(result.hits, start=1):
+        table.add_row(str(i), f"{h.score:.3f}", h.title, h.uri, (h.date or "")[:10])
+    console.print(table)
+
+
+@app.command("read")
+def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:// URI from a search hit."),
+             json_out: bool = JsonOpt) -> None:
+    """Print one fact file; --json splits it into front matter fields and body."""
+    with OpenViking.user(settings(ctx)) as client:
+        text = client.read(uri)
+    if not json_out:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    d = docmod.parse(uri, text)
+    emit_json({"uri": uri, "title": d.title, "breadcrumb": d.breadcrumb,
+               "date": d.date.isoformat() if d.date else None, "source": d.source,
+               "meta": d.meta, "body": d.body})
+
+
+@app.command("search-index")
+def index_cmd(ctx: typer.Context,
+              root: str = typer.Option(None, "--root", help="Walk this URI (default search.target)."),
+              json_out: bool = JsonOpt) -> None:
+    """Build or refresh the local BM25 keyword index by walking OpenViking with your key.
+
+    Sync keeps it current on its own; run this after writing facts some other way. Unchanged
+    files are skipped (content hash), vanished ones are dropped.
+    """
+    s = settings(ctx)
+    path = index_path(s)
+    with OpenViking.user(s) as client:
+        stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
+    out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}
+    if json_out:
+        emit_json(out)
+    else:
+        say(f"{path}: {stats.indexed} indexed, {stats.unchanged} unchanged, {stats.removed} removed")

@@ -1,0 +1,108 @@
+"""What a fact file says about itself: YAML front matter (id, source, kind, project, date, tags,
+breadcrumb, source_path, content_hash), then one context line, then the body.
+
+Plain files without front matter still work: the title falls back to the first heading or the
+file name, and there is simply no date or breadcrumb.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+_FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+
+
+@dataclass
+class Doc:
+    uri: str
+    text: str                    # the whole (possibly truncated) file as read
+    body: str                    # text after the front matter
+    meta: dict[str, Any] = field(default_factory=dict)
+    content_hash: str = ""
+
+    @property
+    def title(self) -> str:
+        if m := _HEADING.search(self.body):
+            return m.group(1)
+        crumb = self.breadcrumb
+        if crumb:
+            return crumb.split(" > ")[-1]
+        first = next((line.strip() for line in self.body.splitlines() if line.strip()), "")
+        if first and len(first) <= 80:
+            return first
+        return str(self.meta.get("id") or self.uri.rsplit("/", 1)[-1])
+
+    @property
+    def breadcrumb(self) -> str:
+        crumb = self.meta.get("breadcrumb")
+        if isinstance(crumb, list):
+            return " > ".join(str(c) for c in crumb)
+        return str(crumb) if crumb else ""
+
+    @property
+    def date(self) -> dt.datetime | None:
+        return parse_date(self.meta.get("date"))
+
+    @property
+    def source(self) -> str:
+        """The store or area a hit comes from: front matter `source`, else the top folder."""
+        if src := self.meta.get("source"):
+            return str(src)
+        return area_of(self.uri)
+
+    @property
+    def file_key(self) -> str:
+        """One key per original file: facts cut from one note share `source_path`."""
+        return str(self.meta.get("source_path") or self.uri)
+
+
+def area_of(uri: str) -> str:
+    """`viking://resources/notes/x/y.md` -> `notes`."""
+    rest = uri.split("://", 1)[-1].split("/")
+    return rest[1] if len(rest) > 2 else rest[0]
+
+
+def parse(uri: str, text: str) -> Doc:
+    meta: dict[str, Any] = {}
+    body = text
+    if m := _FRONT.match(text):
+        try:
+            loaded = yaml.safe_load(m.group(1))
+        except yaml.YAMLError:
+            loaded = None  # not front matter after all: keep the text as body
+        if isinstance(loaded, dict):
+            meta, body = loaded, text[m.end():]
+    digest = str(meta.get("content_hash") or "") or hashlib.sha256(text.encode()).hexdigest()
+    return Doc(uri=uri, text=text, body=body, meta=meta, content_hash=digest)
+
+
+def parse_date(value: Any) -> dt.datetime | None:
+    """Front matter dates arrive as date, datetime or string; all become aware UTC datetimes."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        out = value
+    elif isinstance(value, dt.date):
+        out = dt.datetime(value.year, value.month, value.day)
+    else:
+        try:
+            out = dt.datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return out if out.tzinfo else out.replace(tzinfo=dt.UTC)
+
+
+def snippet(doc: Doc, chars: int = 300) -> str:
+    """The body with whitespace folded, cut at a word boundary."""
+    flat = " ".join(doc.body.split())
+    if len(flat) <= chars:
+        return flat
+    cut = flat[:chars].rsplit(" ", 1)[0]
+    return cut + " …"

@@ -1,0 +1,31 @@
+"""`muninn doctor`: are the reranker's weights there? Missing weights are a warning, not a
+failure: searches still work by fusion, and say so in every result."""
+
+from __future__ import annotations
+
+from muninn.core.config import Settings
+from muninn.plugins import doctor
+from muninn.plugins.search import rerank
+from muninn.plugins.search.pipeline import index_path
+
+
+@doctor.check
+def reranker_weights(settings: Settings) -> list[doctor.Check]:
+    cfg = settings.search.rerank
+    if not cfg.enabled:
+        return [doctor.Check("reranker", "ok", "switched off (search.rerank.enabled: false)")]
+    try:
+        where = rerank.resolve(cfg.model)
+    except rerank.RerankUnavailable as exc:
+        return [doctor.Check("reranker", "warn", f"{exc.message}; searches fall back to fusion order "
+                             "and say so", exc.fix or "")]
+    return [doctor.Check("reranker", "ok", f"{cfg.model} -> {where}")]
+
+
+@doctor.check
+def keyword_index(settings: Settings) -> list[doctor.Check]:
+    path = index_path(settings)
+    if path.exists():
+        return [doctor.Check("keyword index", "ok", str(path))]
+    return [doctor.Check("keyword index", "warn", f"{path} missing: searches run vector-only and say so",
+                         "run `muninn search-index`")]

