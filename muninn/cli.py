@@ -13,6 +13,7 @@ import typer
 
 from muninn.core.cliutil import err_console
 from muninn.core.errors import MuninnError
+from muninn.export import cli as export_cli
 from muninn.plugins import doctor_cli, fs_cli, stack_cli
 from muninn.plugins.mcp import cli as mcp_cli
 from muninn.plugins.search import cli as search_cli
@@ -41,6 +42,7 @@ app.add_typer(stack_cli.server_app, name="server")
 app.add_typer(stack_cli.embed_app, name="embed")
 app.add_typer(doctor_cli.app)
 app.add_typer(fs_cli.app)
+app.add_typer(export_cli.app)
 app.add_typer(search_cli.app)
 app.add_typer(mcp_cli.app)
 app.add_typer(mcp_cli.guard_app)

@@ -144,6 +144,27 @@ class GuardSettings(Section):
     nudge_after: int = Field(3, ge=1, description="History-only searches in a row before results say: check live")
 
 
+class SourceSettings(Section):
+    """One entry of `sources:`: what to export, and the OpenViking area it is synced into."""
+
+    kind: str = Field(description="tasks, notes, observations, secrets, inventory, repo (or a plugin's kind)")
+    path: Path = Field(description="The database, tree, log, YAML file or repository (relative to this config file)")
+    area: str = Field(pattern=r"^viking://resources/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$",
+                      description="Where it is synced, e.g. viking://resources/notes")
+    name: str | None = Field(None, pattern=r"^[A-Za-z0-9_.-]+$",
+                             description="Sub-folder of the area (default: the kind); unique per area")
+    options: dict[str, Any] = Field(default_factory=dict, description="The source's own options")
+
+
+class ExportSettings(Section):
+    """Export and sync: where fact files go, and which extra files hold values to redact."""
+
+    out: Path | None = Field(None, description="Fact files of `export all` (default: <workspace>/exports)")
+    secret_files: list[Path] = Field(default_factory=list, description="Extra secrets YAML, .env or dump files "
+                                     "whose values are redacted (besides vault.files and secrets sources)")
+    batch_size: int = Field(100, ge=1, le=1000, description="Files per batch write during sync")
+
+
 class Settings(Section):
     home: Path | None = Field(None, description="Workspace (default: $MUNINN_HOME or <XDG data>/muninn)")
     server: ServerSettings = Field(default_factory=ServerSettings)
@@ -155,6 +176,8 @@ class Settings(Section):
     verify: VerifySettings = Field(default_factory=VerifySettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     guard: GuardSettings = Field(default_factory=GuardSettings)
+    export: ExportSettings = Field(default_factory=ExportSettings)
+    sources: list[SourceSettings] = Field(default_factory=list)
     source_file: Path | None = Field(None, exclude=True)
 
     @property

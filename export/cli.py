@@ -1,0 +1,166 @@
+"""`muninn export KIND PATH --out DIR` and `muninn sync DIR --to viking://resources/<area>`.
+
+Exit codes: 0 clean; 2 bad input (file and line named); 3 the leak gate dropped a file (the
+rest was written); 7 sync incomplete (a file missing after wait, or a path held by a file
+muninn did not write); 4/5 keyring or server errors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, settings
+from muninn.export import pipeline, sources
+from muninn.export import sync as sync_mod
+
+app = typer.Typer()
+
+KINDS_HELP = "tasks, notes, observations, secrets, inventory, repo (plugins may add more), or `all`"
+
+
+def _export_table(reports: dict[str, pipeline.ExportReport]) -> Table:
+    table = Table("source", "facts", "written", "unchanged", "removed", "redacted", "dropped")
+    for name, r in reports.items():
+        table.add_row(name, str(r.facts), str(r.written), str(r.unchanged), str(r.removed), str(r.redacted),
+                      f"[red]{len(r.dropped)}[/]" if r.dropped else "0")
+    return table
+
+
+def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
+    dropped = [d for r in reports.values() for d in r.dropped]
+    for d in dropped:
+        say(f"[red]dropped[/] {d['path']}: {d['reason']}")
+    if dropped:
+        raise pipeline.LeakGateDropped(f"the leak gate dropped {len(dropped)} file(s); the rest was written",
+                                       fix="add the missed value to a secrets file, or fix the redaction rule")
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    kind: str = typer.Argument(..., help=KINDS_HELP),
+    path: Path = typer.Argument(None, help="The source: a SQLite file, a notes folder, a JSONL log, a YAML "
+                                "file or a git repository. Not used with `all`."),
+    out: Path = typer.Option(None, "--out", "-o", help="Folder for the fact files (required unless `all`)."),
+    secrets: list[Path] = typer.Option([], "--secrets", "-s", help="Secrets YAML, .env or dump file whose values "
+                                       "are redacted wherever they appear. Repeatable."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.
+
+    Every fact is redacted by value (every secret-ish value in the --secrets files, and in a
+    secrets source itself) and by pattern, then rendered with front matter and a context line.
+    An independent leak gate reads each rendered file; a file it flags is not written and is
+    listed under `dropped` (exit 3). Paths are deterministic, so a rerun reports `unchanged`.
+
+    Examples:
+
+      muninn export notes ~/notes --out ~/exports/notes --secrets ~/secrets.yaml
+
+      muninn export tasks roadmap.db --out ~/exports/roadmap --json
+
+      muninn export all      (every entry of `sources:` in muninn.yaml)
+    """
+    if kind == "all":
+        reports = pipeline.run_all(settings(ctx), extra_secrets=secrets)
+        if json_out:
+            emit_json({name: r.as_json() for name, r in reports.items()})
+        else:
+            console.print(_export_table(reports))
+        _finish_export(reports)
+        return
+    if path is None or out is None:
+        raise typer.BadParameter("give the source PATH and --out DIR (or use `muninn export all`)")
+    sources.get(kind)
+    report = pipeline.run(kind, path, out, secrets)
+    if json_out:
+        emit_json(report.as_json())
+    else:
+        console.print(_export_table({kind: report}))
+        if report.skipped:
+            say(f"skipped {len(report.skipped)} file(s) (ignored, binary, too big or excluded)")
+    _finish_export({kind: report})
+
+
+@app.command(name="sync")
+def sync_cmd(
+    ctx: typer.Context,
+    src: str = typer.Argument(..., help="Folder of fact files (from `muninn export`), or `all`."),
+    to: str = typer.Option(None, "--to", help="The area: viking://resources/<area> (required unless `all`)."),
+    prune: bool = typer.Option(False, "--prune", help="Remove files muninn wrote earlier whose fact is gone. "
+                               "Files muninn did not write are never touched."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Write fact files into OpenViking: vectors only, in batches, touching only files muninn owns.
+
+    A manifest in the workspace records what muninn wrote (path and content hash): unchanged
+    files are skipped, changed ones replaced. After writing it waits for indexing, then walks
+    the area folder by folder and counts every manifest entry (`missing_after_wait`). A run
+    that was killed converges on rerun without duplicates. Acts as openviking.account /
+    openviking.user from muninn.yaml, with that user's key from the keyring.
+
+    Examples:
+
+      muninn sync ~/exports/notes --to viking://resources/notes
+
+      muninn sync all --prune --json
+    """
+    from muninn.core.client import OpenViking
+
+    s = settings(ctx)
+    with OpenViking.user(s) as client, _progress(json_out) as on_progress:
+        if src == "all":
+            reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress)
+        else:
+            if not to:
+                raise typer.BadParameter("give --to viking://resources/<area> (or use `muninn sync all`)")
+            reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
+                                         manifest_dir=s.workspace / "sync", on_progress=on_progress)}
+    if json_out:
+        emit_json(reports[to].as_json() if src != "all" else {a: r.as_json() for a, r in reports.items()})
+    else:
+        table = Table("area", "written", "unchanged", "removed", "missing after wait", "conflicts")
+        for area, r in reports.items():
+            table.add_row(area, str(r.written), str(r.unchanged), str(r.removed), str(r.missing_after_wait),
+                          str(len(r.conflicts)))
+        console.print(table)
+    bad = [(a, r) for a, r in reports.items() if r.missing_after_wait or r.conflicts]
+    for area, r in bad:
+        for rel in r.conflicts[:20]:
+            say(f"[yellow]conflict[/] {area}/{rel}: a file muninn did not write holds this path; left alone")
+        for rel in r.missing[:20]:
+            say(f"[red]missing[/] {area}/{rel}")
+    if bad:
+        raise sync_mod.SyncIncomplete("sync incomplete: files are missing after wait or paths are held by others",
+                                      fix="rerun `muninn sync`; move or rename conflicting files")
+
+
+class _progress:
+    """A progress bar on stderr for long runs (over 200 files to write); silent for --json or short runs."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.bar: Progress | None = None
+        self.task = None
+
+    def __enter__(self):
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if self.quiet or total <= 200:
+            return
+        if self.bar is None:
+            self.bar = Progress(TextColumn("sync"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=err_console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("sync", total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None

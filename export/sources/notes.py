@@ -1,0 +1,109 @@
+"""A markdown notes tree: one fact per heading section, each with its breadcrumb.
+
+The date of a note is its front matter `date`, else the last git commit that touched it,
+else the file's mtime: in that order because front matter is what the author meant, git
+survives a checkout, and mtime does not.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import Field
+
+from muninn.core.errors import ConfigError
+from muninn.export import markdown
+from muninn.export.facts import CRUMB, Fact, parse_front_matter, slug
+from muninn.export.sources import Options, register
+from muninn.export.sources.tasks import iso_date
+
+
+class NotesOptions(Options):
+    pattern: str = Field("**/*.md", description="Which files under the tree are notes")
+    max_chars: int = Field(1200, ge=200, description="A section bigger than this splits at sub-headings")
+    min_chars: int = Field(160, ge=0, description="A sub-section smaller than this stays in its parent")
+    kind_from_folder: bool = Field(True, description="Use the top folder (incidents, runbooks) as the kind")
+
+
+def git_dates(root: Path) -> dict[Path, str]:
+    """Last commit date per file under `root`, in one `git log` pass (empty if not a git tree)."""
+    top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if top.returncode != 0:
+        return {}
+    base = Path(top.stdout.strip())
+    log = subprocess.run(["git", "-C", str(root), "log", "--format=%x00%cI", "--name-only", "--", "."],
+                         capture_output=True, text=True)
+    dates: dict[Path, str] = {}
+    current = ""
+    for line in log.stdout.splitlines():
+        if line.startswith("\x00"):
+            current = line[1:11]
+        elif line.strip() and current:
+            dates.setdefault((base / line.strip()).resolve(), current)
+    return dates
+
+
+def title_of(path: Path) -> str:
+    return path.stem.replace("-", " ").replace("_", " ").strip().capitalize() or path.name
+
+
+_SINGULAR = {"incidents": "incident", "runbooks": "runbook", "notes": "note", "postmortems": "postmortem"}
+
+
+@register
+class NotesSource:
+    kind = "notes"
+    help = "Markdown tree: one fact per heading section, with its breadcrumb"
+    Options = NotesOptions
+
+    def __init__(self, path: Path, options: NotesOptions) -> None:
+        self.path = path
+        self.options = options
+
+    def secret_files(self) -> list[Path]:
+        return []
+
+    def files(self) -> list[Path]:
+        if self.path.is_file():
+            return [self.path]
+        return sorted(p for p in self.path.glob(self.options.pattern)
+                      if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.path).parts))
+
+    def facts(self) -> Iterator[Fact]:
+        base = self.path if self.path.is_dir() else self.path.parent
+        dates = git_dates(base)
+        for file in self.files():
+            rel = file.relative_to(base).as_posix()
+            try:
+                text = file.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise ConfigError("not UTF-8 text", path=str(file), line=1) from None
+            yield from self.document(rel, text, dates.get(file.resolve()), file.stat().st_mtime)
+
+    def document(self, rel: str, text: str, git_date: str | None, mtime: float) -> Iterator[Fact]:
+        meta, body = parse_front_matter(text)
+        date = iso_date(meta.get("date")) or git_date or dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat()
+        tags = meta.get("tags") or []
+        tags = tuple(str(t) for t in (tags if isinstance(tags, list) else str(tags).split(",")))
+        folder = rel.split("/")[0] if "/" in rel else ""
+        kind = _SINGULAR.get(folder, folder.rstrip("s") or "note") if self.options.kind_from_folder else "note"
+        project = str(meta["project"]) if meta.get("project") else (folder or None)
+        title = str(meta.get("title") or title_of(Path(rel)))
+        stem = rel[:-3] if rel.endswith(".md") else rel
+        for chunk in markdown.split(body, title, self.options.max_chars, self.options.min_chars):
+            where = CRUMB.join(chunk.breadcrumb)
+            context = f"{kind.capitalize()} section \u201c{where}\u201d from {rel}, dated {date}."
+            anchor = chunk.anchor
+            # The document's own chunk sits beside the folder of its sections:
+            # runbooks/db-upgrade.md and runbooks/db-upgrade/rollback.md.
+            path = "/".join(slug(p) for p in stem.split("/"))
+            if anchor:
+                path += "/" + "/".join(slug(a) for a in anchor.split("/"))
+            yield Fact(
+                source=self.kind, kind=kind, key=f"{rel}#{anchor}" if anchor else rel,
+                title=chunk.breadcrumb[-1], body=chunk.text, context=context, path=path,
+                project=project, date=date, tags=tags, breadcrumb=chunk.breadcrumb, source_path=rel,
+            )

@@ -1,0 +1,83 @@
+"""An agent's observation log (JSONL: ts, tool, input, output): one fact per past tool call.
+
+The output is capped: the useful part of a tool call is what was asked and how it began to
+answer, and a 50 KB build log would drown the fact's vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import Field
+
+from muninn.core.errors import ConfigError
+from muninn.export.facts import Fact, slug
+from muninn.export.sources import Options, register
+from muninn.export.sources.tasks import iso_date
+
+
+class ObservationOptions(Options):
+    max_output: int = Field(1000, ge=0, description="Characters of each output kept")
+    max_input: int = Field(1000, ge=0, description="Characters of each input kept")
+    agent: str | None = Field(None, description="Whose log this is, for the context line")
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
+
+
+@register
+class ObservationsSource:
+    kind = "observations"
+    help = "Agent observation log (JSONL: ts, tool, input, output): one fact per tool call"
+    Options = ObservationOptions
+
+    def __init__(self, path: Path, options: ObservationOptions) -> None:
+        self.path = path
+        self.options = options
+
+    def secret_files(self) -> list[Path]:
+        return []
+
+    def facts(self) -> Iterator[Fact]:
+        with self.path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ConfigError(f"not valid JSON: {exc.msg}", path=str(self.path), line=lineno) from None
+                if not isinstance(row, dict) or not row.get("ts") or not row.get("tool"):
+                    raise ConfigError("each line needs an object with at least `ts` and `tool`",
+                                      path=str(self.path), line=lineno)
+                yield self._fact(row)
+
+    def _fact(self, row: dict) -> Fact:
+        ts, tool = str(row["ts"]), str(row["tool"])
+        raw_in, raw_out = _text(row.get("input")), _text(row.get("output"))
+        # Stable across runs and across lines moving: what happened, not where it sits in the file.
+        digest = hashlib.sha256(f"{ts}\x00{tool}\x00{raw_in}".encode()).hexdigest()[:12]
+        date = iso_date(ts)
+        who = self.options.agent or "the agent"
+        first = raw_in.strip().splitlines()[0][:80] if raw_in.strip() else tool
+        context = f"A past tool call by {who}: {tool} at {ts}."
+        body = (f"# {tool}: {first}\n\nInput:\n\n```\n{_cap(raw_in, self.options.max_input)}\n```\n\n"
+                f"Output:\n\n```\n{_cap(raw_out, self.options.max_output)}\n```")
+        session = row.get("session")
+        return Fact(
+            source=self.kind, kind="observation", key=digest, title=f"{tool}: {first}", body=body,
+            context=context, path=f"{slug(date or 'undated')}/{slug(tool, 30)}-{digest}",
+            project=str(row["project"]) if row.get("project") else None, date=date,
+            tags=(tool,) + ((str(session),) if session else ()), breadcrumb=(tool, first),
+            source_path=self.path.name,
+        )

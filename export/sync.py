@@ -1,0 +1,193 @@
+"""Sync a folder of fact files into one OpenViking area, touching only files muninn owns.
+
+Ownership is a manifest (relative path → content hash) kept in the workspace, not in
+OpenViking: a manifest inside the area would be indexed and searched like any fact, and any
+user with write access there could add someone else's file to it and have `--prune` delete
+that file. Losing the local manifest is safe: a remote file whose bytes equal the local fact
+is adopted again, and one that differs is reported as a conflict and left alone.
+
+Each batch is recorded as `pending` before it is sent and moved to `files` once the server
+confirms it, so a run killed at any point leaves a manifest that covers everything it may have
+written; the rerun rewrites those paths in place (same URIs, `replace`), so there are never
+duplicates. Batches are written with `wait: true`: OpenViking answers CONFLICT ("resource is
+busy") to a second batch on the same root while the first is still being indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from muninn.core import paths
+from muninn.core.client import OpenViking
+from muninn.core.errors import ConfigError, MuninnError, NotFound
+from muninn.export.facts import slug
+
+AREA_PREFIX = "viking://resources/"
+
+
+class SyncIncomplete(MuninnError):
+    """Files that should be in OpenViking are not, or a path is held by a file muninn did not write."""
+
+    exit_code = 7
+
+
+@dataclass
+class SyncReport:
+    written: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    missing_after_wait: int = 0
+    conflicts: list[str] = field(default_factory=list)  # paths held by files muninn did not write
+    missing: list[str] = field(default_factory=list)
+    manifest: Path | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The `--json` contract of `muninn sync`. `conflicts` appears only when there are some."""
+        out: dict[str, Any] = {"written": self.written, "unchanged": self.unchanged, "removed": self.removed,
+                               "missing_after_wait": self.missing_after_wait}
+        if self.conflicts:
+            out["conflicts"] = self.conflicts
+        return out
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_area(to_uri: str) -> str:
+    uri = to_uri.rstrip("/")
+    if not uri.startswith(AREA_PREFIX) or len(uri) == len(AREA_PREFIX) or ".." in uri.split("/"):
+        raise ConfigError(f"sync target {to_uri!r} is not an area", key="--to",
+                          fix="use viking://resources/<area>, e.g. viking://resources/notes")
+    return uri
+
+
+def local_files(src_dir: Path) -> dict[str, bytes]:
+    """Fact files under `src_dir` (`*.md`, no hidden files or folders): relative path → bytes."""
+    if not src_dir.is_dir():
+        raise ConfigError("sync source is not a folder", path=str(src_dir), fix="export into it first")
+    out: dict[str, bytes] = {}
+    for p in sorted(src_dir.rglob("*.md")):
+        rel = p.relative_to(src_dir)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts):
+            out[rel.as_posix()] = p.read_bytes()
+    return out
+
+
+class Manifest:
+    """What muninn wrote to one area for one identity on one server."""
+
+    def __init__(self, path: Path, header: dict[str, str]) -> None:
+        self.path = path
+        self.header = header
+        self.files: dict[str, str] = {}
+        self.pending: dict[str, str] = {}
+        if path.exists():
+            data = json.loads(path.read_text())
+            self.files, self.pending = dict(data.get("files", {})), dict(data.get("pending", {}))
+
+    @classmethod
+    def for_target(cls, client: OpenViking, to_uri: str, folder: Path | None = None) -> Manifest:
+        header = {"server": client.url, "identity": client.key_name, "to": to_uri}
+        digest = sha(json.dumps(header, sort_keys=True).encode())[:12]
+        folder = folder or paths.home() / "sync"
+        return cls(folder / f"{slug(to_uri.removeprefix(AREA_PREFIX), 60)}-{digest}.json", header)
+
+    def owned(self) -> set[str]:
+        return set(self.files) | set(self.pending)
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({**self.header, "files": self.files, "pending": self.pending},
+                                  indent=0, sort_keys=True))
+        os.replace(tmp, self.path)  # atomic: a kill never leaves half a manifest
+
+
+def remote_files(client: OpenViking, to_uri: str) -> set[str]:
+    """Relative paths of every file under the area, walked folder by folder (listings truncate)."""
+    try:
+        return {e.uri[len(to_uri) + 1:] for e in client.walk(to_uri)}
+    except NotFound:
+        return set()
+
+
+def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
+         batch_size: int = 100, manifest_dir: Path | None = None,
+         on_progress: Callable[[int, int], None] | None = None) -> SyncReport:
+    """Make the area hold exactly the fact files of `src_dir` that muninn owns there."""
+    to_uri = check_area(to_uri)
+    local = local_files(Path(src_dir))
+    manifest = Manifest.for_target(client, to_uri, manifest_dir)
+    report = SyncReport(manifest=manifest.path)
+    client.ensure_dir(to_uri)
+    remote = remote_files(client, to_uri)
+    owned = manifest.owned()
+
+    todo: dict[str, bytes] = {}
+    for rel, data in local.items():
+        digest = sha(data)
+        if rel in owned:
+            if manifest.files.get(rel) == digest and rel in remote:
+                report.unchanged += 1
+            else:
+                todo[rel] = data
+        elif rel in remote:
+            # Not ours on record: adopt it only if it already holds exactly our bytes.
+            if client.read(f"{to_uri}/{rel}").encode("utf-8") == data:
+                manifest.files[rel] = digest
+                report.unchanged += 1
+            else:
+                report.conflicts.append(rel)
+        else:
+            todo[rel] = data
+    if report.unchanged:
+        manifest.save()
+
+    items = sorted(todo.items())
+    done = 0
+    for start in range(0, len(items), batch_size):
+        batch = dict(items[start:start + batch_size])
+        manifest.pending.update({rel: sha(data) for rel, data in batch.items()})
+        manifest.save()
+        client.batch_write(to_uri, {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()},
+                           mode="replace", wait=True)
+        for rel in batch:
+            manifest.files[rel] = manifest.pending.pop(rel)
+        manifest.save()
+        done += len(batch)
+        report.written += len(batch)
+        if on_progress:
+            on_progress(done, len(items))
+
+    vanished = sorted(manifest.owned() - set(local))
+    if prune and vanished:
+        for rel in vanished:
+            client.rm(f"{to_uri}/{rel}")
+            manifest.files.pop(rel, None)
+            manifest.pending.pop(rel, None)
+            manifest.save()
+            report.removed += 1
+
+    client.wait()
+    present = remote_files(client, to_uri)
+    report.missing = sorted(rel for rel in manifest.files if rel not in present)
+    report.missing_after_wait = len(report.missing)
+    return report
+
+
+def sync_all(client: OpenViking, settings: Any, prune: bool = False,
+             on_progress: Callable[[int, int], None] | None = None) -> dict[str, SyncReport]:
+    """Sync every area that `sources:` names, from where `export all` put its files."""
+    from muninn.export.pipeline import area_dir, configured
+
+    areas = sorted({c.area for c in configured(settings)})
+    return {area: sync(client, area_dir(settings, area), area, prune, batch_size=settings.export.batch_size,
+                       manifest_dir=settings.workspace / "sync", on_progress=on_progress)
+            for area in areas}
