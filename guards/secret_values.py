@@ -61,8 +61,9 @@ def is_secretish(value: str) -> bool:
         return False
     if _LETTER.search(value) and _DIGIT.search(value):
         return True
-    if any(ch.isspace() for ch in value):
-        # Sentences have high character entropy; a letters-only passphrase is the price.
+    if any(ch.isspace() for ch in value) or not _LETTER.search(value) or is_locator(value):
+        # Sentences have high character entropy (a letters-only passphrase is the price); digit
+        # runs are account numbers and phone numbers; URLs and host names are addresses.
         return False
     return shannon_entropy(value) >= min(ENTROPY_CAP, ENTROPY_RATIO * math.log2(len(value)))
 

@@ -1,0 +1,120 @@
+"""The leak gate: independent of the redactor, flags known values and patterns, never prints values."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from planted import FORMS, PROSE, VALUE_ONLY_FORMS, generate, known_values, write_docs
+
+from muninn.guards import leak_gate
+from muninn.guards.leak_gate import KNOWN_VALUE, Finding, LeakGate, scan
+from muninn.guards.redact import Redactor
+
+PLANTED = generate(n=320, seed=23)
+KNOWN = known_values(PLANTED)
+
+
+@pytest.fixture(scope="module")
+def gate() -> LeakGate:
+    return LeakGate(KNOWN)
+
+
+def test_gate_shares_no_code_with_the_redactor() -> None:
+    tree = ast.parse(Path(leak_gate.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m.startswith("muninn.guards") or m.startswith("detect_secrets")}
+
+
+def test_every_planted_file_is_dropped_when_redaction_is_bypassed(gate: LeakGate, tmp_path: Path) -> None:
+    paths = write_docs(PLANTED, tmp_path)
+    report = gate.check_tree(tmp_path)
+    assert report.scanned == len(PLANTED) and not report.clean
+    by_path = {d.path: d for d in report.dropped}
+    for p, path in zip(PLANTED, paths, strict=True):
+        dropped = by_path[path.relative_to(tmp_path).as_posix()]
+        assert Finding(KNOWN_VALUE, p.secret_id, _line_of(p.doc, p.value)) in dropped.findings, p.form
+
+
+def test_redacted_files_pass_the_gate(gate: LeakGate, tmp_path: Path) -> None:
+    redactor = Redactor(KNOWN)
+    for i, p in enumerate(PLANTED):
+        (tmp_path / f"{i:04d}.md").write_text(redactor.redact(p.doc).text)
+    report = gate.check_tree(tmp_path)
+    assert report.clean, report.to_json()["dropped"][:3]
+
+
+def test_reports_never_hold_values(gate: LeakGate, tmp_path: Path) -> None:
+    write_docs(PLANTED, tmp_path)
+    report = gate.check_tree(tmp_path)
+    dumped = json.dumps(report.to_json()) + repr(report) + "".join(d.reason for d in report.dropped)
+    leaked = [p.form for p in PLANTED if any(n in dumped for n in p.needles)]
+    assert not leaked
+    # Pattern findings carry the rule name, never the matched text.
+    assert all(f.secret_id is None for f in scan("token: Zx81kLmQ2pRt7uVw9YbC3dEf"))
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_patterns_alone_flag_unknown_secrets_where_they_can(form: str) -> None:
+    """Without known values the gate still flags every form with a label, a prefix or a shape."""
+    docs = [p for p in PLANTED if p.form == form]
+    flagged = [bool(scan(p.doc)) for p in docs]
+    if form in VALUE_ONLY_FORMS:
+        assert not any(flagged)
+    else:
+        assert all(flagged), form
+
+
+@pytest.mark.parametrize(("payload", "should_flag"), [
+    ("-----BEGIN OPENSSH PRIVATE KEY-----", True),
+    ("id AKIAIOSFODNN7EXAMPLQ", True),
+    ("ghp_" + "aB3" * 12, True),
+    ("xoxb-1234567890-abcdefABCDEF", True),
+    ("sk_live_" + "x1Y2" * 6, True),
+    ("AIza" + "Sy0-" * 8 + "abc", True),
+    ("eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl", True),
+    ("mysql://root:hunter2@db/app", True),
+    ("Authorization: Bearer abc123def456ghi", True),
+    ("API key: Zx81kLmQ2pRt7uVw9YbC3dEf", True),
+    ("| password | Qw3rtY8uI0pAs |", True),
+    ("password: [REDACTED:vm-sudo]", False),
+    ("Authorization: Bearer [REDACTED:auth-header]", False),
+    ("postgres://app:[REDACTED:url-credentials]@db:5432/app", False),
+    ("password: $DB_PASSWORD", False),
+    ("token: <paste here>", False),
+    ("password: see the vault entry", False),
+    ("Bearer tokens expire after 24 hours", False),
+    ("https://grafana.example.com/d/abc123/latency?orgId=1", False),
+])
+def test_gate_pattern_table(payload: str, should_flag: bool) -> None:
+    assert bool(scan(payload)) is should_flag
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_passes_the_gate(gate: LeakGate, text: str) -> None:
+    assert gate.scan(text) == []
+
+
+def test_line_numbers_and_fail_closed(gate: LeakGate, tmp_path: Path) -> None:
+    p = PLANTED[0]
+    doc = tmp_path / "note.md"
+    doc.write_text("one\ntwo\n" + p.value + "\n")
+    assert Finding(KNOWN_VALUE, p.secret_id, 3) in gate.check_file(doc)
+    missing = tmp_path / "gone.md"
+    report = gate.check_tree(tmp_path, files=[doc, missing])
+    assert report.scanned == 2 and {d.path for d in report.dropped} == {"note.md", "gone.md"}
+    assert report.dropped[1].findings[0].reason.startswith("unreadable")
+
+
+def test_bytes_that_are_not_utf8_are_still_scanned(gate: LeakGate, tmp_path: Path) -> None:
+    p = PLANTED[5]
+    f = tmp_path / "blob.bin"
+    f.write_bytes(b"\xff\xfe garbage " + p.value.encode() + b" \x80\x81")
+    assert any(x.secret_id == p.secret_id for x in gate.check_file(f))
+
+
+def _line_of(doc: str, value: str) -> int:
+    return doc[: doc.index(value)].count("\n") + 1

@@ -1,0 +1,233 @@
+"""Redaction by value and by pattern, through the real detect-secrets and ahocorasick-rs."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from planted import FORMS, PROSE, SHORT_HINTS, VALUE_ONLY_FORMS, generate, known_values, write_secrets_yaml
+
+from muninn.core.errors import ConfigError
+from muninn.guards import secret_values
+from muninn.guards.patterns import PatternScanner
+from muninn.guards.redact import ENCODINGS, Redactor
+from muninn.guards.secret_values import collect, is_secretish
+
+PLANTED = generate(n=320, seed=11)
+
+
+@pytest.fixture(scope="module")
+def full() -> Redactor:
+    return Redactor(known_values(PLANTED))
+
+
+@pytest.fixture(scope="module")
+def patterns_only() -> Redactor:
+    return Redactor({})
+
+
+def test_planted_corpus_is_big_and_varied() -> None:
+    assert len({p.value for p in PLANTED}) == len(PLANTED) >= 300
+    assert len({p.form for p in PLANTED}) == len(FORMS) >= 12
+    assert all(is_secretish(p.value) for p in PLANTED)
+
+
+def test_collect_reads_back_every_planted_value(tmp_path: Path) -> None:
+    known = collect([write_secrets_yaml(PLANTED, tmp_path / "secrets.yaml")])
+    assert {known[p.value] for p in PLANTED} == {p.secret_id for p in PLANTED}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_no_planted_value_survives(full: Redactor, form: str) -> None:
+    for p in (p for p in PLANTED if p.form == form):
+        out = full.redact(p.doc)
+        for needle in p.needles:
+            assert needle not in out.text, (p.secret_id, form)
+        assert f"[REDACTED:{p.secret_id}]" in out.text
+        assert full.redact(out.text).text == out.text, "redaction must be idempotent"
+
+
+@pytest.mark.parametrize("form", sorted(set(FORMS) - VALUE_ONLY_FORMS))
+def test_patterns_alone_catch_labelled_forms(patterns_only: Redactor, form: str) -> None:
+    for p in (p for p in PLANTED if p.form == form):
+        out = patterns_only.redact(p.doc)
+        assert p.value not in out.text, (p.secret_id, form)
+        assert all(h.kind == "pattern" for h in out.hits)
+
+
+@pytest.mark.parametrize("form", sorted(VALUE_ONLY_FORMS))
+def test_bare_values_need_the_value_pass(patterns_only: Redactor, full: Redactor, form: str) -> None:
+    """The seed project's second leak: a bare value in a table. Patterns cannot see it."""
+    docs = [p for p in PLANTED if p.form == form]
+    assert any(p.value in patterns_only.redact(p.doc).text for p in docs)
+    assert not any(p.value in full.redact(p.doc).text for p in docs)
+
+
+def test_hits_name_ids_and_point_at_the_input(full: Redactor) -> None:
+    for p in PLANTED[:60]:
+        out = full.redact(p.doc)
+        value_hits = [h for h in out.hits if h.kind == "value"]
+        assert [h.secret_id for h in value_hits] == [p.secret_id]
+        h = value_hits[0]
+        assert p.doc[h.start:h.end] == p.value
+        assert p.value not in repr(out.hits)
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_is_untouched(tmp_path: Path, text: str) -> None:
+    secrets = tmp_path / "hints.yaml"
+    secrets.write_text("".join(f"- id: hint-{h}\n  value: {h}\n" for h in SHORT_HINTS))
+    redactor = Redactor.from_files([secrets])
+    assert len(redactor) == 0, "short hint words are not secret-ish"
+    out = redactor.redact(text)
+    assert out.text == text, out.hits
+
+
+@pytest.mark.parametrize(("payload", "should_redact"), [
+    ("API key: Zx81kLmQ2pRt7uVw9YbC3dEf", True),
+    ("api key = Zx81kLmQ2pRt7uVw9YbC3dEf", True),
+    ("Api-Key => 'Zx81kLmQ2pRt7uVw9YbC3dEf'", True),
+    ("**Password:** Qw3rtY8uI0pAs", True),
+    ("**Password**: Qw3rtY8uI0pAs", True),
+    ("| Password | `Qw3rtY8uI0pAs` |", True),
+    ("the sudo password is Qw3rtY8uI0pAs", True),
+    ("DB_PASSWORD=Qw3rtY8uI0pAs", True),
+    ('"client_secret": "Zx81kLmQ2pRt7uVw9YbC3dEf"', True),
+    ("Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", True),
+    ("-H 'X-API-Key: Zx81kLmQ2pRt7uVw9YbC3dEf'", True),
+    ("redis://:S3cretPassw0rd@cache:6379/0", True),
+    ("https://deploy:S3cretPassw0rd@git.example.com/repo.git", True),
+    ("AKIAIOSFODNN7EXAMPLQ", True),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", True),
+    ("key=AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", True),
+    ("ya29.a0AfH6SMBx1y2z3AbCdEfGhIjKlMnOp", True),
+    ("DefaultEndpointsProtocol=https;AccountName=x;AccountKey=" + "Ab12" * 22 + "==", True),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", True),
+    ("https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX", True),
+    ("rk_live_51Habcdefghijklmnop", True),
+    ("glpat-abcdefghij0123456789", True),
+    ("password: rotated yearly", False),
+    ("token: expires", False),
+    ("the bearer of this letter", False),
+    ("Basic authentication is disabled", False),
+    ("password: $DB_PASSWORD", False),
+    ("api key: <your key here>", False),
+    ("postgres://app:${DB_PASS}@db:5432/app", False),
+    ("primary key: user_id_2", False),
+    ("https://example.com/path?page=2", False),
+])
+def test_pattern_table(patterns_only: Redactor, payload: str, should_redact: bool) -> None:
+    out = patterns_only.redact(payload)
+    assert bool(out.hits) is should_redact, out.text
+    assert patterns_only.redact(out.text).text == out.text
+
+
+def test_url_credentials_keep_user_and_host(patterns_only: Redactor) -> None:
+    out = patterns_only.redact("psql postgres://app_rw:S3cretPassw0rd@db-01.internal:5432/app")
+    assert out.text == "psql postgres://app_rw:[REDACTED:url-credentials]@db-01.internal:5432/app"
+
+
+def test_pem_block_is_redacted_whole_even_reindented(full: Redactor) -> None:
+    pem = next(p for p in PLANTED if p.form == "pem")
+    indented = "key: |\n" + "\n".join("    " + line for line in pem.value.splitlines()) + "\n"
+    out = full.redact(indented)
+    assert all(needle not in out.text for needle in pem.needles)
+    unknown = Redactor({}).redact(pem.value + "\ntrailing prose\n")
+    assert unknown.text == "[REDACTED:private-key]\ntrailing prose\n"
+
+
+def test_non_ascii_text_keeps_offsets() -> None:
+    r = Redactor({"Zx81kLmQ2pRt7uVw9YbC3dEf": "tok"}, patterns=False)
+    text = "übergröße → Zx81kLmQ2pRt7uVw9YbC3dEf ✓ Zx81kLmQ2pRt7uVw9YbC3dEf"
+    out = r.redact(text)
+    assert out.text == "übergröße → [REDACTED:tok] ✓ [REDACTED:tok]"
+    assert [text[h.start:h.end] for h in out.hits] == ["Zx81kLmQ2pRt7uVw9YbC3dEf"] * 2
+
+
+def test_leftmost_longest_wins() -> None:
+    r = Redactor({"abc123def456": "short", "abc123def456ghi789": "long"}, patterns=False)
+    assert r.redact("x abc123def456ghi789 y").text == "x [REDACTED:long] y"
+
+
+@pytest.mark.parametrize("align", [0, 1, 2])
+def test_base64_forms_at_every_alignment(align: int) -> None:
+    value = "Zx81kLmQ2pRt7uVw9YbC3dEf"
+    r = Redactor({value: "tok"}, patterns=False, encodings=ENCODINGS)
+    blob = base64.b64encode(b"user=" [:align] + value.encode() + b";rest").decode()
+    out = r.redact(f"log: {blob} end")
+    assert [h.rule for h in out.hits] == ["base64"]
+    assert base64.b64encode(value.encode()).decode()[4:-4] not in out.text
+
+
+def test_url_encoded_form() -> None:
+    value = "S3cret/Passw0rd+x=="
+    r = Redactor({value: "pw"}, patterns=False, encodings=ENCODINGS)
+    out = r.redact(f"GET /login?pw={quote(value, safe='')}&x=1")
+    assert out.text == "GET /login?pw=[REDACTED:pw]&x=1"
+    assert out.hits[0].rule == "url"
+
+
+def test_contains_known_names_ids_only(full: Redactor) -> None:
+    p = PLANTED[3]
+    assert full.contains_known(p.doc) == [p.secret_id]
+    assert full.contains_known(PROSE[0]) == []
+
+
+def test_trigger_prefilter_finds_what_a_full_scan_finds() -> None:
+    """The cheap per-line trigger must never hide a detect-secrets finding."""
+    fast, slow = PatternScanner(prefilter=True), PatternScanner(prefilter=False)
+    docs = [p.doc for p in PLANTED[:120]] + PROSE
+    for doc in docs:
+        assert fast.scan(doc) == slow.scan(doc)
+
+
+@pytest.mark.parametrize(("value", "secretish"), [
+    ("bluefish", False), ("correcthorse", False), ("administrator", False), ("kubernetes-admin", False),
+    ("the usual one", False), ("https://jira.example.com", False), ("123456789012", False), ("hunter2hunter2", True),
+    ("Zx81kLmQ2pRt7uVw9YbC3dEf", True), ("Kx!vQ#pLm&zR", True), ("qwhzkfpmvxtr", True),
+    ("0123456789", False), ("aaaaaaaaaaaaaaaa", False),
+])
+def test_is_secretish(value: str, secretish: bool) -> None:
+    assert is_secretish(value) is secretish
+
+
+def test_collect_sources(tmp_path: Path) -> None:
+    (tmp_path / "secrets.yaml").write_text(
+        "secrets:\n"
+        "  - id: jira-api-token\n    service: jira\n    value: Zx81kLmQ2pRt7uVw9YbC3dEf\n"
+        "  - id: vm-sudo\n    hint: bluefish\n    value: bluefish\n"
+        "  - id: s3\n    parts:\n      access_key: AKIAIOSFODNN7EXAMPLQ\n      secret_key: wJalrXUtnFEMI/K7MDENG\n"
+        "  - id: metadata-only\n    service: grafana\n")
+    (tmp_path / ".env").write_text(
+        "# local\nexport DB_PASSWORD='S3cretPassw0rd'\nDB_HOST=db01.internal.example.com\n"
+        "API_URL=https://api2.example.com/v1\nTOKEN=abc123def456ghi # rotated\nDEBUG=1\n")
+    (tmp_path / "dump.txt").write_text("grafana: Gr4fanaAdminPw99\nnote = short\n")
+    report = secret_values.collect_report([tmp_path / "secrets.yaml", tmp_path / ".env", tmp_path / "dump.txt"])
+    assert report.values == {
+        "Zx81kLmQ2pRt7uVw9YbC3dEf": "jira-api-token",
+        "AKIAIOSFODNN7EXAMPLQ": "s3.access_key",
+        "wJalrXUtnFEMI/K7MDENG": "s3.secret_key",
+        "S3cretPassw0rd": "env:.env:DB_PASSWORD",
+        "abc123def456ghi": "env:.env:TOKEN",
+        "Gr4fanaAdminPw99": "dump:dump.txt:grafana",
+    }
+    assert report.skipped == 5   # bluefish, a host, a URL, "1", "short"
+    assert "bluefish" not in repr(report.skipped)
+
+
+@pytest.mark.parametrize(("text", "line", "needle"), [
+    ("- id: a\n  value: x: y\n", 2, "not valid YAML"),
+    ("- id: a\n  value: 12345678901\n", 2, "quote the value"),
+    ("- service: x\n  value: abc\n", 1, "id"),
+    ("just: a mapping\n", 1, "list of secret entries"),
+    ("- id: a\n  parts: [x, y]\n", 2, "parts"),
+])
+def test_malformed_yaml_names_file_and_line(tmp_path: Path, text: str, line: int, needle: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        collect([path])
+    assert err.value.path == str(path) and err.value.line == line
+    assert needle in str(err.value)
