@@ -69,7 +69,8 @@ class Fact:
             self, title=fn(self.title), body=fn(self.body), context=fn(self.context),
             project=fn(self.project) if self.project else self.project,
             tags=tuple(fn(t) for t in self.tags), breadcrumb=tuple(fn(b) for b in self.breadcrumb),
-            source_path=fn(self.source_path), key=fn(self.key),
+            source_path=fn(self.source_path), key=fn(self.key), kind=fn(self.kind),
+            date=fn(self.date) if self.date else self.date,
         )
 
 

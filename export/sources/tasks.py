@@ -56,7 +56,7 @@ class TasksOptions(Options):
 
 
 def iso_date(value: object) -> str | None:
-    """An ISO date from a timestamp-ish value; the raw text when it is not one."""
+    """An ISO date (YYYY-MM-DD) from a timestamp-ish value, or None."""
     if value is None or value == "":
         return None
     if isinstance(value, int | float):
@@ -65,7 +65,12 @@ def iso_date(value: object) -> str | None:
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
     except ValueError:
-        return text[:10] if len(text) >= 10 and text[4] == "-" else text
+        pass
+    try:
+        return datetime.fromisoformat(text[:10]).date().isoformat()
+    except ValueError:
+        # Not a date: no date rather than arbitrary text in a field nobody redacts by eye.
+        return None
 
 
 def _tags(value: object) -> tuple[str, ...]:
