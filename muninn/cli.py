@@ -15,9 +15,11 @@ from muninn.core.cliutil import err_console
 from muninn.core.errors import MuninnError
 from muninn.export import cli as export_cli
 from muninn.plugins import doctor_cli, fs_cli, stack_cli
+from muninn.plugins.inventory import cli as inventory_cli
 from muninn.plugins.mcp import cli as mcp_cli
 from muninn.plugins.search import cli as search_cli
 from muninn.plugins.vault import cli as vault_cli
+from muninn.plugins.verify import cli as verify_cli
 
 app = typer.Typer(
     name="muninn",
@@ -48,6 +50,8 @@ app.add_typer(mcp_cli.app)
 app.add_typer(mcp_cli.guard_app)
 app.add_typer(vault_cli.vault_app, name="vault")
 app.add_typer(vault_cli.secret_app, name="secret")
+app.add_typer(inventory_cli.app, name="access")
+app.add_typer(verify_cli.app)
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """A small recency prior: newer facts win near-ties, never against a clearly better match.
 
-Scores are first scaled to 0..1 within the candidate list (fusion, keyword and rerank scores
-live on different scales), then `weight * 0.5 ** (age / half_life)` is added.
+Scores are first scaled relative to the best candidate (fusion, keyword and rerank scores live on
+different scales), then `weight * 0.5 ** (age / half_life)` is added: with the default 0.05, a fact
+within 5% of the best can move past it when it is much newer.
 """
 
 from __future__ import annotations
@@ -12,9 +13,15 @@ from muninn.plugins.search.stages import Candidate
 
 
 def normalise(cands: list[Candidate]) -> None:
+    """Scale to the best score (1.0 at the top), so a near-tie stays near: RRF's 1/61 and 1/62
+    become 1.0 and 0.98. Lists with negative scores (raw logits) are min-max scaled instead."""
     if not cands:
         return
     lo, hi = min(c.score for c in cands), max(c.score for c in cands)
+    if lo >= 0 and hi > 0:
+        for c in cands:
+            c.score = c.score / hi
+        return
     span = hi - lo
     for c in cands:
         c.score = (c.score - lo) / span if span > 0 else 1.0

@@ -62,9 +62,10 @@ class FlagBackend:
     def __init__(self, path: str, max_length: int, batch_size: int) -> None:
         from FlagEmbedding import FlagReranker
 
-        # One device, so FlagEmbedding never starts its multi-process pool on CPU.
+        # One device, so FlagEmbedding never starts its multi-process pool on CPU. normalize: sigmoid
+        # scores in 0..1, the same scale as CrossEncoder's and TEI's, so recency weights mean one thing.
         self.model = FlagReranker(path, use_fp16=False, devices="cpu", max_length=max_length,
-                                  batch_size=batch_size)
+                                  batch_size=batch_size, normalize=True)
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
         scores = self.model.compute_score([[query, d] for d in docs])

@@ -1,0 +1,216 @@
+"""The search pipeline against the real server: routing, narrative questions, per-file cap,
+recency near-ties, briefing, --since, and the CLI (search, --batch, read)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from muninn.core import credentials
+from muninn.plugins.search import keyword
+from muninn.plugins.search.pipeline import Searcher
+
+pytestmark = pytest.mark.integration
+
+ROOT = "viking://resources"
+NOW = dt.datetime.now(dt.UTC)
+
+
+def fact(source: str, title: str, body: str, date: str, crumb: list[str] | None = None,
+         source_path: str | None = None) -> str:
+    meta = {"id": title.lower().replace(" ", "-")[:40], "source": source, "kind": "note", "date": date,
+            "breadcrumb": crumb or [title]}
+    if source_path:
+        meta["source_path"] = source_path
+    return f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\nA {source} entry.\n# {title}\n{body}\n"
+
+
+def days_ago(n: int) -> str:
+    return (NOW - dt.timedelta(days=n)).date().isoformat()
+
+
+CORPUS = {
+    "incidents/inc-10963.md": fact("incidents", "INC-10963 ingress certificate expired",
+                                   "The wildcard certificate on the ingress expired at 02:00 and every "
+                                   "API call failed with a TLS error.", "2025-02-03"),
+    "incidents/inc-10964.md": fact("incidents", "INC-10964 disk full on db01",
+                                   "db01.prod.example.com ran out of disk because WAL archiving stalled.",
+                                   "2025-02-10"),
+    "incidents/inc-11020.md": fact("incidents", "INC-11020 queue backlog",
+                                   "Consumers lagged after a deploy; related to INC-10963 only by timing.",
+                                   "2025-03-01"),
+    "notes/cert-rotation.md": fact("notes", "Certificate rotation", "We fixed the certificate rotation by "
+                                   "moving renewal to cert-manager with a 30 day renewBefore and an alert "
+                                   "on expiry under 14 days.", "2025-02-20",
+                                   ["Runbooks", "TLS", "Certificate rotation"]),
+    "notes/pg-1.md": fact("notes", "Postgres upgrade plan", "Postgres major upgrade: pg_upgrade with "
+                          "hard links, test on staging first.", "2025-05-01",
+                          ["Database upgrade 2025", "Plan"], "notes/db-upgrade.md"),
+    "notes/pg-2.md": fact("notes", "Postgres upgrade rollback", "Rollback of the postgres upgrade: restore "
+                          "the snapshot and repoint the app.", "2025-05-01",
+                          ["Database upgrade 2025", "Rollback"], "notes/db-upgrade.md"),
+    "notes/pg-3.md": fact("notes", "Postgres upgrade checks", "After the postgres upgrade run ANALYZE and "
+                          "check replication lag.", "2025-05-01",
+                          ["Database upgrade 2025", "Checks"], "notes/db-upgrade.md"),
+    "notes/pg-4.md": fact("notes", "Postgres upgrade timeline", "The postgres upgrade window was Sunday "
+                          "night; the upgrade took 40 minutes.", "2025-05-01",
+                          ["Database upgrade 2025", "Timeline"], "notes/db-upgrade.md"),
+    "tasks/pg-task.md": fact("tasks", "Schedule postgres upgrade", "Task: schedule the postgres upgrade "
+                             "with the app team.", "2025-04-20"),
+    "observations/old.md": fact("observations", "Kafka consumer lag observed", "Kafka consumer group "
+                                "billing lagged by 2 million messages.", days_ago(30)),
+    "observations/new.md": fact("observations", "Kafka consumer lag observed again", "Kafka consumer "
+                                "group billing lagged by 2 million messages.", days_ago(2)),
+    "misc/plain.md": "# Office wifi\nThe office wifi password rotates monthly; ask IT.\n",
+}
+# Two identical facts that differ only in their date: recency must order them.
+for name, age in (("old", 1500), ("new", 3)):
+    CORPUS[f"dup/backup-{name}.md"] = fact("notes", "Nightly backup job", "The nightly backup job "
+                                           "copies the volumes to object storage at 01:00.", days_ago(age))
+
+
+@pytest.fixture(scope="module")
+def corpus(stack, tmp_path_factory):
+    account, client = stack.new_account("srch")
+    files = {f"{ROOT}/{path}": text for path, text in CORPUS.items()}
+    for folder in sorted({uri.rsplit("/", 1)[0] for uri in files}):
+        client.ensure_dir(folder)
+        client.batch_write(folder, {u: t for u, t in files.items() if u.startswith(folder + "/")}, wait=True)
+    client.wait()
+    db = tmp_path_factory.mktemp("kw") / "index.sqlite"
+    stats = keyword.build_from_openviking(client, ROOT, db)
+    assert stats.indexed == len(CORPUS)
+    yield account, client, db
+    client.close()
+
+
+@pytest.fixture
+def searcher(stack, corpus):
+    _, client, db = corpus
+    settings = stack.settings.model_copy(update={"search": stack.settings.search.model_copy(
+        update={"rerank": stack.settings.search.rerank.model_copy(update={"enabled": False})})})
+    with Searcher(settings, client=client, index=db) as s:
+        yield s
+
+
+def test_identifier_query_is_keyword_only_and_exact(searcher) -> None:
+    res = searcher.search("INC-10963")
+    assert res.route == "keyword"
+    assert res.hits[0].uri == f"{ROOT}/incidents/inc-10963.md"
+    assert searcher.vector.calls == 0
+    hit = res.hits[0]
+    assert (hit.title, hit.source, hit.date[:10]) == ("INC-10963 ingress certificate expired", "incidents",
+                                                      "2025-02-03")
+    assert set(hit.stage_scores) >= {"keyword", "fusion"} and "vector" not in hit.stage_scores
+
+
+def test_hostname_routes_to_keyword(searcher) -> None:
+    res = searcher.search("db01.prod.example.com")
+    assert res.route == "keyword" and res.hits[0].uri.endswith("inc-10964.md")
+    assert searcher.vector.calls == 0
+
+
+def test_narrative_question_finds_its_section(searcher) -> None:
+    res = searcher.search("how did we fix the certificate rotation", k=4)
+    assert res.route == "hybrid" and searcher.vector.calls == 1
+    assert res.hits[0].uri == f"{ROOT}/notes/cert-rotation.md"
+    assert res.hits[0].breadcrumb == "Runbooks > TLS > Certificate rotation"
+    assert res.warnings == []
+
+
+def test_vector_only_switch(searcher) -> None:
+    res = searcher.search("certificate rotation", hybrid=False, k=3)
+    assert res.route == "vector"
+    assert all("keyword" not in h.stage_scores for h in res.hits)
+
+
+def test_per_file_cap_holds(searcher) -> None:
+    res = searcher.search("postgres upgrade", k=10, target=f"{ROOT}/notes")
+    from_upgrade_note = [h for h in res.hits if h.uri.rsplit("/", 1)[-1].startswith("pg-")]
+    assert len(from_upgrade_note) == 2
+    assert searcher.cfg.per_file == 2
+
+
+def test_recency_orders_near_ties(searcher) -> None:
+    res = searcher.search("nightly backup job object storage", k=3, target=f"{ROOT}/dup")
+    assert [h.uri.rsplit("/", 1)[-1] for h in res.hits] == ["backup-new.md", "backup-old.md"]
+    assert res.hits[0].stage_scores["recency"] > res.hits[1].stage_scores["recency"]
+
+
+def test_since_filters_by_date(searcher) -> None:
+    obs = f"{ROOT}/observations"
+    res = searcher.search("kafka consumer lag", since="7d", k=5, target=obs)
+    assert [h.uri.rsplit("/", 1)[-1] for h in res.hits] == ["new.md"]
+    assert len(searcher.search("kafka consumer lag", since="60d", k=5, target=obs).hits) == 2
+
+
+def test_briefing_budget_round_robin(searcher) -> None:
+    res = searcher.search("postgres upgrade", briefing=True, tokens=220)
+    assert res.briefing and len(res.briefing) / 4 <= 220
+    sources = [h.source for h in res.hits]
+    assert len(set(sources[:2])) == 2, sources        # notes and tasks alternate, neither drowns the other
+    big = searcher.search("postgres upgrade", briefing=True, tokens=5000)
+    assert len(big.hits) > len(res.hits)
+
+
+def test_plain_file_degrades_gracefully(searcher) -> None:
+    res = searcher.search("office wifi password", k=2)
+    hit = next(h for h in res.hits if h.uri.endswith("plain.md"))
+    assert (hit.title, hit.breadcrumb, hit.date, hit.source) == ("Office wifi", "", None, "misc")
+
+
+def test_missing_index_is_a_visible_warning(stack, corpus, tmp_path) -> None:
+    _, client, _ = corpus
+    with Searcher(stack.settings, client=client, index=tmp_path / "none.sqlite") as s:
+        res = s.search("INC-10963", rerank=False)
+    assert res.route == "vector" and any("keyword stage skipped" in w for w in res.warnings)
+
+
+def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
+    account, client, db = corpus
+    credentials.Keyring(stack.settings.keyring.backend).set(credentials.user_key_name(account, "owner"),
+                                                            client._api_key)
+    cfg = yaml.safe_load(stack.config_path.read_text())
+    cfg["openviking"] = {"account": account, "user": "owner"}
+    cfg["search"] = {"index": str(db), "rerank": {"model": str(tmp_path / "no-weights")}}
+    conf = tmp_path / "muninn.yaml"
+    conf.write_text(yaml.safe_dump(cfg))
+
+    one = stack.cli("-c", str(conf), "search", "INC-10963", "--json")
+    assert one.returncode == 0, one.stderr
+    doc = json.loads(one.stdout)
+    assert doc["route"] == "keyword" and doc["hits"][0]["uri"].endswith("inc-10963.md")
+    assert any("rerank skipped" in w for w in doc["warnings"]) and "rerank skipped" in one.stderr
+
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"id": "a", "query": "INC-10964"}\n'
+                     f'{{"id": "b", "query": "certificate rotation", "target": "{ROOT}/notes"}}\n')
+    out = stack.cli("-c", str(conf), "search", "--batch", str(batch), "--json", "--no-rerank")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    assert [x["id"] for x in lines] == ["a", "b"]
+    assert lines[0]["hits"][0]["uri"].endswith("inc-10964.md")
+    assert all(h["uri"].startswith(f"{ROOT}/notes/") for h in lines[1]["hits"])
+
+    read = stack.cli("-c", str(conf), "read", f"{ROOT}/notes/cert-rotation.md", "--json")
+    assert read.returncode == 0, read.stderr
+    assert json.loads(read.stdout)["breadcrumb"] == "Runbooks > TLS > Certificate rotation"
+
+    bad = stack.cli("-c", str(conf), "search", "x", "--since", "last tuesday")
+    assert bad.returncode == 2 and "--since" in bad.stderr
+
+
+def test_index_facts_updates_changed_files(tmp_path: Path) -> None:
+    db = tmp_path / "kw.sqlite"
+    uri = f"{ROOT}/n/a.md"
+    keyword.index_facts(db, {uri: fact("notes", "Alpha", "first text", "2025-01-01")})
+    stats = keyword.index_facts(db, {uri: fact("notes", "Alpha", "second text", "2025-01-01")})
+    assert stats.indexed == 1
+    idx = keyword.KeywordIndex(db)
+    assert [c.uri for c in idx.candidates('"second"', ROOT, 5)] == [uri]
+    assert idx.candidates('"first"', ROOT, 5) == []
+    idx.close()
