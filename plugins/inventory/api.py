@@ -1,0 +1,152 @@
+"""The inventory as the CLI and the MCP server call it.
+
+    inv = Inventory.open(settings)
+    inv.find("ops cluster")                  # [entry dicts], best first
+    inv.show("ops-cluster")                  # entry dict + `block` (the access block text) + last verified
+    inv.exec("ops-cluster", ["kubectl", "get", "pods"])   # prerequisites, steps, command; masked
+    access_command_line("ops-cluster", ["kubectl", "get", "pods"])  # the line an agent runs
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from typing import BinaryIO
+
+from muninn.core.config import Settings
+from muninn.core.errors import MuninnError
+from muninn.guards.mask import masking_redactor
+from muninn.plugins.vault import access_log
+from muninn.plugins.vault.api import Vault, expand_references, query_words, resolve_files, score, store_path
+from muninn.plugins.vault.runner import RunResult, run_masked
+
+from . import prereq, steps
+from .model import InventoryEntry, Located, load_files
+
+_FIELDS = {"id": 3.0, "name": 3.0, "aliases": 3.0, "tags": 2.0, "environment": 2.0, "kind": 2.0, "cloud": 1.0,
+           "account": 1.0, "region": 1.0, "notes": 1.0}
+
+
+class UnknownEntry(MuninnError):
+    exit_code = 2
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(f"no inventory entry with id {entry_id!r}",
+                         fix="`muninn access find WORDS` lists ids (aliases work too)")
+
+
+def access_command_line(entry_id: str, command: Sequence[str] | str, muninn: str = "muninn") -> str:
+    """`muninn access exec ID -- CMD...`: a string command goes through `bash -c`."""
+    argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
+    return shlex.join([muninn, "access", "exec", entry_id, "--", *argv])
+
+
+def block(entry: InventoryEntry, last_verified: str | None = None) -> str:
+    """The access block an agent reads: requires, ordered steps, the proof command, linked secrets."""
+    what = " · ".join(x for x in (entry.kind, entry.environment) if x)
+    lines = [f"Access: {entry.id} ({what})"]
+    if entry.name and entry.name != entry.id:
+        lines.append(f"  name: {entry.name}")
+    if entry.aliases:
+        lines.append(f"  aliases: {', '.join(entry.aliases)}")
+    for key in ("cloud", "account", "region"):
+        if getattr(entry, key):
+            lines.append(f"  {key}: {getattr(entry, key)}")
+    if entry.requires:
+        lines.append(f"  requires: {', '.join(entry.requires)}")
+    if entry.tcp:
+        lines.append(f"  check: tcp connect {entry.tcp} ({prereq.TIMEOUT:g} s)")
+    for n, step in enumerate(steps.classify_all(entry.access), start=1):
+        note = {"command": "", "env": "", "switch": "   (context switch)", "note": "   (note)"}[step.kind]
+        lines.append(f"  {n}. {step.text}{note}")
+    if entry.verify:
+        lines.append(f"  verify: {entry.verify}")
+    if entry.secrets:
+        lines.append(f"  secrets: {', '.join(entry.secrets)}")
+    if entry.notes:
+        lines.append(f"  notes: {' '.join(entry.notes.split())}")
+    if last_verified:
+        lines.append(f"  {last_verified}")
+    return "\n".join(lines)
+
+
+class Inventory:
+    def __init__(self, settings: Settings, entries: Mapping[str, Located], who: str | None = None) -> None:
+        self.settings = settings
+        self.entries = dict(entries)
+        self.who = who or access_log.default_who()
+
+    @classmethod
+    def open(cls, settings: Settings, who: str | None = None) -> Inventory:
+        return cls(settings, load_files(resolve_files(settings, settings.inventory.files)), who)
+
+    def _log(self, action: str, **fields) -> None:
+        access_log.write(self.settings.workspace, who=self.who, action=action, **fields)
+
+    def get(self, entry_id: str) -> InventoryEntry:
+        """By id, or by an alias or name when exactly one entry has it."""
+        if entry_id in self.entries:
+            return self.entries[entry_id].entry
+        matches = [loc.entry for loc in self.entries.values()
+                   if entry_id in loc.entry.aliases or entry_id == loc.entry.name]
+        if len(matches) == 1:
+            return matches[0]
+        raise UnknownEntry(entry_id)
+
+    def find(self, query: str, limit: int = 10) -> list[dict]:
+        words = query_words(query)
+        scored = []
+        for loc in self.entries.values():
+            data = loc.entry.model_dump()
+            scored.append((score(data, words, _FIELDS), data))
+        hits = [d | {"score": round(s, 2)} for s, d in sorted(scored, key=lambda x: (-x[0], x[1]["id"])) if s > 0]
+        hits = hits[:limit]
+        self._log("access-find", query=query, ids=[h["id"] for h in hits])
+        return hits
+
+    def show(self, entry_id: str) -> dict:
+        from muninn.plugins.verify.results import last_verified_line
+
+        entry = self.get(entry_id)
+        kind = "prerequisite" if entry.is_prerequisite else "inventory"
+        last = last_verified_line(self.settings, kind, entry.id)
+        located = self.entries[entry.id]
+        self._log("access-show", secret_id=entry.id)
+        return entry.model_dump() | {"block": block(entry, last), "last_verified": last,
+                                     "requires_all": prereq.required_by(self.entries, entry.id),
+                                     "source": f"{located.path}:{located.line}",
+                                     "exec": access_command_line(entry.id, ["CMD"])}
+
+    def exec(self, entry_id: str, command: Sequence[str] | str, *, stdout: BinaryIO | None = None,
+             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None) -> RunResult:
+        """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked."""
+        entry = self.get(entry_id)
+        shown = command if isinstance(command, str) else shlex.join(command)
+        try:
+            prereq.require(self.entries, entry.id)
+        except prereq.PrerequisiteDown as down:
+            self._log("access-exec", secret_id=entry.id, command=shown, exit_code=down.exit_code,
+                      refused=str(down))
+            raise
+        env = dict(os.environ)
+        injected: dict[str, str] = {}
+        if entry.secrets or store_path(self.settings).exists():
+            vault = vault or Vault.open(self.settings, who=self.who)
+            for secret_id in entry.secrets:
+                injected.update(vault.injection(secret_id))
+            redactor = vault.redactor(entry.secrets)
+        else:
+            redactor = masking_redactor({})  # no vault yet: nothing known to mask
+        env.update(injected)
+        line = command if isinstance(command, str) else expand_references(command, injected)
+        line = line if isinstance(line, str) else shlex.join(line)
+        parsed = steps.classify_all(entry.access)
+        # Like verify: no kubeconfig rewrite (other shells share it); the command gets --context instead.
+        line = steps.with_context(line, steps.kube_context(parsed))
+        result = run_masked(steps.script(parsed, line, drop_kube_switch=True), redactor=redactor, env=env,
+                            stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer, timeout=timeout)
+        self._log("access-exec", secret_id=entry.id, command=redactor.redact_values(shown).text,
+                  exit_code=result.exit_code, masked=len(result.hits))
+        return result

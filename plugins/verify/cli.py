@@ -1,0 +1,62 @@
+"""`muninn verify [--dry-run] [--json] [ID...]`."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+
+from . import sweep
+
+app = typer.Typer()
+
+_COLOURS = {"ok": "green", "stale": "yellow", "unreachable": "magenta", "missing": "cyan", "skipped": "dim",
+            "failed": "red"}
+
+
+@app.command("verify")
+def verify(
+    ctx: typer.Context,
+    ids: list[str] = typer.Argument(None, help="Only these inventory entries / secrets (default: all)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and the guard's verdict for every "
+                                 "command; run nothing."),
+    parallel: int = typer.Option(None, "--parallel", "-p", help="Commands at once (default: verify.parallel)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Prove, read-only, that each route and credential still works.
+
+    Runs every inventory entry's `verify` command and every secret's `check` command, each through
+    the read-only command guard. Statuses: ok; stale (authentication error: log in or rotate);
+    unreachable (network error); missing (context, profile or binary absent); skipped (a
+    prerequisite is down, or the guard refused); failed (an error muninn could not classify).
+    Results are stored: `access show` / `secret show` print "last verified: ok 2h ago".
+
+    Exit 0 when nothing is stale, unreachable, missing or failed; 1 otherwise.
+    """
+    cfg = settings(ctx)
+    items = sweep.plan(cfg, ids or ())
+    if dry_run:
+        if json_out:
+            emit_json([i.as_dict() for i in items])
+            return
+        table = Table("id", "kind", "verdict", "lane", "requires", "command")
+        for i in items:
+            verdict = "[green]allow[/]" if i.allowed else f"[red]refuse[/]: {escape(i.verdict)}"
+            lane = "serial" if i.serial else "parallel"
+            command = i.command + (f"  (dropped: {'; '.join(i.dropped)})" if i.dropped else "")
+            table.add_row(i.id, i.kind, verdict, lane, ", ".join(i.requires), escape(command))
+        console.print(table)
+        return
+    results = sweep.run(cfg, items, parallel=parallel)
+    if json_out:
+        emit_json([r.as_dict() for r in results])
+    else:
+        table = Table("id", "kind", "status", "reason", "s")
+        for r in results:
+            colour = _COLOURS.get(r.status, "white")
+            table.add_row(r.id, r.kind, f"[{colour}]{r.status}[/]", escape(r.reason), f"{r.seconds:.1f}")
+        console.print(table)
+    if any(r.status not in ("ok", "skipped") for r in results):
+        raise typer.Exit(1)
