@@ -1,9 +1,10 @@
 """Value redaction for everything the MCP server sends out or logs.
 
-The known values are the vault's (the secrets YAML files in `vault.files`) plus any extra files
-in `guard.secret_files`; the replacement itself is the shared redactor in muninn.guards.redact,
-the same one the exporter and the leak gate use. There is no fallback: if the values cannot be
-read, the server does not start.
+The known values are the vault's: every value in its encrypted store (when it has been synced)
+and in the secrets YAML files of `vault.files`, plus any extra files in `guard.secret_files`. The
+replacement is the shared redactor in muninn.guards.redact (one Aho-Corasick pass over the
+values, then patterns), the one the exporter and the leak gate's reports use. There is no
+fallback: if a store exists and cannot be opened, the server does not start.
 """
 
 from __future__ import annotations
@@ -18,19 +19,33 @@ from muninn.guards.redact import Redactor
 
 def _resolve(settings: Settings, files: Iterable[Path]) -> list[Path]:
     base = settings.source_file.parent if settings.source_file is not None else Path.cwd()
-    out = []
-    for f in files:
-        f = f.expanduser()
-        out.append(f if f.is_absolute() else base / f)
-    return out
+    return [(f if f.expanduser().is_absolute() else base / f).expanduser() for f in files]
 
 
 def known_files(settings: Settings) -> list[Path]:
     return _resolve(settings, [*settings.vault.files, *settings.guard.secret_files])
 
 
+def vault_values(settings: Settings) -> dict[str, str]:
+    """{value: secret id} for every secret-ish value in the vault's store, if there is one."""
+    from muninn.plugins.vault.api import store_path
+    from muninn.plugins.vault.store import Store
+
+    path = store_path(settings)
+    if not path.exists():
+        return {}
+    from muninn.core.credentials import Keyring
+
+    store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
+    try:
+        return {value: f"{sid}.{part}" if part else sid for sid, part, value in store.all_values()
+                if secret_values.is_secretish(value)}
+    finally:
+        store.close()
+
+
 class ValueRedactor:
-    """`scrub(text)` replaces every known secret value in one pass."""
+    """`scrub(text)` replaces every known secret value (and pattern hit) in one pass."""
 
     def __init__(self, known: dict[str, str]) -> None:
         self.count = len(known)
@@ -38,7 +53,10 @@ class ValueRedactor:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ValueRedactor:
-        return cls(secret_values.collect(known_files(settings)))
+        known = vault_values(settings)
+        for value, secret_id in secret_values.collect(known_files(settings)).items():
+            known.setdefault(value, secret_id)
+        return cls(known)
 
     def scrub(self, text: str) -> str:
         return self._redactor.redact(text).text

@@ -70,6 +70,7 @@ class GuardSession:
     redactor: ValueRedactor
     audit: AuditLog
     _client: OpenViking | None = None
+    _searcher: Any = None
     history_streak: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -88,7 +89,20 @@ class GuardSession:
             self._client = OpenViking.user(self.settings, self.profile.account, self.profile.user)
         return self._client
 
+    @property
+    def searcher(self) -> Any:
+        """The search pipeline, kept for the session (it holds the reranker and the content cache),
+        as this profile's identity and with this identity's own keyword index."""
+        if self._searcher is None:
+            from muninn.plugins.search.pipeline import Searcher, index_path
+
+            self._searcher = Searcher(self.settings, client=self.client,
+                                      index=index_path(self.settings, self.profile.account, self.profile.user))
+        return self._searcher
+
     def close(self) -> None:
+        if self._searcher is not None:
+            self._searcher.close()
         if self._client is not None:
             self._client.close()
         self.audit.close()

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from muninn.core.errors import NotFound
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
 from muninn.plugins.mcp.session import GuardSession
-
-SNIPPET_CHARS = 1500
 
 
 class SearchParams(Params):
@@ -18,40 +15,31 @@ class SearchParams(Params):
     target: str | None = Field(None, description="Only search under this viking:// folder (must be readable)")
 
 
-def _search(session: GuardSession, query: str, target: str | None, k: int) -> list[dict]:
-    """Vector candidates from OpenViking, cut to the readable areas, with the start of each hit's text.
-
-    Stand-in until the muninn search pipeline (issue 4) lands: swapping is this one function.
-    """
-    hits = session.client.find(query, target_uri=target or "", limit=max(20, k))
-    out = []
-    for hit in hits:
-        uri = str(hit.get("uri", ""))
-        # Defence in depth: the server's ACLs may be off, the profile's prefixes never are.
-        if not session.readable(uri):
-            continue
-        try:
-            text = session.client.read(uri)[:SNIPPET_CHARS]
-        except NotFound:
-            continue
-        out.append({"uri": uri, "score": hit.get("score"), "snippet": text})
-        if len(out) >= k:
-            break
-    return out
+def _search(session: GuardSession, query: str, target: str | None, k: int) -> tuple[list[dict], list[str]]:
+    """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank, recency, per-file
+    cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings)."""
+    # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
+    result = session.searcher.search(query, k=max(k * 3, 12), target=target)
+    hits = [h.to_dict() for h in result.hits if session.readable(h.uri)]
+    return hits[:k], list(result.warnings)
 
 
 def handle(session: GuardSession, p: SearchParams) -> Output:
     target = session.require("recall_search", p.target, "read") if p.target else None
-    hits = _search(session, p.query, target, p.k)
+    hits, warnings = _search(session, p.query, target, p.k)
     blocks, data = [], []
     for i, hit in enumerate(hits, 1):
         untrusted = session.untrusted(hit["uri"])
         snippet = session.label(hit["snippet"], hit["uri"])
         score = f"{hit['score']:.3f}" if isinstance(hit.get("score"), int | float) else "-"
-        blocks.append(f"[{i}] {hit['uri']} (score {score})\n{snippet}")
+        where = " › ".join(x for x in (hit.get("breadcrumb"), hit.get("title")) if x)
+        dated = f", {hit['date'][:10]}" if hit.get("date") else ""
+        blocks.append(f"[{i}] {hit['uri']} (score {score}{dated})" + (f"\n{where}" if where else "") + f"\n{snippet}")
         data.append({**hit, "snippet": snippet, "untrusted": untrusted})
     text = "\n\n".join(blocks) if blocks else f"No hits for {p.query!r} in this reader's areas."
-    return Output(text, {"query": p.query, "hits": data})
+    if warnings:  # never a silent fallback: a skipped stage is said in the result
+        text += "\n\n" + "\n".join(f"warning: {w}" for w in warnings)
+    return Output(text, {"query": p.query, "hits": data, "warnings": warnings})
 
 
 register(ToolSpec(
