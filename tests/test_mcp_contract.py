@@ -23,10 +23,10 @@ def test_tool_contract_is_pinned() -> None:
         "recall_secret_find": (["limit", "query"], ["query"], True, False, True),
         "recall_secret_show": (["id"], ["id"], True, False, True),
         "recall_secret_command": (["command", "env", "id", "stdin"], ["command", "id"], True, False, True),
-        "recall_access_find": ([], [], True, False, True),
-        "recall_access_show": ([], [], True, False, True),
-        "recall_access_exec": ([], [], True, False, True),
-        "recall_verify": ([], [], True, False, True),
+        "recall_access_find": (["limit", "query"], ["query"], True, False, True),
+        "recall_access_show": (["id"], ["id"], True, False, True),
+        "recall_access_exec": (["command", "id", "timeout"], ["command", "id"], False, True, False),
+        "recall_verify": (["dry_run", "ids"], [], True, False, True),
     }
     assert set(specs) == set(TOOLS)
 

@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 import yaml
+from conftest import free_port
 from mcp import Client, StdioServerParameters
 
 from muninn.core import config as muninn_config
@@ -22,9 +23,10 @@ pytestmark = pytest.mark.integration
 
 PLANTED = "Zq7Xv2Lm9Rt4Kp8Wn3Bf"
 RAVEN_TOOLS = ["recall_search", "recall_read", "recall_list", "recall_remember", "recall_secret_find",
-               "recall_secret_show", "recall_secret_command", "recall_status"]
+               "recall_secret_show", "recall_secret_command", "recall_access_find", "recall_access_show",
+               "recall_access_exec", "recall_verify", "recall_status"]
 FORBIDDEN_CALLS = ["privacy_resolve", "privacy_upsert", "add_resource", "add_skill", "forget", "rm", "delete",
-                   "set_acl", "cancel_watch", "download", "write", "edit", "recall_access_exec", "recall_verify"]
+                   "set_acl", "cancel_watch", "download", "write", "edit", "find", "RECALL_SEARCH"]
 ADVERSARIAL = [
     "viking://resources/agents/raven/../bob/diary.md",
     "viking://resources/agents/raven/%2e%2e/bob/diary.md",
@@ -83,6 +85,16 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     cfg = yaml.safe_load(stack.config_path.read_text())
     cfg["guard"] = {"policy": str(policy_file), "audit_log": str(tmp / "audit.jsonl")}
     cfg["vault"] = {"files": [str(secrets)], "store": str(tmp / "vault.sqlite")}
+    inventory = tmp / "inventory.yaml"
+    inventory.write_text(yaml.safe_dump([
+        {"id": "vpn", "kind": "vpn", "tcp": f"127.0.0.1:{free_port()}", "fix": "connect the VPN and retry"},
+        {"id": "ops-cluster", "kind": "cluster", "aliases": ["ops"], "environment": "prod", "requires": ["vpn"],
+         "access": ["kubectl --context ops-cluster get nodes"], "verify": "kubectl --context ops-cluster get nodes"},
+        {"id": "build-box", "kind": "host", "environment": "dev", "notes": "the local build machine",
+         "access": ["export GREETING=hello"], "secrets": ["chat-bot-token"]},
+    ]))
+    cfg["inventory"] = {"files": [str(inventory)]}
+    cfg["home"] = str(tmp / "home")  # the vault's access log and verify results stay in this module
     config = tmp / "muninn.yaml"
     config.write_text(yaml.safe_dump(cfg))
     vault = Vault.open(muninn_config.load(config))
@@ -139,6 +151,14 @@ def raven(world: dict[str, Any]) -> dict[str, Any]:
         out["secret_command"] = await client.call_tool("recall_secret_command",
                                                        {"id": "chat-bot-token", "command": use})
         out["secret_missing"] = await client.call_tool("recall_secret_show", {"id": "no-such-secret"})
+        out["access_find"] = await client.call_tool("recall_access_find", {"query": "ops cluster"})
+        out["access_show"] = await client.call_tool("recall_access_show", {"id": "ops"})
+        out["access_down"] = await client.call_tool("recall_access_exec", {"id": "ops-cluster", "command": "true"})
+        out["access_exec"] = await client.call_tool(
+            "recall_access_exec", {"id": "build-box", "command": 'echo "$GREETING $CHAT_BOT_TOKEN"'})
+        out["verify_plan"] = await client.call_tool("recall_verify", {"ids": ["ops-cluster"], "dry_run": True})
+        out["verify"] = await client.call_tool("recall_verify", {"ids": ["ops-cluster"]})
+        out["after_live"] = await client.call_tool("recall_search", {"query": "deploy pipeline bot token"})
         return out
 
     return _session(world, "raven", script)
@@ -211,6 +231,27 @@ def test_secret_tools_give_metadata_and_a_command_never_the_value(raven: dict[st
     assert raven["secret_missing"].is_error
 
 
+def test_access_tools_check_prerequisites_and_mask_output(raven: dict[str, Any]) -> None:
+    assert raven["access_find"].structured_content["hits"][0]["id"] == "ops-cluster"
+    assert "requires: vpn" in _text(raven["access_show"])
+    down = _text(raven["access_down"])
+    assert raven["access_down"].is_error and "prerequisite 'vpn' is down" in down
+    done = raven["access_exec"]
+    assert not done.is_error, _text(done)
+    assert done.structured_content["exit_code"] == 0
+    assert "hello" in done.structured_content["stdout"] and PLANTED not in _text(done)
+    assert "REDACTED" in done.structured_content["stdout"]
+
+
+def test_verify_reports_a_reason_per_item(raven: dict[str, Any]) -> None:
+    plan = raven["verify_plan"].structured_content["items"]
+    assert {i["id"] for i in plan} == {"ops-cluster", "vpn"}
+    results = {r["id"]: r for r in raven["verify"].structured_content["results"]}
+    assert results["ops-cluster"]["status"] == "skipped" and "vpn" in results["ops-cluster"]["reason"]
+    # a live tool ran: the history-only streak starts again
+    assert "Memory is history" not in _text(raven["after_live"])
+
+
 def test_status_names_the_profile(raven: dict[str, Any]) -> None:
     data = raven["status"].structured_content
     assert data["profile"] == "raven" and data["write_prefixes"] == ["viking://resources/agents/raven"]
@@ -219,7 +260,7 @@ def test_status_names_the_profile(raven: dict[str, Any]) -> None:
 
 def test_audit_has_one_line_per_call_without_secret_values(raven: dict[str, Any], world) -> None:
     lines = [x for x in audit.read(world["audit"]) if x["profile"] == "raven"]
-    calls = len(FORBIDDEN_CALLS) + len(ADVERSARIAL) + 15
+    calls = len(FORBIDDEN_CALLS) + len(ADVERSARIAL) + 22
     assert len(lines) == calls
     assert PLANTED not in world["audit"].read_text()
     denied = [x for x in lines if x["tool"] == "privacy_resolve"]

@@ -1,18 +1,46 @@
-"""recall_verify: not wired yet. verify (plugins/verify, issue 6)
-has not landed in a form this server can call,
-so these tools are registered as unavailable: never listed, refused if called, named in recall_status."""
+"""recall_verify: the read-only sweep (inventory proof commands, secret checks), one status per item.
+
+Every command passes the verify command guard first; a refusal is `skipped` with the reason.
+It is a live tool: calling it resets the history-only nudge.
+"""
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
-from muninn.plugins.mcp.session import GuardSession, Refused
-
-UNAVAILABLE = "verify (plugins/verify, issue 6) is not wired into the MCP server yet"
+from muninn.plugins.mcp.session import GuardSession
 
 
-def _absent(session: GuardSession, p: Params) -> Output:
-    raise Refused(UNAVAILABLE)
+class VerifyParams(Params):
+    ids: list[str] = Field(default_factory=list, max_length=50,
+                           description="Inventory or secret ids to check (default: everything)")
+    dry_run: bool = Field(False, description="Only print what would run and the guard's verdict for each command")
 
 
-register(ToolSpec(name="recall_verify", description="Not wired yet.", params=Params, handler=_absent,
-                   unavailable=UNAVAILABLE))
+def handle(session: GuardSession, p: VerifyParams) -> Output:
+    from muninn.plugins.verify import sweep
+
+    items = sweep.plan(session.settings, p.ids)
+    if p.dry_run:
+        rows = [{"kind": i.kind, "id": i.id, "command": i.command, "allowed": i.allowed, "verdict": i.verdict}
+                for i in items]
+        lines = [f"{'run ' if r['allowed'] else 'skip'} {r['kind']} {r['id']}: {r['command']}  ({r['verdict']})"
+                 for r in rows]
+        return Output("\n".join(lines) or "Nothing to verify.", {"dry_run": True, "items": rows})
+    results = sweep.run(session.settings, items, who=f"mcp:{session.profile.name}")
+    rows = [r.as_dict() for r in results]
+    lines = [f"{r['status']:<11} {r['kind']} {r['id']}: {r['reason']}" for r in rows]
+    return Output("\n".join(lines) or "Nothing to verify.", {"dry_run": False, "results": rows})
+
+
+register(ToolSpec(
+    name="recall_verify",
+    description=(
+        "Check, read-only, that credentials and access routes still work: one status per item (ok, "
+        "stale = log in or rotate, unreachable = network or VPN, missing = not set up here, skipped) "
+        "with the reason. Run it before a task that spans several systems or after an auth error, and "
+        "act on the reason it gives."
+    ),
+    params=VerifyParams, handler=handle, read_only=True, idempotent=True, open_world=True, live=True,
+))
