@@ -81,6 +81,8 @@ class OpenViking:
             return fn(*args, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise self._down(exc) from None
+        except httpx.TimeoutException:
+            raise self._slow(what, uri) from None
         except ov_errors.NotFoundError:
             raise NotFound(f"{what}: {uri} does not exist on {self.url}", status=404, uri=uri) from None
         except (ov_errors.UnauthenticatedError, ov_errors.PermissionDeniedError) as exc:
@@ -93,6 +95,10 @@ class OpenViking:
         return ServerDown(f"OpenViking is not reachable at {self.url}",
                           fix="start it with `muninn up`, or check server.url / server.port in muninn.yaml")
 
+    def _slow(self, what: str, uri: str | None) -> ServerError:
+        return ServerError(f"{what}{f' {uri}' if uri else ''} timed out waiting for {self.url}",
+                           uri=uri, fix="the server is busy or stuck: see its log (`muninn status`), then retry")
+
     def _auth(self, what: str, uri: str | None, detail: str) -> AuthError:
         where = f" on {uri}" if uri else ""
         return AuthError(f"{what}{where} refused for {_key_hint(self.key_name)}: {detail}",
@@ -104,6 +110,8 @@ class OpenViking:
             resp = self._http.request(method, path, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise self._down(exc) from None
+        except httpx.TimeoutException:
+            raise self._slow(what, uri) from None
         if resp.status_code in (401, 403):
             raise self._auth(what, uri, resp.text[:200])
         if resp.status_code == 404:
@@ -214,9 +222,10 @@ class OpenViking:
         result = self._call("glob", uri, self._sdk.glob, pattern, uri=uri, node_limit=limit)
         return list(result.get("matches", [])) if isinstance(result, dict) else list(result or [])
 
-    def wait(self) -> None:
-        """Block until the server's queues drain (indexing is asynchronous)."""
-        self._call("wait", None, self._sdk.wait_processed)
+    def wait(self, timeout: float = 900.0) -> None:
+        """Block until the server's queues drain (indexing is asynchronous). Large imports take
+        minutes on 2 cores, longer than any sensible per-request timeout, hence its own."""
+        self._rest("POST", "/api/v1/system/wait", "wait for indexing", json={}, timeout=timeout)
 
     # --- ACLs ---
 
