@@ -182,3 +182,28 @@ def test_bad_inventory_names_file_and_line(tmp_path: Path, entries: list, proble
     with pytest.raises(ConfigError) as err:
         load_files([path])
     assert problem in str(err.value) and err.value.path == str(path) and err.value.line
+
+
+def test_prerequisite_from_nc_verify(tmp_path: Path, listener: socket.socket) -> None:
+    from muninn.plugins.inventory.model import load_files
+
+    port = listener.getsockname()[1]
+    path = tmp_path / "inv.yaml"
+    path.write_text(yaml.safe_dump([
+        {"id": "office", "kind": "network", "aliases": ["vpn"], "verify": f"nc -z -w 3 127.0.0.1 {port}"},
+        {"id": "host", "kind": "host", "requires": ["office"]},
+    ]))
+    entries = load_files([path])
+    assert entries["office"].entry.tcp_target == f"127.0.0.1:{port}"
+    prereq.require(entries, "host")
+    listener.close()
+    with pytest.raises(prereq.PrerequisiteDown, match="^prerequisite 'office' is down: connect the VPN and retry$"):
+        prereq.require(entries, "host")
+
+
+def test_shipped_examples_load() -> None:
+    from muninn.plugins.inventory.model import load_files as load_inventory
+    from muninn.plugins.vault.model import load_files as load_secrets
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    assert load_inventory([root / "inventory.yaml"]) and load_secrets([root / "secrets.yaml"])

@@ -56,8 +56,8 @@ def block(entry: InventoryEntry, last_verified: str | None = None) -> str:
             lines.append(f"  {key}: {getattr(entry, key)}")
     if entry.requires:
         lines.append(f"  requires: {', '.join(entry.requires)}")
-    if entry.tcp:
-        lines.append(f"  check: tcp connect {entry.tcp} ({prereq.TIMEOUT:g} s)")
+    if entry.is_prerequisite:
+        lines.append(f"  check: tcp connect {entry.tcp_target} ({prereq.TIMEOUT:g} s)")
     for n, step in enumerate(steps.classify_all(entry.access), start=1):
         note = {"command": "", "env": "", "switch": "   (context switch)", "note": "   (note)"}[step.kind]
         lines.append(f"  {n}. {step.text}{note}")

@@ -23,7 +23,7 @@ references to secret ids. An entry:
 
     - id: vpn
       kind: vpn
-      tcp: jump01.example.com:22  # the check: a 3-second TCP connect
+      tcp: jump01.example.com:22  # the check: a 3-second TCP connect (`verify: nc -z HOST PORT` works too)
       fix: connect the VPN and retry
 """
 
@@ -40,6 +40,7 @@ from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_NC = re.compile(r"^\s*nc\s+-z(?:v)?\s+(?:-w\s*\d+\s+)?([A-Za-z0-9_.:\[\]-]+)\s+(\d{1,5})\s*$")
 
 
 class InventoryEntry(BaseModel):
@@ -80,19 +81,28 @@ class InventoryEntry(BaseModel):
         return value
 
     @property
+    def tcp_target(self) -> str | None:
+        """`tcp`, or the host:port of a `verify: nc -z [-w N] HOST PORT` (the same check, written as a command)."""
+        if self.tcp:
+            return self.tcp
+        m = _NC.match(self.verify or "")
+        return f"{m.group(1)}:{m.group(2)}" if m else None
+
+    @property
     def address(self) -> tuple[str, int]:
-        assert self.tcp
-        host, _, port = self.tcp.rpartition(":")
+        target = self.tcp_target
+        assert target
+        host, _, port = target.rpartition(":")
         return host.strip("[]"), int(port)
 
     @property
     def is_prerequisite(self) -> bool:
-        return self.tcp is not None
+        return self.tcp_target is not None
 
     def fix_sentence(self) -> str:
         if self.fix:
             return self.fix
-        if self.kind.lower() == "vpn":
+        if "vpn" in {self.kind.lower(), self.id.lower(), *(a.lower() for a in self.aliases)}:
             return "connect the VPN and retry"
         return f"bring {self.name or self.id} up and retry"
 
@@ -133,7 +143,7 @@ def load_files(paths: Iterable[Path]) -> dict[str, Located]:
                 raise doc.error_at((*loc, "requires", i), f"requires {req!r}, which is not an inventory entry")
             if not target.entry.is_prerequisite:
                 raise doc.error_at((*loc, "requires", i), f"{req!r} has no `tcp: host:port` check",
-                                   fix=f"give {req!r} a tcp check, or drop it from requires")
+                                   fix=f"give {req!r} `tcp:` (or `verify: nc -z HOST PORT`), or drop it from requires")
     _no_account_cycles(out)
     return out
 

@@ -63,7 +63,7 @@ def _inventory_items(entries: Mapping[str, Located]) -> list[Item]:
     for entry_id, located in entries.items():
         entry = located.entry
         if entry.is_prerequisite:
-            items.append(Item("prerequisite", entry_id, f"tcp connect {entry.tcp} ({prereq.TIMEOUT:g} s)",
+            items.append(Item("prerequisite", entry_id, f"tcp connect {entry.tcp_target} ({prereq.TIMEOUT:g} s)",
                               verdict="tcp connect only"))
             continue
         if not entry.verify:
