@@ -15,6 +15,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,30 +23,49 @@ import ahocorasick_rs
 
 KNOWN_VALUE = "known-value"
 # Values the gate accepts next to a label: redaction markers and documentation placeholders.
-_HARMLESS = re.compile(r"^(?:\[REDACTED:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*xX.]{3,})")
-_ASSIGNED = r"[\"'`*_\]]*\s*(?:[:=|]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
+_HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
+_SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
+_KEY_QUALIFIER = re.compile(r"(?:api|access|private|signing|master|secret|client)[ _-]?$")
+_WORDCHAR = re.compile(r"[a-z0-9]", re.IGNORECASE)
 
-# name -> (pattern, group holding the secret or 0, needs letters and digits)
-_PATTERNS: dict[str, tuple[re.Pattern[str], int, bool]] = {
-    "private-key-block": (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY"), 0, False),
-    "aws-access-key-id": (re.compile(r"\b(?:AKIA|ASIA|AROA|AIDA)[A-Z0-9]{16}\b"), 0, False),
-    "github-token": (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0, False),
-    "slack-token": (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, False),
-    "stripe-secret-key": (re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0, False),
-    "google-api-key": (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0, False),
-    "jwt": (re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), 0, False),
-    "url-password": (re.compile(r"\b[a-zA-Z][\w+.-]*://[^\s:/@'\"]+:([^\s@/'\"]+)@"), 1, False),
-    "authorization-header": (
-        re.compile(r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
-        1, True,
-    ),
-    "bearer-token": (re.compile(r"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=-]{12,})"), 1, True),
-    "assigned-secret": (
-        re.compile(r"(?i)(?<![a-z])(?:password|passwd|pwd|passphrase|secret(?:[ _-]?key)?|token"
-                   r"|(?:api|access|private|signing|master)[ _-]?key|client[ _-]?secret)s?"
-                   + _ASSIGNED + r"([^\s\"'`|,;]{8,})"),
-        1, True,
-    ),
+
+@dataclass(frozen=True)
+class _Pattern:
+    """One gate pattern. `re` only skips ahead fast to a leading literal, so patterns start with
+    one: word boundaries are checked in code (`boundary`) and case-insensitive patterns run over
+    the lower-cased text (`lowercase`). `words` must appear (lower-cased) for the pattern to run."""
+
+    regex: re.Pattern[str]
+    words: tuple[str, ...]
+    group: int = 0
+    mixed: bool = False       # the value must hold letters and digits
+    boundary: bool = False
+    lowercase: bool = False
+
+
+_PATTERNS: dict[str, _Pattern] = {
+    "private-key-block": _Pattern(re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY"), ("-----begin",)),
+    "aws-access-key-id": _Pattern(re.compile(r"(?:AKIA|ASIA|AROA|AIDA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+                                  ("akia", "asia", "aroa", "aida"), boundary=True),
+    "github-token": _Pattern(re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+                             ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), boundary=True),
+    "slack-token": _Pattern(re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"), ("xox",), boundary=True),
+    "stripe-secret-key": _Pattern(re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+                                  ("k_live_", "k_test_"), boundary=True),
+    "google-api-key": _Pattern(re.compile(r"AIza[0-9A-Za-z_-]{35}"), ("aiza",), boundary=True),
+    "jwt": _Pattern(re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), ("eyj",),
+                    boundary=True),
+    "url-password": _Pattern(re.compile(r"://[^\s:/@'\"]+:([^\s@/'\"]+)@"), ("://",), group=1),
+    "authorization-header": _Pattern(
+        re.compile(r"authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
+        ("authorization",), group=1, mixed=True, boundary=True, lowercase=True),
+    "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)\s+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
+                             group=1, mixed=True, boundary=True, lowercase=True),
+    # Starts at the noun; `key` needs a qualifier in front (`api key`, `SECRET_KEY`), checked in code.
+    "assigned-secret": _Pattern(
+        re.compile(r"(password|passwd|pwd|passphrase|secret|token|key)s?(?![a-z])" + _SEPARATOR
+                   + r"([^\s\"'`|,;]{8,})"),
+        ("pass", "pwd", "secret", "token", "key"), group=2, mixed=True, lowercase=True),
 }
 
 
@@ -91,13 +111,44 @@ def scan(text: str) -> list[Finding]:
     """Pattern findings only (no known values), one per match."""
     out: list[Finding] = []
     lines = _Lines(text)
-    for name, (pattern, group, mixed) in _PATTERNS.items():
-        for m in pattern.finditer(text):
-            value = m.group(group)
-            if _HARMLESS.match(value) or (mixed and not _has_letters_and_digits(value)):
+    lowered = text.lower()
+    # 'İ' and friends change the length when lower-cased: then search the original, ignoring case.
+    same = len(lowered) == len(text)
+    present = {_TRIGGER_WORDS[i] for i, _, _ in _TRIGGERS.find_matches_as_indexes(lowered, overlapping=True)}
+    for name, p in _PATTERNS.items():
+        if present.isdisjoint(p.words):
+            continue
+        haystack, regex = text, p.regex
+        if p.lowercase:
+            haystack, regex = (lowered, p.regex) if same else (text, _ignorecase(p.regex))
+        for m in regex.finditer(haystack):
+            start, end = m.span(p.group)
+            if p.boundary and m.start() > 0 and _WORDCHAR.match(haystack, m.start() - 1):
                 continue
-            out.append(Finding(name, None, lines.at(m.start(group))))
+            value = text[start:end]
+            if _HARMLESS.match(value) or (p.mixed and not _has_letters_and_digits(value)):
+                continue
+            if name == "assigned-secret" and not _label_ok(haystack, m):
+                continue
+            out.append(Finding(name, None, lines.at(start)))
     return sorted(out, key=lambda f: (f.line, f.reason))
+
+
+def _label_ok(haystack: str, m: re.Match[str]) -> bool:
+    before = haystack[max(0, m.start() - 16):m.start()].lower()
+    qualified = bool(_KEY_QUALIFIER.search(before))
+    if before and before[-1].isalnum() and not qualified:
+        return False  # `monkey: …`, `mytoken = …`
+    return m.group(1) != "key" or qualified
+
+
+@cache
+def _ignorecase(regex: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(regex.pattern, regex.flags | re.IGNORECASE)
+
+
+_TRIGGER_WORDS = sorted({w for p in _PATTERNS.values() for w in p.words})
+_TRIGGERS = ahocorasick_rs.AhoCorasick(_TRIGGER_WORDS, matchkind=ahocorasick_rs.MatchKind.Standard)
 
 
 class _Lines:

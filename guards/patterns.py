@@ -1,11 +1,13 @@
 """The pattern pass: detect-secrets' own plugins plus muninn's rules (`guards/rules/`).
 
 detect-secrets is line-oriented and costs ~30–110 µs per line with its 26 plugins, i.e. well
-under 1 MB/s on ordinary text. Nearly every line of a note can be ruled out much more cheaply,
-so one compiled trigger regex runs over the whole document first and only the lines it marks go
-through the plugins. The trigger is derived from what the plugins need to fire (see `_TRIGGER`);
-the eval `evals/bench_redact.py` measures both paths and the tests check that the trigger never
-hides a finding detect-secrets would have made on the planted corpus.
+under 1 MB/s on ordinary text (measured in `evals/results/redact.md`). Nearly every line of a note
+can be ruled out much more cheaply: one Aho-Corasick pass over the lower-cased text finds the
+literals the plugins need (`key`, `://`, `ghp_`, …) and a few small regexes find the shapes that
+have no literal (quoted runs, Twilio, Discord). Each line then runs only the plugins something on
+it could set off. The tables below were read off detect-secrets 1.5's own regexes; the tests
+check on the planted corpus that the fast path finds exactly what running every plugin on every
+line finds.
 
 Settings are detect-secrets' defaults (all plugins, default entropy limits, default heuristic
 filters), except:
@@ -17,6 +19,7 @@ filters), except:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -28,20 +31,44 @@ DS_PREFIX = "ds:"
 _DISABLED_PLUGINS = {"IPPublicDetector"}
 _DISABLED_FILTERS = {"detect_secrets.filters.allowlist.is_line_allowlisted"}
 
-# A line can only produce a detect-secrets finding if it has one of these (from the plugins'
-# own regexes, detect-secrets 1.5): a keyword of KeywordDetector's denylist (all contain key,
-# pass, pwd, secret or contrase), `auth` (npm), `://` (basic auth, Slack webhooks), a quoted run
-# of ≥ 8 base64/hex characters (the entropy plugins need quotes unless searching eagerly, and
-# hex needs > 3 bits, i.e. ≥ 8 distinct characters), a run of ≥ 20 token characters (every
-# prefixed-token plugin's shortest match is longer), or Artifactory's short prefixes.
-_KEYWORD = r"key|pass|pwd|secret|contrase"
-_TRIGGER = re.compile(
-    rf"(?i:{_KEYWORD}|auth|://|-----BEGIN|putty)"
-    r"|['\"][A-Za-z0-9+/=_-]{8,}['\"]"
-    r"|[A-Za-z0-9_+/=.-]{20,}"
-    r"|AKC|AP[\dA-F]"
+# Which lines can make which detect-secrets plugin fire (detect-secrets 1.5, read off each
+# plugin's own regexes). Lower-case literals are found in one Aho-Corasick pass over the lower-cased
+# text; the shapes without a literal are separate small regexes (one alternation of them is ~10x
+# slower than running each: `re` can skip ahead only to a pattern's first literal or character set).
+# A plugin missing from these tables runs on every line, so a new detect-secrets plugin is slow,
+# never skipped.
+_KEYWORDS = ("key", "pass", "pwd", "pw", "secret", "contrase", "token")
+# These four are keyword assignments with a vendor word in front (`cloudant_password = …`).
+_KEYWORD_PLUGINS = ("KeywordDetector", "CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector",
+                    "SoftlayerDetector")
+_LITERAL_TRIGGERS: dict[str, tuple[str, ...]] = {
+    **{k: _KEYWORD_PLUGINS for k in _KEYWORDS},
+    "://": ("BasicAuthDetector", "SlackDetector", "CloudantDetector", "SoftlayerDetector"),
+    **{k: ("AWSKeyDetector",) for k in ("akia", "asia", "abia", "acca", "a3t", "aws")},
+    "accountkey=": ("AzureStorageKeyDetector",),
+    "_authtoken": ("NpmDetector",),
+    "eyj": ("JwtTokenDetector",),
+    **{k: ("GitHubTokenDetector",) for k in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
+    **{k: ("GitLabTokenDetector",) for k in ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "gr1348941", "glcbt-")},
+    "-us": ("MailchimpDetector",),
+    "sk-": ("OpenAIDetector",),
+    "pypi-": ("PypiTokenDetector",),
+    "sg.": ("SendGridDetector",),
+    "xox": ("SlackDetector",),
+    "sq0csp-": ("SquareOAuthDetector",),
+    "k_live_": ("StripeDetector",),
+    "begin": ("PrivateKeyDetector",),
+    "putty": ("PrivateKeyDetector",),
+}
+_SHAPE_TRIGGERS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    # detect-secrets' base64 charset holds a backslash (its `'\\-_'`): JSON strings with `\n` count.
+    (re.compile(r"['\"][A-Za-z0-9+/=_\\-]{8,}['\"]"), ("Base64HighEntropyString", "HexHighEntropyString")),
+    (re.compile(r":[0-9A-Za-z_-]{35}"), ("TelegramBotTokenDetector",)),
+    (re.compile(r"AKC|AP[\dA-F]"), ("ArtifactoryDetector",)),
+    (re.compile(r"(?:AC|SK)[a-z0-9]{32}"), ("TwilioKeyDetector",)),
+    (re.compile(r"[MNO][a-zA-Z\d_-]{23}"), ("DiscordBotTokenDetector",)),
 )
-_KEYWORD_RE = re.compile(_KEYWORD, re.IGNORECASE)
+_MAPPED = {p for ps in _LITERAL_TRIGGERS.values() for p in ps} | {p for _, ps in _SHAPE_TRIGGERS for p in ps}
 _MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
 
 
@@ -54,9 +81,11 @@ class Span:
 
 @dataclass
 class _Detector:
-    plugins: list[Any]
-    keyword: Any
+    plugins: dict[str, Any]       # class name -> instance
+    unmapped: list[str]           # plugins no trigger covers: run on every line
     filters: list[Any]
+    literals: Any                 # Aho-Corasick over `_LITERAL_TRIGGERS`
+    literal_plugins: list[tuple[str, ...]]
 
 
 @cache
@@ -66,27 +95,35 @@ def _detector() -> _Detector:
     detect-secrets keeps settings in a process-wide singleton; instances taken inside
     `default_settings()` keep their configuration after the context restores the old settings.
     """
+    import ahocorasick_rs
     from detect_secrets.core.scan import get_filters_with_parameter
     from detect_secrets.settings import default_settings, get_plugins
 
     with default_settings():
-        plugins = [p for p in get_plugins() if type(p).__name__ not in _DISABLED_PLUGINS]
+        plugins = {type(p).__name__: p for p in get_plugins() if type(p).__name__ not in _DISABLED_PLUGINS}
         seen: dict[str, Any] = {}
         for f in get_filters_with_parameter("secret") + get_filters_with_parameter("line"):
             if f.path not in _DISABLED_FILTERS:
                 seen.setdefault(f.path, f)
-    keyword = next(p for p in plugins if type(p).__name__ == "KeywordDetector")
-    return _Detector([p for p in plugins if p is not keyword], keyword, list(seen.values()))
+    literals = list(_LITERAL_TRIGGERS)
+    # Standard + overlapping: `keyJ…` must report both `key` and `eyj`.
+    ac = ahocorasick_rs.AhoCorasick(literals, matchkind=ahocorasick_rs.MatchKind.Standard)
+    return _Detector(plugins, sorted(set(plugins) - _MAPPED), list(seen.values()), ac,
+                     [_LITERAL_TRIGGERS[k] for k in literals])
 
 
-def ds_findings(line: str, filename: str = "note.md") -> list[tuple[str, str]]:
-    """(rule, secret) pairs detect-secrets reports for one line, after its heuristic filters."""
+def ds_findings(line: str, filename: str = "note.md", plugins: Iterable[str] | None = None) -> list[tuple[str, str]]:
+    """(rule, secret) pairs detect-secrets reports for one line (all plugins, or the named ones),
+    after its heuristic filters."""
     from detect_secrets.util.inject import call_function_with_arguments
 
     det = _detector()
-    plugins = [*det.plugins, det.keyword] if _KEYWORD_RE.search(line) else det.plugins
+    names = det.plugins if plugins is None else plugins
     out: list[tuple[str, str]] = []
-    for plugin in plugins:
+    for name in names:
+        plugin = det.plugins.get(name)
+        if plugin is None:
+            continue
         for found in plugin.analyze_line(filename=filename, line=line, line_number=0, context=None):
             secret = found.secret_value
             if not secret:
@@ -94,22 +131,33 @@ def ds_findings(line: str, filename: str = "note.md") -> list[tuple[str, str]]:
             kwargs = {"secret": secret, "line": line, "plugin": plugin, "filename": filename}
             if any(call_function_with_arguments(f, **kwargs) for f in det.filters):
                 continue
-            out.append((DS_PREFIX + type(plugin).__name__, secret))
+            out.append((DS_PREFIX + name, secret))
     return out
 
 
-def _line_starts(text: str, positions: Iterable[int]) -> list[int]:
-    """Start offsets of the distinct lines holding `positions` (sorted input)."""
-    starts: list[int] = []
-    last_end = -1
-    for pos in positions:
-        if pos < last_end:
-            continue
-        start = text.rfind("\n", 0, pos) + 1
-        end = text.find("\n", pos)
-        last_end = len(text) if end < 0 else end
-        starts.append(start)
-    return starts
+def triggered_lines(text: str, lowered: str | None = None) -> dict[int, set[str]]:
+    """Line start offset -> the detect-secrets plugins worth running on that line."""
+    det = _detector()
+    lowered = text.lower() if lowered is None else lowered
+    hits: list[tuple[int, tuple[str, ...]]] = []
+    if len(lowered) == len(text):
+        hits.extend((start, det.literal_plugins[i])
+                    for i, start, _ in det.literals.find_matches_as_indexes(lowered, overlapping=True))
+    else:  # offsets of the lower-cased text would not line up ('İ'): every line gets every plugin
+        everything = tuple(det.plugins)
+        hits.extend((s, everything) for s in (0, *(m.end() for m in re.finditer("\n", text))))
+    for pattern, plugins in _SHAPE_TRIGGERS:
+        hits.extend((m.start(), plugins) for m in pattern.finditer(text))
+    newlines = [m.start() for m in re.finditer("\n", text)] if hits or det.unmapped else []
+    out: dict[int, set[str]] = {}
+    for pos, plugins in hits:
+        i = bisect_right(newlines, pos - 1)
+        start = newlines[i - 1] + 1 if i else 0
+        out.setdefault(start, set()).update(plugins)
+    if det.unmapped:
+        for start in (0, *(n + 1 for n in newlines)):
+            out.setdefault(start, set()).update(det.unmapped)
+    return out
 
 
 class PatternScanner:
@@ -123,6 +171,22 @@ class PatternScanner:
         self.filename = filename
         if use_ds:
             _detector()
+        # One Aho-Corasick pass finds every rule's trigger words; `in` per trigger per rule was
+        # the largest single cost of the pattern pass on 4 KB documents.
+        import ahocorasick_rs
+
+        self._always = [r for r in self.rules if not r.triggers]
+        words = sorted({t for r in self.rules for t in r.triggers})
+        self._word_rules = [[r for r in self.rules if w in r.triggers] for w in words]
+        self._words = ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if words else None
+
+    def _triggered(self, lowered: str) -> list[Rule]:
+        chosen = {id(r) for r in self._always}
+        if self._words is not None:
+            for i, _, _ in self._words.find_matches_as_indexes(lowered, overlapping=True):
+                chosen.update(id(r) for r in self._word_rules[i])
+        return [r for r in self.rules if id(r) in chosen]
 
     def scan(self, text: str) -> list[Span]:
         """Non-overlapping spans in text order; spans touching a `[REDACTED:…]` marker are dropped
@@ -130,22 +194,22 @@ class PatternScanner:
         markers = [m.span() for m in _MARKER.finditer(text)] if MARKER_PREFIX in text else []
         lowered = text.lower()
         found: list[Span] = []
-        for rule in self.rules:
-            found.extend(Span(s, e, rule.name) for s, e in rule.spans(text, lowered))
+        for rule in self._triggered(lowered):
+            found.extend(Span(s, e, rule.name) for s, e in rule.spans(text, lowered, checked=True))
         if self.use_ds:
-            found.extend(self._ds_spans(text))
+            found.extend(self._ds_spans(text, lowered))
         return _resolve(found, markers)
 
-    def _ds_spans(self, text: str) -> Iterable[Span]:
+    def _ds_spans(self, text: str, lowered: str) -> Iterable[Span]:
         if self.prefilter:
-            starts = _line_starts(text, (m.start() for m in _TRIGGER.finditer(text)))
+            work: Iterable[tuple[int, Iterable[str] | None]] = sorted(triggered_lines(text, lowered).items())
         else:
-            starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
-        for start in starts:
+            work = [(0, None), *((m.end(), None) for m in re.finditer("\n", text))]
+        for start, plugins in work:
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
             line = text[start:end]
-            for rule, secret in ds_findings(line, self.filename):
+            for rule, secret in ds_findings(line, self.filename, plugins):
                 pos = line.find(secret)
                 while pos >= 0:
                     yield Span(start + pos, start + pos + len(secret), rule)

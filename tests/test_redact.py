@@ -11,7 +11,7 @@ from planted import FORMS, PROSE, SHORT_HINTS, VALUE_ONLY_FORMS, generate, known
 
 from muninn.core.errors import ConfigError
 from muninn.guards import secret_values
-from muninn.guards.patterns import PatternScanner
+from muninn.guards.patterns import PatternScanner, _detector
 from muninn.guards.redact import ENCODINGS, Redactor
 from muninn.guards.secret_values import collect, is_secretish
 
@@ -175,12 +175,50 @@ def test_contains_known_names_ids_only(full: Redactor) -> None:
     assert full.contains_known(PROSE[0]) == []
 
 
+# One line per detect-secrets plugin (shapes from its own regexes), to pin the trigger tables.
+DS_SAMPLES = [
+    'artifactory = "AKCp5e2gMx8ofRkMEuLwVbKsG4cFD8zQJ8zYsM3NsFbXqgBCBFEHpEC4fPMVqhi9UPYGSqhXa"',
+    "key=AP6xxxxxxxxxxxxxxx1",
+    "AKIAIOSFODNN7EXAMPLQ",
+    'aws_secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+    "AccountKey=" + "lJzRc1YdHaAA2KCNJJ1tkYwF/+mKK6Ygw0NGe170Xu592euJv2wYUtBlV8z+qnlcNQSnIYVTkLWntUO1F8j8rQ==",
+    "http://admin:hunter2X9@example.com",
+    'cloudant_password = "' + "a" * 24 + '"',
+    "MTk4NjIyNDgzNDcOTY3NDUxMg.G8EmVh.bmT4SL56fHJmsZfgCnfM1xGUMCwWqKCzlNj2Qd",
+    "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",
+    "glpat-abcdefghij0123456789",
+    'ibm_cloud_iam_key = "' + "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH" + '"',
+    'ibm_cos_secret_access_key = "' + "a1b2c3d4" * 6 + '"',
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    'secret = "Zx81kLmQ2pRt7uVw9YbC3dEf"',
+    "0123456789abcdef0123456789abcdef-us12",
+    "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnop",
+    "sk-abcdefghij0123456789T3BlbkFJabcdefghij0123456789",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "pypi-AgEIcHlwaS5vcmc" + "A" * 70,
+    "SG." + "a" * 22 + "." + "b" * 43,
+    "xoxb-123456789012-abcdefghij",
+    'softlayer_api_key = "' + "a1" * 32 + '"',
+    "sq0csp-" + "A1b2C3d4E5" * 4 + "abc",
+    "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "123456789:" + "AAE" + "abcdefghijklmnopqrstuvwxyz01234567"[:32],
+    "AC" + "0123456789abcdef" * 2,
+    'commit = "3f2a9c1d4e5b6a7c8d9e0f1a"',
+]
+
+
+def test_every_detect_secrets_plugin_has_a_trigger() -> None:
+    """A detect-secrets upgrade that adds a plugin must be noticed: it would run on every line."""
+    assert _detector().unmapped == []
+
+
 def test_trigger_prefilter_finds_what_a_full_scan_finds() -> None:
     """The cheap per-line trigger must never hide a detect-secrets finding."""
     fast, slow = PatternScanner(prefilter=True), PatternScanner(prefilter=False)
-    docs = [p.doc for p in PLANTED[:120]] + PROSE
+    assert sum(bool(slow.scan(line)) for line in DS_SAMPLES) >= len(DS_SAMPLES) - 3
+    docs = [p.doc for p in PLANTED[:120]] + PROSE + DS_SAMPLES + ["\n".join(DS_SAMPLES)]
     for doc in docs:
-        assert fast.scan(doc) == slow.scan(doc)
+        assert fast.scan(doc) == slow.scan(doc), doc
 
 
 @pytest.mark.parametrize(("value", "secretish"), [

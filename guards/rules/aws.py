@@ -1,4 +1,5 @@
-"""AWS access key ids, and secret keys next to their usual names."""
+"""AWS access key ids. Secret access keys have no shape of their own; the labelled rule takes
+`aws_secret_access_key = …` and the value pass takes known ones."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ from muninn.guards.rules import Rule, register
 @register
 class AwsKey(Rule):
     name = "aws-key"
-    patterns = (
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
-        re.compile(r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})\b"),
-    )
-    triggers = ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "a3t", "aws")
+    patterns = (re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),)
+    triggers = ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "a3t")
+    boundary = True

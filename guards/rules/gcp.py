@@ -12,7 +12,8 @@ from muninn.guards.rules import Rule, register
 class GcpKey(Rule):
     name = "gcp-key"
     patterns = (
-        re.compile(r"\bAIza[0-9A-Za-z_-]{35}"),
-        re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"),
+        re.compile(r"AIza[0-9A-Za-z_-]{35}"),
+        re.compile(r"ya29\.[0-9A-Za-z_-]{20,}"),
     )
     triggers = ("aiza", "ya29.")
+    boundary = True

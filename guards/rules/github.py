@@ -10,5 +10,6 @@ from muninn.guards.rules import Rule, register
 @register
 class GitHubToken(Rule):
     name = "github-token"
-    patterns = (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),)
+    patterns = (re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),)
+    boundary = True
     triggers = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")

@@ -10,5 +10,6 @@ from muninn.guards.rules import Rule, register
 @register
 class Jwt(Rule):
     name = "jwt"
-    patterns = (re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),)
+    patterns = (re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),)
     triggers = ("eyj",)
+    boundary = True

@@ -2,6 +2,9 @@
 
 detect-secrets' keyword detector knows `api_key` and `api-key` but not `API key`, the form that
 slipped through in the seed project; nor markdown bold or table cells.
+
+The pattern starts at the noun (`key`, `token`, `password`, …) so `re` can skip ahead to it; the
+qualifier in front (`api `, `DB_`, `slack bot `) is checked in `accept`.
 """
 
 from __future__ import annotations
@@ -14,17 +17,17 @@ _QUALIFIER = (
     r"api|access|secret|auth|bot|client|private|app|service|signing|encryption|master|deploy|refresh"
     r"|session|account|db|database|admin|root|user|webhook|slack|github|gitlab|jira|aws|gcp|azure|sudo|vpn"
 )
-_NOUN = r"key|token|secret|password|passwd|passphrase|pwd|pass|pw|credentials?"
+_QUALIFIED = re.compile(rf"(?:^|[^a-z0-9])(?:{_QUALIFIER})[ _.-]?$")
+_NOUN = r"password|passwd|passphrase|pass|pwd|pw|key|token|secret|credentials?"
 # Without a qualifier these are ordinary words (`primary key: id`).
 _NEEDS_QUALIFIER = {"key", "pass", "pw"}
 
 _PATTERN = re.compile(
-    rf"(?<![A-Za-z0-9])(?P<qual>(?:{_QUALIFIER})[ _.-]?)?(?P<noun>{_NOUN})s?(?![A-Za-z])"
+    rf"(?P<noun>{_NOUN})s?(?![a-z])"
     r"[*_`'\"\]]*"                                   # closing bold, quote or code of the label
     r"[ \t]*(?:\|[ \t]*|:=|=>|::|[:=]|[ \t]is[ \t])"  # separator, a table cell bar included
     r"[ \t]*[*_]*[ \t]*[`'\"]?"                      # opening decoration of the value
-    r"(?P<secret>[^\s`'\"|,;<>()\[\]{}]+)",
-    re.IGNORECASE,
+    r"(?P<secret>[^\s`'\"|,;<>()\[\]{}]+)"
 )
 
 
@@ -33,8 +36,14 @@ class LabelledSecret(Rule):
     name = "labelled-secret"
     patterns = (_PATTERN,)
     triggers = ("key", "token", "secret", "pass", "pw", "credential")
+    lowercase = True
 
     def accept(self, match: re.Match[str], value: str) -> bool:
-        if not match.group("qual") and match.group("noun").lower() in _NEEDS_QUALIFIER:
+        start = match.start("noun")
+        before = match.string[max(0, start - 24):start].lower()
+        qualified = bool(_QUALIFIED.search(before))
+        if before and before[-1].isalnum() and not qualified:
+            return False  # `monkey`, `mytoken`
+        if match.group("noun").lower() in _NEEDS_QUALIFIER and not qualified:
             return False
         return looks_random(value.rstrip(".:"))

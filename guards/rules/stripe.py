@@ -10,5 +10,6 @@ from muninn.guards.rules import Rule, register
 @register
 class StripeKey(Rule):
     name = "stripe-key"
-    patterns = (re.compile(r"\b(?:sk|rk|pk|whsec)_(?:(?:live|test)_)?[A-Za-z0-9]{16,}"),)
+    patterns = (re.compile(r"(?:sk|rk|pk|whsec)_(?:(?:live|test)_)?[A-Za-z0-9]{16,}"),)
+    boundary = True
     triggers = ("sk_", "rk_", "pk_", "whsec_")

@@ -10,5 +10,5 @@ from muninn.guards.rules import Rule, register
 @register
 class UrlCredentials(Rule):
     name = "url-credentials"
-    patterns = (re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:@/'\"]*:(?P<secret>[^\s@/'\"]+)@"),)
+    patterns = (re.compile(r"://[^\s:@/'\"]*:(?P<secret>[^\s@/'\"]+)@"),)
     triggers = ("://",)
