@@ -16,6 +16,7 @@ one known value planted every ~20 KB and one labelled pattern secret every ~40 K
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
@@ -26,7 +27,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.patterns import PatternScanner
+from muninn.guards.patterns import PatternScanner, triggered_lines
 from muninn.guards.redact import Redactor
 
 RESULTS = Path(__file__).parent / "results" / "redact.md"
@@ -94,13 +95,16 @@ def corpus(mb: float, known: list[str], rng: random.Random, doc_size: int = 4096
     return docs
 
 
-def timed(fn: Callable[[], object], runs: int) -> float:
-    times = []
+def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Median wall seconds and median CPU seconds of this process. Other people's servers and
+    tests share these 2 cores, so CPU time is the steadier of the two."""
+    wall, cpu = [], []
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def machine() -> str:
@@ -112,8 +116,6 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    import os
-
     return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
             f"ahocorasick-rs {version('ahocorasick-rs')}, detect-secrets {version('detect-secrets')}")
 
@@ -146,13 +148,18 @@ def main() -> None:
     build_gate = time.perf_counter() - t
 
     hits = len(values_only.redact(big).hits)
-    rows: list[tuple[str, str, str]] = []
+    triggered = sum(len(triggered_lines(d)) for d in docs)
+    total_lines = sum(d.count("\n") for d in docs)
+    rows: list[tuple[str, str, str, str]] = []
+    load_before = os.getloadavg()[0]
 
-    def row(name: str, size_mb: float, seconds: float, note: str = "") -> None:
-        rows.append((name, f"{size_mb / seconds:.1f}", note or f"{seconds:.2f} s for {size_mb:.1f} MB"))
-        print(f"{name}: {size_mb / seconds:.1f} MB/s", flush=True)
+    def row(name: str, size_mb: float, seconds: tuple[float, float], note: str = "") -> None:
+        wall, cpu = seconds
+        rows.append((name, f"{size_mb / wall:.1f}", f"{size_mb / cpu:.1f}",
+                     note or f"{wall:.2f} s wall for {size_mb:.1f} MB"))
+        print(f"{name}: {size_mb / wall:.1f} MB/s wall, {size_mb / cpu:.1f} MB/s CPU", flush=True)
 
-    row("value pass, one 50 MB string", mb, timed(lambda: values_only.redact(big), args.runs),
+    row(f"value pass, one {mb:.0f} MB string", mb, timed(lambda: values_only.redact(big), args.runs),
         f"{hits} values replaced")
     row("value pass, per 4 KB document", mb, timed(lambda: [values_only.redact(d) for d in docs], args.runs))
     row("value + pattern pass (trigger on), per document", mb,
@@ -173,11 +180,32 @@ def main() -> None:
         f"Set-up: value automaton {build_values:.2f} s, gate automaton {build_gate:.2f} s, "
         f"corpus generation {build_corpus:.1f} s (not timed below).",
         "",
-        "| what | MB/s | note |",
-        "| --- | ---: | --- |",
-        *[f"| {a} | {b} | {c} |" for a, b, c in rows],
+        f"Load average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores, so wall-clock rows are pessimistic; the CPU column is this process's CPU time.",
+        "",
+        "| what | MB/s (wall) | MB/s (CPU) | note |",
+        "| --- | ---: | ---: | --- |",
+        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows],
         "",
         "Target: ≥ 50 MB/s for the value pass. Run: `.venv/bin/python -m muninn.evals.bench_redact`.",
+        "",
+        "## Why the pattern pass is slower, and what was done",
+        "",
+        "detect-secrets scans line by line in Python: 26 plugins, each `analyze_line` with its own",
+        "regexes and heuristic filters, ~30–110 µs per line (KeywordDetector alone ~50 µs on a line",
+        "holding a keyword). Run on every line that is the `trigger off` row. `guards/patterns.py` first",
+        "finds, per line, what a plugin needs in order to fire (one Aho-Corasick pass over the lower-cased",
+        "text for literals such as `key`, `://`, `ghp_`; five small regexes for shapes without a literal)",
+        f"and runs only those plugins on those lines: {triggered:,} of {total_lines:,} lines here "
+        f"({100 * triggered / max(total_lines, 1):.1f} %), mostly `password: see vault …` lines, which",
+        "need the keyword plugins. The tests check on the planted corpus and on one sample line per",
+        "plugin that this finds exactly the spans of the full scan, and that every plugin has a trigger.",
+        "",
+        "muninn's own rules start with a literal, because Python's `re` skips ahead only to a leading",
+        "literal or character set: the AWS key-id pattern ran at ~28 MB/s with a leading `\\b` and ~900",
+        "MB/s without it (the boundary is now checked in code). Case-insensitive rules run over the",
+        "lower-cased text instead of with IGNORECASE (9.5 → 46 MB/s for the label alternation), and one",
+        "Aho-Corasick pass over the rules' trigger words decides which rules run at all.",
     ]
     text = "\n".join(lines) + "\n"
     print()

@@ -125,7 +125,7 @@ class Redactor:
         """Secret ids whose value (in any configured encoding) occurs in `text`; cheap, for gates."""
         if self._ac is None:
             return []
-        found = self._ac.find_matches_as_indexes(text.encode(), overlapping=False)
+        found = self._ac.find_matches_as_indexes(text.encode("utf-8", "surrogatepass"), overlapping=False)
         return sorted({self._ids[i][0] for i, _, _ in found})
 
     def redact(self, text: str) -> Redacted:
@@ -141,7 +141,9 @@ class Redactor:
     def _value_pass(self, text: str) -> Redacted:
         if self._ac is None:
             return Redacted(text)
-        data = text.encode()
+        # surrogatepass: text decoded with surrogateescape (a child's raw output) still round-trips;
+        # a lone surrogate's bytes (ED A0–BF ..) never occur inside a valid UTF-8 needle.
+        data = text.encode("utf-8", "surrogatepass")
         matches = self._ac.find_matches_as_indexes(data, overlapping=False)
         if not matches:
             return Redacted(text)
@@ -151,7 +153,7 @@ class Redactor:
         pos = 0      # byte offset consumed
         cpos = 0     # the same offset in characters
         for idx, start, end in matches:
-            gap = data[pos:start].decode()
+            gap = data[pos:start].decode("utf-8", "surrogatepass")
             pieces.append(gap)
             cstart = start if ascii_only else cpos + len(gap)
             cend = end if ascii_only else cstart + len(self._needle_text[idx])
@@ -159,7 +161,7 @@ class Redactor:
             pieces.append(self._markers[idx])
             hits.append(Hit(secret_id, "value", enc, cstart, cend))
             pos, cpos = end, cend
-        pieces.append(data[pos:].decode())
+        pieces.append(data[pos:].decode("utf-8", "surrogatepass"))
         return Redacted("".join(pieces), hits)
 
     def _pattern_pass(self, first: Redacted) -> Redacted:

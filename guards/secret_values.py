@@ -44,6 +44,7 @@ _LOCATOR = re.compile(
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
+_URL_PASSWORD = re.compile(r"://[^\s:@/]*:([^\s@/]+)@")
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _DUMP_LINE = re.compile(r"^\s*(?:[-*]\s+)?([^\s:=#][^:=]*?)\s*(?::|=)\s*(.+?)\s*$")
 
@@ -86,6 +87,10 @@ class Collected:
             self.skipped += 1
             return
         self.values.setdefault(value, secret_id)
+        creds = _URL_PASSWORD.search(value)
+        if creds and is_secretish(creds.group(1)):
+            # A DSN's password is pasted on its own too (a `psql` prompt, a console login).
+            self.values.setdefault(creds.group(1), f"{secret_id}.password")
         if "\n" in value:
             # A multi-line value (a PEM key) is often re-indented where it is pasted: each long
             # line is a needle of its own.

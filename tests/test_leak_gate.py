@@ -118,3 +118,8 @@ def test_bytes_that_are_not_utf8_are_still_scanned(gate: LeakGate, tmp_path: Pat
 
 def _line_of(doc: str, value: str) -> int:
     return doc[: doc.index(value)].count("\n") + 1
+
+
+def test_length_changing_lowercase_is_still_scanned() -> None:
+    assert [f.reason for f in scan("İİİ\nAPI key: Zx81kLmQ2pRt7uVw9YbC3dEf")] == ["assigned-secret"]
+    assert scan("İİİ\nAPI key: Zx81kLmQ2pRt7uVw9YbC3dEf")[0].line == 2

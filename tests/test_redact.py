@@ -240,7 +240,8 @@ def test_collect_sources(tmp_path: Path) -> None:
         "  - id: metadata-only\n    service: grafana\n")
     (tmp_path / ".env").write_text(
         "# local\nexport DB_PASSWORD='S3cretPassw0rd'\nDB_HOST=db01.internal.example.com\n"
-        "API_URL=https://api2.example.com/v1\nTOKEN=abc123def456ghi # rotated\nDEBUG=1\n")
+        "API_URL=https://api2.example.com/v1\nTOKEN=abc123def456ghi # rotated\nDEBUG=1\n"
+        "DATABASE_URL=postgres://app:Pg5ecretW0rd@db:5432/app\n")
     (tmp_path / "dump.txt").write_text("grafana: Gr4fanaAdminPw99\nnote = short\n")
     report = secret_values.collect_report([tmp_path / "secrets.yaml", tmp_path / ".env", tmp_path / "dump.txt"])
     assert report.values == {
@@ -250,6 +251,8 @@ def test_collect_sources(tmp_path: Path) -> None:
         "S3cretPassw0rd": "env:.env:DB_PASSWORD",
         "abc123def456ghi": "env:.env:TOKEN",
         "Gr4fanaAdminPw99": "dump:dump.txt:grafana",
+        "postgres://app:Pg5ecretW0rd@db:5432/app": "env:.env:DATABASE_URL",
+        "Pg5ecretW0rd": "env:.env:DATABASE_URL.password",
     }
     assert report.skipped == 5   # bluefish, a host, a URL, "1", "short"
     assert "bluefish" not in repr(report.skipped)
@@ -269,3 +272,29 @@ def test_malformed_yaml_names_file_and_line(tmp_path: Path, text: str, line: int
         collect([path])
     assert err.value.path == str(path) and err.value.line == line
     assert needle in str(err.value)
+
+
+def test_idempotent_on_random_mixtures(full: Redactor) -> None:
+    import random
+
+    rng = random.Random(5)
+    pool = [p.doc for p in PLANTED] + PROSE + DS_SAMPLES
+    for _ in range(60):
+        text = "\n".join(rng.sample(pool, rng.randint(2, 8)))
+        once = full.redact(text).text
+        assert full.redact(once).text == once
+
+
+def test_length_changing_lowercase_still_redacts(patterns_only: Redactor) -> None:
+    """'İ'.lower() is two characters: the lower-cased offsets no longer line up with the text."""
+    text = "İİİ notes — API key: Zx81kLmQ2pRt7uVw9YbC3dEf and ghp_" + "aB3" * 12
+    out = patterns_only.redact(text)
+    assert "Zx81kLmQ2pRt7uVw9YbC3dEf" not in out.text and "ghp_aB3" not in out.text
+    assert out.text.startswith("İİİ notes — API key: [REDACTED:")
+
+
+def test_undecodable_bytes_pass_through_the_value_pass() -> None:
+    r = Redactor({"Zx81kLmQ2pRt7uVw9YbC3dEf": "tok"}, patterns=False)
+    text = (b"\xff\xfe raw Zx81kLmQ2pRt7uVw9YbC3dEf \x80").decode("utf-8", "surrogateescape")
+    out = r.redact(text)
+    assert out.text.encode("utf-8", "surrogateescape") == b"\xff\xfe raw [REDACTED:tok] \x80"
