@@ -267,3 +267,20 @@ def test_export_all_from_sources_config(tasks_db: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--config", str(cfg), "export", "all"])
     assert isinstance(result.exception, ConfigError)
     assert result.exception.path == str(cfg) and "options.colour" in str(result.exception)
+
+
+TRICKY = ["plain", "Database upgrade 2025 › Rollback", "2025-03-04", "yes", "No", "null", "~", "123", "0x1F",
+          "a: b", "x #y", "-dash", "[x]", "{a}", "it's", '"q"', "back\\slash", "tab\there", "line\nbreak", "  pad",
+          "emoji 😀", "a,b", "@at", "!tag", "*star", "&amp", "|pipe", ">gt", "?", "", "\x85nel", "u\u2028sep",
+          "\ufeffbom", "x\x00y"]
+
+
+@pytest.mark.parametrize("value", TRICKY)
+def test_front_matter_round_trips_any_text(value: str) -> None:
+    from muninn.export.facts import Fact, render
+
+    fact = Fact(source="notes", kind="note", key=value, title=value, body="b", context="c", path="p",
+                project=value, tags=(value, "x"), breadcrumb=(value,), source_path=value)
+    meta, rest = parse_front_matter(render(fact).text)
+    assert meta["id"] == f"notes/{value}" and meta["project"] == value and meta["tags"] == [value, "x"]
+    assert meta["source_path"] == value and rest == "c\n\nb\n"
