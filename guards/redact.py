@@ -7,6 +7,12 @@ A known value becomes `[REDACTED:<secret id>]`, a pattern hit `[REDACTED:<rule>]
 comes first because a bare value with no label in front of it (a bot token in a table cell) is
 invisible to every pattern; it is what leaked in the seed project.
 
+Deliberately not redacted (the prose corpus in tests/planted.py pins it): host names, IPs, versions,
+ticket keys, UUIDs, dates, paths, e-mail addresses, unquoted commit hashes, `$VARS`, `<placeholders>`,
+and words like password or token in prose. A quoted hex string of ≥ 8 characters is redacted by
+detect-secrets' hex-entropy plugin, commit hashes in JSON included: accepted, because 32-hex API
+keys look exactly like that.
+
 This module is the one redaction path shared by the exporter, the MCP outputs, the audit log and
 stream masking (`guards/mask.py`). The leak gate (`guards/leak_gate.py`) deliberately does not use
 it: a second opinion must not share the first one's bugs.
