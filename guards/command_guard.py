@@ -117,9 +117,7 @@ def _ssh(args: list[str]) -> str | None:
         return f"remote command: {inner.reason}"
     if inner[0] == "sudo":
         return _prefix("remote ", tools.sudo(inner[1:]))
-    if inner[0] not in tools.REMOTE_OK or len(inner) > 2 or (len(inner) == 2 and inner[1] not in ("-a", "-r", "-n")):
-        return f"remote command {' '.join(inner)!r} is not one of {sorted(tools.REMOTE_OK)}"
-    return None
+    return tools.remote(inner)
 
 
 def _prefix(prefix: str, problem: str | None) -> str | None:

@@ -221,7 +221,26 @@ _SSH_VALUE_FLAGS = set("bcEeFiJlmOopQSw")
 _SSH_NEVER = set("fNWLRDwMS")
 _SSH_BAD_OPTIONS = ("proxycommand", "localcommand", "permitlocalcommand", "remotecommand", "knownhostscommand",
                     "localforward", "remoteforward", "dynamicforward", "controlmaster", "controlpath")
-REMOTE_OK = {"hostname", "true", "uptime", "whoami", "id", "uname"}
+# Remote commands `ssh HOST ...` may run: the words, then the flags allowed after them.
+REMOTE_READ: dict[tuple[str, ...], set[str]] = {
+    ("hostname",): {"-f", "-s"}, ("true",): set(), ("uptime",): set(), ("whoami",): set(), ("id",): {"-u", "-un"},
+    ("uname",): {"-a", "-r", "-n"}, ("df",): {"-h", "-P"}, ("zpool", "status"): {"-x", "-v"},
+    ("zpool", "list"): {"-H"}, ("cat", "/etc/os-release"): set(), ("systemctl", "is-active"): {"<unit>"},
+}
+_UNIT = re.compile(r"^[A-Za-z0-9@._-]+$")
+
+
+def remote(words: list[str]) -> str | None:
+    for prefix, flags in REMOTE_READ.items():
+        if tuple(words[:len(prefix)]) != prefix:
+            continue
+        rest = words[len(prefix):]
+        if "<unit>" in flags:
+            return None if len(rest) == 1 and _UNIT.match(rest[0]) else "systemctl is-active takes one unit"
+        bad = [w for w in rest if w not in flags]
+        return f"{' '.join(prefix)} does not take {bad}" if bad else None
+    shown = sorted(" ".join(p) for p in REMOTE_READ)
+    return f"remote command {' '.join(words)!r} is not one of {shown}"
 
 
 def ssh_split(args: list[str]) -> tuple[str | None, list[str]]:

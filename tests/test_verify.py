@@ -214,6 +214,14 @@ def test_classify_table(code: int, output: str, status: str) -> None:
     assert classify(code, output)[0] == status
 
 
+@pytest.mark.parametrize("printed, status", [("200", "ok"), ("302", "ok"), ("401", "stale"), ("403", "stale"),
+                                             ("404", "missing"), ("503", "failed")])
+def test_curl_http_code_without_fail_flag(printed: str, status: str) -> None:
+    command = "curl -s -o /dev/null -w '%{http_code}' https://grafana.example.com/api/health"
+    assert classify(0, printed, command=command)[0] == status
+    assert classify(0, printed, command="kubectl get nodes")[0] == "ok"
+
+
 def test_ago() -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -165,16 +165,16 @@ class Vault:
         return meta
 
     # --- values ------------------------------------------------------------------------------
-    def redactor(self, injected: str | None = None) -> Redactor:
+    def redactor(self, injected: str | Collection[str] = ()) -> Redactor:
         """What masking looks for: every part of the injected secret (except user names), and every
         other stored value that looks like a secret. A short or word-like value of another entry
         (`admin`) would mask ordinary output, so only secret-ish ones are added."""
+        injected = {injected} if isinstance(injected, str) else set(injected)
         known: dict[str, str] = {}
-        for value, ref in self.store.all_values().items():
-            secret_id, _, part = ref.partition(".")
-            own = secret_id == injected and part not in _NOT_SECRET_PARTS and len(value) >= 4
+        for secret_id, part, value in self.store.all_values():
+            own = secret_id in injected and part not in _NOT_SECRET_PARTS and len(value) >= 4
             if own or is_secretish(value):
-                known[value] = ref
+                known[value] = f"{secret_id}.{part}" if part else secret_id
         return masking_redactor(known, self.settings.vault.mask_encodings)
 
     def injection(self, secret_id: str, env_name: str | None = None) -> dict[str, str]:

@@ -10,6 +10,7 @@ import typer
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 
+from . import doctor_check  # noqa: F401  (registers the vault and inventory doctor lines)
 from .api import Vault, exec_command_line
 
 vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.",
@@ -43,13 +44,15 @@ def sync(
     verb = "would be " if dry_run else ""
     for name in ("added", "changed", "removed"):
         ids = getattr(report, name)
-        console.print(f"{verb}{name}: {len(ids)}" + (f"  ({', '.join(ids)})" if ids else ""), highlight=False)
+        console.print(f"{verb}{name}: {len(ids)}" + (f"  ({', '.join(ids)})" if ids else ""), highlight=False,
+                      markup=False)
     console.print(f"unchanged: {report.unchanged}", highlight=False)
 
 
 def _meta_lines(meta: dict) -> list[str]:
+    """Plain text lines (printed with markup off: notes may hold brackets)."""
     what = " · ".join(str(meta[k]) for k in ("service", "environment", "kind") if meta.get(k))
-    lines = [f"[bold]{meta['id']}[/]  ({what})"]
+    lines = [f"{meta['id']}  ({what})"]
     for key in ("username", "url"):
         if meta.get(key):
             lines.append(f"  {key}: {meta[key]}")
@@ -76,7 +79,7 @@ def find(ctx: typer.Context, query: list[str] = typer.Argument(..., help="What t
         say("no secret matches; try other words, or `muninn vault sync` if you added one")
         raise typer.Exit(1)
     for meta in hits:
-        console.print("\n".join(_meta_lines(meta)), highlight=False)
+        console.print("\n".join(_meta_lines(meta)), highlight=False, markup=False)
 
 
 @secret_app.command("show")
@@ -90,7 +93,7 @@ def show(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"),
     lines.append(f"  env: {', '.join(meta['env_names'].values())}")
     lines.append(f"  run: {meta['exec']}")
     lines.append(f"  {meta['last_verified']}")
-    console.print("\n".join(lines), highlight=False)
+    console.print("\n".join(lines), highlight=False, markup=False)
 
 
 @secret_app.command("get")

@@ -184,13 +184,11 @@ class Store:
         self._key(create=False)
         return self._open(secret_id, row[0], row[1])
 
-    def all_values(self) -> dict[str, str]:
-        """{value: secret id (or id.part)} for every stored value: what masking looks for."""
+    def all_values(self) -> list[tuple[str, str, str]]:
+        """(secret id, part or '', value) for every stored value: what masking looks for."""
         if self._count() == 0:
-            return {}
+            return []
         self._key(create=False)
-        out: dict[str, str] = {}
-        for secret_id, nonce, sealed in self.db.execute("SELECT id, nonce, sealed FROM secrets"):
-            for part, value in self._open(secret_id, nonce, sealed).items():
-                out[value] = f"{secret_id}.{part}" if part else secret_id
-        return out
+        rows = self.db.execute("SELECT id, nonce, sealed FROM secrets ORDER BY id").fetchall()
+        return [(secret_id, part, value) for secret_id, nonce, sealed in rows
+                for part, value in self._open(secret_id, nonce, sealed).items()]

@@ -53,13 +53,28 @@ def _first(patterns: list[str], lines: list[str]) -> str | None:
     return None
 
 
-def classify(exit_code: int, output: str, timed_out: bool = False, timeout: float | None = None) -> tuple[str, str]:
+def _http(code: int) -> tuple[str, str]:
+    if code < 400:
+        return "ok", f"HTTP {code}"
+    if code in (401, 403):
+        return "stale", f"{_HINTS['stale']}: HTTP {code}"
+    if code == 404:
+        return "missing", f"{_HINTS['missing']}: HTTP 404"
+    return "failed", f"HTTP {code} from the service"
+
+
+def classify(exit_code: int, output: str, timed_out: bool = False, timeout: float | None = None,
+             command: str | None = None) -> tuple[str, str]:
     """(status, reason). `output` is stderr then stdout, already masked."""
     lines = [line for line in output.splitlines() if line.strip()]
     if timed_out:
         return "unreachable", f"no answer within {timeout:g} s (network or a hung login prompt)" if timeout \
             else "timed out"
     if exit_code == 0:
+        # `curl -w '%{http_code}'` without -f exits 0 on a 401: read the code it printed.
+        code = lines[-1].strip() if lines and command and command.lstrip().startswith("curl") else ""
+        if re.fullmatch(r"[1-5]\d\d", code):
+            return _http(int(code))
         return "ok", (lines[-1].strip()[:160] if lines else "exit 0")
     if exit_code == 127:
         return "missing", f"{_HINTS['missing']}: {(lines[-1] if lines else 'command not found').strip()[:200]}"

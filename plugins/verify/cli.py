@@ -41,13 +41,18 @@ def verify(
         if json_out:
             emit_json([i.as_dict() for i in items])
             return
-        table = Table("id", "kind", "verdict", "lane", "requires", "command")
+        # One line per command, so the whole plan can be read (and diffed) before the first real run.
         for i in items:
-            verdict = "[green]allow[/]" if i.allowed else f"[red]refuse[/]: {escape(i.verdict)}"
-            lane = "serial" if i.serial else "parallel"
-            command = i.command + (f"  (dropped: {'; '.join(i.dropped)})" if i.dropped else "")
-            table.add_row(i.id, i.kind, verdict, lane, ", ".join(i.requires), escape(command))
-        console.print(table)
+            verdict = "allow " if i.allowed else "REFUSE"
+            lane = "serial  " if i.serial else "parallel"
+            line = f"{verdict} {lane} {i.kind:<12} {i.id:<24} {i.command}"
+            if i.requires:
+                line += f"   [requires {', '.join(i.requires)}]"
+            if i.dropped:
+                line += f"   [dropped: {'; '.join(i.dropped)}]"
+            if not i.allowed:
+                line += f"\n       reason: {i.verdict}"
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
         return
     results = sweep.run(cfg, items, parallel=parallel)
     if json_out:

@@ -140,7 +140,7 @@ def _run_item(item: Item, vault: Vault | None, redactor: Redactor, env: Mapping[
         out, err = io.BytesIO(), io.BytesIO()
         done = run_masked(item.script, redactor=redactor, env=env, stdout=out, stderr=err, timeout=timeout)
         text = err.getvalue().decode(errors="replace") + "\n" + out.getvalue().decode(errors="replace")
-        status, reason = classify(done.exit_code, text, done.timed_out, timeout)
+        status, reason = classify(done.exit_code, text, done.timed_out, timeout, item.command)
     return Result(item.kind, item.id, status, reason, item.command, now_iso(), round(time.monotonic() - started, 3))
 
 
