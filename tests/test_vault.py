@@ -243,3 +243,36 @@ def test_cli_exec_get_and_exit_codes(vault: Vault, tmp_path: Path) -> None:
     assert done.returncode == 0 and json.loads(done.stdout)[0]["id"] == "jira-api-token"
     done = subprocess.run([*cmd, "vault", "sync", "--json"], capture_output=True, text=True, env=env)
     assert done.returncode == 0 and json.loads(done.stdout)["unchanged"] == 3
+
+
+def test_agent_line_runs_in_a_real_shell(vault: Vault) -> None:
+    """The line `exec_command_line` gives an agent, run by a shell that does not hold the value."""
+    muninn = f"{sys.executable} -m muninn"
+    line = exec_command_line("jira-api-token", 'printf "%s" "Bearer $JIRA_API_TOKEN"', muninn="MUNINN")
+    line = line.replace("MUNINN", muninn, 1)
+    env = {**os.environ, "MUNINN_CONFIG": str(vault.settings.source_file)}
+    env.pop("JIRA_API_TOKEN", None)
+    done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and done.stdout == "Bearer [REDACTED:jira-api-token]", done.stderr
+
+
+def test_get_prints_on_a_real_terminal(vault: Vault) -> None:
+    import pty
+
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "MUNINN_CONFIG": str(vault.settings.source_file)}
+    proc = subprocess.Popen([sys.executable, "-m", "muninn", "secret", "get", "vm-sudo"], stdout=secondary,
+                            stderr=subprocess.PIPE, env=env)
+    os.close(secondary)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    data = b""
+    while True:
+        try:
+            chunk = os.read(primary, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(primary)
+    assert PASSWORD.encode() in data
