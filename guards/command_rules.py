@@ -78,7 +78,8 @@ _AWS_WRITE = re.compile(r"^(create|delete|put|update|modify|start|stop|terminate
                         r"deregister|set|send|publish|reset|revoke|authorize|cancel|upload|remove|add|replace)")
 _AWS_S3_WRITE = {"cp", "mv", "rm", "sync", "mb", "rb", "presign", "website"}
 # Read verbs that would print a credential or mint one: read-only, but the output is a leak.
-_AWS_LEAKY = {"get-secret-value", "get-login-password", "get-login", "get-authorization-token", "get-session-token",
+_AWS_LEAKY = {"get-object", "get-object-torrent",
+              "get-secret-value", "get-login-password", "get-login", "get-authorization-token", "get-session-token",
               "assume-role", "get-federation-token", "get-password-data", "get-credentials-for-identity"}
 
 
@@ -93,7 +94,7 @@ def aws(args: list[str]) -> str | None:
         return None if op == "ls" else f"only `aws s3 ls`, not {op}"
     if op in _AWS_LEAKY or (op in ("get-parameter", "get-parameters", "get-parameters-by-path")
                             and "--with-decryption" in flags):
-        return f"aws {service} {op} would print or mint a credential"
+        return f"aws {service} {op} would print or mint a credential, or write a local file"
     if _AWS_WRITE.match(op):
         return f"aws {service} {op} writes"
     if service == "configure":

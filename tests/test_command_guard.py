@@ -16,6 +16,7 @@ ALLOWED = [
     "aws eks describe-cluster --name ops-cluster",
     "aws iam list-account-aliases",
     "aws configure list",
+    "aws s3api head-object --bucket b --key k",
     "aws ssm get-parameter --name /app/flag",
     "kubectl get nodes",
     "kubectl --context ops-cluster get nodes",
@@ -154,6 +155,7 @@ REFUSED = [
     "aws configure set region us-east-1",
     "aws sso login",
     "aws eks update-kubeconfig --name ops",
+    "aws s3api get-object --bucket b --key k /tmp/out",
     "aws",
     # curl writes
     "curl -X POST https://example.com/api",

@@ -162,6 +162,14 @@ def test_exec_expands_single_quoted_reference_in_child(vault: Vault) -> None:
     assert code == 0 and out == "Bearer [REDACTED:jira-api-token]|$HOME"
 
 
+def test_shell_c_command_expands_its_own_variable(vault: Vault) -> None:
+    from muninn.plugins.vault.api import expand_references
+
+    argv = ["bash", "-c", 'echo "$JIRA_API_TOKEN"']
+    assert expand_references(argv, {"JIRA_API_TOKEN": "x"}) == argv
+    assert run(vault, "jira-api-token", argv)[1] == "[REDACTED:jira-api-token]\n"
+
+
 def test_exec_multi_part_and_env_override(vault: Vault) -> None:
     _, out, _ = run(vault, "db-admin", ["sh", "-c", 'echo "$PG_USERNAME/$PG_PASSWORD"'])
     assert out == "admin/[REDACTED:db-admin.password]\n"

@@ -97,6 +97,8 @@ def expand_references(argv: Sequence[str], names: Mapping[str, str]) -> Sequence
     pattern = re.compile(rf"\$(?:({alternatives})\b|\{{({alternatives})\}})") if names else None
     if pattern is None or not any(pattern.search(word) for word in argv):
         return argv
+    if len(argv) >= 3 and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash") and argv[1] == "-c":
+        return argv  # that shell expands the variable itself, and the value stays out of its argv
     words = []
     for word in argv:
         if not pattern.search(word):
