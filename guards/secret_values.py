@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
 
@@ -44,6 +46,7 @@ _LOCATOR = re.compile(
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _URL_PASSWORD = re.compile(r"://[^\s:@/]*:([^\s@/]+)@")
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _DUMP_LINE = re.compile(r"^\s*(?:[-*]\s+)?([^\s:=#][^:=]*?)\s*(?::|=)\s*(.+?)\s*$")
@@ -137,42 +140,63 @@ def _read(path: Path) -> str:
         raise ConfigError("secrets file is not UTF-8 text", path=str(path)) from None
 
 
+class _Invalid(Exception):
+    def __init__(self, loc: tuple[str | int, ...], message: str, fix: str | None = None) -> None:
+        self.loc, self.message, self.fix = loc, message, fix
+
+
 def _from_yaml(path: Path, out: Collected) -> None:
-    doc = yamlfile.load(path)
-    data: Any = doc.data
+    """Parse with libyaml when present (10,000 entries: ~1 s instead of ~10 s for the pure-Python
+    parse that also records line numbers); only a bad file is parsed again, with lines, to say where."""
+    text = _read(path)
+    try:
+        data = yaml.load(text, Loader=_FAST_LOADER)
+    except yaml.YAMLError:
+        yamlfile.parse(text, path)  # raises the ConfigError with file and line
+        raise
+    found = Collected()
+    try:
+        _entries(data, found)
+    except _Invalid as bad:
+        raise yamlfile.parse(text, path).error_at(bad.loc, bad.message, fix=bad.fix) from None
+    for value, secret_id in found.values.items():
+        out.values.setdefault(value, secret_id)
+    out.skipped += found.skipped
+
+
+def _entries(data: Any, out: Collected) -> None:
     base: tuple[str | int, ...] = ()
     if isinstance(data, dict) and "secrets" in data:
         data, base = data["secrets"], ("secrets",)
     if data is None:
         return
     if not isinstance(data, list):
-        raise doc.error_at(base, "expected a list of secret entries",
-                           fix="write `- id: ...` entries, or put them under `secrets:`")
+        raise _Invalid(base, "expected a list of secret entries",
+                       fix="write `- id: ...` entries, or put them under `secrets:`")
     for i, entry in enumerate(data):
         loc = (*base, i)
         if not isinstance(entry, dict):
-            raise doc.error_at(loc, "a secret entry must be a mapping with at least `id`")
+            raise _Invalid(loc, "a secret entry must be a mapping with at least `id`")
         secret_id = entry.get("id")
         if not isinstance(secret_id, str) or not secret_id:
-            raise doc.error_at((*loc, "id"), "every secret entry needs a string `id`")
+            raise _Invalid((*loc, "id"), "every secret entry needs a string `id`")
         if "value" in entry and entry["value"] is not None:
-            out.add(_scalar(doc, (*loc, "value"), entry["value"]), secret_id)
+            out.add(_scalar((*loc, "value"), entry["value"]), secret_id)
         parts = entry.get("parts")
         if parts is None:
             continue
         if not isinstance(parts, dict):
-            raise doc.error_at((*loc, "parts"), "`parts` must map part names to values")
+            raise _Invalid((*loc, "parts"), "`parts` must map part names to values")
         for name, value in parts.items():
-            out.add(_scalar(doc, (*loc, "parts", name), value), f"{secret_id}.{name}")
+            out.add(_scalar((*loc, "parts", name), value), f"{secret_id}.{name}")
 
 
-def _scalar(doc: yamlfile.Document, loc: tuple[str | int, ...], value: Any) -> str:
+def _scalar(loc: tuple[str | int, ...], value: Any) -> str:
     if isinstance(value, str):
         return value
     # YAML turns 0123456789 into an int and drops the zero; redacting the wrong string is worse
     # than refusing.
-    raise doc.error_at(loc, f"a secret value must be a string (got {type(value).__name__})",
-                       fix="quote the value")
+    raise _Invalid(loc, f"a secret value must be a string (got {type(value).__name__})", fix="quote the value")
 
 
 def _from_lines(path: Path, text: str, out: Collected, *, env: bool) -> None:
