@@ -39,7 +39,12 @@ def masking_redactor(known: Mapping[str, str], encodings: Sequence[Encoding] = E
 
 def _redact(redactor: Redactor, text: str) -> Redacted:
     """The value pass, tolerating undecodable bytes (kept as lone surrogates, never inside a value)."""
-    if not _SURROGATES.search(text):
+    # A strict encode is a C-speed "no undecodable bytes here" test (a regex search cost half the time).
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
         return redactor.redact_values(text)
     pieces: list[str] = []
     hits: list[Hit] = []
