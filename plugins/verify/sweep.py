@@ -126,13 +126,10 @@ def _binary(command: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _run_item(item: Item, vault: Vault | None, redactor: Redactor, env: Mapping[str, str],
+def _run_item(item: Item, injected: Mapping[str, str], redactor: Redactor, env: Mapping[str, str],
               timeout: float) -> Result:
     started = time.monotonic()
-    env = dict(env)
-    if vault is not None:
-        for secret_id in item.secrets:
-            env.update(vault.injection(secret_id))
+    env = {**env, **injected}
     absent = _binary(item.command, env)
     if absent:
         status, reason = "missing", f"{absent} is not installed (not on PATH)"
@@ -175,16 +172,20 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
     if needs_vault and vault is None:
         vault = Vault.open(settings, who=who)
     redactor = vault.redactor([s for i in runnable for s in i.secrets]) if vault else masking_redactor({})
+    # Decrypt up front, in this thread: the store's connection is not shared with the workers.
+    injected: dict[tuple[str, str], dict[str, str]] = {}
+    for item in runnable:
+        injected[(item.kind, item.id)] = {k: v for s in item.secrets for k, v in vault.injection(s).items()} \
+            if vault is not None else {}
     serial = [i for i in runnable if i.serial]
     free = [i for i in runnable if not i.serial]
 
-    def lane() -> list[Result]:
-        return [_run_item(i, vault, redactor, env, timeout) for i in serial]
+    def one(item: Item) -> Result:
+        return _run_item(item, injected[(item.kind, item.id)], redactor, env, timeout)
 
     with ThreadPoolExecutor(max_workers=parallel) as pool:
-        serial_future = pool.submit(lane)
-        for item, result in zip(free, pool.map(lambda i: _run_item(i, vault, redactor, env, timeout), free),
-                                strict=True):
+        serial_future = pool.submit(lambda: [one(i) for i in serial])
+        for item, result in zip(free, pool.map(one, free), strict=True):
             results[(item.kind, item.id)] = result
         for result in serial_future.result():
             results[(result.kind, result.id)] = result
