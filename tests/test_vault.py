@@ -102,6 +102,14 @@ def test_malformed_entry_names_file_and_line(vault: Vault, tmp_path: Path, bad: 
     assert vault.store.ids() == sorted(e["id"] for e in ENTRIES)
 
 
+def test_broken_yaml_names_the_line(vault: Vault, tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("- id: a\n  value: x1y2z3w4v5\n- id: b\n  value: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML") as err:
+        vault.sync([path])
+    assert err.value.path == str(path) and err.value.line and err.value.line >= 4
+
+
 def test_duplicate_ids_across_files_refused(vault: Vault, tmp_path: Path) -> None:
     a = write_secrets(tmp_path, ENTRIES[:2], "a.yaml")
     b = write_secrets(tmp_path, [{"id": "vm-sudo", "value": "other-Value-9x"}], "b.yaml")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, settings
 
@@ -58,10 +57,10 @@ def verify(
     if json_out:
         emit_json([r.as_dict() for r in results])
     else:
-        table = Table("id", "kind", "status", "reason", "s")
+        # One line per result: readable in a terminal and in a cron mail alike.
         for r in results:
             colour = _COLOURS.get(r.status, "white")
-            table.add_row(r.id, r.kind, f"[{colour}]{r.status}[/]", escape(r.reason), f"{r.seconds:.1f}")
-        console.print(table)
+            console.print(f"[{colour}]{r.status:<11}[/] {r.kind:<12} {escape(r.id):<24} {escape(r.reason)}"
+                          f"  [dim]({r.seconds:.1f} s)[/]", highlight=False, soft_wrap=True)
     if any(r.status not in ("ok", "skipped") for r in results):
         raise typer.Exit(1)
