@@ -292,3 +292,21 @@ def test_get_prints_on_a_real_terminal(vault: Vault) -> None:
         data += chunk
     os.close(primary)
     assert PASSWORD.encode() in data
+
+
+def test_multi_part_env_mapping_override(vault: Vault) -> None:
+    assert vault.injection("db-admin", "password=PGPASSWORD,username=PGUSER") == {
+        "PGPASSWORD": "Db-s3cret-Pw-77xq", "PGUSER": "admin"}
+    assert set(vault.injection("db-admin", "DB")) == {"DB_USERNAME", "DB_PASSWORD"}
+
+
+def test_doctor_lines(vault: Vault) -> None:
+    from muninn.plugins.vault import doctor_check
+
+    lines = {c.name: c for c in doctor_check.vault(vault.settings)}
+    assert lines["vault files"].level == "ok" and lines["vault store"].level == "ok"
+    assert "3 value(s)" not in lines["vault store"].detail  # counts values, not entries
+    assert "4 value(s)" in lines["vault store"].detail
+    vault.store.keyring.delete(vault.settings.vault.key_name)
+    lines = {c.name: c for c in doctor_check.vault(vault.settings)}
+    assert lines["vault store"].level == "fail" and "not in the keyring" in lines["vault store"].detail
