@@ -49,6 +49,9 @@ def verify(
                 line += f"   [requires {', '.join(i.requires)}]"
             if i.dropped:
                 line += f"   [dropped: {'; '.join(i.dropped)}]"
+            setup = [step for step in i.script.splitlines()[:-1]] if i.kind == "inventory" else []
+            for step in setup:
+                line += f"\n       runs first (owner's setup step, not judged): {step.split(' || ', 1)[0]}"
             if not i.allowed:
                 line += f"\n       reason: {i.verdict}"
             console.print(line, highlight=False, markup=False, soft_wrap=True)
