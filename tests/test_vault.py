@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -310,3 +311,11 @@ def test_doctor_lines(vault: Vault) -> None:
     vault.store.keyring.delete(vault.settings.vault.key_name)
     lines = {c.name: c for c in doctor_check.vault(vault.settings)}
     assert lines["vault store"].level == "fail" and "not in the keyring" in lines["vault store"].detail
+
+
+def test_reader_going_away_does_not_hang(vault: Vault) -> None:
+    muninn = f"{shlex.quote(sys.executable)} -m muninn"
+    env = {**os.environ, "MUNINN_CONFIG": str(vault.settings.source_file)}
+    done = subprocess.run(["bash", "-c", f"{muninn} secret exec vm-sudo -- yes | head -1"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.stdout == "y\n"

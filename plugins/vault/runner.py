@@ -35,19 +35,25 @@ class RunResult:
 
 def _pump(src: BinaryIO, dst: BinaryIO, masker: StreamMasker) -> None:
     fd = src.fileno()
-    while True:
-        data = os.read(fd, CHUNK)
-        if not data:
-            break
-        out = masker.feed(data)
-        if out:
-            dst.write(out)
-            dst.flush()
-    tail = masker.flush()
-    if tail:
-        dst.write(tail)
-    dst.flush()
-    src.close()
+    try:
+        while True:
+            data = os.read(fd, CHUNK)
+            if not data:
+                break
+            out = masker.feed(data)
+            if out:
+                dst.write(out)
+                dst.flush()
+        tail = masker.flush()
+        if tail:
+            dst.write(tail)
+        dst.flush()
+    except BrokenPipeError:
+        # Our reader went away (`... | head -1`): closing the child's pipe hands it the same SIGPIPE,
+        # instead of leaving it blocked on a full pipe nobody reads.
+        pass
+    finally:
+        src.close()
 
 
 def run_masked(
