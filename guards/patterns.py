@@ -70,6 +70,7 @@ _SHAPE_TRIGGERS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 )
 _MAPPED = {p for ps in _LITERAL_TRIGGERS.values() for p in ps} | {p for _, ps in _SHAPE_TRIGGERS for p in ps}
 _MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -212,14 +213,20 @@ class PatternScanner:
             for rule, secret in ds_findings(line, self.filename, plugins):
                 pos = line.find(secret)
                 while pos >= 0:
-                    yield Span(start + pos, start + pos + len(secret), rule)
+                    end = pos + len(secret)
+                    if len(secret) < 8:
+                        # Some plugins report only a capture group: `ghp`, `glpat` for a whole token.
+                        m = _TOKEN_TAIL.match(line, end)
+                        end = m.end() if m else end
+                    yield Span(start + pos, start + end, rule)
                     pos = line.find(secret, pos + len(secret))
 
 
 def _resolve(spans: list[Span], markers: list[tuple[int, int]]) -> list[Span]:
     """Drop spans touching a marker, then merge overlaps (the union is redacted: two detectors that
     disagree on where a secret ends must not leave its tail behind). The first rule names it."""
-    spans.sort(key=lambda s: (s.start, -s.end))
+    # Ties: muninn rule names before detect-secrets ones, then by name, whatever order plugins ran in.
+    spans.sort(key=lambda s: (s.start, -s.end, s.rule.startswith(DS_PREFIX), s.rule))
     out: list[Span] = []
     mi = 0
     for span in spans:

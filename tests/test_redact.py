@@ -124,6 +124,14 @@ def test_pattern_table(patterns_only: Redactor, payload: str, should_redact: boo
     assert patterns_only.redact(out.text).text == out.text
 
 
+@pytest.mark.parametrize("token", ["glrt-abcdefghij0123456789", "ghp_" + "aB3" * 12, "glpat-abcdefghij0123456789"])
+def test_detect_secrets_prefix_only_findings_cover_the_whole_token(token: str) -> None:
+    """GitHubTokenDetector and GitLabTokenDetector report only their capture group (`ghp`)."""
+    ds_only = Redactor({}, scanner=PatternScanner(rules=[]))
+    out = ds_only.redact(f"token {token} end")
+    assert token[6:] not in out.text and out.text.endswith(" end"), out.text
+
+
 def test_url_credentials_keep_user_and_host(patterns_only: Redactor) -> None:
     out = patterns_only.redact("psql postgres://app_rw:S3cretPassw0rd@db-01.internal:5432/app")
     assert out.text == "psql postgres://app_rw:[REDACTED:url-credentials]@db-01.internal:5432/app"

@@ -13,10 +13,11 @@ class VendorToken(Rule):
     name = "vendor-token"
     patterns = (
         re.compile(
-            r"(?:glpat-[A-Za-z0-9_-]{20,}|sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}"
+            r"(?:gl(?:pat|dt|ft|soat|rt|cbt)-[A-Za-z0-9_-]{20,}|sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}"
             r"|pypi-[A-Za-z0-9_-]{50,}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|hv[sbr]\.[A-Za-z0-9_-]{24,}"
             r"|hf_[A-Za-z0-9]{30,}|do[po]_v1_[a-f0-9]{64})"
         ),
     )
     boundary = True
-    triggers = ("glpat-", "sk-", "npm_", "pypi-", "sg.", "hvs.", "hvb.", "hvr.", "hf_", "_v1_")
+    triggers = ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "sk-", "npm_", "pypi-", "sg.", "hvs.",
+                "hvb.", "hvr.", "hf_", "_v1_")
