@@ -99,6 +99,12 @@ def run_masked(
         timed_out = True
         os.killpg(proc.pid, signal.SIGKILL)
         code = proc.wait()
+    except KeyboardInterrupt:
+        # Ctrl-C: without a timeout the child shares our process group and got the same SIGINT;
+        # with one it has its own group, so pass it on. Either way its exit code is the answer.
+        if timeout is not None:
+            os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait()
     for pump in pumps:
         pump.join()
     if code < 0:
