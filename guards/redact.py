@@ -159,7 +159,7 @@ class Redactor:
         pos = 0      # byte offset consumed
         cpos = 0     # the same offset in characters
         for idx, start, end in matches:
-            gap = data[pos:start].decode("utf-8", "surrogatepass")
+            gap = text[pos:start] if ascii_only else data[pos:start].decode("utf-8", "surrogatepass")
             pieces.append(gap)
             cstart = start if ascii_only else cpos + len(gap)
             cend = end if ascii_only else cstart + len(self._needle_text[idx])
@@ -167,7 +167,7 @@ class Redactor:
             pieces.append(self._markers[idx])
             hits.append(Hit(secret_id, "value", enc, cstart, cend))
             pos, cpos = end, cend
-        pieces.append(data[pos:].decode("utf-8", "surrogatepass"))
+        pieces.append(text[pos:] if ascii_only else data[pos:].decode("utf-8", "surrogatepass"))
         return Redacted("".join(pieces), hits)
 
     def _pattern_pass(self, first: Redacted) -> Redacted:
