@@ -24,7 +24,7 @@ import ahocorasick_rs
 KNOWN_VALUE = "known-value"
 # Values the gate accepts next to a label: redaction markers and documentation placeholders.
 _HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
-_SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
+_SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|>]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
 _KEY_QUALIFIER = re.compile(r"(?:api|access|private|signing|master|secret|client)[ _-]?$")
 _WORDCHAR = re.compile(r"[a-z0-9]", re.IGNORECASE)
 
@@ -64,7 +64,7 @@ _PATTERNS: dict[str, _Pattern] = {
     # Starts at the noun; `key` needs a qualifier in front (`api key`, `SECRET_KEY`), checked in code.
     "assigned-secret": _Pattern(
         re.compile(r"(password|passwd|pwd|passphrase|secret|token|key)s?(?![a-z])" + _SEPARATOR
-                   + r"([^\s\"'`|,;]{8,})"),
+                   + r"([^\s\"'`|,;<]{8,})"),
         ("pass", "pwd", "secret", "token", "key"), group=2, mixed=True, lowercase=True),
 }
 

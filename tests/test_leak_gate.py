@@ -80,6 +80,8 @@ def test_patterns_alone_flag_unknown_secrets_where_they_can(form: str) -> None:
     ("Authorization: Bearer abc123def456ghi", True),
     ("API key: Zx81kLmQ2pRt7uVw9YbC3dEf", True),
     ("| password | Qw3rtY8uI0pAs |", True),
+    ("<password>Qw3rtY8uI0pAs</password>", True),
+    ("<password>[REDACTED:labelled-secret]</password>", False),
     ("password: [REDACTED:vm-sudo]", False),
     ("Authorization: Bearer [REDACTED:auth-header]", False),
     ("postgres://app:[REDACTED:url-credentials]@db:5432/app", False),

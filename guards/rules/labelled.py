@@ -1,4 +1,5 @@
-"""`API key: v`, `api key = v`, `**Password:** v`, `| password | v |`, `DB_PASSWORD=v`.
+"""`API key: v`, `api key = v`, `**Password:** v`, `| password | v |`, `DB_PASSWORD=v`,
+`<password>v</password>`.
 
 detect-secrets' keyword detector knows `api_key` and `api-key` but not `API key`, the form that
 slipped through in the seed project; nor markdown bold or table cells.
@@ -25,7 +26,7 @@ _NEEDS_QUALIFIER = {"key", "pass", "pw"}
 _PATTERN = re.compile(
     rf"(?P<noun>{_NOUN})s?(?![a-z])"
     r"[*_`'\"\]]*"                                   # closing bold, quote or code of the label
-    r"[ \t]*(?:\|[ \t]*|:=|=>|::|[:=]|[ \t]is[ \t])"  # separator, a table cell bar included
+    r"[ \t]*(?:\|[ \t]*|:=|=>|::|[:=>]|[ \t]is[ \t])"  # separator: a table cell bar, an XML tag's `>`
     r"[ \t]*[*_]*[ \t]*[`'\"]?"                      # opening decoration of the value
     r"(?P<secret>[^\s`'\"|,;<>()\[\]{}]+)"
 )
