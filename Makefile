@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml setup.py
 
 install: $(STAMP)
 
+# A headless machine has no OS keyring: the demo chooses the file backend explicitly (base64 only on
+# disk; `muninn doctor` says so). Set PYTHON_KEYRING_BACKEND yourself to use another.
 demo: install
-	$(BIN)/muninn demo
+	PYTHON_KEYRING_BACKEND=$${PYTHON_KEYRING_BACKEND:-keyrings.alt.file.PlaintextKeyring} \
+	  $(BIN)/muninn --config examples/muninn.yaml demo
 
 test: install
 	$(BIN)/ruff check .

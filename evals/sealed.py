@@ -141,7 +141,7 @@ def plot(runs: list[EvalRun], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [r.label or time.strftime("%m-%d %H:%M", time.gmtime(r.started)) for r in runs]
+    labels = [f"{r.label}\n{time.strftime('%m-%d %H:%M', time.gmtime(r.started))}".strip() for r in runs]
     n = [max(1, len(r.outcomes)) for r in runs]
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(runs) + 2), 3.6))
     xs = range(len(runs))
@@ -151,9 +151,9 @@ def plot(runs: list[EvalRun], path: Path) -> Path:
            label=f"hit@{runs[-1].k}")
     ax.bar([x + width for x in xs], [r.mrr() for r in runs], width, label="MRR")
     ax.set_xticks(list(xs), labels, rotation=20, ha="right")
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.2)
     ax.set_title(f"sealed eval: {runs[-1].set_name} ({len(runs[-1].outcomes)} questions)")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper center", ncol=3, frameon=False)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

@@ -13,8 +13,10 @@ import typer
 
 from muninn.core.cliutil import err_console
 from muninn.core.errors import MuninnError
+from muninn.evals import cli as evals_cli
 from muninn.export import cli as export_cli
-from muninn.plugins import doctor_cli, fs_cli, stack_cli
+from muninn.nightly import cli as nightly_cli
+from muninn.plugins import doctor_cli, fs_cli, policy_cli, stack_cli
 from muninn.plugins.inventory import cli as inventory_cli
 from muninn.plugins.mcp import cli as mcp_cli
 from muninn.plugins.search import cli as search_cli
@@ -36,7 +38,7 @@ def _root(
     config: Path = typer.Option(None, "--config", "-c", envvar="MUNINN_CONFIG",
                                 help="muninn.yaml to use (default: <XDG config>/muninn/muninn.yaml)."),
 ) -> None:
-    ctx.obj = {"config_path": config}
+    ctx.obj = {"config_path": config.expanduser().resolve() if config else None}
 
 
 app.add_typer(stack_cli.app)
@@ -44,6 +46,9 @@ app.add_typer(stack_cli.server_app, name="server")
 app.add_typer(stack_cli.embed_app, name="embed")
 app.add_typer(doctor_cli.app)
 app.add_typer(fs_cli.app)
+app.add_typer(policy_cli.app, name="policy")
+app.add_typer(nightly_cli.app)
+app.add_typer(evals_cli.app)
 app.add_typer(export_cli.app)
 app.add_typer(search_cli.app)
 app.add_typer(mcp_cli.app)

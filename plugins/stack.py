@@ -235,7 +235,7 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         cmd = [sys.executable, "-m", "muninn.plugins.embed", "--host", settings.embed.host,
                "--port", str(settings.embed.port)]
         if config_file:
-            cmd += ["--config", str(config_file)]
+            cmd += ["--config", str(Path(config_file).resolve())]
         log = root / "logs" / "embed.log"
         say(f"embed: starting on {embed.url} (model load takes ~10 s)...")
         proc = _spawn(cmd, log, env, root)

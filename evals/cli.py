@@ -1,0 +1,48 @@
+"""`muninn eval` and `muninn demo`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, err_console, say, settings
+from muninn.evals import report
+
+app = typer.Typer()
+
+
+@app.command("eval")
+def eval_cmd(
+    ctx: typer.Context,
+    set_name: str = typer.Option("ops", "--set", help="A shipped set name (evals/questions/NAME.yaml) or a path."),
+    k: int = typer.Option(4, "-k", help="A question counts as found when an expected file is in the top k."),
+    label: str = typer.Option("", help="A name for this run in the comparison and the plot, e.g. 'before-fusion'."),
+    no_rerank: bool = typer.Option(False, "--no-rerank", help="Measure without the cross-encoder."),
+    no_hybrid: bool = typer.Option(False, "--no-hybrid", help="Measure vectors only."),
+    plot: Path = typer.Option(None, help="Where to write the PNG (default <workspace>/evals/<set>.png)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Run the sealed question set through the same search path every reader uses, and compare with
+    the last run of the same set. Run it before and after every change.
+
+    Editing a question set unseals it: the next run says so instead of comparing.
+    """
+    flags = {k2: False for k2, off in (("rerank", no_rerank), ("hybrid", no_hybrid)) if off}
+    out = err_console if json_out else console
+    run = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, **flags)
+    if json_out:
+        emit_json({**run.summary(), "outcomes": [o.__dict__ for o in run.outcomes]})
+
+
+@app.command("demo")
+def demo_cmd(ctx: typer.Context) -> None:
+    """The main job on the sample corpus: stack up, policy applied, vault filled, sources exported
+    (redacted, leak-gated) and synced, one search through the guarded MCP server, the sealed eval.
+
+    Run it as `muninn --config examples/muninn.yaml demo` (what `make demo` does).
+    """
+    from muninn.evals import demo
+
+    run = demo.run(settings(ctx), config_path(ctx), console, say)
+    say(f"demo done: hit@{run.k} {run.hits_at(run.k)}/{len(run.outcomes)}, MRR {run.mrr():.3f}")

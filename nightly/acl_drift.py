@@ -1,0 +1,24 @@
+"""Policy drift: each area's effective ACL on the server against policy.yaml, and top-level
+folders under viking://resources that no policy area covers (any user may create them)."""
+
+from __future__ import annotations
+
+from muninn.core import policy as policy_mod
+from muninn.core.client import OpenViking
+from muninn.nightly.jobs import Context, JobResult, job
+from muninn.plugins import policy_apply
+from muninn.plugins.mcp.session import resolve_policy_path
+
+
+@job("acl-drift")
+def acl_drift(ctx: Context) -> JobResult:
+    pol = policy_mod.load(resolve_policy_path(ctx.settings))
+    states = policy_apply.drift(ctx.settings, pol)
+    bad = [f"{s.uri}: {s.describe()}" for s in states if not s.ok]
+    covered = {u.split("/")[3] for u in pol.areas.values()}
+    with OpenViking.user(ctx.settings) as client:
+        top = {e.uri.rstrip("/").split("/")[3] for e in client.ls("viking://resources") if e.is_dir}
+    strays = sorted(top - covered)
+    bad += [f"viking://resources/{s}: top-level folder not in policy.yaml" for s in strays]
+    return JobResult("acl-drift", not bad, "; ".join(bad) or f"{len(states)} areas match the policy",
+                     {"areas": len(states), "drift": bad})

@@ -1,0 +1,19 @@
+"""The read-only verify sweep: which credentials and routes still work this morning."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from muninn.nightly.jobs import Context, JobResult, job
+from muninn.plugins.verify import sweep
+
+
+@job("verify")
+def verify(ctx: Context) -> JobResult:
+    if not ctx.settings.inventory.files and not ctx.settings.vault.files:
+        return JobResult("verify", True, "no inventory or vault configured", {})
+    results = sweep.run(ctx.settings, sweep.plan(ctx.settings), who="nightly")
+    counts = Counter(r.status for r in results)
+    bad = [f"{r.id}: {r.status} ({r.reason})" for r in results if r.status != "ok"]
+    detail = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "nothing to verify"
+    return JobResult("verify", not bad, detail, {"counts": dict(counts), "problems": bad})
