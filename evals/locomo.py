@@ -160,8 +160,11 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
         ingest(client, files, conv_id, db)
         qs = questions(conv)
         now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
-        with Searcher(settings, client=client, index=db) as searcher:
-            for name, flags in variants.items():
+        for name, flags in variants.items():
+            flags = dict(flags)
+            overrides = flags.pop("set", {})
+            tuned = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
+            with Searcher(tuned, client=client, index=db) as searcher:
                 for q in qs:
                     res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
                     rec = per_variant[name]
@@ -195,6 +198,31 @@ def table(report: dict) -> str:
     return "\n".join(rows)
 
 
+def plot(report: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(report["variants"])
+    metrics_ = ["hit@4", "hit@10", "recall@20", "MRR@10"]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / len(names)
+    for i, name in enumerate(names):
+        values = [report["variants"][name][m] for m in metrics_]
+        bars = ax.bar([j + i * width for j in range(len(metrics_))], values, width, label=name)
+        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+    ax.set_xticks([j + width * (len(names) - 1) / 2 for j in range(len(metrics_))], metrics_)
+    ax.set_ylim(0, 1)
+    ax.axhline(0.75, color="grey", lw=0.6, ls="--")
+    ax.axhline(0.90, color="grey", lw=0.6, ls=":")
+    ax.set_title(f"LoCoMo dev, conversations {', '.join(report['conversations'])}, categories 1-4 "
+                 f"(n={report['variants'][names[0]]['n']})")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", nargs="+", default=["26", "30", "41", "42", "43"])
@@ -203,8 +231,11 @@ def main() -> None:
                         help="front matter kept in each file (all of it is embedded by OpenViking)")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a search setting, e.g. --set vector_top=40")
+                        help="override a search setting for every variant, e.g. --set vector_top=40")
+    parser.add_argument("--try", dest="tries", action="append", default=[], metavar="NAME:KEY=VALUE,...",
+                        help="one more variant: all stages on (no rerank) plus these settings")
     parser.add_argument("--json", type=Path, help="also write the raw report here")
+    parser.add_argument("--plot", type=Path, help="bar chart of the variants (PNG)")
     args = parser.parse_args()
     settings = config.load()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
@@ -212,14 +243,20 @@ def main() -> None:
         settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
     workdir = settings.workspace / "evals"
     workdir.mkdir(parents=True, exist_ok=True)
-    report = run(settings, args.conversations, args.window, {v: VARIANTS[v] for v in args.variants}, workdir,
-                 args.front)
+    variants = {v: VARIANTS[v] for v in args.variants}
+    for spec in args.tries:
+        name, _, pairs = spec.partition(":")
+        extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs.split(",") if p)}
+        variants[name] = {**VARIANTS["+ recency"], "set": extra}
+    report = run(settings, args.conversations, args.window, variants, workdir, args.front)
     report["overrides"] = overrides
     print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "
           f"overrides {overrides or '-'}\n")
     print(table(report))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
+    if args.plot:
+        plot(report, args.plot)
 
 
 if __name__ == "__main__":

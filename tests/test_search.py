@@ -24,7 +24,8 @@ def fact(source: str, title: str, body: str, date: str, crumb: list[str] | None 
          source_path: str | None = None) -> str:
     meta = {"id": title.lower().replace(" ", "-")[:40], "source": source, "kind": "note", "date": date,
             "breadcrumb": crumb or [title]}
-    if source_path:
+    if source_path:   # a section of a longer note: id `path#anchor`, like the notes exporter writes
+        meta["id"] = f"{source}/{source_path}#{meta['id']}"
         meta["source_path"] = source_path
     return f"---\n{yaml.safe_dump(meta, sort_keys=False)}---\nA {source} entry.\n# {title}\n{body}\n"
 
@@ -66,6 +67,9 @@ CORPUS = {
     "observations/new.md": fact("observations", "Kafka consumer lag observed again", "Kafka consumer "
                                 "group billing lagged by 2 million messages.", days_ago(2)),
     "misc/plain.md": "# Office wifi\nThe office wifi password rotates monthly; ask IT.\n",
+    "inventory/db01.md": "---\nid: inventory/db01\nsource: inventory\nkind: host\nbreadcrumb: Inventory › host › "
+                         "db01\nsource_path: inventory.yaml\n---\nHow to reach db01 (host, prod).\n\n# db01\n"
+                         "Steps:\n1. connect the VPN\n2. ssh ops@db01.prod.example.com\n",
 }
 # Two identical facts that differ only in their date: recency must order them.
 for name, age in (("old", 1500), ("new", 3)):
@@ -108,10 +112,20 @@ def test_identifier_query_is_keyword_only_and_exact(searcher) -> None:
     assert set(hit.stage_scores) >= {"keyword", "fusion"} and "vector" not in hit.stage_scores
 
 
-def test_hostname_routes_to_keyword(searcher) -> None:
+def test_hostname_routes_to_keyword_with_access_block_pinned(searcher) -> None:
     res = searcher.search("db01.prod.example.com")
-    assert res.route == "keyword" and res.hits[0].uri.endswith("inc-10964.md")
-    assert searcher.vector.calls == 0
+    assert res.route == "keyword" and searcher.vector.calls == 0
+    assert [h.uri.rsplit("/", 1)[-1] for h in res.hits[:2]] == ["db01.md", "inc-10964.md"]
+    assert res.hits[0].stage_scores["pinned"] == 1.0 and res.hits[0].source == "inventory"
+
+
+def test_inventory_entry_named_in_a_question_is_pinned(searcher) -> None:
+    named = searcher.search("why was the disk full on db01", k=4, rerank=False)
+    assert named.hits[0].uri.endswith("inventory/db01.md") and named.hits[0].stage_scores["pinned"] == 1.0
+    brief = searcher.search("why was the disk full on db01", briefing=True, tokens=400)
+    assert brief.briefing.startswith("[access] db01")
+    unnamed = searcher.search("disk full", k=4)
+    assert all("pinned" not in h.stage_scores for h in unnamed.hits)
 
 
 def test_narrative_question_finds_its_section(searcher) -> None:

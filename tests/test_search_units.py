@@ -88,12 +88,15 @@ def test_candidate_validator_rejects_uris_outside_target() -> None:
 
 
 def test_front_matter_and_plain_files() -> None:
-    d = doc.parse("viking://resources/notes/db.md", "---\nid: n1\nsource: notes\ndate: 2025-03-01\n"
+    d = doc.parse("viking://resources/notes/db.md", "---\nid: notes/db.md#rollback\nsource: notes\ndate: 2025-03-01\n"
                   "breadcrumb: [Database upgrade 2025, Rollback]\nsource_path: notes/db.md\n---\n"
                   "About the database upgrade.\nRestore the snapshot, then repoint the app.\n")
     assert (d.title, d.breadcrumb, d.source, d.file_key) == (
-        "Rollback", "Database upgrade 2025 > Rollback", "notes", "notes/db.md")
+        "Rollback", "Database upgrade 2025 > Rollback", "notes", "notes:notes/db.md")
     assert d.date == dt.datetime(2025, 3, 1, tzinfo=dt.UTC)
+    record = doc.parse("viking://resources/inventory/db01.md", "---\nid: inventory/db01\nsource: inventory\n"
+                       "breadcrumb: Inventory › host › db01\nsource_path: inventory.yaml\n---\nbody\n")
+    assert (record.file_key, record.title) == (record.uri, "db01")   # records are not capped together
     plain = doc.parse("viking://resources/misc/readme.md", "# Readme\nplain text, no front matter\n")
     assert (plain.title, plain.breadcrumb, plain.date, plain.source) == ("Readme", "", None, "misc")
     broken = doc.parse("viking://resources/misc/x.md", "---\n: : not yaml [\n---\nbody\n")

@@ -30,7 +30,7 @@ def interleave(hits: list[Hit]) -> list[Hit]:
 
 
 def render_one(hit: Hit) -> str:
-    head = f"[{hit.source}] {hit.title}"
+    head = f"[{'access' if hit.stage_scores.get('pinned') else hit.source}] {hit.title}"
     if hit.breadcrumb and hit.breadcrumb != hit.title:
         head += f" — {hit.breadcrumb}"
     if hit.date:
@@ -39,11 +39,13 @@ def render_one(hit: Hit) -> str:
 
 
 def build(hits: list[Hit], budget: int) -> tuple[str, list[Hit]]:
-    """The briefing text and the hits it holds; entries that do not fit are left out whole."""
+    """The briefing text and the hits it holds; entries that do not fit are left out whole.
+    Pinned inventory entries (access blocks) come first, before the round-robin."""
     used: list[Hit] = []
     parts: list[str] = []
     spent = 0
-    for hit in interleave(hits):
+    pinned = [h for h in hits if h.stage_scores.get("pinned")]
+    for hit in pinned + interleave([h for h in hits if h not in pinned]):
         block = render_one(hit)
         cost = tokens(block + "\n")
         if spent + cost > budget:

@@ -33,7 +33,7 @@ class Doc:
             return m.group(1)
         crumb = self.breadcrumb
         if crumb:
-            return crumb.split(" > ")[-1]
+            return re.split(r" [›>] ", crumb)[-1]
         first = next((line.strip() for line in self.body.splitlines() if line.strip()), "")
         if first and len(first) <= 80:
             return first
@@ -59,8 +59,11 @@ class Doc:
 
     @property
     def file_key(self) -> str:
-        """One key per original file: facts cut from one note share `source_path`."""
-        return str(self.meta.get("source_path") or self.uri)
+        """One key per original file, for the per-file cap. Sections of one note or one source file
+        have ids `path#anchor` and share `source_path`; records (inventory, secrets, observations)
+        also share the file they came from, but each is a thing of its own, so they are not capped."""
+        fact_id, path = str(self.meta.get("id") or ""), self.meta.get("source_path")
+        return f"{self.source}:{path}" if path and "#" in fact_id else self.uri
 
 
 def area_of(uri: str) -> str:

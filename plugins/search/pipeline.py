@@ -13,7 +13,7 @@ from pathlib import Path
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
-from muninn.plugins.search import cap, fusion, keyword, query, rerank
+from muninn.plugins.search import cap, fusion, keyword, pin, query, rerank
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import recency as recency_mod
 from muninn.plugins.search.content import ContentFetcher
@@ -146,6 +146,7 @@ class Searcher:
                 dates = {c.uri: docs[c.uri].date for c in fused}
                 fused = recency_mod.apply(fused, dates, cfg.half_life_days, cfg.recency_weight, now)
         with timed("cap"):
+            fused = pin.apply(text, fused, docs)
             capped = cap.per_file(fused, {c.uri: docs[c.uri].file_key for c in fused}, cfg.per_file)
 
         hits = [_hit(c, docs[c.uri]) for c in capped]

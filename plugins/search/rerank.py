@@ -1,8 +1,8 @@
 """The content reranker: a cross-encoder scores (query, start of the file) pairs.
 
 `search.rerank.model` is one of
-- a local folder with weights (loaded by FlagEmbedding's FlagReranker, or sentence-transformers'
-  CrossEncoder when `backend: cross-encoder` or FlagEmbedding is absent),
+- a local folder with weights (loaded by sentence-transformers' CrossEncoder, or FlagEmbedding's
+  FlagReranker with `backend: flag`; both give the same scores),
 - a Hugging Face hub id, resolved from the local cache only: a search never downloads,
 - `endpoint:http://host:port`, a text-embeddings-inference style `POST /rerank` (a GPU box).
 
@@ -59,13 +59,15 @@ def resolve(model: str) -> str:
 class FlagBackend:
     name = "flag"
 
-    def __init__(self, path: str, max_length: int, batch_size: int) -> None:
+    def __init__(self, path: str, max_length: int, batch_size: int, int8: bool = False) -> None:
         from FlagEmbedding import FlagReranker
 
         # One device, so FlagEmbedding never starts its multi-process pool on CPU. normalize: sigmoid
         # scores in 0..1, the same scale as CrossEncoder's and TEI's, so recency weights mean one thing.
         self.model = FlagReranker(path, use_fp16=False, devices="cpu", max_length=max_length,
                                   batch_size=batch_size, normalize=True)
+        if int8:
+            _quantise(self.model.model)
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
         scores = self.model.compute_score([[query, d] for d in docs])
@@ -75,16 +77,25 @@ class FlagBackend:
 class CrossEncoderBackend:
     name = "cross-encoder"
 
-    def __init__(self, path: str, max_length: int, batch_size: int) -> None:
+    def __init__(self, path: str, max_length: int, batch_size: int, int8: bool = False) -> None:
         from sentence_transformers import CrossEncoder
 
         self.batch_size = batch_size
         self.model = CrossEncoder(path, device="cpu", max_length=max_length, local_files_only=True)
+        if int8:
+            _quantise(self.model)
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
         scores = self.model.predict([(query, d) for d in docs], batch_size=self.batch_size,
                                     show_progress_bar=False, convert_to_numpy=True)
         return [float(s) for s in scores]
+
+
+def _quantise(module) -> None:
+    """int8 weights for every Linear layer, activations quantised on the fly: CPU only."""
+    import torch
+
+    torch.ao.quantization.quantize_dynamic(module, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
 class EndpointBackend:
@@ -141,7 +152,7 @@ _LOADED: dict[tuple, CachedReranker] = {}
 
 def load(cfg: RerankSettings) -> CachedReranker:
     """The reranker for these settings, loaded once per process."""
-    key = (cfg.model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads)
+    key = (cfg.model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8)
     if key in _LOADED:
         return _LOADED[key]
     where = resolve(cfg.model)
@@ -157,8 +168,11 @@ def load(cfg: RerankSettings) -> CachedReranker:
         if backend == "auto":
             import importlib.util
 
-            backend = "flag" if importlib.util.find_spec("FlagEmbedding") else "cross-encoder"
+            # Same weights, same scores (the tests check both against a plain forward pass), but
+            # CrossEncoder was 1.5x faster on CPU here: FlagReranker tokenises pair by pair in Python
+            # and scores its first batch twice to probe memory (evals/results/search.md).
+            backend = "cross-encoder" if importlib.util.find_spec("sentence_transformers") else "flag"
         cls = FlagBackend if backend == "flag" else CrossEncoderBackend
-        inner = cls(where, cfg.max_length, cfg.batch_size)
+        inner = cls(where, cfg.max_length, cfg.batch_size, cfg.int8)
     _LOADED[key] = CachedReranker(inner)
     return _LOADED[key]

@@ -1,0 +1,137 @@
+"""Search latency: per stage p50/p95 over real queries (warm, no rerank), and rerank of 20
+candidates with MiniLM-L6-sized and bge-reranker-v2-m3-sized cross-encoders on this machine.
+
+The rerank models have random weights (no real weights can be fetched offline): the timings are
+honest, the scores are not. Prints markdown tables.
+
+    python -m muninn.evals.bench_search pipeline --conversation 26
+    python -m muninn.evals.bench_search rerank --sizes minilm m3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from muninn.core import config
+from muninn.core.client import OpenViking
+from muninn.core.config import RerankSettings
+from muninn.evals import locomo
+from muninn.plugins.search import rerank
+from muninn.plugins.search.pipeline import Searcher
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+
+
+def pipeline(conv_id: str, repeat: int) -> tuple[str, dict]:
+    settings = config.load()
+    root = OpenViking.root(settings)
+    account = f"bench{uuid.uuid4().hex[:8]}"
+    client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
+    conv = json.loads((locomo.DATA / f"{conv_id}.json").read_text())
+    files = locomo.corpus(conv, conv_id, window=1)
+    db = Path(tempfile.mkdtemp()) / "kw.sqlite"
+    t0 = time.perf_counter()
+    locomo.ingest(client, files, conv_id, db)
+    ingest_s = time.perf_counter() - t0
+    qs = [q["question"] for q in locomo.questions(conv)]
+    target = f"{locomo.ROOT}/{conv_id}"
+    stages: dict[str, list[float]] = {}
+    totals: dict[str, list[float]] = {"hybrid": [], "vector only": [], "identifier": []}
+    with Searcher(settings, client=client, index=db) as s:
+        s.search(qs[0], target=target, rerank=False)          # warm-up: connections, first find
+        for _ in range(repeat):
+            for q in qs:
+                for name, kw in (("hybrid", {}), ("vector only", {"hybrid": False})):
+                    t = time.perf_counter()
+                    res = s.search(q, target=target, rerank=False, **kw)
+                    totals[name].append((time.perf_counter() - t) * 1000)
+                    if name == "hybrid":
+                        for stage, ms in res.timings_ms.items():
+                            stages.setdefault(stage, []).append(ms)
+                t = time.perf_counter()
+                s.search(f"D{len(q) % 9 + 1}-{len(q)}", target=target, rerank=False)   # ticket-shaped key
+                totals["identifier"].append((time.perf_counter() - t) * 1000)
+    client.close()
+    root.close()
+    rows = ["| stage | p50 ms | p95 ms |", "|---|---|---|"]
+    rows += [f"| {k} | {pct(v, 50):.1f} | {pct(v, 95):.1f} |" for k, v in stages.items()]
+    rows += [f"| **total, {k}** | {pct(v, 50):.1f} | {pct(v, 95):.1f} |" for k, v in totals.items()]
+    head = (f"conversation {conv_id}: {len(files)} files ingested + indexed in {ingest_s:.1f} s; "
+            f"{len(qs)} questions x {repeat}, warm, rerank off\n\n")
+    return head + "\n".join(rows), {"stages": stages, "totals": totals}
+
+
+def rerank_bench(sizes: list[str], configs: list[str], runs: int, threads: int) -> str:
+    """`configs` are `backend:max_length[:int8]`, e.g. `flag:512`, `cross-encoder:256:int8`."""
+    import torch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import rerank_model
+
+    torch.set_num_threads(threads)
+    conv = json.loads((locomo.DATA / "26.json").read_text())
+    texts = list(locomo.corpus(conv, "26", window=3).values())
+    # ~1,500 characters each, like the pipeline's content stage
+    docs = [(t * 4)[:1500] for t in texts[:20]]
+    rows = ["| model shape | backend | max_length | int8 | p50 s | p95 s | cached call ms |",
+            "|---|---|---|---|---|---|---|"]
+    for size in sizes:
+        folder = rerank_model.build(Path(tempfile.mkdtemp()) / size, size=size)
+        for spec in configs:
+            backend, length, *flag = spec.split(":")
+            int8 = flag == ["int8"]
+            rerank._LOADED.clear()
+            model = rerank.load(RerankSettings(model=str(folder), backend=backend, max_length=int(length),
+                                               threads=threads, int8=int8))
+            model.inner.rerank("warm up", docs[:2])
+            times = []
+            for i in range(runs):
+                t = time.perf_counter()
+                model.rerank(f"question number {i} about the conversation", docs)
+                times.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            model.rerank("question number 0 about the conversation", docs)   # served by the score cache
+            cached = (time.perf_counter() - t) * 1000
+            rows.append(f"| {size} | {backend} | {length} | {'yes' if int8 else 'no'} | "
+                        f"{statistics.median(times):.2f} | {pct(times, 95):.2f} | {cached:.2f} |")
+            print(rows[-1], file=sys.stderr, flush=True)
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
+    return (f"20 candidates x ~1,500 chars, torch threads {threads}, {runs} runs each, random weights, "
+            f"load average at the end {' '.join(load)}\n\n" + "\n".join(rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="part", required=True)
+    p = sub.add_parser("pipeline")
+    p.add_argument("--conversation", default="26")
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--json", type=Path)
+    r = sub.add_parser("rerank")
+    r.add_argument("--sizes", nargs="+", default=["minilm", "m3"])
+    r.add_argument("--configs", nargs="+", default=["flag:512", "flag:256", "flag:128", "flag:256:int8",
+                                                     "cross-encoder:256"])
+    r.add_argument("--runs", type=int, default=5)
+    r.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    if args.part == "pipeline":
+        text, raw = pipeline(args.conversation, args.repeat)
+        if args.json:
+            args.json.write_text(json.dumps(raw))
+    else:
+        text = rerank_bench(args.sizes, args.configs, args.runs, args.threads)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
