@@ -136,7 +136,25 @@ def ds_findings(line: str, filename: str = "note.md", plugins: Iterable[str] | N
     return out
 
 
-def triggered_lines(text: str, lowered: str | None = None) -> dict[int, set[str]]:
+@cache
+def _keyword_needs_quote(filename: str) -> bool:
+    """KeywordDetector picks its regexes by file type; for markdown and other unknown types every
+    one of them requires a quote character, which rules out most prose lines that merely say
+    `password`. (The muninn `labelled-secret` rule is what catches the unquoted `password: v`.)"""
+    from detect_secrets.plugins import keyword
+    from detect_secrets.util.filetype import determine_file_type
+
+    table = getattr(keyword, "REGEX_BY_FILETYPE", None)
+    quotes_required = getattr(keyword, "QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP", None)
+    if table is None or quotes_required is None:
+        return False  # an unknown detect-secrets layout: no shortcut
+    return table.get(determine_file_type(filename), quotes_required) is quotes_required
+
+
+_QUOTE = re.compile(r"['\"`]")
+
+
+def triggered_lines(text: str, lowered: str | None = None, filename: str = "note.md") -> dict[int, set[str]]:
     """Line start offset -> the detect-secrets plugins worth running on that line."""
     det = _detector()
     lowered = text.lower() if lowered is None else lowered
@@ -158,6 +176,12 @@ def triggered_lines(text: str, lowered: str | None = None) -> dict[int, set[str]
     if det.unmapped:
         for start in (0, *(n + 1 for n in newlines)):
             out.setdefault(start, set()).update(det.unmapped)
+    if _keyword_needs_quote(filename):
+        for start, plugins in out.items():
+            if "KeywordDetector" in plugins:
+                end = text.find("\n", start)
+                if not _QUOTE.search(text, start, len(text) if end < 0 else end):
+                    plugins.discard("KeywordDetector")
     return out
 
 
@@ -203,7 +227,8 @@ class PatternScanner:
 
     def _ds_spans(self, text: str, lowered: str) -> Iterable[Span]:
         if self.prefilter:
-            work: Iterable[tuple[int, Iterable[str] | None]] = sorted(triggered_lines(text, lowered).items())
+            work: Iterable[tuple[int, Iterable[str] | None]] = sorted(
+                triggered_lines(text, lowered, self.filename).items())
         else:
             work = [(0, None), *((m.end(), None) for m in re.finditer("\n", text))]
         for start, plugins in work:

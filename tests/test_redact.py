@@ -219,6 +219,11 @@ DS_SAMPLES = [
     "123456789:" + "AAE" + "abcdefghijklmnopqrstuvwxyz01234567"[:32],
     "AC" + "0123456789abcdef" * 2,
     'commit = "3f2a9c1d4e5b6a7c8d9e0f1a"',
+    # KeywordDetector needs a quote on markdown lines (the trigger relies on it): with and without.
+    "password: `Qw3rtY8uI0pAs`",
+    "the api_key is 'abc123def456' for now",
+    'db_pass == "Qw3rtY8uI0pAs"',
+    "password: Qw3rtY8uI0pAs",
 ]
 
 
