@@ -81,7 +81,7 @@ def is_locator(value: str) -> bool:
 class Collected:
     """value -> secret id, plus how many candidates were skipped (never which)."""
 
-    values: dict[str, str] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict, repr=False)  # a logged report must not leak them
     skipped: int = 0
     files: int = 0
 
