@@ -1,0 +1,43 @@
+"""`muninn demo` end to end on the test stack: what `make demo` runs on the default ports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.integration
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_demo_runs_end_to_end_and_leaks_nothing(stack, tmp_path: Path) -> None:
+    cfg = yaml.safe_load((EXAMPLES / "muninn.yaml").read_text())
+    cfg["guard"]["policy"] = str(EXAMPLES / cfg["guard"]["policy"])
+    cfg["vault"]["files"] = [str(EXAMPLES / f) for f in cfg["vault"]["files"]]
+    cfg["inventory"]["files"] = [str(EXAMPLES / f) for f in cfg["inventory"]["files"]]
+    for source in cfg["sources"]:
+        source["path"] = str(EXAMPLES / source["path"])
+    base = yaml.safe_load(stack.config_path.read_text())
+    cfg.update({k: base[k] for k in ("home", "server", "embed", "keyring")})
+    cfg["export"] = {"out": str(tmp_path / "exports")}
+    path = tmp_path / "muninn.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+
+    out = stack.cli("--config", str(path), "demo", timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    text = out.stdout + out.stderr
+    assert "demo done: hit@4" in text
+    assert "viking://resources/" in text and "log" in text.lower()  # the guarded search printed hits
+    entries = yaml.safe_load((EXAMPLES / "secrets.yaml").read_text())
+    values = [e["value"] for e in entries if "value" in e]
+    values += [v for e in entries for v in (e.get("parts") or {}).values() if len(str(v)) >= 10]
+    assert values and not [v for v in values if v in text]
+
+    again = stack.cli("--config", str(path), "eval", "--json", "--label", "again", timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    summary = json.loads(again.stdout)
+    assert summary["questions"] == 24 and summary["hit@4"] >= 18
+    assert "→" in again.stderr or "no question changed rank" in again.stderr  # compared with the demo's run
