@@ -43,14 +43,14 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
     folder = "plans" if p.kind == "plan" else "observations"
     uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
-    # Values are scrubbed before they are stored: memory is read by every other reader.
-    body = session.redactor.scrub(p.text)
+    # Values and patterns are scrubbed before they are stored: memory is read by every other reader.
+    body = session.redactor.scrub_all(p.text)
     tags = ", ".join(_slug(t) for t in p.tags)
     doc = (f"---\nkind: {p.kind}\nwritten_by: {session.profile.name}\ntrust: "
            f"{'trusted' if session.profile.trusted else 'untrusted'}\nobserved_at: {observed.isoformat()}\n"
            f"recorded_at: {now.isoformat()}\ntags: [{tags}]\n---\n"
            f"{p.kind.capitalize()} by {session.profile.name} ({session.profile.kind}), {observed:%Y-%m-%d %H:%M} UTC: "
-           f"{session.redactor.scrub(title)}\n\n{body}\n")
+           f"{session.redactor.scrub_all(title)}\n\n{body}\n")
     session.client.write(uri, doc, mode="create")
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
 
