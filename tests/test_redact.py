@@ -318,3 +318,30 @@ def test_undecodable_bytes_pass_through_the_value_pass() -> None:
     text = (b"\xff\xfe raw Zx81kLmQ2pRt7uVw9YbC3dEf \x80").decode("utf-8", "surrogateescape")
     out = r.redact(text)
     assert out.text.encode("utf-8", "surrogateescape") == b"\xff\xfe raw [REDACTED:tok] \x80"
+
+
+def test_long_single_line_json_is_scanned_in_windows_without_losing_secrets() -> None:
+    """detect-secrets sees long lines in overlapping windows (its filters are quadratic per line);
+    a quoted secret straddling where a naive cut would fall must still be found."""
+    import random
+    import string
+
+    from muninn.guards.patterns import _MAX_LINE
+
+    rng = random.Random(9)
+    alphabet = string.ascii_letters + string.digits
+    secrets = ["".join(rng.choice(alphabet) for _ in range(64)) for _ in range(12)]  # entropy > 4.5
+    parts: list[str] = []
+    size = 0
+    for k, secret in enumerate(secrets, start=1):
+        target = k * _MAX_LINE - 30 - rng.randint(0, 20)
+        while size < target:
+            filler = f'{{"n": {rng.randint(0, 999)}}}, '
+            parts.append(filler)
+            size += len(filler)
+        parts.append(f'{{"blob": "{secret}"}}, ')
+        size += len(parts[-1])
+    line = "[" + "".join(parts) + "{}]"
+    ds_only = Redactor({}, scanner=PatternScanner(rules=[]))
+    out = ds_only.redact(line)
+    assert [s for s in secrets if s in out.text] == []
