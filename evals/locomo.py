@@ -36,9 +36,11 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # real cross-encoder weights exist offline (random weights would only measure noise).
 VARIANTS: dict[str, dict] = {
     "vector only": dict(hybrid=False, routing=False, recency=False, rerank=False),
-    "+ keyword fusion": dict(hybrid=True, routing=False, recency=False, rerank=False),
-    "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False),
-    "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False),
+    "+ keyword fusion (plain RRF)": dict(hybrid=True, routing=False, recency=False, rerank=False,
+                                         set={"keyword_weight": 1.0}),
+    "+ keyword weight 2": dict(hybrid=True, routing=False, recency=False, rerank=False, set={"keyword_weight": 2.0}),
+    "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False, set={"keyword_weight": 2.0}),
+    "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False, set={"keyword_weight": 2.0}),
 }
 
 
@@ -123,7 +125,7 @@ def questions(conv: dict) -> list[dict]:
     return out
 
 
-def ingest(client: OpenViking, files: dict[str, str], conv_id: str, db: Path, chunk: int = 100) -> None:
+def ingest(client: OpenViking, files: dict[str, str], conv_id: str, db: Path, chunk: int = 50) -> None:
     folder = f"{ROOT}/{conv_id}"
     client.ensure_dir(ROOT)
     client.ensure_dir(folder)
@@ -226,8 +228,8 @@ def plot(report: dict, path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", nargs="+", default=["26", "30", "41", "42", "43"])
-    parser.add_argument("--window", type=int, default=1, help="neighbouring turns on each side as context")
-    parser.add_argument("--front", choices=["full", "date", "none"], default="full",
+    parser.add_argument("--window", type=int, default=2, help="neighbouring turns on each side as context")
+    parser.add_argument("--front", choices=["full", "date", "none"], default="date",
                         help="front matter kept in each file (all of it is embedded by OpenViking)")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -247,7 +249,7 @@ def main() -> None:
     for spec in args.tries:
         name, _, pairs = spec.partition(":")
         extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs.split(",") if p)}
-        variants[name] = {**VARIANTS["+ recency"], "set": extra}
+        variants[name] = {**VARIANTS["+ recency"], "set": {**VARIANTS["+ recency"]["set"], **extra}}
     report = run(settings, args.conversations, args.window, variants, workdir, args.front)
     report["overrides"] = overrides
     print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "

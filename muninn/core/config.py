@@ -97,7 +97,8 @@ class SearchSettings(Section):
     keyword_top: int = Field(20, ge=1)
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant")
     vector_weight: float = Field(1.0, ge=0)
-    keyword_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(2.0, ge=0, description="BM25's weight in the fusion. 2: keyword hits "
+                                  "carried more than MiniLM vectors on LoCoMo dev (evals/results/locomo.md)")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
