@@ -151,6 +151,9 @@ def test_pem_block_is_redacted_whole_even_reindented(full: Redactor) -> None:
     assert all(needle not in out.text for needle in pem.needles)
     unknown = Redactor({}).redact(pem.value + "\ntrailing prose\n")
     assert unknown.text == "[REDACTED:private-key]\ntrailing prose\n"
+    body = pem.value.splitlines()[1:-1]
+    truncated = Redactor({}).redact("\n".join([pem.value.splitlines()[0], *body[:3]]) + "\nthen some prose here\n")
+    assert truncated.text == "[REDACTED:private-key]\nthen some prose here\n"
 
 
 def test_non_ascii_text_keeps_offsets() -> None:
