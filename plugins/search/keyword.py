@@ -35,7 +35,7 @@ MAX_TEXT = 20_000
 class IndexError_(MuninnError):
     """The keyword index file is missing or unreadable."""
 
-    exit_code = 3
+    exit_code = 10
 
 
 @dataclass

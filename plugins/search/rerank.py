@@ -32,7 +32,7 @@ _FIX = ("put the weights on disk (a folder with config.json) and set search.rera
 class RerankUnavailable(MuninnError):
     """No usable reranker: weights absent or endpoint down. Searches carry on by fusion, with a warning."""
 
-    exit_code = 3
+    exit_code = 10
 
 
 def resolve(model: str) -> str:

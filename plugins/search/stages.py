@@ -17,7 +17,7 @@ from muninn.core.errors import MuninnError
 class StageError(MuninnError):
     """A stage broke its contract (wrong length, non-finite score, unknown URI)."""
 
-    exit_code = 7
+    exit_code = 10
 
 
 class SearchError(MuninnError):
