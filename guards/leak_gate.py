@@ -114,7 +114,8 @@ def scan(text: str) -> list[Finding]:
     lowered = text.lower()
     # 'İ' and friends change the length when lower-cased: then search the original, ignoring case.
     same = len(lowered) == len(text)
-    present = {_TRIGGER_WORDS[i] for i, _, _ in _TRIGGERS.find_matches_as_indexes(lowered, overlapping=True)}
+    present = {_TRIGGER_WORDS[i] for i, _, _ in
+               _TRIGGERS.find_matches_as_indexes(_encodable(lowered), overlapping=True)}
     for name, p in _PATTERNS.items():
         if present.isdisjoint(p.words):
             continue
@@ -140,6 +141,14 @@ def _label_ok(haystack: str, m: re.Match[str]) -> bool:
     if before and before[-1].isalnum() and not qualified:
         return False  # `monkey: …`, `mytoken = …`
     return m.group(1) != "key" or qualified
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(s: str) -> str:
+    """ahocorasick-rs refuses lone surrogates: each becomes U+FFFD (same length, same lines)."""
+    return s if s.isascii() or not _SURROGATE.search(s) else _SURROGATE.sub("\ufffd", s)
 
 
 @cache
@@ -176,7 +185,7 @@ class LeakGate:
         if self._ac is not None:
             lines = _Lines(text)
             # Overlapping: a value hidden inside another value's occurrence is still reported.
-            for idx, start, _ in self._ac.find_matches_as_indexes(text, overlapping=True):
+            for idx, start, _ in self._ac.find_matches_as_indexes(_encodable(text), overlapping=True):
                 out.append(Finding(KNOWN_VALUE, self._ids[idx], lines.at(start)))
         if self.patterns:
             out.extend(scan(text))

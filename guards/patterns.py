@@ -152,6 +152,13 @@ def _keyword_needs_quote(filename: str) -> bool:
 
 
 _QUOTE = re.compile(r"['\"`]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(s: str) -> str:
+    """ahocorasick-rs takes only encodable str; a lone surrogate (output decoded with
+    surrogateescape) becomes U+FFFD, one character for one, so offsets stay put."""
+    return s if s.isascii() or not _SURROGATE.search(s) else _SURROGATE.sub("\ufffd", s)
 
 
 def triggered_lines(text: str, lowered: str | None = None, filename: str = "note.md") -> dict[int, set[str]]:
@@ -217,7 +224,7 @@ class PatternScanner:
         """Non-overlapping spans in text order; spans touching a `[REDACTED:…]` marker are dropped
         so a second pass leaves the first one's output alone (idempotence)."""
         markers = [m.span() for m in _MARKER.finditer(text)] if MARKER_PREFIX in text else []
-        lowered = text.lower()
+        lowered = _encodable(text.lower())
         found: list[Span] = []
         for rule in self._triggered(lowered):
             found.extend(Span(s, e, rule.name) for s, e in rule.spans(text, lowered, checked=True))

@@ -125,3 +125,9 @@ def _line_of(doc: str, value: str) -> int:
 def test_length_changing_lowercase_is_still_scanned() -> None:
     assert [f.reason for f in scan("İİİ\nAPI key: Zx81kLmQ2pRt7uVw9YbC3dEf")] == ["assigned-secret"]
     assert scan("İİİ\nAPI key: Zx81kLmQ2pRt7uVw9YbC3dEf")[0].line == 2
+
+
+def test_lone_surrogates_are_scanned(gate: LeakGate) -> None:
+    p = PLANTED[1]
+    text = (b"\xff\n").decode("utf-8", "surrogateescape") + p.value
+    assert Finding(KNOWN_VALUE, p.secret_id, 2) in gate.scan(text)

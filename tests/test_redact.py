@@ -348,3 +348,12 @@ def test_long_single_line_json_is_scanned_in_windows_without_losing_secrets() ->
     ds_only = Redactor({}, scanner=PatternScanner(rules=[]))
     out = ds_only.redact(line)
     assert [s for s in secrets if s in out.text] == []
+
+
+def test_lone_surrogates_do_not_break_the_pattern_pass(full: Redactor) -> None:
+    """Output decoded with surrogateescape reaches the redactor too (MCP results, masked logs)."""
+    p = next(p for p in PLANTED if p.form == "api-key-space")
+    text = (b"\xff junk\n").decode("utf-8", "surrogateescape") + p.doc + "API key: Zx81kLmQ2pRt7uVw9YbC3dEf\n"
+    out = full.redact(text)
+    assert p.value not in out.text and "Zx81kLmQ2pRt7uVw9YbC3dEf" not in out.text
+    assert out.text.startswith("\udcff junk\n")
