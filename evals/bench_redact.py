@@ -28,7 +28,7 @@ from pathlib import Path
 
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.patterns import PatternScanner, triggered_lines
-from muninn.guards.redact import Redactor
+from muninn.guards.redact import ENCODINGS, Redactor
 
 RESULTS = Path(__file__).parent / "results" / "redact.md"
 ALNUM = string.ascii_letters + string.digits
@@ -141,6 +141,9 @@ def main() -> None:
     t = time.perf_counter()
     values_only = Redactor(known, patterns=False)
     build_values = time.perf_counter() - t
+    t = time.perf_counter()
+    encoded = Redactor(known, patterns=False, encodings=ENCODINGS)
+    build_encoded = time.perf_counter() - t
     full = Redactor(known)
     slow = Redactor(known, scanner=PatternScanner(prefilter=False))
     t = time.perf_counter()
@@ -162,6 +165,8 @@ def main() -> None:
     row(f"value pass, one {mb:.0f} MB string", mb, timed(lambda: values_only.redact(big), args.runs),
         f"{hits} values replaced")
     row("value pass, per 4 KB document", mb, timed(lambda: [values_only.redact(d) for d in docs], args.runs))
+    row(f"value pass with base64 + URL forms ({len(encoded):,} needles), per document", mb,
+        timed(lambda: [encoded.redact(d) for d in docs], args.runs))
     row("value + pattern pass (trigger on), per document", mb,
         timed(lambda: [full.redact(d) for d in docs], args.runs))
     row("value + pattern pass (trigger off), 1 MB sample", sample_mb,
@@ -177,7 +182,8 @@ def main() -> None:
         f"Machine: {machine()}.",
         f"Corpus: {mb:.1f} MB of synthetic ops notes in {len(docs)} documents (~4 KB each), "
         f"{args.values:,} known values (12–48 characters); medians of {args.runs} runs.",
-        f"Set-up: value automaton {build_values:.2f} s, gate automaton {build_gate:.2f} s, "
+        f"Set-up: value automaton {build_values:.2f} s (with encoded forms {build_encoded:.2f} s), "
+        f"gate automaton {build_gate:.2f} s, "
         f"corpus generation {build_corpus:.1f} s (not timed below).",
         "",
         f"Load average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f} on "
