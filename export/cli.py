@@ -1,7 +1,7 @@
 """`muninn export KIND PATH --out DIR` and `muninn sync DIR --to viking://resources/<area>`.
 
 Exit codes: 0 clean; 2 bad input (file and line named); 3 the leak gate dropped a file (the
-rest was written); 7 sync incomplete (a file missing after wait, or a path held by a file
+rest was written); 9 sync incomplete (a file missing after wait, or a path held by a file
 muninn did not write); 4/5 keyring or server errors.
 """
 

@@ -34,7 +34,7 @@ AREA_PREFIX = "viking://resources/"
 class SyncIncomplete(MuninnError):
     """Files that should be in OpenViking are not, or a path is held by a file muninn did not write."""
 
-    exit_code = 7
+    exit_code = 9
 
 
 @dataclass
@@ -124,6 +124,10 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     """Make the area hold exactly the fact files of `src_dir` that muninn owns there."""
     to_uri = check_area(to_uri)
     local = local_files(Path(src_dir))
+    if prune and not local:
+        # An empty or mistyped folder with --prune would delete everything muninn ever wrote here.
+        raise ConfigError("refusing to prune from a folder without fact files", path=str(src_dir),
+                          fix="check the folder; to empty the area, remove its files explicitly")
     manifest = Manifest.for_target(client, to_uri, manifest_dir)
     report = SyncReport(manifest=manifest.path)
     client.ensure_dir(to_uri)
@@ -156,30 +160,43 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
         batch = dict(items[start:start + batch_size])
         manifest.pending.update({rel: sha(data) for rel, data in batch.items()})
         manifest.save()
-        client.batch_write(to_uri, {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()},
-                           mode="replace", wait=True)
-        for rel in batch:
+        result = client.batch_write(to_uri, {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()},
+                                    mode="replace", wait=True)
+        confirmed = _confirmed(result, to_uri, batch)
+        for rel in confirmed:
             manifest.files[rel] = manifest.pending.pop(rel)
         manifest.save()
         done += len(batch)
-        report.written += len(batch)
+        report.written += len(confirmed)
         if on_progress:
             on_progress(done, len(items))
 
     vanished = sorted(manifest.owned() - set(local))
     if prune and vanished:
-        for rel in vanished:
+        for i, rel in enumerate(vanished, 1):
             client.rm(f"{to_uri}/{rel}")
             manifest.files.pop(rel, None)
             manifest.pending.pop(rel, None)
-            manifest.save()
             report.removed += 1
+            if i % batch_size == 0:
+                manifest.save()  # a kill mid-prune re-removes at most one batch (rm of a gone file is fine)
+        manifest.save()
 
     client.wait()
     present = remote_files(client, to_uri)
-    report.missing = sorted(rel for rel in manifest.files if rel not in present)
+    # Pending entries that are still wanted were not confirmed by the server: they count as missing.
+    expected = set(manifest.files) | (set(manifest.pending) & set(local))
+    report.missing = sorted(rel for rel in expected if rel not in present)
     report.missing_after_wait = len(report.missing)
     return report
+
+
+def _confirmed(result: object, to_uri: str, batch: dict[str, bytes]) -> list[str]:
+    """The paths the server says it wrote. An answer without the lists confirms the whole batch."""
+    if not isinstance(result, dict) or not any(k in result for k in ("created", "updated", "unchanged")):
+        return list(batch)
+    done = {u for k in ("created", "updated", "unchanged") for u in (result.get(k) or [])}
+    return [rel for rel in batch if f"{to_uri}/{rel}" in done]
 
 
 def sync_all(client: OpenViking, settings: Any, prune: bool = False,

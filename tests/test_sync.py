@@ -106,6 +106,10 @@ def test_never_touches_files_muninn_did_not_write_and_prunes_its_own(account, no
     assert {"agents-wrote/this.md", "notes/log-viewer.md"} <= remote
     for uri, text in foreign.items():
         assert client.read(uri) == text
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="refusing to prune"):
+        sync(client, tmp_path / "empty", area, prune=True, manifest_dir=tmp_path / "m")
+    assert "runbooks/restic-restore.md" in remote_files(client, area)
 
 
 def test_lost_manifest_adopts_identical_files_and_rewrites_nothing(account, notes_out: Path, tmp_path: Path) -> None:
