@@ -47,7 +47,8 @@ def export(
                                 "file or a git repository. Not used with `all`."),
     out: Path = typer.Option(None, "--out", "-o", help="Folder for the fact files (required unless `all`)."),
     secrets: list[Path] = typer.Option([], "--secrets", "-s", help="Secrets YAML, .env or dump file whose values "
-                                       "are redacted wherever they appear. Repeatable."),
+                                       "are redacted wherever they appear (besides those muninn.yaml names: "
+                                       "vault.files, export.secret_files, secrets sources). Repeatable."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.
@@ -76,7 +77,9 @@ def export(
     if path is None or out is None:
         raise typer.BadParameter("give the source PATH and --out DIR (or use `muninn export all`)")
     sources.get(kind)
-    report = pipeline.run(kind, path, out, secrets)
+    # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
+    # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
+    report = pipeline.run(kind, path, out, pipeline.known_files(settings(ctx), secrets))
     if json_out:
         emit_json(report.as_json())
     else:

@@ -284,3 +284,17 @@ def test_front_matter_round_trips_any_text(value: str) -> None:
     meta, rest = parse_front_matter(render(fact).text)
     assert meta["id"] == f"notes/{value}" and meta["project"] == value and meta["tags"] == [value, "x"]
     assert meta["source_path"] == value and rest == "c\n\nb\n"
+
+
+def test_values_named_in_config_are_redacted_without_secrets_flag(tmp_path: Path) -> None:
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"vault": {"files": [str(EXAMPLES / "secrets.yaml")]}}))
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.md").write_text("# Broker\n\nThe IoT devices log in with mqTT-brk-9f3K2x8Lq on VLAN 30.\n")
+    result = CliRunner().invoke(app, ["--config", str(cfg), "export", "notes", str(notes), "--out",
+                                      str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["redacted"] == 1
+    text = (tmp_path / "out" / "n.md").read_text()
+    assert "[REDACTED:mqtt-broker]" in text and "mqTT-brk" not in text
