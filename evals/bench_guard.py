@@ -40,6 +40,14 @@ from muninn.plugins.mcp.session import GuardSession
 WORDS = ("backup restore postgres nginx certificate kubernetes node drain dns resolver vpn tunnel redis "
          "memory grafana alert terraform lock disk volume rotate token deploy rollback incident runbook").split()
 N = 300
+NOTES = """
+How to read it: the paired difference is guarded minus direct for the same URI, back to back, so its p50 is
+the guard's cost; its p95 is mostly the server's own jitter on a shared 2-core machine. The guard's parts
+(tool and URI check with the canonicalisation cache cleared, value redaction with 1,000 known values, one
+audit line) are each around 0.01 ms. recall_search runs right after the direct pipeline call with the same
+query, so it finds the content cache warm: "guarded faster than direct" there is that, not a negative cost.
+Over stdio the extra milliseconds are JSON-RPC framing, pipes and the client, not the guard.
+"""
 
 
 def _free_port() -> int:
@@ -201,7 +209,7 @@ def main() -> None:
     head = (f"# Guard overhead\n\n{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()} · "
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · N={N} paired calls\n\n")
     table = "| measure | value |\n| --- | --- |\n" + "\n".join(f"| {a} | {b} |" for a, b in rows) + "\n"
-    text = head + table
+    text = head + table + NOTES
     print(text)
     target = Path(__file__).resolve().parent / "results" / "guard.md"
     target.parent.mkdir(parents=True, exist_ok=True)
