@@ -199,3 +199,20 @@ def test_mcp_config_prints_snippet_and_rules() -> None:
     assert "recall_search" in result.output and "kind=\"plan\"" in result.output
     codex = CliRunner().invoke(app, ["mcp", "config", "--client", "codex", "--profile", "raven"])
     assert "[mcp_servers.muninn]" in codex.output
+
+
+def test_doctor_reports_the_policy(tmp_path: Path) -> None:
+    from muninn.core import config
+    from muninn.plugins.mcp import doctor_check
+
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(f"guard: {{policy: {EXAMPLE}, audit_log: {tmp_path / 'a' / 'audit.jsonl'}}}\n")
+    checks = {c.name: c for c in doctor_check.guard_policy(config.load(cfg))}
+    assert checks["guard policy"].level == "ok" and "3 readers" in checks["guard policy"].detail
+    assert checks["guard keys"].level == "warn" and "policy apply" in checks["guard keys"].fix
+    assert checks["guard audit log"].level == "ok"
+    bad = tmp_path / "policy.yaml"
+    bad.write_text(BASE.replace("kind: agent", "kind: robot"))
+    cfg.write_text(f"guard: {{policy: {bad}}}\n")
+    (check,) = doctor_check.guard_policy(config.load(cfg))
+    assert check.level == "fail" and f"{bad}:7" in check.detail

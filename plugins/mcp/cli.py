@@ -14,6 +14,7 @@ from muninn.core import cliutil
 from muninn.core import policy as policy_mod
 from muninn.core.policy import TOOLS
 from muninn.guards import tools as tool_guard
+from muninn.plugins.mcp import doctor_check  # noqa: F401  (registers the guard's doctor lines)
 
 app = typer.Typer(
     name="mcp", invoke_without_command=True, no_args_is_help=False,
