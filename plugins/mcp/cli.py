@@ -51,6 +51,8 @@ def serve(
     profile: str = typer.Option(None, "--profile", "-p", help="The reader (profile) in policy.yaml to act as."),
     config: Path = typer.Option(None, "--config", "-c", help="muninn.yaml to use (same as `muninn --config`)."),
     policy: Path = PolicyOpt,
+    http: int = typer.Option(None, "--http", min=1, max=65535,
+                             help="Serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (loopback only)."),
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -68,7 +70,11 @@ def serve(
         if tool in specs and specs[tool].unavailable:
             cliutil.say(f"muninn mcp: {tool} is in profile {profile!r} but not served: {specs[tool].unavailable}")
     try:
-        anyio.run(server.serve_stdio, session)
+        if http:
+            cliutil.say(f"muninn mcp: profile {profile!r} on http://127.0.0.1:{http}/mcp")
+            anyio.run(server.serve_http, session, http)
+        else:
+            anyio.run(server.serve_stdio, session)
     finally:
         session.close()
 

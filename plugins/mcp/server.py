@@ -91,6 +91,16 @@ def build(session: GuardSession) -> Server:
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
+async def serve_http(session: GuardSession, port: int) -> None:
+    """Streamable HTTP, on loopback only: the guard is per profile, not an authenticated service.
+    The SDK turns on DNS-rebinding protection for a loopback host."""
+    import uvicorn
+
+    app = build(session).streamable_http_app(host="127.0.0.1")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
 async def serve_stdio(session: GuardSession) -> None:
     server = build(session)
     async with stdio_server() as (read, write):
