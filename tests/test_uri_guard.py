@@ -147,6 +147,12 @@ ADVERSARIAL = [
     "viking://session/x",
     "viking://resources/Agents/bob",
     "viking://resources/AGENTS/BOB",
+    # overlong UTF-8 dots, one-dot leaders, fullwidth percent signs that decode after NFKC
+    f"{B}/%c0%ae%c0%ae/alice",
+    f"{B}/%e0%80%ae%e0%80%ae/alice",
+    f"{B}/\u2024\u2024/alice",
+    f"{B}/\uff05\uff12\uff45\uff05\uff12\uff45/alice",
+    f"{B}\uff05\uff12\uff46..\uff05\uff12\uff46alice",
     # over-long
     f"{B}/" + "a" * 3000,
 ]
