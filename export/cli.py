@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, settings
+from muninn.core.errors import ConfigError
 from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
 
@@ -115,12 +116,17 @@ def sync_cmd(
     from muninn.core.client import OpenViking
 
     s = settings(ctx)
+    if src != "all":
+        # Bad input is exit 2 before any key or server is touched.
+        if not to:
+            raise typer.BadParameter("give --to viking://resources/<area> (or use `muninn sync all`)")
+        sync_mod.check_area(to)
+        if not Path(src).is_dir():
+            raise ConfigError("sync source is not a folder", path=src, fix="export into it first")
     with OpenViking.user(s) as client, _progress(json_out) as on_progress:
         if src == "all":
             reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress)
         else:
-            if not to:
-                raise typer.BadParameter("give --to viking://resources/<area> (or use `muninn sync all`)")
             reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
                                          manifest_dir=s.workspace / "sync", on_progress=on_progress)}
     if json_out:
