@@ -48,10 +48,11 @@ def _fact(i: int, rng: random.Random) -> str:
 def main() -> None:
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-"))
+    server_venv = paths.server_venv()  # the shared one: resolve before XDG_DATA_HOME moves
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")  # an isolated keyring file
     cfg = tmp / "muninn.yaml"
     cfg.write_text(yaml.safe_dump({"home": str(tmp / "home"), "server": {"port": _free_port(),
-                   "venv": str(paths.server_venv())}, "embed": {"port": _free_port()}}))
+                   "venv": str(server_venv)}, "embed": {"port": _free_port()}}))
     settings = config.load(cfg)
     rows: list[tuple[str, str]] = []
     rng = random.Random(7)

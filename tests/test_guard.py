@@ -201,7 +201,7 @@ def test_mcp_config_prints_snippet_and_rules() -> None:
     assert "[mcp_servers.muninn]" in codex.output
 
 
-def test_doctor_reports_the_policy(tmp_path: Path) -> None:
+def test_doctor_reports_the_policy(tmp_path: Path, isolated_keyring: Path) -> None:
     from muninn.core import config
     from muninn.plugins.mcp import doctor_check
 
