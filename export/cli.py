@@ -128,7 +128,8 @@ def sync_cmd(
             reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress)
         else:
             reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
-                                         manifest_dir=s.workspace / "sync", on_progress=on_progress)}
+                                         manifest_dir=s.workspace / "sync", on_progress=on_progress,
+                                         settings=s)}
     if json_out:
         emit_json(reports[to].as_json() if src != "all" else {a: r.as_json() for a, r in reports.items()})
     else:

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from muninn.core import paths
+from muninn.core import hooks, paths
 from muninn.core.client import OpenViking
+from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, MuninnError, NotFound
 from muninn.export.facts import slug
 
@@ -120,8 +121,11 @@ def remote_files(client: OpenViking, to_uri: str) -> set[str]:
 
 def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
          batch_size: int = 100, manifest_dir: Path | None = None,
-         on_progress: Callable[[int, int], None] | None = None) -> SyncReport:
-    """Make the area hold exactly the fact files of `src_dir` that muninn owns there."""
+         on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None) -> SyncReport:
+    """Make the area hold exactly the fact files of `src_dir` that muninn owns there.
+
+    With `settings`, the after-sync hooks (e.g. the search plugin's keyword index) hear what was
+    written and removed."""
     to_uri = check_area(to_uri)
     local = local_files(Path(src_dir))
     if prune and not local:
@@ -155,6 +159,8 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
         manifest.save()
 
     items = sorted(todo.items())
+    written: dict[str, str] = {}
+    removed: list[str] = []
     done = 0
     for start in range(0, len(items), batch_size):
         batch = dict(items[start:start + batch_size])
@@ -165,6 +171,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
         confirmed = _confirmed(result, to_uri, batch)
         for rel in confirmed:
             manifest.files[rel] = manifest.pending.pop(rel)
+            written[f"{to_uri}/{rel}"] = batch[rel].decode("utf-8")
         manifest.save()
         done += len(batch)
         report.written += len(confirmed)
@@ -175,6 +182,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     if prune and vanished:
         for i, rel in enumerate(vanished, 1):
             client.rm(f"{to_uri}/{rel}")
+            removed.append(f"{to_uri}/{rel}")
             manifest.files.pop(rel, None)
             manifest.pending.pop(rel, None)
             report.removed += 1
@@ -188,6 +196,8 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     expected = set(manifest.files) | (set(manifest.pending) & set(local))
     report.missing = sorted(rel for rel in expected if rel not in present)
     report.missing_after_wait = len(report.missing)
+    if settings is not None and (written or removed):
+        hooks.after_sync(settings, to_uri, written, removed)
     return report
 
 
@@ -206,5 +216,5 @@ def sync_all(client: OpenViking, settings: Any, prune: bool = False,
 
     areas = sorted({c.area for c in configured(settings)})
     return {area: sync(client, area_dir(settings, area), area, prune, batch_size=settings.export.batch_size,
-                       manifest_dir=settings.workspace / "sync", on_progress=on_progress)
+                       manifest_dir=settings.workspace / "sync", on_progress=on_progress, settings=settings)
             for area in areas}
