@@ -240,10 +240,10 @@ def test_cli_exit_codes_and_json_shape(tmp_path: Path) -> None:
                           str(tmp_path / "obs")], capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and f"{log}:2" in bad.stderr.replace("\n", "")
     inv = tmp_path / "inventory.yaml"
-    inv.write_text("- id: a\n  aliases: [x]\n- id: b\n  requires: 5\n")
+    inv.write_text("- id: a\n  kind: host\n  aliases: [x]\n- id: b\n  kind: host\n  requires: 5\n")
     with pytest.raises(ConfigError) as err:
         pipeline.run("inventory", inv, tmp_path / "inv2")
-    assert err.value.line == 4 and err.value.path == str(inv)
+    assert err.value.line == 6 and err.value.path == str(inv)
 
 
 def test_export_all_from_sources_config(tasks_db: Path, tmp_path: Path) -> None:

@@ -177,7 +177,7 @@ def test_access_command_line() -> None:
 def test_bad_inventory_names_file_and_line(tmp_path: Path, entries: list, problem: str) -> None:
     path = tmp_path / "inv.yaml"
     path.write_text(yaml.safe_dump(entries, sort_keys=False))
-    from muninn.plugins.inventory.model import load_files
+    from muninn.core.inventory_file import load_files
 
     with pytest.raises(ConfigError) as err:
         load_files([path])
@@ -185,7 +185,7 @@ def test_bad_inventory_names_file_and_line(tmp_path: Path, entries: list, proble
 
 
 def test_prerequisite_from_nc_verify(tmp_path: Path, listener: socket.socket) -> None:
-    from muninn.plugins.inventory.model import load_files
+    from muninn.core.inventory_file import load_files
 
     port = listener.getsockname()[1]
     path = tmp_path / "inv.yaml"
@@ -202,8 +202,8 @@ def test_prerequisite_from_nc_verify(tmp_path: Path, listener: socket.socket) ->
 
 
 def test_shipped_examples_load() -> None:
-    from muninn.plugins.inventory.model import load_files as load_inventory
-    from muninn.plugins.vault.model import load_files as load_secrets
+    from muninn.core.inventory_file import load_files as load_inventory
+    from muninn.core.secrets_file import load_files as load_secrets
 
     root = Path(__file__).resolve().parent.parent / "examples"
     assert load_inventory([root / "inventory.yaml"]) and load_secrets([root / "secrets.yaml"])

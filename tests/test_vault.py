@@ -17,9 +17,9 @@ import yaml
 
 from muninn.core import config
 from muninn.core.errors import ConfigError, CredentialError
+from muninn.core.secrets_file import derive_env
 from muninn.plugins.vault import access_log
 from muninn.plugins.vault.api import Refused, Vault, exec_command_line
-from muninn.plugins.vault.model import derive_env
 from muninn.plugins.vault.store import UnknownSecret
 
 TOKEN = "tok_9f8Q2mZxL4vB7nK1pR6w"

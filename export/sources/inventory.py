@@ -10,30 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from muninn.core.inventory_file import load_files
 from muninn.export.facts import Fact, slug
 from muninn.export.sources import Options, register
-from muninn.export.sources._yaml import entries
-
-
-class InventoryEntry(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    id: str = Field(min_length=1)
-    kind: str = "host"
-    name: str | None = None
-    aliases: list[str] = Field(default_factory=list)
-    environment: str | None = None
-    cloud: str | None = None
-    account: str | None = None
-    region: str | None = None
-    requires: list[str] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
-    notes: str | None = None
-    access: list[str] = Field(default_factory=list)
-    verify: str | None = None
-    secrets: list[str] = Field(default_factory=list)
 
 
 class InventoryOptions(Options):
@@ -54,7 +33,8 @@ class InventorySource:
         return []
 
     def facts(self) -> Iterator[Fact]:
-        for e in entries(self.path, InventoryEntry, "inventory"):
+        # The inventory plugin's own model: one definition of the format, validated the same way.
+        for e in (located.entry for located in load_files([self.path]).values()):
             name = e.name or e.id
             where = ", ".join(p for p in (e.environment, e.cloud, e.region) if p)
             context = f"How to reach {name} ({e.kind}{', ' + where if where else ''}) from this machine."

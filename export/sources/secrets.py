@@ -10,27 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from muninn.core.secrets_file import load_files
 from muninn.export.facts import Fact, slug
 from muninn.export.sources import Options, register
-from muninn.export.sources._yaml import entries
-
-
-class SecretEntry(BaseModel):
-    # Unknown keys are ignored rather than refused: secrets files carry local extras (check
-    # commands, rotation dates) and a typo there must not block the export of everything else.
-    model_config = ConfigDict(extra="ignore")
-
-    id: str = Field(min_length=1)
-    service: str | None = None
-    environment: str | None = None
-    kind: str | None = None
-    username: str | None = None
-    url: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    notes: str | None = None
-    use: str | None = None
 
 
 class SecretsOptions(Options):
@@ -54,7 +36,8 @@ class SecretsSource:
         return [self.path]
 
     def facts(self) -> Iterator[Fact]:
-        for e in entries(self.path, SecretEntry, "secrets"):
+        # The vault's own model: one definition of the format, validated the same strict way.
+        for e in (located.entry for located in load_files([self.path])):
             what = " ".join(p for p in (e.environment, e.service, e.kind or "credential") if p)
             context = (f"Credential metadata for {what}, id {e.id}. The value stays in the vault and is "
                        "only injected into a command that runs with it.")

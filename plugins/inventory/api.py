@@ -17,13 +17,13 @@ from typing import BinaryIO
 
 from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
+from muninn.core.inventory_file import InventoryEntry, Located, load_files
 from muninn.guards.mask import masking_redactor
 from muninn.plugins.vault import access_log
 from muninn.plugins.vault.api import Vault, expand_references, query_words, resolve_files, score, store_path
 from muninn.plugins.vault.runner import RunResult, run_masked
 
 from . import prereq, steps
-from .model import InventoryEntry, Located, load_files
 
 _FIELDS = {"id": 3.0, "name": 3.0, "aliases": 3.0, "tags": 2.0, "environment": 2.0, "kind": 2.0, "cloud": 1.0,
            "account": 1.0, "region": 1.0, "notes": 1.0}

@@ -13,8 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from muninn.core.errors import MuninnError
-
-from .model import InventoryEntry, Located
+from muninn.core.inventory_file import InventoryEntry, Located
 
 TIMEOUT = 3.0
 

@@ -20,12 +20,12 @@ from typing import BinaryIO
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, MuninnError
+from muninn.core.secrets_file import env_names, load_files
 from muninn.guards.mask import masking_redactor
 from muninn.guards.redact import Redactor
 from muninn.guards.secret_values import is_secretish
 
 from . import access_log
-from .model import env_names, load_files
 from .runner import RunResult, run_masked
 from .store import Store, SyncReport
 

@@ -40,7 +40,7 @@ def vault(settings: Settings) -> list[doctor.Check]:
 
 @doctor.check
 def inventory(settings: Settings) -> list[doctor.Check]:
-    from muninn.plugins.inventory.model import load_files
+    from muninn.core.inventory_file import load_files
 
     files = resolve_files(settings, settings.inventory.files)
     if not files:

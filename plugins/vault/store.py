@@ -26,8 +26,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from muninn.core.credentials import Keyring
 from muninn.core.errors import CredentialError, MuninnError
-
-from .model import Located
+from muninn.core.secrets_file import Located
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS secrets (

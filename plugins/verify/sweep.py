@@ -28,11 +28,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from muninn.core.config import Settings
+from muninn.core.inventory_file import Located, load_files
 from muninn.guards import command_guard
 from muninn.guards.mask import masking_redactor
 from muninn.guards.redact import Redactor
 from muninn.plugins.inventory import prereq, steps
-from muninn.plugins.inventory.model import Located, load_files
 from muninn.plugins.vault import access_log
 from muninn.plugins.vault.api import Vault, resolve_files, store_path
 from muninn.plugins.vault.runner import run_masked
