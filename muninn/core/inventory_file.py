@@ -116,22 +116,9 @@ class Located:
 
 def load_files(paths: Iterable[Path]) -> dict[str, Located]:
     """{id: entry} over all files; ids unique, references (account, requires) resolved. First problem raises."""
-    out: dict[str, Located] = {}
-    docs: dict[str, tuple[yamlfile.Document, tuple]] = {}
-    for path in paths:
-        doc = yamlfile.load(path)
-        items, base = _entries(doc)
-        for i, raw in enumerate(items):
-            loc = (*base, i)
-            if not isinstance(raw, dict):
-                raise doc.error_at(loc, "an entry must be a mapping with id, kind, access...")
-            entry = doc.validate(InventoryEntry, raw, base=loc)
-            if entry.id in out:
-                first = out[entry.id]
-                raise doc.error_at((*loc, "id"), f"duplicate id {entry.id!r} (first at {first.path}:{first.line})",
-                                   fix="ids must be unique across all inventory files")
-            out[entry.id] = Located(entry, Path(path), doc.line(loc))
-            docs[entry.id] = (doc, loc)
+    loaded = yamlfile.load_entries(paths, InventoryEntry, "inventory", "id, kind, access...")
+    out = {e.value.id: Located(e.value, e.path, e.line) for e in loaded}
+    docs = {e.value.id: (e.doc, e.loc) for e in loaded}
     for entry_id, located in out.items():
         doc, loc = docs[entry_id]
         entry = located.entry
@@ -158,15 +145,3 @@ def _no_account_cycles(entries: dict[str, Located]) -> None:
                                   line=located.line)
             seen.add(current)
             current = entries[current].entry.account
-
-
-def _entries(doc: yamlfile.Document) -> tuple[list, tuple]:
-    data = doc.data
-    if data is None:
-        return [], ()
-    base: tuple = ()
-    if isinstance(data, dict) and set(data) == {"inventory"}:
-        data, base = data["inventory"] or [], ("inventory",)
-    if not isinstance(data, list):
-        raise ConfigError("expected a list of inventory entries (or `inventory: [...]`)", path=str(doc.path), line=1)
-    return data, base

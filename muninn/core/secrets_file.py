@@ -31,7 +31,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from muninn.core import yamlfile
-from muninn.core.errors import ConfigError
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -119,34 +118,5 @@ class Located:
 
 def load_files(paths: Iterable[Path]) -> list[Located]:
     """Every entry of every file, validated, ids unique across files. The first problem raises."""
-    out: list[Located] = []
-    seen: dict[str, Located] = {}
-    for path in paths:
-        doc = yamlfile.load(path)
-        items, base = _entries(doc)
-        for i, raw in enumerate(items):
-            loc = (*base, i)
-            if not isinstance(raw, dict):
-                raise doc.error_at(loc, "an entry must be a mapping with id, value...")
-            entry = doc.validate(SecretEntry, raw, base=loc)
-            where = Located(entry, Path(path), doc.line(loc))
-            if entry.id in seen:
-                first = seen[entry.id]
-                raise doc.error_at((*loc, "id"), f"duplicate id {entry.id!r} (first at {first.path}:{first.line})",
-                                   fix="ids must be unique across all secrets files")
-            seen[entry.id] = where
-            out.append(where)
-    return out
-
-
-def _entries(doc: yamlfile.Document) -> tuple[list, tuple]:
-    data = doc.data
-    if data is None:
-        return [], ()
-    if isinstance(data, dict) and set(data) == {"secrets"}:
-        data, base = data["secrets"] or [], ("secrets",)
-    else:
-        base = ()
-    if not isinstance(data, list):
-        raise ConfigError("expected a list of secret entries (or `secrets: [...]`)", path=str(doc.path), line=1)
-    return data, base
+    return [Located(e.value, e.path, e.line)
+            for e in yamlfile.load_entries(paths, SecretEntry, "secrets", "id, value...")]

@@ -114,3 +114,43 @@ def load(path: Path | str) -> Document:
     except UnicodeDecodeError:
         raise ConfigError("not UTF-8 text", path=str(path)) from None
     return parse(text, path)
+
+
+@dataclass
+class Entry:
+    """One validated entry of a list-of-entries file (secrets, inventory), and where it stands."""
+
+    value: Any
+    path: Path
+    line: int | None
+    doc: Document
+    loc: Loc
+
+
+def load_entries(paths: Sequence[Path] | Any, model: type[BaseModel], top_key: str, what: str) -> list[Entry]:
+    """Entries of every file (a top-level list, or `<top_key>: [...]`), each validated with `model`,
+    `id`s unique across all files. The first problem raises, naming file and line."""
+    out: list[Entry] = []
+    seen: dict[str, Entry] = {}
+    for path in paths:
+        doc = load(path)
+        data, base = doc.data, ()
+        if isinstance(data, dict) and set(data) == {top_key}:
+            data, base = data[top_key] or [], (top_key,)
+        if data is None:
+            continue
+        if not isinstance(data, list):
+            raise ConfigError(f"expected a list of {top_key} entries (or `{top_key}: [...]`)", path=str(path), line=1)
+        for i, raw in enumerate(data):
+            loc: Loc = (*base, i)
+            if not isinstance(raw, dict):
+                raise doc.error_at(loc, f"an entry must be a mapping with {what}")
+            entry = Entry(doc.validate(model, raw, base=loc), Path(path), doc.line(loc), doc, loc)
+            key = str(entry.value.id)
+            if key in seen:
+                first = seen[key]
+                raise doc.error_at((*loc, "id"), f"duplicate id {key!r} (first at {first.path}:{first.line})",
+                                   fix=f"ids must be unique across all {top_key} files")
+            seen[key] = entry
+            out.append(entry)
+    return out
