@@ -78,11 +78,14 @@ def file_name(dia_id: str) -> str:
     return dia_id.replace(":", "_") + ".md"
 
 
-def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, front: str = "full") -> str:
+def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, front: str = "full",
+           header: str = "both") -> str:
     """One turn as a fact file: front matter, a plain header line, the turn, then its neighbours.
 
     The neighbours are there because a reply often only makes sense with the line it answers
     ("Yes, last Saturday!"); they are marked as context so the turn itself stays the subject.
+    The header names who speaks, not both speakers: naming both put every name in every file, so
+    "what did Caroline..." could not prefer Caroline's own turns (measured in evals/results/locomo.md).
     """
     day = turn.when.strftime("%-d %B %Y")
     meta = {
@@ -92,7 +95,10 @@ def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, fron
     # OpenViking embeds the whole file, front matter included: `front` measures what that costs.
     keep = {"full": meta, "date": {"date": meta["date"]}, "none": {}}[front]
     lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in keep.items()), "---"] if keep else []
-    lines.append(f"{turn.speaker} said to {turn.listener} in session {turn.session}, on {day}:")
+    if header == "speaker":
+        lines.append(f"{turn.speaker} said, in session {turn.session} on {day}:")
+    else:
+        lines.append(f"{turn.speaker} said to {turn.listener} in session {turn.session}, on {day}:")
     lines.append(turn.text)
     if before or after:
         lines.append("")
@@ -103,14 +109,14 @@ def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, fron
     return "\n".join(lines) + "\n"
 
 
-def corpus(conv: dict, conv_id: str, window: int, front: str = "full") -> dict[str, str]:
+def corpus(conv: dict, conv_id: str, window: int, front: str = "full", header: str = "both") -> dict[str, str]:
     all_turns = turns(conv)
     files = {}
     for t in all_turns:
         same = [u for u in all_turns if u.session == t.session]
         j = same.index(t)
         files[f"{ROOT}/{conv_id}/{file_name(t.dia_id)}"] = render(
-            t, same[max(0, j - window):j], same[j + 1:j + 1 + window], conv_id, front)
+            t, same[max(0, j - window):j], same[j + 1:j + 1 + window], conv_id, front, header)
     return files
 
 
@@ -150,14 +156,14 @@ def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
 
 
 def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str, dict],
-        workdir: Path, front: str = "full") -> dict:
+        workdir: Path, front: str = "full", header: str = "both") -> dict:
     root = OpenViking.root(settings)
     account = f"locomo{uuid.uuid4().hex[:8]}"
     client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
     per_variant: dict[str, dict[str, list]] = {v: {"ranked": [], "gold": [], "cat": [], "ms": []} for v in variants}
     for conv_id in conv_ids:
         conv = json.loads((DATA / f"{conv_id}.json").read_text())
-        files = corpus(conv, conv_id, window, front)
+        files = corpus(conv, conv_id, window, front, header)
         db = workdir / f"locomo-{account}-{conv_id}.sqlite"
         ingest(client, files, conv_id, db)
         qs = questions(conv)
@@ -231,6 +237,8 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=2, help="neighbouring turns on each side as context")
     parser.add_argument("--front", choices=["full", "date", "none"], default="date",
                         help="front matter kept in each file (all of it is embedded by OpenViking)")
+    parser.add_argument("--header", choices=["both", "speaker"], default="speaker",
+                        help="header line names both speakers, or only who speaks")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a search setting for every variant, e.g. --set vector_top=40")
@@ -250,7 +258,7 @@ def main() -> None:
         name, _, pairs = spec.partition(":")
         extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs.split(",") if p)}
         variants[name] = {**VARIANTS["+ recency"], "set": {**VARIANTS["+ recency"]["set"], **extra}}
-    report = run(settings, args.conversations, args.window, variants, workdir, args.front)
+    report = run(settings, args.conversations, args.window, variants, workdir, args.front, args.header)
     report["overrides"] = overrides
     print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "
           f"overrides {overrides or '-'}\n")
