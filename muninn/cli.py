@@ -61,18 +61,9 @@ app.add_typer(verify_cli.app)
 
 def main() -> None:
     try:
-        # Without standalone mode click *returns* the code of `raise typer.Exit(n)`: pass it on.
-        code = app(standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        # Standalone mode: click reports usage errors itself (exit 2) and turns `typer.Exit(n)`
+        # into the exit code; only muninn's own errors are translated here.
+        app()
     except MuninnError as err:
         err_console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
-    except (typer.BadParameter, __import__("click").ClickException) as exc:
-        exc.show()
-        sys.exit(exc.exit_code)

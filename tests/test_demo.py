@@ -31,6 +31,9 @@ def test_demo_runs_end_to_end_and_leaks_nothing(stack, tmp_path: Path) -> None:
     text = out.stdout + out.stderr
     assert "demo done: hit@4" in text
     assert "viking://resources/" in text and "log" in text.lower()  # the guarded search printed hits
+    for line in text.splitlines():  # a hit's breadcrumb does not repeat its title
+        parts = [p.strip() for p in line.split(" › ")]
+        assert len(parts) < 2 or parts[-1] != parts[-2], line
     entries = yaml.safe_load((EXAMPLES / "secrets.yaml").read_text())
     values = [e["value"] for e in entries if "value" in e]
     values += [v for e in entries for v in (e.get("parts") or {}).values() if len(str(v)) >= 10]

@@ -57,7 +57,8 @@ class OpenViking:
         user = user or settings.openviking.user
         name = credentials.user_key_name(account, user)
         ring = credentials.Keyring(settings.keyring.backend)
-        key = ring.require(name, fix="run `muninn account ensure` (or `muninn up`) to create it")
+        key = ring.require(name, fix="run `muninn up` (the CLI's own user) or `muninn policy apply` "
+                                     "(the readers in policy.yaml)")
         return cls(settings.server.base_url, key, key_name=name)
 
     def close(self) -> None:

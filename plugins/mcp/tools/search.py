@@ -32,7 +32,9 @@ def handle(session: GuardSession, p: SearchParams) -> Output:
         untrusted = session.untrusted(hit["uri"])
         snippet = session.label(hit["snippet"], hit["uri"])
         score = f"{hit['score']:.3f}" if isinstance(hit.get("score"), int | float) else "-"
-        where = " › ".join(x for x in (hit.get("breadcrumb"), hit.get("title")) if x)
+        crumb, title = hit.get("breadcrumb") or "", hit.get("title") or ""
+        # Export's breadcrumbs already end with the fact's own title: don't say it twice.
+        where = crumb if title and crumb.endswith(title) else " › ".join(x for x in (crumb, title) if x)
         dated = f", {hit['date'][:10]}" if hit.get("date") else ""
         blocks.append(f"[{i}] {hit['uri']} (score {score}{dated})" + (f"\n{where}" if where else "") + f"\n{snippet}")
         data.append({**hit, "snippet": snippet, "untrusted": untrusted})
