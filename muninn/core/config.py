@@ -45,7 +45,8 @@ class EmbedSettings(Section):
     model: str | None = Field(None, description="Local model path; default is the packaged all-MiniLM-L6-v2")
     model_name: str = Field("all-MiniLM-L6-v2", description="The name reported to clients")
     dimensions: int = Field(384, gt=0)
-    threads: int = Field(1, ge=1, description="torch threads per request (1 was fastest on 2 busy cores)")
+    threads: int | None = Field(None, ge=1, description="torch threads for an encode (default: every core; "
+                                "requests take turns, so one encode may use them all)")
     batch_size: int = Field(32, ge=1)
 
     @property
