@@ -17,7 +17,6 @@ import argparse
 import os
 import platform
 import random
-import socket
 import sqlite3
 import string
 import tempfile
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import yaml
 
+from muninn.evals.benchutil import free_port
 from muninn.export import pipeline
 
 WORDS = ("backup restore postgres nginx certificate kubernetes node drain dns resolver vpn tunnel redis memory "
@@ -116,12 +116,6 @@ def bench_export(root: Path, rows: int, known: int, rng: random.Random) -> list[
     ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def bench_sync(root: Path, out: Path, batch: int) -> list[tuple[str, str]]:
     from muninn.core import config, paths
     from muninn.core.client import OpenViking
@@ -134,8 +128,8 @@ def bench_sync(root: Path, out: Path, batch: int) -> list[tuple[str, str]]:
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
     os.environ["XDG_DATA_HOME"] = str(root / "xdg")
     cfg = root / "muninn.yaml"
-    cfg.write_text(yaml.safe_dump({"home": str(root / "home"), "server": {"port": _free_port(),
-                   "venv": str(venv)}, "embed": {"port": _free_port()}}))
+    cfg.write_text(yaml.safe_dump({"home": str(root / "home"), "server": {"port": free_port(),
+                   "venv": str(venv)}, "embed": {"port": free_port()}}))
     settings = config.load(cfg)
     stack.up(settings, say=lambda m: None, config_file=cfg)
     rows = []

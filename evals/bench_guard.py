@@ -20,7 +20,6 @@ import os
 import platform
 import random
 import secrets as pysecrets
-import socket
 import statistics
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import yaml
 
 from muninn.core import config, credentials, paths
 from muninn.core.client import OpenViking
+from muninn.evals.benchutil import free_port, pct
 from muninn.guards import tools as tool_guard
 from muninn.guards import uri as uri_guard
 from muninn.plugins import stack
@@ -50,19 +50,8 @@ Over stdio the extra milliseconds are JSON-RPC framing, pipes and the client, no
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
-
-
 def _ms(values: list[float]) -> str:
-    return f"{_pct(values, 0.5):.2f} / {_pct(values, 0.95):.2f}"
+    return f"{pct(values, 0.5):.2f} / {pct(values, 0.95):.2f}"
 
 
 def _timed(fn) -> float:
@@ -73,8 +62,8 @@ def _timed(fn) -> float:
 
 def _setup(tmp: Path) -> tuple[Path, list[str], str]:
     cfg_path = tmp / "muninn.yaml"
-    base = {"home": str(tmp / "home"), "server": {"port": _free_port(), "venv": str(paths.server_venv())},
-            "embed": {"port": _free_port()}, "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}}
+    base = {"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv())},
+            "embed": {"port": free_port()}, "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}}
     cfg_path.write_text(yaml.safe_dump(base))
     settings = config.load(cfg_path)
     stack.up(settings, say=lambda m: None, config_file=cfg_path)

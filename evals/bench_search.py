@@ -22,14 +22,14 @@ from pathlib import Path
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import RerankSettings
-from muninn.evals import locomo
+from muninn.evals import benchutil, locomo
 from muninn.plugins.search import rerank
 from muninn.plugins.search.pipeline import Searcher
 
 
 def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+    """p in 0..100."""
+    return benchutil.pct(values, p / 100)
 
 
 def pipeline(conv_id: str, repeat: int) -> tuple[str, dict]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import platform
 import random
-import socket
 import statistics
 import tempfile
 import time
@@ -22,22 +21,12 @@ import yaml
 
 from muninn.core import config, paths
 from muninn.core.client import OpenViking
+from muninn.evals.benchutil import free_port, pct
 from muninn.plugins import stack
 
 WORDS = ("backup restore postgres nginx certificate kubernetes node drain dns resolver vpn tunnel redis "
          "memory grafana alert terraform lock disk volume rotate token deploy rollback incident runbook "
          "latency replica upgrade kernel patch firewall rule ingress").split()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def _fact(i: int, rng: random.Random) -> str:
@@ -51,8 +40,8 @@ def main() -> None:
     server_venv = paths.server_venv()  # the shared one: resolve before XDG_DATA_HOME moves
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")  # an isolated keyring file
     cfg = tmp / "muninn.yaml"
-    cfg.write_text(yaml.safe_dump({"home": str(tmp / "home"), "server": {"port": _free_port(),
-                   "venv": str(server_venv)}, "embed": {"port": _free_port()}}))
+    cfg.write_text(yaml.safe_dump({"home": str(tmp / "home"), "server": {"port": free_port(),
+                   "venv": str(server_venv)}, "embed": {"port": free_port()}}))
     settings = config.load(cfg)
     rows: list[tuple[str, str]] = []
     rng = random.Random(7)
@@ -84,7 +73,7 @@ def main() -> None:
         rows.append(("sidecar embeddings/s, 1,000 short texts in batches of 100 (median of 3)",
                      f"{statistics.median(rates):.0f}/s"))
         rows.append(("sidecar single-query latency p50 / p95 (50 queries)",
-                     f"{_pct(single, .5):.1f} / {_pct(single, .95):.1f} ms"))
+                     f"{pct(single, .5):.1f} / {pct(single, .95):.1f} ms"))
 
         with OpenViking.root(settings) as root:
             for n in (200, 2000):
@@ -112,7 +101,7 @@ def main() -> None:
                             lat.append((time.perf_counter() - t) * 1000)
                         lat = lat[10:]  # warm
                         rows.append(("find top 20 over 2,000 files, p50 / p95 (50 warm queries)",
-                                     f"{_pct(lat, .5):.0f} / {_pct(lat, .95):.0f} ms"))
+                                     f"{pct(lat, .5):.0f} / {pct(lat, .95):.0f} ms"))
     finally:
         stack.down(settings, say=lambda m: None)
 
