@@ -3,12 +3,14 @@ integration tests share one real stack (openviking-server + the embedding sideca
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +56,20 @@ def isolated_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "xdg-data"
 
 
+@contextlib.contextmanager
+def tcp_listener(backlog: int = 8) -> Iterator[socket.socket]:
+    """A loopback TCP listener on a free port: plays a VPN endpoint or jump host in prerequisite tests."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(backlog)
+    try:
+        yield sock
+    finally:
+        sock.close()
+
+
 def free_port() -> int:
+    """A port nothing listens on (bound and released): also what a down prerequisite looks like."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import free_port, tcp_listener
 
 from muninn.core import config
 from muninn.core.errors import ConfigError
@@ -28,17 +29,9 @@ TOKEN = "jira_Tk_5cX9pQ2wZ7mL1vN8"
 @pytest.fixture
 def listener() -> Iterator[socket.socket]:
     """A loopback TCP listener playing the VPN's jump host."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    yield sock
-    sock.close()
+    with tcp_listener(8) as sock:
+        yield sock
 
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def inventory_entries(vpn_port: int, env_script: Path) -> list[dict]:
@@ -113,7 +106,7 @@ def test_with_context_replaces_a_dropped_switch() -> None:
 def test_prerequisite_up_and_down(listener: socket.socket) -> None:
     up, detail = prereq.tcp_check("127.0.0.1", listener.getsockname()[1])
     assert up and "connected" in detail
-    down, detail = prereq.tcp_check("127.0.0.1", closed_port())
+    down, detail = prereq.tcp_check("127.0.0.1", free_port())
     assert not down and "refused" in detail.lower()
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import free_port, tcp_listener
 
 from muninn.core import config
 from muninn.plugins.inventory.api import Inventory
@@ -58,23 +59,15 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def listener() -> Iterator[socket.socket]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    yield sock
-    sock.close()
+    with tcp_listener(64) as sock:
+        yield sock
 
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def entries(vpn_port: int) -> list[dict]:
     out: list[dict] = [
         {"id": "vpn", "kind": "vpn", "tcp": f"127.0.0.1:{vpn_port}"},
-        {"id": "vpn-down", "kind": "vpn", "tcp": f"127.0.0.1:{closed_port()}"},
+        {"id": "vpn-down", "kind": "vpn", "tcp": f"127.0.0.1:{free_port()}"},
     ]
     for entry_id, (command, _, _) in CASES.items():
         entry: dict = {"id": entry_id, "kind": "cluster", "verify": command}
