@@ -22,7 +22,6 @@ from muninn.core.errors import MuninnError
 from muninn.evals import report, sealed
 from muninn.export import pipeline, sync
 from muninn.plugins import policy_apply, stack
-from muninn.plugins.mcp.session import resolve_policy_path
 from muninn.plugins.search import keyword
 from muninn.plugins.search.pipeline import index_path
 from muninn.plugins.vault.api import Vault
@@ -70,7 +69,7 @@ def run(settings: Settings, config_path: Path | None, console: Console, say: Say
     stack.up(settings, say=say, config_file=config_path)
 
     _step(console, "2. readers, keys and ACLs from policy.yaml")
-    pol = policy_mod.load(resolve_policy_path(settings))
+    pol = policy_mod.load_for(settings)
     applied = policy_apply.apply(settings, pol, say=say)
     if not applied.ok:
         raise SystemExit("policy apply left drift; see above")

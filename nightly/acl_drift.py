@@ -7,12 +7,11 @@ from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.nightly.jobs import Context, JobResult, job
 from muninn.plugins import policy_apply
-from muninn.plugins.mcp.session import resolve_policy_path
 
 
 @job("acl-drift")
 def acl_drift(ctx: Context) -> JobResult:
-    pol = policy_mod.load(resolve_policy_path(ctx.settings))
+    pol = policy_mod.load_for(ctx.settings)
     states = policy_apply.drift(ctx.settings, pol)
     bad = [f"{s.uri}: {s.describe()}" for s in states if not s.ok]
     covered = {u.split("/")[3] for u in pol.areas.values()}

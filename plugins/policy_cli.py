@@ -10,7 +10,6 @@ from rich.table import Table
 from muninn.core import policy as policy_mod
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.plugins import policy_apply
-from muninn.plugins.mcp.session import resolve_policy_path
 
 app = typer.Typer(help="Make policy.yaml true on the server (accounts, keys, ACLs) and check for drift.",
                   no_args_is_help=True)
@@ -31,7 +30,7 @@ def apply_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
     in the keyring and prove each with a call, turn ACLs on, set every area's ACL, wait, and read the
     effective ACL back. Exit 1 if any area does not match the policy afterwards."""
     s = settings(ctx)
-    pol = policy_mod.load(resolve_policy_path(s, policy))
+    pol = policy_mod.load_for(s, policy)
     report = policy_apply.apply(s, pol, say=say)
     emit_json(report.as_dict()) if json_out else console.print(_table(report.areas))
     if not report.ok:
@@ -42,7 +41,7 @@ def apply_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
 def check_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = JsonOpt) -> None:
     """Read-only: compare each area's effective ACL on the server with the policy. Exit 1 on drift."""
     s = settings(ctx)
-    pol = policy_mod.load(resolve_policy_path(s, policy))
+    pol = policy_mod.load_for(s, policy)
     states = policy_apply.drift(s, pol)
     if json_out:
         emit_json({"ok": all(x.ok for x in states),

@@ -29,7 +29,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from muninn.core import credentials, yamlfile
+from muninn.core import credentials, paths, yamlfile
+from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 
 Level = Literal["read", "write", "manage"]
@@ -205,3 +206,20 @@ def parse(text: str, path: Path | str = "<policy>") -> Policy:
 
 def load(path: Path | str) -> Policy:
     return _build(yamlfile.load(path))
+
+
+def path_for(settings: Settings, override: Path | None = None) -> Path:
+    """`override`, else `guard.policy` (relative to muninn.yaml), else `<XDG config>/muninn/policy.yaml`."""
+    if override is not None:
+        return override.expanduser()
+    if settings.guard.policy is not None:
+        path = settings.guard.policy.expanduser()
+        if not path.is_absolute() and settings.source_file is not None:
+            path = settings.source_file.parent / path
+        return path
+    return paths.config_dir() / "policy.yaml"
+
+
+def load_for(settings: Settings, override: Path | None = None) -> Policy:
+    """The policy these settings point at: the one every part (guard, apply, nightly) enforces."""
+    return load(path_for(settings, override))

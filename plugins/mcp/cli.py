@@ -105,9 +105,8 @@ def check_cmd(
     json_out: bool = cliutil.JsonOpt,
 ) -> None:
     """Print allow or deny and the reason, exactly as the MCP server would decide. Exit 0 allow, 1 deny."""
-    from muninn.plugins.mcp.session import resolve_policy_path
 
-    pol = policy_mod.load(resolve_policy_path(cliutil.settings(ctx), policy))
+    pol = policy_mod.load_for(cliutil.settings(ctx), policy)
     prof = pol.profile(profile)
     decision = tool_guard.check_call(prof, tool, uri)
     if json_out:

@@ -9,12 +9,12 @@ from muninn.core import policy as policy_mod
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.plugins import doctor
-from muninn.plugins.mcp.session import audit_path, resolve_policy_path
+from muninn.plugins.mcp.session import audit_path
 
 
 @doctor.check
 def guard_policy(settings: Settings) -> list[doctor.Check]:
-    path = resolve_policy_path(settings)
+    path = policy_mod.path_for(settings)
     if not path.exists():
         return [doctor.Check("guard policy", "warn", f"{path} missing: `muninn mcp` cannot start",
                              "copy examples/policy.yaml there (or set guard.policy in muninn.yaml) and edit it")]

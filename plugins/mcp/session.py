@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from muninn.core import paths
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
@@ -33,17 +32,6 @@ class Refused(MuninnError):
     """The guard said no. The reason goes back to the agent and into the audit log."""
 
     exit_code = 7
-
-
-def resolve_policy_path(settings: Settings, override: Path | None = None) -> Path:
-    if override is not None:
-        return override.expanduser()
-    if settings.guard.policy is not None:
-        path = settings.guard.policy.expanduser()
-        if not path.is_absolute() and settings.source_file is not None:
-            path = settings.source_file.parent / path
-        return path
-    return paths.config_dir() / "policy.yaml"
 
 
 def audit_path(settings: Settings) -> Path:
@@ -76,7 +64,7 @@ class GuardSession:
 
     @classmethod
     def open(cls, settings: Settings, profile: str, policy_path: Path | None = None) -> GuardSession:
-        pol = policy_mod.load(resolve_policy_path(settings, policy_path))
+        pol = policy_mod.load_for(settings, policy_path)
         prof = pol.profile(profile)
         redactor = ValueRedactor.from_settings(settings)
         return cls(settings=settings, policy=pol, profile=prof, redactor=redactor,
