@@ -28,10 +28,6 @@ class Entry:
     size: int | None = None
 
 
-def _key_hint(key_name: str) -> str:
-    return f"key {key_name!r}"
-
-
 class OpenViking:
     """One identity (a root key or a user key) talking to one server."""
 
@@ -102,7 +98,7 @@ class OpenViking:
 
     def _auth(self, what: str, uri: str | None, detail: str) -> AuthError:
         where = f" on {uri}" if uri else ""
-        return AuthError(f"{what}{where} refused for {_key_hint(self.key_name)}: {detail}",
+        return AuthError(f"{what}{where} refused for key {self.key_name!r}: {detail}",
                          uri=uri, fix="check the key in the keyring and the ACLs in policy.yaml")
 
     def _rest(self, method: str, path: str, what: str, uri: str | None = None, **kwargs) -> Any:
