@@ -32,15 +32,17 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo-dev
 ROOT = "viking://resources/locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
-# name -> per-call switches (None = as configured); the rerank variant is timed elsewhere, since no
-# real cross-encoder weights exist offline (random weights would only measure noise).
+# name -> per-call switches (None = as configured) and setting overrides. Rerank runs whatever
+# `search.rerank` resolves to: on a machine with no hub, the packaged ms-marco-MiniLM-L-12-v2.
+_OFF = dict(routing=False, recency=False, rerank=False)
 VARIANTS: dict[str, dict] = {
-    "vector only": dict(hybrid=False, routing=False, recency=False, rerank=False),
-    "+ keyword fusion (plain RRF)": dict(hybrid=True, routing=False, recency=False, rerank=False,
-                                         set={"keyword_weight": 1.0}),
-    "+ keyword weight 2": dict(hybrid=True, routing=False, recency=False, rerank=False, set={"keyword_weight": 2.0}),
-    "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False, set={"keyword_weight": 2.0}),
-    "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False, set={"keyword_weight": 2.0}),
+    "vector only": dict(hybrid=False, **_OFF),
+    "+ keyword fusion (plain RRF)": dict(hybrid=True, **_OFF, set={"fusion": "rrf", "keyword_weight": 1.0}),
+    "+ keyword weight 2 (RRF)": dict(hybrid=True, **_OFF, set={"fusion": "rrf", "keyword_weight": 2.0}),
+    "+ linear fusion (BM25, file and fact cosines)": dict(hybrid=True, **_OFF, set={"fusion": "linear"}),
+    "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False),
+    "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False),
+    "+ rerank (= the defaults)": dict(hybrid=True, routing=True, recency=True, rerank=True),
 }
 
 
@@ -83,7 +85,8 @@ def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, fron
     """One turn as a fact file: front matter, a plain header line, the turn, then its neighbours.
 
     The neighbours are there because a reply often only makes sense with the line it answers
-    ("Yes, last Saturday!"); they are marked as context so the turn itself stays the subject.
+    ("Yes, last Saturday!"); they follow the context marker (search.doc), so the keyword index
+    weighs them lower and the dense rescoring embeds the turn without them.
     The header names who speaks, not both speakers: naming both put every name in every file, so
     "what did Caroline..." could not prefer Caroline's own turns (measured in evals/results/locomo.md).
     """
@@ -102,7 +105,7 @@ def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, fron
     lines.append(turn.text)
     if before or after:
         lines.append("")
-        lines.append("Context:")
+        lines.append("<!-- context: the conversation around this turn -->")
         lines += [f"{t.speaker}: {t.text}" for t in before]
         lines.append(f"{turn.speaker}: (this turn)")
         lines += [f"{t.speaker}: {t.text}" for t in after]
@@ -243,7 +246,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a search setting for every variant, e.g. --set vector_top=40")
     parser.add_argument("--try", dest="tries", action="append", default=[], metavar="NAME:KEY=VALUE,...",
-                        help="one more variant: all stages on (no rerank) plus these settings")
+                        help="one more variant: the defaults plus these search settings")
     parser.add_argument("--json", type=Path, help="also write the raw report here")
     parser.add_argument("--plot", type=Path, help="bar chart of the variants (PNG)")
     args = parser.parse_args()
@@ -257,7 +260,7 @@ def main() -> None:
     for spec in args.tries:
         name, _, pairs = spec.partition(":")
         extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs.split(",") if p)}
-        variants[name] = {**VARIANTS["+ recency"], "set": {**VARIANTS["+ recency"]["set"], **extra}}
+        variants[name] = {**VARIANTS["+ rerank (= the defaults)"], "set": extra}
     report = run(settings, args.conversations, args.window, variants, workdir, args.front, args.header)
     report["overrides"] = overrides
     print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "

@@ -190,7 +190,8 @@ def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
                                                             client._api_key)
     cfg = yaml.safe_load(stack.config_path.read_text())
     cfg["openviking"] = {"account": account, "user": "owner"}
-    cfg["search"] = {"index": str(db), "rerank": {"model": str(tmp_path / "no-weights")}}
+    cfg["search"] = {"index": str(db), "rerank": {"model": str(tmp_path / "no-weights"),
+                                                   "fallbacks": []}}
     conf = tmp_path / "muninn.yaml"
     conf.write_text(yaml.safe_dump(cfg))
 

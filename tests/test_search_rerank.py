@@ -62,7 +62,7 @@ def test_hub_id_resolves_from_local_cache_only(tmp_path, monkeypatch) -> None:
 
 def test_doctor_warns_on_missing_weights_with_the_fix(tiny, tmp_path) -> None:
     assert doctor_check.reranker_weights in doctor.CHECKS
-    missing = Settings(search={"rerank": {"model": str(tmp_path / "absent")}})
+    missing = Settings(search={"rerank": {"model": str(tmp_path / "absent"), "fallbacks": []}})
     [check] = doctor_check.reranker_weights(missing)
     assert check.level == "warn" and "fusion order" in check.detail and "search.rerank.model" in check.fix
     [ok] = doctor_check.reranker_weights(Settings(search={"rerank": {"model": str(tiny)}}))
@@ -163,10 +163,11 @@ def test_http_endpoint_reranks(stack, corpus, endpoint) -> None:
 @pytest.mark.parametrize("model", ["/nonexistent/reranker", "endpoint:http://127.0.0.1:9"])
 def test_missing_reranker_falls_back_with_a_warning(stack, corpus, model: str) -> None:
     client, db = corpus
-    with Searcher(_settings(stack, model=model), client=client, index=db) as s:
+    with Searcher(_settings(stack, model=model, fallbacks=[]), client=client, index=db) as s:
         res = s.search("postgres rollback", k=3)
         plain = s.search("postgres rollback", k=3, rerank=False)
     assert len(res.hits) == 3 and all("rerank" not in h.stage_scores for h in res.hits)
+    assert res.reranker is None
     assert any(w.startswith("rerank skipped, results are in fusion order") for w in res.warnings)
     assert [h.uri for h in res.hits] == [h.uri for h in plain.hits] and plain.warnings == []
 

@@ -136,3 +136,66 @@ def test_briefing_budget_and_round_robin() -> None:
     assert briefing.tokens(text) <= 250
     assert [h.source for h in used[:3]] == ["notes", "tasks", "observations"]
     assert len(used) < len(hits)
+
+
+def test_linear_fusion_standardises_each_feature() -> None:
+    cands = [Candidate(uri=u) for u in "abc"]
+    # BM25 on an open scale, cosines near each other: z-scoring makes each weigh what its weight says.
+    feats = {"keyword": {"a": 30.0, "b": 10.0}, "fact": {"a": 0.20, "b": 0.30, "c": 0.40}}
+    out = fusion.linear(cands, feats, {"keyword": 2.0, "fact": 1.0})
+    assert [c.uri for c in out] == ["a", "b", "c"]
+    kw_mean, kw_std = 40 / 3, math.sqrt(((30 - 40 / 3) ** 2 + (10 - 40 / 3) ** 2 + (40 / 3) ** 2) / 3)
+    fact_z = (0.20 - 0.30) / math.sqrt(0.02 / 3)
+    assert out[0].score == pytest.approx(2 * (30 - kw_mean) / kw_std + fact_z)   # c has no BM25 match: 0
+    heavy = fusion.linear([Candidate(uri=u) for u in "abc"], feats, {"keyword": 0.1, "fact": 1.0})
+    assert heavy[0].uri == "c"      # with BM25 turned down, the best cosine wins
+    flat = fusion.linear([Candidate(uri="x"), Candidate(uri="y")], {"fact": {"x": 0.5, "y": 0.5}}, {})
+    assert [c.score for c in flat] == [0.0, 0.0]       # a constant feature says nothing, and no NaN
+
+
+CONTEXT_FILE = _fact("turn", "Caroline said, on 8 May 2023:\nI went to the support group yesterday.") + (
+    "\n<!-- context: the conversation around this turn -->\nMelanie: how was the pottery class?\n")
+
+
+def test_fact_and_context_split_at_the_marker() -> None:
+    d = doc.parse("viking://resources/c/t.md", CONTEXT_FILE)
+    assert "support group" in d.fact and "pottery" not in d.fact
+    assert d.context == "Melanie: how was the pottery class?"
+    plain = doc.parse("viking://resources/c/p.md", _fact("p", "no marker here <!-- context --> inline"))
+    assert plain.context == "" and "inline" in plain.fact     # only a marker on its own line counts
+
+
+def test_keyword_index_weighs_context_below_the_fact(tmp_path) -> None:
+    db = tmp_path / "kw.sqlite"
+    other = _fact("turn", "Melanie said:\nThe pottery class was lovely.")
+    keyword.index_facts(db, {"viking://resources/c/t.md": CONTEXT_FILE, "viking://resources/c/o.md": other})
+    idx = keyword.KeywordIndex(db)
+    hits = idx.candidates(query.fts_query(query.analyse("pottery class")), "viking://resources", 5)
+    assert [h.uri for h in hits] == ["viking://resources/c/o.md", "viking://resources/c/t.md"]
+    scores = idx.scores(query.fts_query(query.analyse("pottery")), [h.uri for h in hits] + ["viking://x/none.md"])
+    assert set(scores) == {h.uri for h in hits} and scores["viking://resources/c/o.md"] > scores[hits[1].uri]
+    idx.close()
+
+
+def test_old_index_without_context_column_is_rebuilt_from_its_rows(tmp_path) -> None:
+    import sqlite3
+
+    db = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(db)
+    conn.executescript(keyword.DOCS + "CREATE VIRTUAL TABLE fts USING fts5(uri UNINDEXED, title, breadcrumb, body, "
+                       "tokenize = 'porter unicode61');")
+    conn.execute("INSERT INTO docs VALUES (?, ?, ?, ?, ?)",
+                 ("viking://resources/c/t.md", "h", None, None, CONTEXT_FILE))
+    conn.commit()
+    conn.close()
+    idx = keyword.KeywordIndex(db)
+    hits = idx.candidates(query.fts_query(query.analyse("pottery")), "viking://resources", 5)
+    assert [h.uri for h in hits] == ["viking://resources/c/t.md"]     # found through its context column
+    idx.close()
+
+
+def test_rerank_text_leaves_the_context_out() -> None:
+    from muninn.plugins.search.pipeline import rerank_text
+
+    text = rerank_text(doc.parse("viking://resources/c/t.md", CONTEXT_FILE), 1500)
+    assert "support group" in text and "pottery" not in text

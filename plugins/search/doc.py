@@ -1,6 +1,11 @@
 """What a fact file says about itself: YAML front matter (id, source, kind, project, date, tags,
 breadcrumb, source_path, content_hash), then one context line, then the body.
 
+A body may end in neighbouring context (the lines a conversation turn answers, the section a
+paragraph sits in), after a `<!-- context -->` marker line. That context is there to help a
+search find the fact, not to be the fact: the keyword index weighs it lower and the dense
+rescoring embeds the fact without it.
+
 Plain files without front matter still work: the title falls back to the first heading or the
 file name, and there is simply no date or breadcrumb.
 """
@@ -17,6 +22,9 @@ import yaml
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+# "<!-- context -->" or "<!-- context: the conversation around this turn -->", on a line of its own
+_CONTEXT = re.compile(r"^<!--\s*context\b[^\n]*?-->[ \t]*$", re.M)
+CONTEXT_MARKER = "<!-- context -->"
 
 
 @dataclass
@@ -38,6 +46,17 @@ class Doc:
         if first and len(first) <= 80:
             return first
         return str(self.meta.get("id") or self.uri.rsplit("/", 1)[-1])
+
+    @property
+    def fact(self) -> str:
+        """The body without its neighbouring context."""
+        m = _CONTEXT.search(self.body)
+        return (self.body[: m.start()] if m else self.body).strip()
+
+    @property
+    def context(self) -> str:
+        m = _CONTEXT.search(self.body)
+        return self.body[m.end():].strip() if m else ""
 
     @property
     def breadcrumb(self) -> str:

@@ -14,12 +14,19 @@ def reranker_weights(settings: Settings) -> list[doctor.Check]:
     cfg = settings.search.rerank
     if not cfg.enabled:
         return [doctor.Check("reranker", "ok", "switched off (search.rerank.enabled: false)")]
-    try:
-        where = rerank.resolve(cfg.model)
-    except rerank.RerankUnavailable as exc:
-        return [doctor.Check("reranker", "warn", f"{exc.message}; searches fall back to fusion order "
-                             "and say so", exc.fix or "")]
-    return [doctor.Check("reranker", "ok", f"{cfg.model} -> {where}")]
+    problems: list[str] = []
+    for model in [cfg.model, *cfg.fallbacks]:
+        try:
+            where = rerank.resolve(model)
+        except rerank.RerankUnavailable as exc:
+            problems.append(exc.message)
+            continue
+        detail = f"{model} -> {where}"
+        if problems:
+            detail += f" (fallback: {'; '.join(problems)})"
+        return [doctor.Check("reranker", "ok", detail)]
+    return [doctor.Check("reranker", "warn", f"{'; '.join(problems)}; searches fall back to fusion order "
+                         "and say so", rerank._FIX)]
 
 
 @doctor.check

@@ -20,3 +20,24 @@ def rrf(lists: dict[str, list[Candidate]], k: int = 60, weights: dict[str, float
     for cand in out:
         cand.stage_scores["fusion"] = round(cand.score, 6)
     return out
+
+
+def linear(cands: list[Candidate], features: dict[str, dict[str, float]], weights: dict[str, float],
+           default: float = 0.0) -> list[Candidate]:
+    """Score every candidate by a weighted sum of z-scored features (each feature standardised over
+    these candidates, so BM25's open scale and cosine's -1..1 weigh what their weights say).
+    A candidate missing from a feature gets `default` there: a file BM25 does not match scores 0."""
+    if not cands:
+        return []
+    total = [0.0] * len(cands)
+    for name, values in features.items():
+        raw = [values.get(c.uri, default) for c in cands]
+        mean = sum(raw) / len(raw)
+        std = (sum((x - mean) ** 2 for x in raw) / len(raw)) ** 0.5
+        weight = weights.get(name, 1.0)
+        for i, x in enumerate(raw):
+            total[i] += weight * ((x - mean) / std if std > 0 else 0.0)
+    for c, s in zip(cands, total, strict=True):
+        c.score = s
+        c.stage_scores["linear"] = round(s, 5)
+    return sorted(cands, key=lambda c: -c.score)

@@ -1,6 +1,7 @@
-"""The search pipeline: route -> vector + keyword candidates -> RRF -> content -> rerank ->
-recency -> per-file cap -> top k (or a briefing). Every stage can be switched off in
-`muninn.yaml` (`search:`) and per call; every fallback is written into `SearchResult.warnings`.
+"""The search pipeline: route -> vector + keyword candidates -> RRF -> content -> linear fusion
+(BM25 + file and fact cosines) -> rerank -> recency -> per-file cap -> top k (or a briefing).
+Every stage can be switched off in `muninn.yaml` (`search:`) and per call; every fallback is
+written into `SearchResult.warnings`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
-from muninn.plugins.search import cap, fusion, keyword, pin, query, rerank
+from muninn.plugins.search import cap, dense, fusion, keyword, pin, query, rerank
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import recency as recency_mod
 from muninn.plugins.search.content import ContentFetcher
@@ -57,10 +58,12 @@ class Searcher:
             self.index_problem = str(exc)
         self.vector = VectorSource(self.client)
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
+        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"))
         self._reranker = reranker
         self._rerank_problem = ""
 
     def close(self) -> None:
+        self.dense.close()
         if self.index:
             self.index.close()
         if self._own_client:
@@ -137,10 +140,14 @@ class Searcher:
         fused = [c for c in fused if c.uri in docs]
         if since_at is not None:
             fused = [c for c in fused if (d := docs[c.uri].date) is not None and d >= since_at]
+        if cfg.fusion == "linear" and len(lists) == 2 and fused:
+            with timed("linear"):
+                fused = self._linear(text, analysis, fused, docs, warnings)
 
+        reranked_by = None
         if use_rerank and fused:
             with timed("rerank"):
-                fused = self._rerank(text, fused, docs, warnings)
+                fused, reranked_by = self._rerank(text, fused, docs, warnings)
         if use_recency and fused:
             with timed("recency"):
                 dates = {c.uri: docs[c.uri].date for c in fused}
@@ -150,24 +157,45 @@ class Searcher:
             capped = cap.per_file(fused, {c.uri: docs[c.uri].file_key for c in fused}, cfg.per_file)
 
         hits = [_hit(c, docs[c.uri]) for c in capped]
-        result = SearchResult(query=text, route=route, hits=hits[:k], warnings=warnings, timings_ms=timings)
+        result = SearchResult(query=text, route=route, hits=hits[:k], warnings=warnings, timings_ms=timings,
+                              reranker=reranked_by)
         if briefing:
             result.briefing, result.hits = briefmod.build(hits, tokens or cfg.briefing_tokens)
         return result
 
-    def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
+    def _linear(self, text: str, analysis: query.Analysis, fused: list[Candidate], docs: dict[str, docmod.Doc],
                 warnings: list[str]) -> list[Candidate]:
+        """Score the union of both lists on the same features; RRF order stays if the sidecar is down."""
+        assert self.index is not None
+        uris = [c.uri for c in fused]
+        try:
+            file_cos = self.dense.cosines(text, [docs[u].text for u in uris])
+            fact_cos = self.dense.cosines(text, [docs[u].fact or docs[u].body for u in uris])
+        except dense.DenseUnavailable as exc:
+            warnings.append(f"linear fusion skipped, results are in RRF order: {exc}")
+            return fused
+        features = {"keyword": self.index.scores(query.fts_query(analysis), uris),
+                    "vector": dict(zip(uris, file_cos, strict=True)),
+                    "fact": dict(zip(uris, fact_cos, strict=True))}
+        for c in fused:
+            c.stage_scores["file_cos"] = round(features["vector"][c.uri], 4)
+            c.stage_scores["fact_cos"] = round(features["fact"][c.uri], 4)
+        return fusion.linear(fused, features, {"keyword": self.cfg.keyword_weight,
+                                               "vector": self.cfg.vector_weight, "fact": self.cfg.fact_weight})
+
+    def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
+                warnings: list[str]) -> tuple[list[Candidate], str | None]:
         model = self.reranker()
         if model is None:
             warnings.append(f"rerank skipped, results are in fusion order: {self._rerank_problem}")
-            return fused
+            return fused, None
         head, tail = fused[: self.cfg.rerank.candidates], fused[self.cfg.rerank.candidates:]
         texts = [rerank_text(docs[c.uri], self.cfg.content_chars) for c in head]
         try:
             scores = check_scores(model.name, model.rerank(text, texts), len(texts))
         except rerank.RerankUnavailable as exc:
             warnings.append(f"rerank skipped, results are in fusion order: {exc}")
-            return fused
+            return fused, None
         for c, s in zip(head, scores, strict=True):
             c.score = s
             c.stage_scores["rerank"] = round(s, 5)
@@ -176,13 +204,17 @@ class Searcher:
         floor = min(scores) if scores else 0.0
         for i, c in enumerate(tail, start=1):
             c.score = floor - i
-        return head + tail
+        return head + tail, getattr(model, "model", None) or model.name
 
 
 def rerank_text(d: docmod.Doc, chars: int) -> str:
-    """What the cross-encoder reads: title and breadcrumb, then the start of the body."""
+    """What the cross-encoder reads: title and breadcrumb, then the start of the fact (without its
+    neighbouring context, which would make every neighbour of a good match look good too)."""
     lead = " > ".join(x for x in (d.breadcrumb, d.title) if x)
-    return f"{lead}\n{d.body}"[:chars] if lead else d.body[:chars]
+    body = d.fact or d.body
+    if lead and body.startswith(d.title):
+        lead = d.breadcrumb      # a header line that is the title is not said twice
+    return f"{lead}\n{body}"[:chars] if lead else body[:chars]
 
 
 def _hit(c: Candidate, d: docmod.Doc) -> Hit:

