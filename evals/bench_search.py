@@ -1,11 +1,12 @@
 """Search latency: per stage p50/p95 over real queries (warm, no rerank), and rerank of 20
-candidates with MiniLM-L6-sized and bge-reranker-v2-m3-sized cross-encoders on this machine.
+candidates with MiniLM-L6-sized and bge-reranker-v2-m3-sized cross-encoders on this machine, under
+torch and under onnxruntime (fp32 and int8), plus the packaged ms-marco-MiniLM-L-12-v2.
 
-The rerank models have random weights (no real weights can be fetched offline): the timings are
-honest, the scores are not. Prints markdown tables.
+The sized models have random weights (their timings are honest, their scores are not); the
+packaged one is real. Prints markdown tables.
 
     python -m muninn.evals.bench_search pipeline --conversation 26
-    python -m muninn.evals.bench_search rerank --sizes minilm m3
+    python -m muninn.evals.bench_search rerank --sizes packaged minilm m3 --configs onnx:256:int8
 """
 
 from __future__ import annotations
@@ -86,13 +87,25 @@ def rerank_bench(sizes: list[str], configs: list[str], runs: int, threads: int) 
     rows = ["| model shape | backend | max_length | int8 | p50 s | p95 s | cached call ms |",
             "|---|---|---|---|---|---|---|"]
     for size in sizes:
-        folder = rerank_model.build(Path(tempfile.mkdtemp()) / size, size=size)
+        packaged = size == "packaged"      # the real ms-marco-MiniLM-L-12-v2, int8 ONNX from its wheel
+        folder = None if packaged else rerank_model.build(Path(tempfile.mkdtemp()) / size, size=size)
+        onnx: dict[bool, Path] = {}
         for spec in configs:
             backend, length, *flag = spec.split(":")
             int8 = flag == ["int8"]
+            if packaged and not (backend == "onnx" and int8):
+                continue
+            if packaged:
+                where = "cross-encoder/ms-marco-MiniLM-L-12-v2"
+            elif backend == "onnx":
+                if int8 not in onnx:
+                    onnx[int8] = rerank_model.to_onnx(folder, Path(tempfile.mkdtemp()) / "onnx", int8=int8)
+                where = str(onnx[int8])
+            else:
+                where = str(folder)
             rerank._LOADED.clear()
-            model = rerank.load(RerankSettings(model=str(folder), backend=backend, max_length=int(length),
-                                               threads=threads, int8=int8))
+            model = rerank.load(RerankSettings(model=where, fallbacks=[], backend=backend, max_length=int(length),
+                                               threads=threads, int8=int8 and backend != "onnx"))
             model.inner.rerank("warm up", docs[:2])
             times = []
             for i in range(runs):
@@ -118,7 +131,8 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--json", type=Path)
     r = sub.add_parser("rerank")
-    r.add_argument("--sizes", nargs="+", default=["minilm", "m3"])
+    r.add_argument("--sizes", nargs="+", default=["packaged", "minilm", "m3"],
+                   help="packaged: the real ms-marco-MiniLM-L-12-v2 (int8 ONNX); minilm, m3: random weights")
     r.add_argument("--configs", nargs="+", default=["flag:512", "flag:256", "flag:128", "flag:256:int8",
                                                      "cross-encoder:256"])
     r.add_argument("--runs", type=int, default=5)

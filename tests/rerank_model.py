@@ -35,3 +35,27 @@ def build(folder: Path, size: str = "tiny", seed: int = 0) -> Path:
     cfg = BertConfig(vocab_size=vocab, max_position_embeddings=512, num_labels=1, **SHAPES[size])
     BertForSequenceClassification(cfg).save_pretrained(folder)
     return folder
+
+
+def to_onnx(folder: Path, out: Path, int8: bool = True) -> Path:
+    """The same random cross-encoder as `model.onnx` (+ tokenizer.json), optionally int8-quantised
+    by onnxruntime: what the onnx backend loads, for honest ONNX timings."""
+    import torch
+    from transformers import BertForSequenceClassification
+
+    out.mkdir(parents=True, exist_ok=True)
+    model = BertForSequenceClassification.from_pretrained(folder).eval()
+    ids = torch.ones((1, 16), dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    dyn = {n: {0: "batch", 1: "seq"} for n in names}
+    fp32 = out / ("model.fp32.onnx" if int8 else "model.onnx")
+    torch.onnx.export(model, (ids, torch.ones_like(ids), torch.zeros_like(ids)), str(fp32), input_names=names,
+                      output_names=["logits"], dynamic_axes={**dyn, "logits": {0: "batch"}}, opset_version=17,
+                      dynamo=False)
+    if int8:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8)
+        fp32.unlink()
+    shutil.copy(folder / "tokenizer.json", out / "tokenizer.json")
+    return out

@@ -185,3 +185,13 @@ def test_broken_reranker_fails_loudly(stack, corpus) -> None:
     with (Searcher(_settings(stack), client=client, index=db, reranker=_Short()) as s,
           pytest.raises(StageError, match="scores for")):
         s.search("postgres rollback")
+
+
+def test_onnx_backend_gives_the_plain_forward_pass_scores(tiny, tmp_path) -> None:
+    folder = rerank_model.to_onnx(tiny, tmp_path / "onnx", int8=False)
+    model = rerank.load(RerankSettings(model=str(folder), fallbacks=[]))
+    assert model.name == "rerank:onnx"
+    got = model.rerank(PAIRS[0][0], [d for _, d in PAIRS[:2]]) + model.rerank(PAIRS[2][0], [PAIRS[2][1]])
+    assert got == pytest.approx(_direct_scores(tiny, PAIRS), abs=1e-4)
+    with pytest.raises(rerank.RerankUnavailable, match="no model.onnx"):
+        rerank.load(RerankSettings(model=str(tiny), backend="onnx", fallbacks=[]))

