@@ -139,18 +139,31 @@ def _spawn(cmd: list[str], log: Path, env: dict[str, str], cwd: Path) -> subproc
                                 env=env, cwd=cwd, start_new_session=True)
 
 
-def _wait_healthy(name: str, url: str, proc: subprocess.Popen, log: Path, timeout: float) -> None:
+def _wait_healthy(name: str, url: str, proc: subprocess.Popen, log: Path, timeout: float,
+                  known: dict[str, tuple[str, str]] | None = None) -> None:
+    """`known`: a marker in the log -> (what it means, how to fix it), for failures worth a sentence."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise StackError(f"{name} exited with code {proc.returncode} during start-up; log {log}:\n"
-                             + log_tail(log))
+            tail = log_tail(log)
+            for marker, (meaning, fix) in (known or {}).items():
+                if marker in tail:
+                    raise StackError(f"{name} refused to start: {meaning} (log {log})", fix=fix)
+            raise StackError(f"{name} exited with code {proc.returncode} during start-up; log {log}:\n" + tail)
         if healthy(url, timeout=1.0):
             return
         time.sleep(0.3)
     _terminate(proc.pid)
     raise StackError(f"{name} did not become healthy at {url} within {timeout:.0f}s; log {log}:\n"
                      + log_tail(log))
+
+
+def _server_failures(settings: Settings, root: Path) -> dict[str, tuple[str, str]]:
+    return {"EmbeddingRebuildRequiredError": (
+        f"its stored vectors were made by another embedding model than embed.model ({settings.embed.model})",
+        "set embed.model and embed.model_name back to the model the data was embedded with (muninn's "
+        "earlier default: sentence-transformers/all-MiniLM-L6-v2 and all-MiniLM-L6-v2), or move "
+        f"{root / 'data'} aside and sync again to re-embed")}
 
 
 def _terminate(pid: int, grace: float = 10.0) -> None:
@@ -263,7 +276,8 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         proc = _spawn([str(binary), "--config", str(conf)], log, env, root)
         state["server"] = {"pid": proc.pid, "started": time.time()}
         _write_state(settings, state)
-        _wait_healthy("openviking-server", server.url, proc, log, timeout=settings.server.start_timeout)
+        _wait_healthy("openviking-server", server.url, proc, log, timeout=settings.server.start_timeout,
+                      known=_server_failures(settings, root))
         say(f"server: healthy (pid {proc.pid})")
     if not settings.server.url:
         ensured = ensure_default_user(settings)

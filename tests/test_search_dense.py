@@ -140,3 +140,27 @@ def test_packaged_reranker_through_the_pipeline(stack, talk) -> None:
         res = s.search("what did Caroline make in her pottery class?", k=3, target=ROOT)
     assert res.reranker == PACKAGED and res.warnings == []
     assert res.hits[0].uri == f"{ROOT}/t4.md" and res.hits[0].stage_scores["rerank"] > 0.5
+
+
+class _Reverse:
+    """Scores the candidates in reverse of the order it is given them, by a hair."""
+
+    name = "reverse"
+
+    def rerank(self, query, docs):
+        return [0.5 + 0.001 * i for i in range(len(docs))]
+
+
+@pytest.mark.integration
+def test_blend_keeps_retrieval_evidence_in_the_final_order(stack, talk) -> None:
+    client, db = talk
+    q = "When did Caroline go to the LGBTQ support group?"
+    with Searcher(_settings(stack), client=client, index=db) as s:
+        fused = [h.uri for h in s.search(q, k=5, target=ROOT, rerank=False).hits]
+    orders = {}
+    for blend in (0.0, 100.0):
+        cfg = RerankSettings(blend=blend)
+        with Searcher(_settings(stack, rerank=cfg), client=client, index=db, reranker=_Reverse()) as s:
+            orders[blend] = [h.uri for h in s.search(q, k=5, target=ROOT).hits]
+    assert orders[0.0] == fused[::-1]          # rerank alone: its order
+    assert orders[100.0] == fused              # blend dominated by the fusion score: fusion order

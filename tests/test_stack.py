@@ -150,3 +150,19 @@ def test_a_crashing_server_gives_the_log_tail(tmp_path: Path, script: str, needl
         stack_mod._wait_healthy("openviking-server", "http://127.0.0.1:9", proc, log, timeout=30)
     assert needle in str(info.value)
     assert "boom: cannot bind" in str(info.value)
+
+
+def test_a_known_server_failure_is_one_sentence_with_its_fix(tmp_path) -> None:
+    from muninn.core.config import Settings
+    from muninn.plugins import stack as stack_mod
+
+    log = tmp_path / "server.log"
+    with log.open("wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; print('Traceback ...\\n"
+                                 "openviking.storage.errors.EmbeddingRebuildRequiredError: mismatch'); sys.exit(3)"],
+                                stdout=fh, stderr=subprocess.STDOUT)
+    proc.wait()
+    known = stack_mod._server_failures(Settings(), tmp_path)
+    with pytest.raises(stack_mod.StackError, match="another embedding model") as err:
+        stack_mod._wait_healthy("openviking-server", "http://127.0.0.1:9", proc, log, timeout=5, known=known)
+    assert "Traceback" not in err.value.message and "sync again" in err.value.fix

@@ -31,13 +31,19 @@ def linear(cands: list[Candidate], features: dict[str, dict[str, float]], weight
         return []
     total = [0.0] * len(cands)
     for name, values in features.items():
-        raw = [values.get(c.uri, default) for c in cands]
-        mean = sum(raw) / len(raw)
-        std = (sum((x - mean) ** 2 for x in raw) / len(raw)) ** 0.5
         weight = weights.get(name, 1.0)
-        for i, x in enumerate(raw):
-            total[i] += weight * ((x - mean) / std if std > 0 else 0.0)
+        for i, z in enumerate(zscores([values.get(c.uri, default) for c in cands])):
+            total[i] += weight * z
     for c, s in zip(cands, total, strict=True):
         c.score = s
         c.stage_scores["linear"] = round(s, 5)
     return sorted(cands, key=lambda c: -c.score)
+
+
+def zscores(values: list[float]) -> list[float]:
+    """(x - mean) / std; all zeros when the values are constant (they say nothing)."""
+    if not values:
+        return []
+    mean = sum(values) / len(values)
+    std = (sum((x - mean) ** 2 for x in values) / len(values)) ** 0.5
+    return [(x - mean) / std if std > 0 else 0.0 for x in values]

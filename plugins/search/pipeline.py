@@ -7,6 +7,7 @@ written into `SearchResult.warnings`.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -196,15 +197,28 @@ class Searcher:
         except rerank.RerankUnavailable as exc:
             warnings.append(f"rerank skipped, results are in fusion order: {exc}")
             return fused, None
+        before = [c.score for c in head]
         for c, s in zip(head, scores, strict=True):
-            c.score = s
             c.stage_scores["rerank"] = round(s, 5)
+        # Rank in logit space, z-scored: sigmoid scores saturate (0.0001 vs 0.0005), and the recency
+        # prior that follows would then reorder every weak candidate by date alone. `blend` keeps a
+        # little of the retrieval evidence: z(rerank logit) + blend * z(fusion score).
+        blend = self.cfg.rerank.blend
+        for c, r, f in zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before), strict=True):
+            c.score = r + blend * f
         head.sort(key=lambda c: -c.score)
-        # Candidates the reranker did not see stay below the ones it did.
-        floor = min(scores) if scores else 0.0
+        # Candidates the reranker did not see stay below the ones it did, in their order, without
+        # stretching the range that the recency prior scales to.
+        floor = min((c.score for c in head), default=0.0)
         for i, c in enumerate(tail, start=1):
-            c.score = floor - i
+            c.score = floor - 1e-3 * i
         return head + tail, getattr(model, "model", None) or model.name
+
+
+def _logit(p: float) -> float:
+    """Back from a 0..1 rerank score to the model's logit, where z-scores are meaningful."""
+    p = min(max(p, 1e-7), 1 - 1e-7)
+    return math.log(p / (1 - p))
 
 
 def rerank_text(d: docmod.Doc, chars: int) -> str:
