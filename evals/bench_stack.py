@@ -106,7 +106,7 @@ def main() -> None:
         stack.down(settings, say=lambda m: None)
 
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-               f"openviking {settings.server.version}, all-MiniLM-L6-v2 on CPU, torch threads = cores; "
+               f"openviking {settings.server.version}, embedding model {settings.embed.model} on CPU, threads = cores; "
                f"1-minute load average {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end "
                "(anything above ~2 means other work shared the 2 cores)")
     out = ["# Foundation benchmark", "", f"Machine: {machine}. Run on {time.strftime('%Y-%m-%d')}.", "",

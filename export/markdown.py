@@ -8,8 +8,8 @@ The rules, in order:
   one-line fact that has too little text to embed well;
 - a chunk that is still too big (one long section without sub-headings) splits at paragraph
   breaks, never inside a code fence.
-`max_chars` defaults to ~1,200 because the default embedding model (all-MiniLM-L6-v2) reads
-256 tokens and silently ignores the rest.
+`max_chars` defaults to ~1,200 because the embedding sidecar reads 256 tokens (embed.max_tokens)
+and silently ignores the rest.
 """
 
 from __future__ import annotations
