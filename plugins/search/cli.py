@@ -40,9 +40,10 @@ def search_cmd(
                                exists=False, dir_okay=False),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Find facts: identifiers go keyword-only, questions go vector + BM25 fusion, then the
+    """Find facts: identifiers go keyword-only; questions take OpenViking's vector top 20 and BM25's
+    top 20, score each candidate on BM25 plus its file's and its fact's cosine, then the
     cross-encoder reranks the content, a small recency prior breaks near-ties, and at most two
-    hits come from one file.
+    hits come from one file. The result names the reranker that ran.
 
     Warnings (no keyword index, no reranker weights) are printed to stderr and included in
     --json output: a stage that could not run is never skipped silently.
@@ -87,7 +88,7 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, fla
                 raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
             result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since, **flags)
             out = {"id": qid, "hits": [h.to_dict() for h in result.hits], "route": result.route,
-                   "warnings": result.warnings, "timings_ms": result.timings_ms}
+                   "reranker": result.reranker, "warnings": result.warnings, "timings_ms": result.timings_ms}
             sys.stdout.write(json.dumps(out, default=str) + "\n")
             sys.stdout.flush()
 
@@ -96,7 +97,8 @@ def _table(result: SearchResult) -> None:
     if not result.hits:
         console.print("nothing found")
         return
-    table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({result.route})[/]")
+    how = result.route + (f", reranked by {result.reranker}" if result.reranker else "")
+    table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({how})[/]")
     for i, h in enumerate(result.hits, start=1):
         table.add_row(str(i), f"{h.score:.3f}", h.title, h.uri, (h.date or "")[:10])
     console.print(table)
