@@ -194,8 +194,12 @@ def test_old_index_without_context_column_is_rebuilt_from_its_rows(tmp_path) -> 
     idx.close()
 
 
-def test_rerank_text_leaves_the_context_out() -> None:
+def test_rerank_text_puts_the_fact_first_and_its_context_after() -> None:
     from muninn.plugins.search.pipeline import rerank_text
 
-    text = rerank_text(doc.parse("viking://resources/c/t.md", CONTEXT_FILE), 1500)
-    assert "support group" in text and "pottery" not in text
+    d = doc.parse("viking://resources/c/t.md", CONTEXT_FILE)
+    text = rerank_text(d, 1500)
+    assert text.index("support group") < text.index("(context: Melanie: how was the pottery class?)")
+    assert "<!--" not in text
+    short = rerank_text(d, 40)
+    assert len(short) == 40 and "pottery" not in short      # the fact keeps the budget it needs

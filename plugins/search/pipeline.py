@@ -222,13 +222,18 @@ def _logit(p: float) -> float:
 
 
 def rerank_text(d: docmod.Doc, chars: int) -> str:
-    """What the cross-encoder reads: title and breadcrumb, then the start of the fact (without its
-    neighbouring context, which would make every neighbour of a good match look good too)."""
+    """What the cross-encoder reads: breadcrumb and title, the fact, then its neighbouring context,
+    marked as such, in what is left of `chars`. On LoCoMo dev, reading the context after the fact
+    lifted hit@10 by 0.027 over the fact alone (evals/results/locomo.md): a reply is judged with the
+    line it answers."""
     lead = " > ".join(x for x in (d.breadcrumb, d.title) if x)
     body = d.fact or d.body
     if lead and body.startswith(d.title):
         lead = d.breadcrumb      # a header line that is the title is not said twice
-    return f"{lead}\n{body}"[:chars] if lead else body[:chars]
+    text = f"{lead}\n{body}" if lead else body
+    if d.context and len(text) < chars:
+        text += "\n(context: " + " ".join(d.context.split()) + ")"
+    return text[:chars]
 
 
 def _hit(c: Candidate, d: docmod.Doc) -> Hit:
