@@ -217,7 +217,7 @@ def plot(report: dict, path: Path) -> None:
 
     names = list(report["variants"])
     metrics_ = ["hit@4", "hit@10", "recall@20", "MRR@10"]
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    fig, ax = plt.subplots(figsize=(12, 4.8))
     width = 0.8 / len(names)
     for i, name in enumerate(names):
         values = [report["variants"][name][m] for m in metrics_]
@@ -229,7 +229,7 @@ def plot(report: dict, path: Path) -> None:
     ax.axhline(0.90, color="grey", lw=0.6, ls=":")
     ax.set_title(f"LoCoMo dev, conversations {', '.join(report['conversations'])}, categories 1-4 "
                  f"(n={report['variants'][names[0]]['n']})")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))   # outside: never over a bar
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
