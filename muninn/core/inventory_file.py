@@ -39,14 +39,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _NC = re.compile(r"^\s*nc\s+-z(?:v)?\s+(?:-w\s*\d+\s+)?([A-Za-z0-9_.:\[\]-]+)\s+(\d{1,5})\s*$")
 
 
 class InventoryEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: yamlfile.EntryId
     kind: str
     name: str | None = None
     aliases: list[str] = Field(default_factory=list)
@@ -63,13 +62,6 @@ class InventoryEntry(BaseModel):
     tcp: str | None = None
     fix: str | None = None
     global_state: bool = False
-
-    @field_validator("id")
-    @classmethod
-    def _id_shape(cls, value: str) -> str:
-        if not _ID.match(value):
-            raise ValueError("an id is letters, digits, '.', '_' or '-', starting with a letter or digit")
-        return value
 
     @field_validator("tcp")
     @classmethod

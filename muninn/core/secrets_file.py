@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from muninn.core import yamlfile
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -45,7 +44,7 @@ def derive_env(secret_id: str) -> str:
 class SecretEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: yamlfile.EntryId
     service: str | None = None
     environment: str | None = None
     kind: str | None = None
@@ -59,13 +58,6 @@ class SecretEntry(BaseModel):
     requires: list[str] = Field(default_factory=list)
     value: str | None = None
     parts: dict[str, str] | None = None
-
-    @field_validator("id")
-    @classmethod
-    def _id_shape(cls, value: str) -> str:
-        if not _ID.match(value):
-            raise ValueError("an id is letters, digits, '.', '_' or '-', starting with a letter or digit")
-        return value
 
     @field_validator("value", mode="before")
     @classmethod

@@ -6,15 +6,28 @@ through `load`, and every validation error goes through `error_at`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from muninn.core.errors import ConfigError
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _entry_id(value: str) -> str:
+    if not _ID.match(value):
+        raise ValueError("an id is letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return value
+
+
+# The `id` of an entry in a hand-edited YAML list (secrets, inventory): safe in file names and env names.
+EntryId = Annotated[str, AfterValidator(_entry_id)]
 
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
