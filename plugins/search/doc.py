@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import yaml
@@ -47,16 +48,21 @@ class Doc:
             return first
         return str(self.meta.get("id") or self.uri.rsplit("/", 1)[-1])
 
+    @cached_property
+    def _split(self) -> tuple[str, str]:
+        """(fact, context): the body cut at the context marker, once per parsed file (docs are cached
+        by content hash and read on every search that returns them)."""
+        m = _CONTEXT.search(self.body)
+        return (self.body[: m.start()].strip(), self.body[m.end():].strip()) if m else (self.body.strip(), "")
+
     @property
     def fact(self) -> str:
         """The body without its neighbouring context."""
-        m = _CONTEXT.search(self.body)
-        return (self.body[: m.start()] if m else self.body).strip()
+        return self._split[0]
 
     @property
     def context(self) -> str:
-        m = _CONTEXT.search(self.body)
-        return self.body[m.end():].strip() if m else ""
+        return self._split[1]
 
     @property
     def breadcrumb(self) -> str:
