@@ -145,6 +145,23 @@ NOW = datetime(2026, 10, 18, 10, 0, tzinfo=UTC)
     ("Check for bounces after 2026-10-19T00:00Z", None, True, True),
     ("Bounce check", NOW + timedelta(hours=14), True, True),
     ("version 2026-13-45 is not a date", None, False, True),
+    # Wording that can only point after now is refused like a date after now...
+    ("Verified: no bounces tomorrow morning.", None, False, False),
+    ("Tomorrow's reindex checked, all green", None, False, False),
+    ("Checked the queue 14 hours from now", None, False, False),
+    ("Confirmed: fourteen hours from now the cert is renewed", None, False, False),
+    ("Checked the backup the day after tomorrow", None, False, False),
+    ("Done: the disk is swapped a  few days from now", None, False, False),
+    ("Rollback verified next Monday", None, False, False),
+    ("Capacity review done, this coming Friday", None, False, False),
+    ("Will have verified it later today", None, False, False),
+    ("Rollback verified next Monday", None, True, True),
+    # ...the past, durations and ambiguous wording are not.
+    ("The restore finished in 3 hours.", None, False, True),
+    ("Two hours ago the queue drained; yesterday's deploy failed.", None, False, True),
+    ("Cert renewed last Monday, on Monday the alert cleared", None, False, True),
+    ("Reindex ran 2 minutes from now, by our clock", None, False, True),   # within the clock skew
+    ("Tomorrowland tickets and nextweek.example.com", None, False, True),
 ])
 def test_future_observations_are_refused_unless_plans(text: str, observed: datetime | None, plan: bool,
                                                       allowed: bool) -> None:

@@ -135,6 +135,8 @@ def raven(world: dict[str, Any]) -> dict[str, Any]:
         tomorrow = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%d")
         out["future_text"] = await client.call_tool(
             "recall_remember", {"text": f"Verified: no bounce arrived on {tomorrow}."})
+        out["future_words"] = await client.call_tool(
+            "recall_remember", {"text": "Verified: no bounces arrived tomorrow morning."})
         out["future_at"] = await client.call_tool(
             "recall_remember", {"text": "bounce check", "observed_at": f"{tomorrow}T00:00:00Z"})
         out["plan"] = await client.call_tool(
@@ -183,7 +185,7 @@ def test_adversarial_uris_are_refused_through_the_tool(raven: dict[str, Any], ur
 
 
 def test_future_dated_observations_are_refused_unless_plans(raven: dict[str, Any]) -> None:
-    for key in ("future_text", "future_at"):
+    for key in ("future_text", "future_words", "future_at"):
         assert raven[key].is_error and "after now" in _text(raven[key]), _text(raven[key])
     assert not raven["plan"].is_error, _text(raven["plan"])
     assert "/agents/raven/plans/" in raven["plan"].structured_content["uri"]
@@ -262,7 +264,7 @@ def test_status_names_the_profile(raven: dict[str, Any]) -> None:
 
 def test_audit_has_one_line_per_call_without_secret_values(raven: dict[str, Any], world) -> None:
     lines = [x for x in audit.read(world["audit"]) if x["profile"] == "raven"]
-    calls = len(FORBIDDEN_CALLS) + len(ADVERSARIAL) + 22
+    calls = len(FORBIDDEN_CALLS) + len(ADVERSARIAL) + 23   # one per call_tool in the raven script
     assert len(lines) == calls
     assert PLANTED not in world["audit"].read_text()
     denied = [x for x in lines if x["tool"] == "privacy_resolve"]
