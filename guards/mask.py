@@ -5,7 +5,7 @@ a pattern has no bounded length, so it cannot be matched safely across reads). T
 only the streaming:
 
 - A pipe delivers bytes in arbitrary pieces: a value can arrive as `abc` then `def`. Each read
-  keeps back the last (longest needle - 1) characters; a needle that starts in the released part
+  keeps back the last (longest match - 1) characters; a needle that starts in the released part
   is then always complete, so it is masked whole. A match running past the cut moves the cut to
   its end. At EOF (`flush`) the rest goes out, masked, with or without a trailing newline.
 - Bytes are decoded as UTF-8 with `surrogateescape`: binary output passes through unchanged
@@ -14,11 +14,15 @@ only the streaming:
 What is masked (best effort, see `redact.encoded_forms`):
 - raw: the value exactly as stored;
 - base64 (standard and URL-safe) at the three byte alignments a value can sit at inside a longer
-  encoded blob; the 1-2 characters at each edge that mix in neighbouring bytes stay visible.
-  Base64 wrapped over several lines (`base64` without `-w0`, PEM) is NOT caught;
-- url: `quote` / `quote_plus` percent-encoding.
-Not caught: hex, JSON `\\u` escapes, compression, a value printed with other text interleaved,
-or a transformed value (upper-cased, reversed, truncated).
+  encoded blob; the 1-2 characters at each edge that mix in neighbouring bytes stay visible;
+- url: `quote` / `quote_plus` percent-encoding;
+- hex: lower and upper case;
+- json: the value inside a JSON string (`\\"`, `\\\\`, `\\uXXXX` escapes);
+- any of these wrapped over lines at any width (PEM, `base64`, `xxd -p`, a terminal), `\\n` or
+  `\\r\\n`: the value pass also matches with line breaks taken out, and the hold-back covers a
+  value with a break after every character (`Redactor.reach`).
+Not caught: `xxd`'s offset/ASCII columns, compression, a value printed with other text
+interleaved, or a transformed value (reversed, truncated).
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ class StreamMasker:
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
-        self.hold = max(redactor.longest - 1, 0)
+        self.hold = max(redactor.reach - 1, 0)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._pending = ""
         self.hits: list[str] = []

@@ -21,6 +21,8 @@ it: a second opinion must not share the first one's bugs.
 from __future__ import annotations
 
 import base64
+import json
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,8 +35,10 @@ import ahocorasick_rs
 from muninn.guards import secret_values
 from muninn.guards.patterns import PatternScanner
 
-Encoding = Literal["raw", "base64", "url"]
-ENCODINGS: tuple[Encoding, ...] = ("raw", "base64", "url")
+Encoding = Literal["raw", "base64", "url", "hex", "json"]
+ENCODINGS: tuple[Encoding, ...] = ("raw", "base64", "url", "hex", "json")
+# Line breaks a value may be wrapped over (PEM, base64(1), `xxd -p`, a terminal): see _spans.
+_BREAKS = re.compile(rb"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -63,13 +67,14 @@ def marker(name: str) -> str:
 
 
 def encoded_forms(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
-    """Every needle for `value`: itself, and its base64 / URL-encoded forms.
+    """Every needle for `value`: itself, and its base64 / URL / hex / JSON-escaped forms.
 
     Best effort by design: base64 is matched at the 3 byte alignments a value can sit at inside a
     longer encoded stream, keeping only the characters that depend on the value alone (so a match
     needs the value to be ≥ ~4 bytes and loses 1–2 characters at each edge, which stay visible);
-    standard and URL-safe alphabets; URL encoding with `quote` and `quote_plus`. Hex, gzip,
-    double encoding and other transforms are not matched.
+    standard and URL-safe alphabets; URL encoding with `quote` and `quote_plus`; hex, lower and upper
+    case; JSON string escapes (`\\"`, `\\\\`, `\\uXXXX`). Any of them wrapped over lines is matched
+    by the value pass itself (`Redactor`). Gzip, double encoding and other transforms are not.
     """
     out: dict[str, Encoding] = {}
     if "raw" in encodings:
@@ -87,6 +92,12 @@ def encoded_forms(value: str, encodings: Sequence[Encoding]) -> dict[str, Encodi
     if "url" in encodings:
         for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
             out.setdefault(form, "url")
+    if "hex" in encodings:
+        for form in (raw.hex(), raw.hex().upper()):
+            out.setdefault(form, "hex")
+    if "json" in encodings:
+        for form in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+            out.setdefault(form, "json")
     return out
 
 
@@ -121,6 +132,9 @@ class Redactor:
             implementation=ahocorasick_rs.Implementation.DFA,
         ) if needles else None
         self.longest = max((len(n) for n in self._needle_text), default=0)
+        # The most characters one match can cover: a value wrapped with a line break (\r\n at worst)
+        # after every character. Stream masking holds this much back between reads.
+        self.reach = 3 * self.longest
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
 
     @classmethod
@@ -135,8 +149,7 @@ class Redactor:
         """Secret ids whose value (in any configured encoding) occurs in `text`; cheap, for gates."""
         if self._ac is None:
             return []
-        found = self._ac.find_matches_as_indexes(text.encode("utf-8", "surrogatepass"), overlapping=False)
-        return sorted({self._ids[i][0] for i, _, _ in found})
+        return sorted({self._ids[i][0] for i, _, _ in self._spans(text.encode("utf-8", "surrogatepass"))})
 
     def redact(self, text: str) -> Redacted:
         out = self._value_pass(text)
@@ -148,13 +161,41 @@ class Redactor:
         """The value pass alone (what `mask.py` and the benchmarks call)."""
         return self._value_pass(text)
 
+    def _spans(self, data: bytes) -> list[tuple[int, int, int]]:
+        """(needle index, start, end) in `data`, in order, not overlapping: every needle as it stands,
+        and every needle that only appears once line breaks are taken out, i.e. a value wrapped over
+        lines (PEM at 64 columns, base64(1) at 76, `xxd -p` at 60, a terminal at any width). Spans
+        that overlap are merged, so no part of either value is left showing."""
+        assert self._ac is not None
+        found = self._ac.find_matches_as_indexes(data, overlapping=False)
+        if b"\n" not in data and b"\r" not in data:
+            return found
+        breaks = [m.start() for m in _BREAKS.finditer(data)]
+        # Break i sits before joined offset breaks[i] - i; a joined offset j is raw j + (breaks up to it).
+        kept = [b - i for i, b in enumerate(breaks)]
+        spans = list(found)
+        for idx, start, end in self._ac.find_matches_as_indexes(_BREAKS.sub(b"", data), overlapping=False):
+            raw_start = start + bisect_right(kept, start)
+            raw_end = end - 1 + bisect_right(kept, end - 1) + 1
+            if raw_end - raw_start > end - start:          # it crosses a break: the first search missed it
+                spans.append((idx, raw_start, raw_end))
+        spans.sort(key=lambda s: s[1])
+        merged: list[tuple[int, int, int]] = []
+        for idx, start, end in spans:
+            if merged and start < merged[-1][2]:
+                last = merged[-1]
+                merged[-1] = (last[0], last[1], max(last[2], end))
+            else:
+                merged.append((idx, start, end))
+        return merged
+
     def _value_pass(self, text: str) -> Redacted:
         if self._ac is None:
             return Redacted(text)
         # surrogatepass: text decoded with surrogateescape (a child's raw output) still round-trips;
         # a lone surrogate's bytes (ED A0–BF ..) never occur inside a valid UTF-8 needle.
         data = text.encode("utf-8", "surrogatepass")
-        matches = self._ac.find_matches_as_indexes(data, overlapping=False)
+        matches = self._spans(data)
         if not matches:
             return Redacted(text)
         ascii_only = len(data) == len(text)
@@ -166,7 +207,7 @@ class Redactor:
             gap = text[pos:start] if ascii_only else data[pos:start].decode("utf-8", "surrogatepass")
             pieces.append(gap)
             cstart = start if ascii_only else cpos + len(gap)
-            cend = end if ascii_only else cstart + len(self._needle_text[idx])
+            cend = end if ascii_only else cstart + len(data[start:end].decode("utf-8", "surrogatepass"))
             secret_id, enc = self._ids[idx]
             pieces.append(self._markers[idx])
             hits.append(Hit(secret_id, "value", enc, cstart, cend))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import random
 import sys
@@ -71,6 +72,69 @@ def test_base64_forms(redactor) -> None:
     assert len(lines) == 3 and all(MARK in line for line in lines)
     encoded = base64.b64encode(SECRET.encode()).decode()
     assert encoded[2:-2] not in out
+
+
+KEY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKjMzEfYyjiWA4R4"   # spans 2 lines
+
+
+def _core(blob: bytes, lead: int, size: int) -> str:
+    """The base64 characters of `blob` that depend only on bytes lead..lead+size (the secret's)."""
+    enc = base64.b64encode(blob).decode()
+    return enc[-(-lead * 8 // 6) + 1:(lead + size) * 8 // 6 - 1]
+
+
+@pytest.mark.parametrize("lead", range(6))
+@pytest.mark.parametrize(("width", "eol"), [(64, "\\n"), (76, "\\n"), (76, "\\r\\n"), (7, "\\r\\n"), (1, "\\n")])
+def test_base64_wrapped_over_lines_in_pieces(lead: int, width: int, eol: str) -> None:
+    """PEM (64 columns), `base64` (76), CRLF, a narrow terminal, one character a line: the break
+    can fall anywhere inside the encoded secret, and the child writes in pieces of 7 bytes, so
+    breaks land on read boundaries too."""
+    redactor = masking_redactor({SECRET: "stripe-key", KEY: "tls-key"})
+    out = io.BytesIO()
+    code = (f"blob = b'p' * {lead} + os.environ['S'].encode() + b' and ' + os.environ['K'].encode() + b'.'\n"
+            f"enc = base64.b64encode(blob).decode()\n"
+            f"text = '{eol}'.join(enc[i:i + {width}] for i in range(0, len(enc), {width})) + '{eol}'\n"
+            "for i in range(0, len(text), 7):\n"
+            "    os.write(1, text[i:i + 7].encode()); time.sleep(0.002)\n")
+    env = {**os.environ, "S": SECRET, "K": KEY}
+    run_masked([sys.executable, "-c", "import os, time, base64\n" + code], redactor=redactor, stdout=out,
+               stderr=io.BytesIO(), env=env)
+    text = out.getvalue().decode()
+    assert "[REDACTED:stripe-key]" in text and "[REDACTED:tls-key]" in text, text
+    blob = b"p" * lead + SECRET.encode() + b" and " + KEY.encode() + b"."
+    flat = text.replace("\n", "").replace("\r", "")
+    assert _core(blob, lead, len(SECRET)) not in flat
+    assert _core(blob, lead + len(SECRET) + 5, len(KEY)) not in flat
+
+
+@pytest.mark.parametrize("lead", range(4))
+def test_hex_plain_upper_and_wrapped_like_xxd(redactor, lead: int) -> None:
+    code = (f"s = b'\\x00' * {lead} + os.environ['S'].encode() * 2\n"
+            "print(s.hex()); print(s.hex().upper())\n"
+            "h = s.hex()\n"
+            "print('\\n'.join(h[i:i + 60] for i in range(0, len(h), 60)))\n")
+    _, out, _ = child(redactor, code)
+    flat = out.replace("\n", "")
+    assert SECRET.encode().hex() not in flat.lower() and out.count(MARK) == 6, out
+
+
+def test_raw_value_split_over_lines_and_multiline_values(redactor) -> None:
+    pem = "-----BEGIN KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcN\n-----END KEY-----"
+    both = masking_redactor({SECRET: "stripe-key", pem: "pem"})
+    data = f"a {SECRET[:9]}\n{SECRET[9:20]}\r\n{SECRET[20:]} b\n{pem}\nend\n".encode()
+    for cut in range(1, len(data), 3):
+        assert mask_bytes(both, [data[:cut], data[cut:]]) == f"a {MARK} b\n[REDACTED:pem]\nend\n".encode()
+    # Lines that only happen to meet are left alone: nothing here is a value.
+    plain = b"sk_live_\n7Hq2 other\n"
+    assert mask_bytes(redactor, [plain]) == plain
+
+
+def test_json_escaped_values() -> None:
+    value = 'pa"ss\\w0rd-ünï-Zq8uXy3'
+    redactor = masking_redactor({value: "db-pass"})
+    for dumped in (json.dumps({"pw": value}), json.dumps({"pw": value}, ensure_ascii=False)):
+        out = mask_bytes(redactor, [dumped.encode()]).decode()
+        assert out == '{"pw": "[REDACTED:db-pass]"}', out
 
 
 def test_url_encoded_form() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -185,6 +186,31 @@ def test_url_encoded_form() -> None:
     out = r.redact(f"GET /login?pw={quote(value, safe='')}&x=1")
     assert out.text == "GET /login?pw=[REDACTED:pw]&x=1"
     assert out.hits[0].rule == "url"
+
+
+def test_a_value_wrapped_over_lines_in_a_note_is_redacted_with_exact_offsets() -> None:
+    """The exporter's and the MCP server's pass, not only stream masking: a value someone pasted
+    broken over lines (a narrow terminal, a PEM-style block) is redacted whole."""
+    value = "Zx81kLmQ2pRt7uVw9YbC3dEf"
+    r = Redactor({value: "tok"}, patterns=False)
+    text = f"ünï token:\n  {value[:8]}\n{value[8:16]}\r\n{value[16:]}\nnext line\n"
+    out = r.redact(text)
+    assert out.text == "ünï token:\n  [REDACTED:tok]\nnext line\n"
+    [hit] = out.hits
+    assert text[hit.start:hit.end].replace("\n", "").replace("\r", "") == value
+    assert r.contains_known(text) == ["tok"] and r.contains_known("Zx81kLmQ\nnothing") == []
+    # A value stored with its own line breaks is still matched as it stands.
+    pem = "-----BEGIN-----\nabcDEF123ghiJKL456\n-----END-----"
+    assert Redactor({pem: "pem"}, patterns=False).redact(f"x\n{pem}\ny").text == "x\n[REDACTED:pem]\ny"
+
+
+def test_hex_and_json_escaped_forms() -> None:
+    value = 'Zx81"kLmQ\\2pRt-ü'
+    r = Redactor({value: "tok"}, patterns=False, encodings=ENCODINGS)
+    assert r.redact(f"h={value.encode().hex()} H={value.encode().hex().upper()}").text == \
+        "h=[REDACTED:tok] H=[REDACTED:tok]"
+    for dumped in (json.dumps({"v": value}), json.dumps({"v": value}, ensure_ascii=False)):
+        assert r.redact(dumped).text == '{"v": "[REDACTED:tok]"}'
 
 
 def test_contains_known_names_ids_only(full: Redactor) -> None:

@@ -138,8 +138,8 @@ class VaultSettings(Section):
     files: list[Path] = Field(default_factory=list, description="Secrets YAML files (relative to this config file)")
     store: Path | None = Field(None, description="Encrypted store (default: <workspace>/vault/vault.sqlite)")
     key_name: str = Field("vault:key", description="Keyring entry that holds the store's AES-GCM key")
-    mask_encodings: list[Literal["raw", "base64", "url"]] = Field(
-        default_factory=lambda: ["raw", "base64", "url"],
+    mask_encodings: list[Literal["raw", "base64", "url", "hex", "json"]] = Field(
+        default_factory=lambda: ["raw", "base64", "url", "hex", "json"],
         description="Forms of each value masked in a child's output (best effort for encodings)")
 
 
