@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import posixpath
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -56,10 +55,6 @@ class Fact:
     tags: tuple[str, ...] = ()
     breadcrumb: tuple[str, ...] = ()
     source_path: str = ""
-    # The facts either side in reading order (the sections before and after, in one note). A source
-    # gives their keys; unique_paths turns them into paths relative to this fact's folder once every
-    # path is final, and render writes them on a `<!-- neighbours -->` line that search follows.
-    neighbours: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -127,9 +122,6 @@ def _front_matter(meta: dict[str, object]) -> str:
 def render(fact: Fact) -> Rendered:
     """The file text. Deterministic: the same fact renders to the same bytes on every run."""
     tail = f"{fact.context.strip()}\n\n{fact.body.strip()}\n"
-    if fact.neighbours:
-        # After the body: a comment, not front matter, because OpenViking embeds the whole file.
-        tail += f"\n<!-- neighbours: {' '.join(fact.neighbours)} -->\n"
     meta: dict[str, object] = {
         "id": fact.id,
         "source": fact.source,
@@ -189,18 +181,4 @@ def unique_paths(facts: Iterable[Fact]) -> list[Fact]:
                 path = f"{fact.path}-{n + 1}"
             seen[path.lower()] = 1
         out.append(fact if path == fact.path else replace(fact, path=path))
-    return _link_neighbours(out)
-
-
-def _link_neighbours(facts: list[Fact]) -> list[Fact]:
-    """Neighbour keys -> paths relative to each fact's own folder ("plan.md", "../db-upgrade.md")."""
-    paths = {(f.source, f.key): f.path for f in facts}
-    out = []
-    for f in facts:
-        if f.neighbours:
-            here = posixpath.dirname(f.path) or "."
-            rel = tuple(posixpath.relpath(f"{paths[(f.source, k)]}.md", here)
-                        for k in f.neighbours if (f.source, k) in paths)
-            f = replace(f, neighbours=rel)
-        out.append(f)
     return out

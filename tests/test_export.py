@@ -73,31 +73,6 @@ def test_rerun_is_unchanged_and_byte_identical(kind: str, path: Path, tmp_path: 
     assert {p: p.read_bytes() for p in out.rglob("*.md")} == first
 
 
-def test_sections_name_their_neighbours_in_reading_order(tmp_path: Path) -> None:
-    """Each section's `<!-- neighbours -->` line resolves (as search resolves it) to the exported
-    files of the sections before and after it in the same note, and nothing else."""
-    from muninn.plugins.search import doc, neighbours
-
-    pipeline.run("notes", EXAMPLES / "notes", tmp_path)
-    base = "viking://resources/notes"
-    parsed = {rel: doc.parse(f"{base}/{rel}", (tmp_path / rel).read_text()) for rel in facts_in(tmp_path)}
-    note = [rel for rel, d in parsed.items() if d.meta["source_path"] == "runbooks/database-upgrade-2025.md"]
-    assert len(note) >= 3
-    order = {}
-    for rel in note:
-        d = parsed[rel]
-        assert "neighbours" not in d.body and d.neighbours and len(d.neighbours) <= 2
-        resolved = [neighbours.resolve(d.uri, n, base) for n in d.neighbours]
-        assert all(u is not None and u.removeprefix(base + "/") in note for u in resolved), (rel, d.neighbours)
-        order[rel] = [u.removeprefix(base + "/") for u in resolved]   # type: ignore[union-attr]
-    # A chain: two ends with one neighbour, every link named from both sides.
-    assert sorted(len(v) for v in order.values())[:2] == [1, 1]
-    assert all(rel in order[other] for rel, others in order.items() for other in others)
-    # Facts of other sources (or one-section notes) carry no line at all.
-    assert all(not d.neighbours for d in parsed.values() if len([1 for x in parsed.values()
-               if x.meta["source_path"] == d.meta["source_path"]]) == 1)
-
-
 def test_notes_follow_headings_with_breadcrumbs(tmp_path: Path) -> None:
     pipeline.run("notes", EXAMPLES / "notes", tmp_path)
     facts = facts_in(tmp_path)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from pydantic import Field
@@ -94,7 +93,6 @@ class NotesSource:
         project = str(meta["project"]) if meta.get("project") else (folder or None)
         title = str(meta.get("title") or title_of(Path(rel)))
         stem = rel[:-3] if rel.endswith(".md") else rel
-        facts = []
         for chunk in markdown.split(body, title, self.options.max_chars, self.options.min_chars):
             where = CRUMB.join(chunk.breadcrumb)
             context = f"{kind.capitalize()} section \u201c{where}\u201d from {rel}, dated {date}."
@@ -104,12 +102,8 @@ class NotesSource:
             path = "/".join(slug(p) for p in stem.split("/"))
             if anchor:
                 path += "/" + "/".join(slug(a) for a in anchor.split("/"))
-            facts.append(Fact(
+            yield Fact(
                 source=self.kind, kind=kind, key=f"{rel}#{anchor}" if anchor else rel,
                 title=chunk.breadcrumb[-1], body=chunk.text, context=context, path=path,
                 project=project, date=date, tags=tags, breadcrumb=chunk.breadcrumb, source_path=rel,
-            ))
-        # Sections in reading order: a step is often found by the one before it (search.neighbours).
-        keys = [f.key for f in facts]
-        for i, f in enumerate(facts):
-            yield replace(f, neighbours=tuple(keys[max(0, i - 1):i] + keys[i + 1:i + 2]))
+            )
