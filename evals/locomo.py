@@ -42,8 +42,7 @@ VARIANTS: dict[str, dict] = {
     "+ linear fusion (BM25, file and fact cosines)": dict(hybrid=True, **_OFF, set={"fusion": "linear"}),
     "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False),
     "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False),
-    "+ rerank, no neighbours": dict(hybrid=True, routing=True, recency=True, rerank=True, neighbours=False),
-    "+ rerank + neighbours (= the defaults)": dict(hybrid=True, routing=True, recency=True, rerank=True),
+    "+ rerank (= the defaults)": dict(hybrid=True, routing=True, recency=True, rerank=True),
 }
 
 
@@ -82,9 +81,8 @@ def file_name(dia_id: str) -> str:
 
 
 def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, front: str = "full",
-           header: str = "both", near: list[Turn] | None = None) -> str:
-    """One turn as a fact file: front matter, a plain header line, the turn, then its neighbours:
-    which files hold the turns either side (`near`, for search.neighbours) and what they say.
+           header: str = "both") -> str:
+    """One turn as a fact file: front matter, a plain header line, the turn, then its neighbours.
 
     The neighbours are there because a reply often only makes sense with the line it answers
     ("Yes, last Saturday!"); they follow the context marker (search.doc), so the keyword index
@@ -105,11 +103,8 @@ def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, fron
     else:
         lines.append(f"{turn.speaker} said to {turn.listener} in session {turn.session}, on {day}:")
     lines.append(turn.text)
-    if near or before or after:
-        lines.append("")
-    if near:
-        lines.append(f"<!-- neighbours: {' '.join(file_name(t.dia_id) for t in near)} -->")
     if before or after:
+        lines.append("")
         lines.append("<!-- context: the conversation around this turn -->")
         lines += [f"{t.speaker}: {t.text}" for t in before]
         lines.append(f"{turn.speaker}: (this turn)")
@@ -117,16 +112,14 @@ def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, fron
     return "\n".join(lines) + "\n"
 
 
-def corpus(conv: dict, conv_id: str, window: int, front: str = "full", header: str = "both",
-           neighbours: bool = True) -> dict[str, str]:
+def corpus(conv: dict, conv_id: str, window: int, front: str = "full", header: str = "both") -> dict[str, str]:
     all_turns = turns(conv)
     files = {}
     for t in all_turns:
         same = [u for u in all_turns if u.session == t.session]
         j = same.index(t)
-        near = same[max(0, j - 1):j] + same[j + 1:j + 2] if neighbours else []
         files[f"{ROOT}/{conv_id}/{file_name(t.dia_id)}"] = render(
-            t, same[max(0, j - window):j], same[j + 1:j + 1 + window], conv_id, front, header, near)
+            t, same[max(0, j - window):j], same[j + 1:j + 1 + window], conv_id, front, header)
     return files
 
 
@@ -267,7 +260,7 @@ def main() -> None:
     for spec in args.tries:
         name, _, pairs = spec.partition(":")
         extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs.split(",") if p)}
-        variants[name] = {**VARIANTS["+ rerank + neighbours (= the defaults)"], "set": extra}
+        variants[name] = {**VARIANTS["+ rerank (= the defaults)"], "set": extra}
     report = run(settings, args.conversations, args.window, variants, workdir, args.front, args.header)
     report["overrides"] = overrides
     print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "

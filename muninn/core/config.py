@@ -125,8 +125,6 @@ class SearchSettings(Section):
     recency: bool = True
     half_life_days: float = Field(180.0, gt=0)
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
-    neighbours: int = Field(3, ge=0, description="The facts next to the top N reranked hits (a fact's "
-                            "`<!-- neighbours: -->` line) are reranked with them; 0: off. Needs rerank")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
     briefing_tokens: int = Field(1500, ge=50)
     rerank: RerankSettings = Field(default_factory=RerankSettings)

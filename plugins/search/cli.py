@@ -33,8 +33,6 @@ def search_cmd(
     no_hybrid: bool = typer.Option(False, "--no-hybrid", help="Vectors only: no BM25 keyword fusion."),
     no_routing: bool = typer.Option(False, "--no-routing", help="Send identifiers through vectors too."),
     no_recency: bool = typer.Option(False, "--no-recency", help="No nudge for newer facts."),
-    no_neighbours: bool = typer.Option(False, "--no-neighbours",
-                                       help="Do not rerank the facts next to the best hits."),
     brief: bool = typer.Option(False, "--briefing", help="A token-budgeted briefing, round-robin across sources."),
     tokens: int = typer.Option(None, "--tokens", help="Briefing budget in tokens (default search.briefing_tokens)."),
     batch: Path = typer.Option(None, "--batch", help="JSONL file, one {\"id\", \"query\", \"target\"?} a line "
@@ -44,9 +42,8 @@ def search_cmd(
 ) -> None:
     """Find facts: identifiers go keyword-only; questions take OpenViking's vector top 20 and BM25's
     top 20, score each candidate on BM25 plus its file's and its fact's cosine, then the
-    cross-encoder reranks the content, then the facts next to the best three hits (a reply and the
-    line it answers, the step after a runbook step), a small recency prior breaks near-ties, and at
-    most two hits come from one file. The result names the reranker that ran.
+    cross-encoder reranks the content, a small recency prior breaks near-ties, and at most two
+    hits come from one file. The result names the reranker that ran.
 
     Warnings (no keyword index, no reranker weights) are printed to stderr and included in
     --json output: a stage that could not run is never skipped silently.
@@ -60,8 +57,7 @@ def search_cmd(
     """
     s = settings(ctx)
     flags = dict(rerank=False if no_rerank else None, hybrid=False if no_hybrid else None,
-                 routing=False if no_routing else None, recency=False if no_recency else None,
-                 neighbours=False if no_neighbours else None)
+                 routing=False if no_routing else None, recency=False if no_recency else None)
     if batch is None and not query:
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
     with Searcher(s) as searcher:

@@ -6,12 +6,6 @@ paragraph sits in), after a `<!-- context -->` marker line. That context is ther
 search find the fact, not to be the fact: the keyword index weighs it lower and the dense
 rescoring embeds the fact without it.
 
-A fact may also name the facts next to it, in reading order, on a line of its own:
-`<!-- neighbours: D1_4.md D1_6.md -->` (paths relative to its own folder). Search reranks the
-neighbours of its best hits too (search.neighbours). The line is a comment rather than front
-matter because OpenViking embeds the whole file: as a front matter key it cost vector hit@10
-0.02 on LoCoMo dev, as a comment nothing measurable.
-
 Plain files without front matter still work: the title falls back to the first heading or the
 file name, and there is simply no date or breadcrumb.
 """
@@ -32,7 +26,6 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 # "<!-- context -->" or "<!-- context: the conversation around this turn -->", on a line of its own
 _CONTEXT = re.compile(r"^<!--\s*context\b[^\n]*?-->[ \t]*$", re.M)
 CONTEXT_MARKER = "<!-- context -->"
-_NEIGHBOURS = re.compile(r"^<!--\s*neighbours:([^\n]*?)-->[ \t]*\n?", re.M)
 
 
 @dataclass
@@ -42,7 +35,6 @@ class Doc:
     body: str                    # text after the front matter
     meta: dict[str, Any] = field(default_factory=dict)
     content_hash: str = ""
-    neighbours: tuple[str, ...] = ()     # as written: relative paths, resolved by search.neighbours
 
     @property
     def title(self) -> str:
@@ -115,12 +107,8 @@ def parse(uri: str, text: str) -> Doc:
             loaded = None  # not front matter after all: keep the text as body
         if isinstance(loaded, dict):
             meta, body = loaded, text[m.end():]
-    neighbours: tuple[str, ...] = ()
-    if n := _NEIGHBOURS.search(body):
-        neighbours = tuple(n.group(1).split())
-        body = body[: n.start()] + body[n.end():]      # a pointer, not something to read or match
     digest = str(meta.get("content_hash") or "") or hashlib.sha256(text.encode()).hexdigest()
-    return Doc(uri=uri, text=text, body=body, meta=meta, content_hash=digest, neighbours=neighbours)
+    return Doc(uri=uri, text=text, body=body, meta=meta, content_hash=digest)
 
 
 def parse_date(value: Any) -> dt.datetime | None:

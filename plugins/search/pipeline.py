@@ -1,6 +1,5 @@
 """The search pipeline: route -> vector + keyword candidates -> RRF -> content -> linear fusion
-(BM25 + file and fact cosines) -> rerank -> neighbours of the best hits, reranked too -> recency
--> per-file cap -> top k (or a briefing).
+(BM25 + file and fact cosines) -> rerank -> recency -> per-file cap -> top k (or a briefing).
 Every stage can be switched off in `muninn.yaml` (`search:`) and per call; every fallback is
 written into `SearchResult.warnings`.
 """
@@ -18,7 +17,6 @@ from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import cap, dense, fusion, keyword, pin, query, rerank
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import neighbours as neighbour_mod
 from muninn.plugins.search import recency as recency_mod
 from muninn.plugins.search.content import ContentFetcher
 from muninn.plugins.search.stages import (
@@ -90,8 +88,8 @@ class Searcher:
 
     def search(self, text: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
                rerank: bool | None = None, hybrid: bool | None = None, routing: bool | None = None,
-               recency: bool | None = None, neighbours: bool | None = None, briefing: bool = False,
-               tokens: int | None = None, now: dt.datetime | None = None) -> SearchResult:
+               recency: bool | None = None, briefing: bool = False, tokens: int | None = None,
+               now: dt.datetime | None = None) -> SearchResult:
         cfg = self.cfg
         text = text.strip()
         if not text:
@@ -108,7 +106,6 @@ class Searcher:
         use_hybrid = cfg.hybrid if hybrid is None else hybrid
         use_routing = cfg.routing if routing is None else routing
         use_recency = cfg.recency if recency is None else recency
-        use_neighbours = cfg.neighbours > 0 if neighbours is None else neighbours
         warnings: list[str] = []
         timings: dict[str, float] = {}
 
@@ -145,22 +142,14 @@ class Searcher:
         fused = [c for c in fused if c.uri in docs]
         if since_at is not None:
             fused = [c for c in fused if (d := docs[c.uri].date) is not None and d >= since_at]
-        linear = cfg.fusion == "linear" and len(lists) == 2 and bool(fused)
-        if linear:
+        if cfg.fusion == "linear" and len(lists) == 2 and fused:
             with timed("linear"):
                 fused = self._linear(text, match, fused, docs, warnings)
 
         reranked_by = None
         if use_rerank and fused:
-            fusion_scores = {c.uri: c.score for c in fused}
-            seen: dict[str, float] = {}          # uri -> rerank score, so no pair is scored twice
-            n = cfg.rerank.candidates
             with timed("rerank"):
-                fused, reranked_by = self._rerank(text, fused[:n], fused[n:], docs, warnings, seen)
-            if reranked_by and use_neighbours and cfg.neighbours:
-                with timed("neighbours"):
-                    fused = self._neighbours(text, match, fused, fusion_scores, seen, docs, target, since_at,
-                                             linear, warnings)
+                fused, reranked_by = self._rerank(text, fused, docs, warnings)
         if use_recency and fused:
             with timed("recency"):
                 dates = {c.uri: docs[c.uri].date for c in fused}
@@ -197,23 +186,19 @@ class Searcher:
         return fusion.linear(fused, features, {"keyword": self.cfg.keyword_weight,
                                                "vector": self.cfg.vector_weight, "fact": self.cfg.fact_weight})
 
-    def _rerank(self, text: str, head: list[Candidate], tail: list[Candidate], docs: dict[str, docmod.Doc],
-                warnings: list[str], seen: dict[str, float]) -> tuple[list[Candidate], str | None]:
-        """Rerank `head` (fusion order, fusion scores), keep `tail` below it. `seen` holds the scores
-        of pairs already scored in this search and gets the new ones."""
+    def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
+                warnings: list[str]) -> tuple[list[Candidate], str | None]:
         model = self.reranker()
         if model is None:
             warnings.append(f"rerank skipped, results are in fusion order: {self._rerank_problem}")
-            return head + tail, None
-        todo = [c for c in head if c.uri not in seen]
-        texts = [rerank_text(docs[c.uri], self.cfg.content_chars) for c in todo]
+            return fused, None
+        head, tail = fused[: self.cfg.rerank.candidates], fused[self.cfg.rerank.candidates:]
+        texts = [rerank_text(docs[c.uri], self.cfg.content_chars) for c in head]
         try:
-            got = check_scores(model.name, model.rerank(text, texts), len(texts)) if texts else []
+            scores = check_scores(model.name, model.rerank(text, texts), len(texts))
         except rerank.RerankUnavailable as exc:
             warnings.append(f"rerank skipped, results are in fusion order: {exc}")
-            return head + tail, None
-        seen.update(zip([c.uri for c in todo], got, strict=True))
-        scores = [seen[c.uri] for c in head]
+            return fused, None
         before = [c.score for c in head]
         for c, s in zip(head, scores, strict=True):
             c.stage_scores["rerank"] = round(s, 5)
@@ -230,42 +215,6 @@ class Searcher:
         for i, c in enumerate(tail, start=1):
             c.score = floor - 1e-3 * i
         return head + tail, getattr(model, "model", None) or model.name
-
-    def _neighbours(self, text: str, match: str, ranked: list[Candidate], fusion_scores: dict[str, float],
-                    seen: dict[str, float], docs: dict[str, docmod.Doc], target: str,
-                    since_at: dt.datetime | None, linear: bool, warnings: list[str]) -> list[Candidate]:
-        """Rerank the neighbours of the top `search.neighbours` hits with the rest of the reranked head.
-        Fusion scores are recomputed over the grown pool, so the blend treats every candidate alike."""
-        top = [docs[c.uri] for c in ranked if c.uri in seen][: self.cfg.neighbours]
-        found = neighbour_mod.of(top, target, skip=set(seen))
-        if not found:
-            return ranked
-        got = self.fetcher.fetch([uri for uri, _ in found])
-        by_uri = {c.uri: c for c in ranked}
-        extra: list[Candidate] = []
-        for uri, _near in found:
-            d = got.get(uri)
-            if d is None or (since_at is not None and (d.date is None or d.date < since_at)):
-                continue                    # gone, unreadable for this reader, or outside --since
-            docs[uri] = d
-            cand = by_uri.get(uri) or Candidate(uri=uri)
-            cand.stage_scores["neighbour"] = 1.0
-            extra.append(cand)
-        if not extra:
-            return ranked
-        new = [c for c in extra if c.uri not in by_uri]
-        pool = ranked + new
-        floor = min(fusion_scores.values())
-        for c in pool:
-            c.score = fusion_scores.get(c.uri, floor)
-        if linear and new:
-            pool = self._linear(text, match, pool, docs, warnings)
-        pool.sort(key=lambda c: -c.score)
-        grow = set(seen) | {c.uri for c in extra}
-        head = [c for c in pool if c.uri in grow]
-        tail = [c for c in pool if c.uri not in grow]
-        out, _ = self._rerank(text, head, tail, docs, warnings, seen)
-        return out
 
 
 def _logit(p: float) -> float:
@@ -297,8 +246,8 @@ def _hit(c: Candidate, d: docmod.Doc) -> Hit:
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
            rerank: bool | None = None, hybrid: bool | None = None, routing: bool | None = None,
-           recency: bool | None = None, neighbours: bool | None = None, briefing: bool = False,
-           tokens: int | None = None, settings: Settings | None = None, client: OpenViking | None = None,
+           recency: bool | None = None, briefing: bool = False, tokens: int | None = None,
+           settings: Settings | None = None, client: OpenViking | None = None,
            index: Path | str | None = None) -> SearchResult:
     """One search. `None` flags mean "as configured in muninn.yaml". The identity is `client`,
     else `OpenViking.user(settings)`; the keyword index is `index`, else that identity's default."""
@@ -307,5 +256,4 @@ def search(query: str, *, k: int | None = None, target: str | None = None, since
     settings = settings or config.load()
     with Searcher(settings, client=client, index=index) as searcher:
         return searcher.search(query, k=k, target=target, since=since, rerank=rerank, hybrid=hybrid,
-                               routing=routing, recency=recency, neighbours=neighbours, briefing=briefing,
-                               tokens=tokens)
+                               routing=routing, recency=recency, briefing=briefing, tokens=tokens)
