@@ -34,7 +34,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 def pipeline(conv_id: str, repeat: int, rerank: bool = False) -> tuple[str, dict]:
-    """Per-stage timings of the hybrid route; with `rerank`, the defaults' rerank and neighbour stages too."""
+    """Per-stage timings of the hybrid route; with `rerank`, the defaults' rerank stage too."""
     settings = config.load()
     root = OpenViking.root(settings)
     account = f"bench{uuid.uuid4().hex[:8]}"
@@ -131,8 +131,7 @@ def main() -> None:
     p.add_argument("--conversation", default="26")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--json", type=Path)
-    p.add_argument("--rerank", action="store_true", help="hybrid searches rerank (and expand neighbours) as the "
-                   "defaults do")
+    p.add_argument("--rerank", action="store_true", help="hybrid searches rerank as the defaults do")
     r = sub.add_parser("rerank")
     r.add_argument("--sizes", nargs="+", default=["packaged", "minilm", "m3"],
                    help="packaged: the real ms-marco-MiniLM-L-12-v2 (int8 ONNX); minilm, m3: random weights")

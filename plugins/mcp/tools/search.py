@@ -16,8 +16,8 @@ class SearchParams(Params):
 
 
 def _search(session: GuardSession, query: str, target: str | None, k: int) -> tuple[list[dict], list[str]]:
-    """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank and neighbours,
-    recency, per-file cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings)."""
+    """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank, recency, per-file
+    cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings)."""
     # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
     result = session.searcher.search(query, k=max(k * 3, 12), target=target)
     hits = [h.to_dict() for h in result.hits if session.readable(h.uri)]
