@@ -132,6 +132,7 @@ class Redactor:
             implementation=ahocorasick_rs.Implementation.DFA,
         ) if needles else None
         self.longest = max((len(n) for n in self._needle_text), default=0)
+        self._multiline = any("\n" in n or "\r" in n for n in self._needle_text)
         # The most characters one match can cover: a value wrapped with a line break (\r\n at worst)
         # after every character. Stream masking holds this much back between reads.
         self.reach = 3 * self.longest
@@ -162,24 +163,22 @@ class Redactor:
         return self._value_pass(text)
 
     def _spans(self, data: bytes) -> list[tuple[int, int, int]]:
-        """(needle index, start, end) in `data`, in order, not overlapping: every needle as it stands,
-        and every needle that only appears once line breaks are taken out, i.e. a value wrapped over
-        lines (PEM at 64 columns, base64(1) at 76, `xxd -p` at 60, a terminal at any width). Spans
-        that overlap are merged, so no part of either value is left showing."""
+        """(needle index, start, end) in `data`, in order, not overlapping. Text with line breaks is
+        searched with the breaks taken out, so a value wrapped over lines (PEM at 64 columns,
+        base64(1) at 76, `xxd -p` at 60, a terminal at any width) is found like one on a single line;
+        a value that holds line breaks itself is searched as it stands too. Overlaps are merged, so
+        no part of either value is left showing."""
         assert self._ac is not None
-        found = self._ac.find_matches_as_indexes(data, overlapping=False)
         if b"\n" not in data and b"\r" not in data:
-            return found
-        breaks = [m.start() for m in _BREAKS.finditer(data)]
-        # Break i sits before joined offset breaks[i] - i; a joined offset j is raw j + (breaks up to it).
-        kept = [b - i for i, b in enumerate(breaks)]
-        spans = list(found)
-        for idx, start, end in self._ac.find_matches_as_indexes(_BREAKS.sub(b"", data), overlapping=False):
-            raw_start = start + bisect_right(kept, start)
-            raw_end = end - 1 + bisect_right(kept, end - 1) + 1
-            if raw_end - raw_start > end - start:          # it crosses a break: the first search missed it
-                spans.append((idx, raw_start, raw_end))
-        spans.sort(key=lambda s: s[1])
+            return self._ac.find_matches_as_indexes(data, overlapping=False)
+        joined = self._ac.find_matches_as_indexes(data.replace(b"\n", b"").replace(b"\r", b""), overlapping=False)
+        spans = self._ac.find_matches_as_indexes(data, overlapping=False) if self._multiline else []
+        if joined:
+            # Break i sits before joined offset breaks[i] - i; joined offset j is raw j + (breaks up to it).
+            kept = [m.start() - i for i, m in enumerate(_BREAKS.finditer(data))]
+            spans += [(idx, start + bisect_right(kept, start), end + bisect_right(kept, end - 1))
+                      for idx, start, end in joined]
+            spans.sort(key=lambda s: s[1])
         merged: list[tuple[int, int, int]] = []
         for idx, start, end in spans:
             if merged and start < merged[-1][2]:
