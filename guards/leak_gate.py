@@ -187,6 +187,13 @@ class LeakGate:
             # Overlapping: a value hidden inside another value's occurrence is still reported.
             for idx, start, _ in self._ac.find_matches_as_indexes(_encodable(text), overlapping=True):
                 out.append(Finding(KNOWN_VALUE, self._ids[idx], lines.at(start)))
+            # And with the line breaks out: a value wrapped over lines is still that value.
+            if "\n" in text or "\r" in text:
+                flat = _encodable(text.replace("\r", "").replace("\n", ""))
+                found = self._ac.find_matches_as_indexes(flat, overlapping=True)
+                if found:
+                    kept = [i for i, ch in enumerate(text) if ch not in "\r\n"]   # flat offset -> text offset
+                    out += [Finding(KNOWN_VALUE, self._ids[idx], lines.at(kept[start])) for idx, start, _ in found]
         if self.patterns:
             out.extend(scan(text))
         return sorted(set(out), key=lambda f: (f.line, f.reason, f.secret_id or ""))

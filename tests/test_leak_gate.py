@@ -111,6 +111,16 @@ def test_line_numbers_and_fail_closed(gate: LeakGate, tmp_path: Path) -> None:
     assert report.dropped[1].findings[0].reason.startswith("unreadable")
 
 
+def test_a_value_wrapped_over_lines_is_flagged_at_its_first_line(gate: LeakGate) -> None:
+    p = PLANTED[0]
+    v = p.value
+    for eol in ("\n", "\r\n"):
+        text = f"one\ntwo: {v[:5]}{eol}{v[5:9]}{eol}{eol}{v[9:]}\nthree\n"
+        assert v not in text
+        assert gate.scan(text) == [Finding(KNOWN_VALUE, p.secret_id, 2)], eol
+    assert gate.scan(f"one\n{v[:5]}\nsomething else\n{v[5:]}\n") == []   # not adjacent: not the value
+
+
 def test_bytes_that_are_not_utf8_are_still_scanned(gate: LeakGate, tmp_path: Path) -> None:
     p = PLANTED[5]
     f = tmp_path / "blob.bin"
