@@ -116,7 +116,7 @@ def check_observation(text: str, observed_at: datetime | None = None, *, plan: b
             return DateDecision(False, f"{what} {written!r} in the text is after now ({now:%Y-%m-%d %H:%M} UTC): "
                                        "an observation can only be recorded after it happened; "
                                        "set kind='plan' if this is a plan")
-    for written in ahead_words(text):
-        return DateDecision(False, f"{written!r} in the text points after now: an observation can only be "
+    if ahead := ahead_words(text):
+        return DateDecision(False, f"{ahead[0]!r} in the text points after now: an observation can only be "
                                    "recorded after it happened; set kind='plan' if this is a plan")
     return DateDecision(True, "no date after now")
