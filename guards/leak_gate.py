@@ -178,17 +178,21 @@ class LeakGate:
         self._values = [v for v in known if v]
         self._ids = [known[v] for v in self._values]
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
+        self._multiline = any("\n" in v or "\r" in v for v in self._values)
         self.patterns = patterns
 
     def scan(self, text: str) -> list[Finding]:
         out: list[Finding] = []
         if self._ac is not None:
             lines = _Lines(text)
-            # Overlapping: a value hidden inside another value's occurrence is still reported.
-            for idx, start, _ in self._ac.find_matches_as_indexes(_encodable(text), overlapping=True):
-                out.append(Finding(KNOWN_VALUE, self._ids[idx], lines.at(start)))
-            # And with the line breaks out: a value wrapped over lines is still that value.
-            if "\n" in text or "\r" in text:
+            wrapped = "\n" in text or "\r" in text
+            # Overlapping: a value hidden inside another value's occurrence is still reported. Text with
+            # line breaks is searched with them taken out (a value wrapped over lines is still that
+            # value), and as it stands only if some value holds a line break itself.
+            if not wrapped or self._multiline:
+                for idx, start, _ in self._ac.find_matches_as_indexes(_encodable(text), overlapping=True):
+                    out.append(Finding(KNOWN_VALUE, self._ids[idx], lines.at(start)))
+            if wrapped:
                 flat = _encodable(text.replace("\r", "").replace("\n", ""))
                 found = self._ac.find_matches_as_indexes(flat, overlapping=True)
                 if found:

@@ -119,6 +119,11 @@ def test_a_value_wrapped_over_lines_is_flagged_at_its_first_line(gate: LeakGate)
         assert v not in text
         assert gate.scan(text) == [Finding(KNOWN_VALUE, p.secret_id, 2)], eol
     assert gate.scan(f"one\n{v[:5]}\nsomething else\n{v[5:]}\n") == []   # not adjacent: not the value
+    # A value that holds line breaks itself is still found as it stands, beside a wrapped one.
+    pem = "-----BEGIN-----\nabcDEF123ghiJKL456\n-----END-----"
+    both = LeakGate({pem: "pem", v: p.secret_id}, patterns=False)
+    assert both.scan(f"a\n{v[:5]}\n{v[5:]}\n{pem}\n") == [Finding(KNOWN_VALUE, p.secret_id, 2),
+                                                        Finding(KNOWN_VALUE, "pem", 4)]
 
 
 def test_bytes_that_are_not_utf8_are_still_scanned(gate: LeakGate, tmp_path: Path) -> None:
