@@ -27,16 +27,16 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 from urllib.parse import quote, quote_plus
 
 import ahocorasick_rs
 
+from muninn.core.config import Encoding
 from muninn.guards import secret_values
 from muninn.guards.patterns import PatternScanner
 
-Encoding = Literal["raw", "base64", "url", "hex", "json"]
-ENCODINGS: tuple[Encoding, ...] = ("raw", "base64", "url", "hex", "json")
+ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
 # Line breaks a value may be wrapped over (PEM, base64(1), `xxd -p`, a terminal): see _spans.
 _BREAKS = re.compile(rb"[\r\n]")
 
@@ -47,7 +47,7 @@ class Hit:
 
     secret_id: str  # the known secret's id; for a pattern hit, the rule name
     kind: Literal["value", "pattern"]
-    rule: str       # "raw", "base64" or "url" for values; the rule name (`ds:<Plugin>` for detect-secrets)
+    rule: str       # the encoding for values ("raw", "base64", ...); the rule name (`ds:<Plugin>` for detect-secrets)
     start: int
     end: int
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +65,11 @@ class AccountSettings(Section):
 
     account: str = "muninn"
     user: str = "owner"
+
+
+# Forms of a secret value the redactor can match (guards/redact.py encoded_forms); declared here so
+# the setting and the redactor name the same ones without config importing the guards.
+Encoding = Literal["raw", "base64", "url", "hex", "json"]
 
 
 class KeyringSettings(Section):
@@ -136,8 +141,8 @@ class VaultSettings(Section):
     files: list[Path] = Field(default_factory=list, description="Secrets YAML files (relative to this config file)")
     store: Path | None = Field(None, description="Encrypted store (default: <workspace>/vault/vault.sqlite)")
     key_name: str = Field("vault:key", description="Keyring entry that holds the store's AES-GCM key")
-    mask_encodings: list[Literal["raw", "base64", "url", "hex", "json"]] = Field(
-        default_factory=lambda: ["raw", "base64", "url", "hex", "json"],
+    mask_encodings: list[Encoding] = Field(
+        default_factory=lambda: list(get_args(Encoding)),
         description="Forms of each value masked in a child's output (best effort for encodings)")
 
 
