@@ -39,7 +39,9 @@ VARIANTS: dict[str, dict] = {
     "vector only": dict(hybrid=False, **_OFF),
     "+ keyword fusion (plain RRF)": dict(hybrid=True, **_OFF, set={"fusion": "rrf", "keyword_weight": 1.0}),
     "+ keyword weight 2 (RRF)": dict(hybrid=True, **_OFF, set={"fusion": "rrf", "keyword_weight": 2.0}),
-    "+ linear fusion (BM25, file and fact cosines)": dict(hybrid=True, **_OFF, set={"fusion": "linear"}),
+    "+ linear fusion (BM25, file and fact cosines)": dict(hybrid=True, **_OFF,
+                                                          set={"fusion": "linear", "header_weight": 0.0}),
+    "+ header match": dict(hybrid=True, **_OFF, set={"fusion": "linear"}),
     "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False),
     "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False),
     "+ rerank (= the defaults)": dict(hybrid=True, routing=True, recency=True, rerank=True),
@@ -173,8 +175,7 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
         now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
         for name, flags in variants.items():
             flags = dict(flags)
-            overrides = flags.pop("set", {})
-            tuned = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
+            tuned = with_search(settings, flags.pop("set", {}))
             with Searcher(tuned, client=client, index=db) as searcher:
                 for q in qs:
                     res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
@@ -234,6 +235,18 @@ def plot(report: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def with_search(settings: Settings, overrides: dict) -> Settings:
+    """Settings with `search` overrides applied; `rerank.blend` style keys reach the nested section."""
+    top = {k: v for k, v in overrides.items() if "." not in k}
+    nested = {k.split(".", 1)[1]: v for k, v in overrides.items() if k.startswith("rerank.")}
+    if unknown := [k for k in overrides if "." in k and not k.startswith("rerank.")]:
+        raise SystemExit(f"unknown nested search setting(s): {', '.join(unknown)}")
+    search = settings.search.model_copy(update=top)
+    if nested:
+        search = search.model_copy(update={"rerank": search.rerank.model_copy(update=nested)})
+    return settings.model_copy(update={"search": search})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", nargs="+", default=["26", "30", "41", "42", "43"])
@@ -244,7 +257,8 @@ def main() -> None:
                         help="header line names both speakers, or only who speaks")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a search setting for every variant, e.g. --set vector_top=40")
+                        help="override a search setting for every variant, e.g. --set vector_top=40 "
+                        "or --set rerank.blend=0.5")
     parser.add_argument("--try", dest="tries", action="append", default=[], metavar="NAME:KEY=VALUE,...",
                         help="one more variant: the defaults plus these search settings")
     parser.add_argument("--json", type=Path, help="also write the raw report here")
@@ -252,8 +266,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = config.load()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
-    if overrides:
-        settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
+    settings = with_search(settings, overrides)
     workdir = settings.workspace / "evals"
     workdir.mkdir(parents=True, exist_ok=True)
     variants = {v: VARIANTS[v] for v in args.variants}

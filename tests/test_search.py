@@ -71,6 +71,11 @@ CORPUS = {
                          "db01\nsource_path: inventory.yaml\n---\nHow to reach db01 (host, prod).\n\n# db01\n"
                          "Steps:\n1. connect the VPN\n2. ssh ops@db01.prod.example.com\n",
 }
+# Who said it is in the header; the other file names Ana only in passing.
+CORPUS["people/ana.md"] = fact("notes", "Ana said", "We hike the ridge trail every spring, it is steep.",
+                               "2025-06-01", ["People", "Ana said"])
+CORPUS["people/ben.md"] = fact("notes", "Ben said", "Ana hikes the ridge trail, she says it is steep and the "
+                               "trail views are the best.", "2025-06-01", ["People", "Ben said"])
 # Two identical facts that differ only in their date: recency must order them.
 for name, age in (("old", 1500), ("new", 3)):
     CORPUS[f"dup/backup-{name}.md"] = fact("notes", "Nightly backup job", "The nightly backup job "
@@ -134,6 +139,21 @@ def test_narrative_question_finds_its_section(searcher) -> None:
     assert res.hits[0].uri == f"{ROOT}/notes/cert-rotation.md"
     assert res.hits[0].breadcrumb == "Runbooks > TLS > Certificate rotation"
     assert res.warnings == []
+
+
+def test_header_naming_the_asked_about_person_is_a_fusion_feature(searcher) -> None:
+    people = f"{ROOT}/people"
+    res = searcher.search("which trail does Ana hike", k=2, target=people)
+    by = {h.uri.rsplit("/", 1)[-1]: h for h in res.hits}
+    assert by["ana.md"].stage_scores["header"] > 0 and by["ben.md"].stage_scores["header"] == 0
+    assert res.hits[0].uri.endswith("ana.md")
+    # The same search without the feature: Ana's file wins by less (or loses), so it is wired in.
+    searcher.cfg = searcher.cfg.model_copy(update={"header_weight": 0.0})
+    off = {h.uri.rsplit("/", 1)[-1]: h.stage_scores for h in searcher.search("which trail does Ana hike", k=2,
+                                                                               target=people).hits}
+    assert off["ana.md"]["header"] == 0                      # weight 0: not even computed
+    on_margin = by["ana.md"].stage_scores["linear"] - by["ben.md"].stage_scores["linear"]
+    assert on_margin > off["ana.md"]["linear"] - off["ben.md"]["linear"]
 
 
 def test_vector_only_switch(searcher) -> None:

@@ -158,9 +158,12 @@ def test_blend_keeps_retrieval_evidence_in_the_final_order(stack, talk) -> None:
     with Searcher(_settings(stack), client=client, index=db) as s:
         fused = [h.uri for h in s.search(q, k=5, target=ROOT, rerank=False).hits]
     orders = {}
-    for blend in (0.0, 100.0):
-        cfg = RerankSettings(blend=blend)
+    for blend, header in ((0.0, 0.0), (100.0, 0.0), (0.0, 100.0)):
+        cfg = RerankSettings(blend=blend, header_blend=header)
         with Searcher(_settings(stack, rerank=cfg), client=client, index=db, reranker=_Reverse()) as s:
-            orders[blend] = [h.uri for h in s.search(q, k=5, target=ROOT).hits]
-    assert orders[0.0] == fused[::-1]          # rerank alone: its order
-    assert orders[100.0] == fused              # blend dominated by the fusion score: fusion order
+            orders[blend, header] = [h.uri for h in s.search(q, k=5, target=ROOT).hits]
+    assert orders[0.0, 0.0] == fused[::-1]          # rerank alone: its order
+    assert orders[100.0, 0.0] == fused              # blend dominated by the fusion score: fusion order
+    # header_blend dominating: the turns Caroline said come first, in the reranker's order among them
+    said_by_caroline = [u for u in fused[::-1] if u.rsplit("/", 1)[-1] in ("t2.md", "t4.md")]
+    assert orders[0.0, 100.0][:2] == said_by_caroline and len(said_by_caroline) == 2

@@ -203,3 +203,23 @@ def test_rerank_text_puts_the_fact_first_and_its_context_after() -> None:
     assert "<!--" not in text
     short = rerank_text(d, 40)
     assert len(short) == 40 and "pottery" not in short      # the fact keeps the budget it needs
+
+
+def test_header_match_counts_query_words_in_title_or_breadcrumb_only(tmp_path) -> None:
+    db = tmp_path / "kw.sqlite"
+    uri = "viking://resources/c/{}.md".format
+    keyword.index_facts(db, {
+        uri("john"): _fact("John said", "I love surfing and hiking."),
+        uri("maria"): _fact("Maria said", "John loves surfing, he told me."),        # John in the body only
+        uri("crumb"): "---\nbreadcrumb: [Runbooks, db01]\n---\nRestart the replica.\n",
+    })
+    idx = keyword.KeywordIndex(db)
+    everyone = [uri("john"), uri("maria"), uri("crumb")]
+    terms = query.analyse("What outdoor activities does John enjoy?").terms
+    assert idx.header_match(terms, everyone) == {uri("john"): 1 / len(terms)}
+    # stemmed like BM25 ("runbook" finds "Runbooks"), breadcrumb counts, a share of the words
+    assert idx.header_match(["runbook", "db01", "nope"], everyone) == {uri("crumb"): pytest.approx(2 / 3)}
+    assert idx.header_match(['"said"', "OR", "NEAR"], everyone) == {uri("john"): 1 / 3, uri("maria"): 1 / 3}
+    assert idx.header_match([], everyone) == {} and idx.header_match(["john"], []) == {}
+    assert idx.header_match(["john"], [uri("maria")]) == {}          # only the files asked about
+    idx.close()

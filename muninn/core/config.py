@@ -96,6 +96,8 @@ class RerankSettings(Section):
     candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
     blend: float = Field(0.25, ge=0, description="Final order = z(rerank logit) + blend * z(fusion score): keeps "
                          "a little retrieval evidence (0: rerank alone). 0.25 lifted hit@10 on LoCoMo dev")
+    header_blend: float = Field(0.25, ge=0, description="Plus header_blend * z(header match) (see "
+                                "search.header_weight); 0: off")
     max_length: int = Field(256, ge=16, description="Tokens per (query, content) pair: the main latency lever "
                             "(20 candidates of 1,500 chars, packaged L-12 int8: 0.78 s at 256, 1.70 s at 512)")
     batch_size: int = Field(8, ge=1, description="Pairs per forward pass. Small on CPU: FlagReranker scores "
@@ -123,6 +125,9 @@ class SearchSettings(Section):
                                "(linear)")
     keyword_weight: float = Field(2.0, ge=0, description="BM25's weight in the fusion. 2: keyword hits "
                                   "carried more than MiniLM vectors on LoCoMo dev (evals/results/locomo.md)")
+    header_weight: float = Field(1.0, ge=0, description="Weight of the header match in linear fusion: the share "
+                                 "of the query's words in a file's title or breadcrumb (who said it, which "
+                                 "host). 0: off")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")

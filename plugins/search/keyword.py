@@ -181,6 +181,28 @@ class KeywordIndex:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         return {uri: -s for uri, s in rows}
 
+    def header_match(self, terms: list[str], uris: list[str]) -> dict[str, float]:
+        """The share of the query's words that a file's title or breadcrumb holds (stemmed as BM25 is).
+
+        A header names what a fact is about: who said it, which host, which project. BM25 discounts
+        a name that heads half the files (its IDF is low), yet for a question that names it, it is
+        the best filter there is. On LoCoMo dev this feature lifted hit@4 0.812 -> 0.83x
+        (evals/results/locomo.md)."""
+        words = list(dict.fromkeys(t.replace('"', "") for t in terms if t.replace('"', "")))
+        if not words or not uris:
+            return {}
+        marks = ", ".join("?" for _ in uris)
+        sql = f"SELECT uri FROM fts WHERE fts MATCH ? AND uri IN ({marks})"
+        found: dict[str, int] = {}
+        for word in words:
+            try:
+                rows = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *uris)).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise IndexError_(f"header match for {word!r} failed on {self.path}: {exc}") from None
+            for (uri,) in rows:
+                found[uri] = found.get(uri, 0) + 1
+        return {uri: n / len(words) for uri, n in found.items()}
+
     def text(self, uri: str) -> str | None:
         row = self._conn.execute("SELECT text FROM docs WHERE uri = ?", (uri,)).fetchone()
         return row[0] if row else None

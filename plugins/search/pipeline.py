@@ -144,7 +144,7 @@ class Searcher:
             fused = [c for c in fused if (d := docs[c.uri].date) is not None and d >= since_at]
         if cfg.fusion == "linear" and len(lists) == 2 and fused:
             with timed("linear"):
-                fused = self._linear(text, match, fused, docs, warnings)
+                fused = self._linear(text, match, analysis.terms, fused, docs, warnings)
 
         reranked_by = None
         if use_rerank and fused:
@@ -165,9 +165,10 @@ class Searcher:
             result.briefing, result.hits = briefmod.build(hits, tokens or cfg.briefing_tokens)
         return result
 
-    def _linear(self, text: str, match: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
-                warnings: list[str]) -> list[Candidate]:
-        """Score the union of both lists on the same features; RRF order stays if the sidecar is down."""
+    def _linear(self, text: str, match: str, terms: list[str], fused: list[Candidate],
+                docs: dict[str, docmod.Doc], warnings: list[str]) -> list[Candidate]:
+        """Score the union of both lists on the same features (BM25, file and fact cosines, header
+        match); RRF order stays if the sidecar is down."""
         assert self.index is not None
         uris = [c.uri for c in fused]
         try:
@@ -179,12 +180,14 @@ class Searcher:
         file_cos, fact_cos = cos[:len(uris)], cos[len(uris):]
         features = {"keyword": self.index.scores(match, uris),
                     "vector": dict(zip(uris, file_cos, strict=True)),
-                    "fact": dict(zip(uris, fact_cos, strict=True))}
+                    "fact": dict(zip(uris, fact_cos, strict=True)),
+                    "header": self.index.header_match(terms, uris) if self.cfg.header_weight else {}}
         for c in fused:
             c.stage_scores["file_cos"] = round(features["vector"][c.uri], 4)
             c.stage_scores["fact_cos"] = round(features["fact"][c.uri], 4)
-        return fusion.linear(fused, features, {"keyword": self.cfg.keyword_weight,
-                                               "vector": self.cfg.vector_weight, "fact": self.cfg.fact_weight})
+            c.stage_scores["header"] = round(features["header"].get(c.uri, 0.0), 4)
+        return fusion.linear(fused, features, {"keyword": self.cfg.keyword_weight, "vector": self.cfg.vector_weight,
+                                               "fact": self.cfg.fact_weight, "header": self.cfg.header_weight})
 
     def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
                 warnings: list[str]) -> tuple[list[Candidate], str | None]:
@@ -204,10 +207,13 @@ class Searcher:
             c.stage_scores["rerank"] = round(s, 5)
         # Rank in logit space, z-scored: sigmoid scores saturate (0.0001 vs 0.0005), and the recency
         # prior that follows would then reorder every weak candidate by date alone. `blend` keeps a
-        # little of the retrieval evidence: z(rerank logit) + blend * z(fusion score).
-        blend = self.cfg.rerank.blend
-        for c, r, f in zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before), strict=True):
-            c.score = r + blend * f
+        # little of the retrieval evidence: z(rerank logit) + blend * z(fusion score), and the header
+        # match again: a cross-encoder reads "Caroline said" as two words, not as who said it.
+        blend, header_blend = self.cfg.rerank.blend, self.cfg.rerank.header_blend
+        header = fusion.zscores([c.stage_scores.get("header", 0.0) for c in head])
+        for c, r, f, h in zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before), header,
+                              strict=True):
+            c.score = r + blend * f + header_blend * h
         head.sort(key=lambda c: -c.score)
         # Candidates the reranker did not see stay below the ones it did, in their order, without
         # stretching the range that the recency prior scales to.
