@@ -4,7 +4,7 @@ fresh OpenViking account; questions of categories 1-4 run through the real searc
 A question is found at k when a file holding one of its evidence turns is in the top k.
 Metrics per variant: hit@4, hit@10, recall@20 (share of evidence turns in the top 20), MRR@10.
 
-    python -m muninn.evals.locomo --conversations 26 30 --out evals/results/locomo.md
+    python -m muninn.evals.locomo --conversations 26 30 --json report.json --plot locomo.png
 
 The dev half lives in ../shared/datasets/locomo-dev; the other half is held out and must not be
 tuned on, so only general choices live here: what a turn's header says and how much of the
@@ -21,6 +21,9 @@ import statistics
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from muninn.core import config
 from muninn.core.client import OpenViking
@@ -161,21 +164,29 @@ def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
 
 
 def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str, dict],
-        workdir: Path, front: str = "full", header: str = "both") -> dict:
+        workdir: Path, front: str = "full", header: str = "both", data: Path = DATA) -> dict:
+    """Each conversation `data/<id>.json` into its own folder of a fresh account, then every
+    question through every variant. Needs the stack up (`muninn up`) and the root key."""
     root = OpenViking.root(settings)
     account = f"locomo{uuid.uuid4().hex[:8]}"
     client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
     per_variant: dict[str, dict[str, list]] = {v: {"ranked": [], "gold": [], "cat": [], "ms": []} for v in variants}
-    for conv_id in conv_ids:
-        conv = json.loads((DATA / f"{conv_id}.json").read_text())
+    convs = {c: json.loads((data / f"{c}.json").read_text()) for c in conv_ids}
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=Console(stderr=True))
+    task = bar.add_task("locomo", total=sum(len(questions(c)) for c in convs.values()) * len(variants))
+    bar.start()
+    for conv_id, conv in convs.items():
         files = corpus(conv, conv_id, window, front, header)
         db = workdir / f"locomo-{account}-{conv_id}.sqlite"
+        bar.update(task, description=f"{conv_id}: writing {len(files)} files")
         ingest(client, files, conv_id, db)
         qs = questions(conv)
         now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
         for name, flags in variants.items():
             flags = dict(flags)
             tuned = with_search(settings, flags.pop("set", {}))
+            bar.update(task, description=f"{conv_id}: {name}")
             with Searcher(tuned, client=client, index=db) as searcher:
                 for q in qs:
                     res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
@@ -184,6 +195,8 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
                     rec["gold"].append({file_name(e) for e in q["evidence"]})
                     rec["cat"].append(q["category"])
                     rec["ms"].append(sum(res.timings_ms.values()))
+                    bar.advance(task)
+    bar.stop()
     report = {"conversations": conv_ids, "window": window, "front": front, "variants": {}}
     for name, rec in per_variant.items():
         entry = metrics(rec["ranked"], rec["gold"])

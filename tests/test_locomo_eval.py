@@ -1,0 +1,84 @@
+"""The LoCoMo adapter that the search numbers in evals/results/locomo.md come from: how a
+conversation becomes fact files, which questions count, how hits are scored, and one small
+run through the real server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from muninn.evals import locomo
+
+CONV = {
+    "speaker_a": "Caroline", "speaker_b": "Melanie",
+    "session_1_date_time": "1:56 pm on 8 May, 2023",
+    "session_1": [
+        {"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to a LGBTQ support group yesterday."},
+        {"speaker": "Melanie", "dia_id": "D1:2", "text": "That sounds powerful! How did it feel?"},
+        {"speaker": "Caroline", "dia_id": "D1:3", "text": "It felt like home.", "blip_caption": "a rainbow flag"},
+    ],
+    "session_2_date_time": "10:00 am on 25 May, 2023",
+    "session_2": [
+        {"speaker": "Melanie", "dia_id": "D2:1", "text": "I painted a sunrise over the lake last week."},
+        {"speaker": "Caroline", "dia_id": "D2:2", "text": "Lovely! I am reading a book about adoption."},
+    ],
+    "session_3_date_time": "9:00 am on 1 June, 2023",     # a date with no turns: skipped, not an error
+    "qa": [
+        {"question": "When did Caroline go to the support group?", "evidence": ["D1:1"], "category": 2},
+        {"question": "What did Melanie paint?", "evidence": ["D2:1"], "category": 4},
+        {"question": "What is Caroline reading and how did the group feel?", "evidence": ["D2:2; D1:3"],
+         "category": 1},
+        {"question": "An adversarial one", "evidence": ["D1:2"], "category": 5},      # not scored
+        {"question": "No evidence", "evidence": [], "category": 4},                       # not scored
+    ],
+}
+
+
+def test_one_file_per_turn_with_a_header_and_its_session_neighbours() -> None:
+    files = locomo.corpus(CONV, "t", window=1, front="date", header="speaker")
+    assert [u.rsplit("/", 1)[-1] for u in files] == ["D1_1.md", "D1_2.md", "D1_3.md", "D2_1.md", "D2_2.md"]
+    mid = files[f"{locomo.ROOT}/t/D1_2.md"]
+    assert mid.startswith('---\ndate: "2023-05-08T13:56:00+00:00"\n---\nMelanie said, in session 1 on 8 May 2023:\n')
+    assert "Caroline: I went to a LGBTQ" in mid and "Caroline: It felt like home." in mid
+    assert "[shares a photo: a rainbow flag]" in files[f"{locomo.ROOT}/t/D1_3.md"]
+    first_of_s2 = files[f"{locomo.ROOT}/t/D2_1.md"]
+    assert "felt like home" not in first_of_s2                # neighbours never cross a session
+    assert "(this turn)" in first_of_s2 and "Caroline: Lovely!" in first_of_s2
+
+
+def test_only_scored_categories_with_evidence_count() -> None:
+    qs = locomo.questions(CONV)
+    assert [q["category"] for q in qs] == [2, 4, 1]
+    assert qs[2]["evidence"] == {"D2:2", "D1:3"}             # "D2:2; D1:3" in one string is two turns
+
+
+def test_metrics_score_the_first_evidence_file() -> None:
+    ranked = [["x/a.md", "x/D1_1.md"], ["x/b.md"] * 4 + ["x/D2_1.md"], ["x/c.md"]]
+    gold = [{"D1_1.md"}, {"D2_1.md"}, {"D9_9.md", "D1_1.md"}]
+    m = locomo.metrics(ranked, gold)
+    assert m["hit@4"] == pytest.approx(1 / 3) and m["hit@10"] == pytest.approx(2 / 3)
+    assert m["MRR@10"] == pytest.approx((1 / 2 + 1 / 5) / 3)
+    assert m["recall@20"] == pytest.approx((1 + 1 + 0) / 3)
+
+
+def test_with_search_reaches_the_nested_rerank_section(stack) -> None:
+    tuned = locomo.with_search(stack.settings, {"vector_top": 40, "rerank.header_blend": 0.0})
+    assert tuned.search.vector_top == 40 and tuned.search.rerank.header_blend == 0.0
+    assert tuned.search.rerank.blend == stack.settings.search.rerank.blend       # the rest untouched
+    with pytest.raises(SystemExit, match="unknown nested"):
+        locomo.with_search(stack.settings, {"vault.thing": 1})
+
+
+@pytest.mark.integration
+def test_a_small_run_through_the_real_server(stack, tmp_path) -> None:
+    (tmp_path / "t.json").write_text(json.dumps(CONV))
+    variants = {"vector only": locomo.VARIANTS["vector only"],
+                "+ header match": locomo.VARIANTS["+ header match"]}
+    report = locomo.run(stack.settings, ["t"], 1, variants, tmp_path / "work", "date", "speaker", data=tmp_path)
+    for name in variants:
+        v = report["variants"][name]
+        # Five files and k = 20: every evidence file comes back, so the scoring is what is checked.
+        assert (v["n"], v["hit@10"], v["recall@20"]) == (3, 1.0, 1.0)
+        assert 0 < v["MRR@10"] <= 1 and set(v["by_category"]) == set(locomo.CATEGORIES.values())
+    assert report["variants"]["+ header match"]["hit@4"] == 1.0
