@@ -7,6 +7,7 @@ packaged one is real. Prints markdown tables.
 
     python -m muninn.evals.bench_search pipeline --conversation 26
     python -m muninn.evals.bench_search rerank --sizes packaged minilm m3 --configs onnx:256:int8
+    python -m muninn.evals.bench_search header --docs 10000 100000
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import RerankSettings
 from muninn.evals import benchutil, locomo
-from muninn.plugins.search import rerank
+from muninn.plugins.search import keyword, query, rerank
 from muninn.plugins.search.pipeline import Searcher
 
 
@@ -124,6 +125,35 @@ def rerank_bench(sizes: list[str], configs: list[str], runs: int, threads: int) 
             f"load average at the end {' '.join(load)}\n\n" + "\n".join(rows))
 
 
+def header_bench(sizes: list[int], runs: int) -> str:
+    """The header match on indexes of growing size, at its worst: two names head every title (like
+    the two speakers of a conversation), so each name's posting list is half the index."""
+    import random
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(5000)]
+    q = "what did Alice say about the w1 and w2 rollout"
+    rows = ["| files in the index | query words | candidates | p50 ms | p95 ms |", "|---|---|---|---|---|"]
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Path(tmp) / "kw.sqlite"
+            files = {f"viking://resources/b/{i}.md": f"{rng.choice(['Alice', 'Bob'])} said, on day {i % 365}:\n"
+                     + " ".join(rng.choices(words, k=40)) for i in range(n)}
+            keyword.index_facts(db, files)
+            idx = keyword.KeywordIndex(db)
+            uris = rng.sample(list(files), 40)
+            terms = query.analyse(q).terms
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                idx.header_match(terms, uris)
+                times.append((time.perf_counter() - t0) * 1000)
+            idx.close()
+        rows.append(f"| {n:,} | {len(terms)} | {len(uris)} | {statistics.median(times):.2f} | {pct(times, 95):.2f} |")
+        print(rows[-1], file=sys.stderr, flush=True)
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="part", required=True)
@@ -139,8 +169,13 @@ def main() -> None:
                                                      "cross-encoder:256"])
     r.add_argument("--runs", type=int, default=5)
     r.add_argument("--threads", type=int, default=2)
+    h = sub.add_parser("header", help="the header match's cost on large keyword indexes")
+    h.add_argument("--docs", nargs="+", type=int, default=[10_000, 100_000])
+    h.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()
-    if args.part == "pipeline":
+    if args.part == "header":
+        text = header_bench(args.docs, args.runs)
+    elif args.part == "pipeline":
         text, raw = pipeline(args.conversation, args.repeat, args.rerank)
         if args.json:
             args.json.write_text(json.dumps(raw))

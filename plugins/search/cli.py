@@ -41,12 +41,12 @@ def search_cmd(
     json_out: bool = JsonOpt,
 ) -> None:
     """Find facts: identifiers go keyword-only; questions take OpenViking's vector top 20 and BM25's
-    top 20, score each candidate on BM25 plus its file's and its fact's cosine, then the
-    cross-encoder reranks the content, a small recency prior breaks near-ties, and at most two
-    hits come from one file. The result names the reranker that ran.
+    top 20, score each candidate on BM25, its file's and its fact's cosine and how much of the
+    query its title or breadcrumb names, then the cross-encoder reranks the content, a small
+    recency prior breaks near-ties, and at most two hits come from one file. The result names
+    the reranker that ran; --json shows every stage's score per hit.
 
-    Warnings (no keyword index, no reranker weights) are printed to stderr and included in
-    --json output: a stage that could not run is never skipped silently.
+    A stage that cannot run (no keyword index, no reranker weights) warns on stderr and in the JSON.
 
     \b
     Examples:
