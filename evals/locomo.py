@@ -236,11 +236,13 @@ def plot(report: dict, path: Path) -> None:
     for i, name in enumerate(names):
         values = [report["variants"][name][m] for m in metrics_]
         bars = ax.bar([j + i * width for j in range(len(metrics_))], values, width, label=name)
-        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+        # three decimals: at two, 0.897 would read as the 0.90 target
+        ax.bar_label(bars, fmt="%.3f", fontsize=6, rotation=90, padding=2)
     ax.set_xticks([j + width * (len(names) - 1) / 2 for j in range(len(metrics_))], metrics_)
-    ax.set_ylim(0, 1)
-    ax.axhline(0.75, color="grey", lw=0.6, ls="--")
-    ax.axhline(0.90, color="grey", lw=0.6, ls=":")
+    ax.set_ylim(0, 1.08)
+    for y, label in ((0.75, "target hit@4 0.75"), (0.90, "target hit@10 0.90")):
+        ax.axhline(y, color="grey", lw=0.6, ls="--" if y < 0.8 else ":")
+        ax.text(len(metrics_) - 0.2, y + 0.005, label, fontsize=7, color="grey", ha="right", va="bottom")
     ax.set_title(f"LoCoMo dev, conversations {', '.join(report['conversations'])}, categories 1-4 "
                  f"(n={report['variants'][names[0]]['n']})")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))   # outside: never over a bar
@@ -276,7 +278,14 @@ def main() -> None:
                         help="one more variant: the defaults plus these search settings")
     parser.add_argument("--json", type=Path, help="also write the raw report here")
     parser.add_argument("--plot", type=Path, help="bar chart of the variants (PNG)")
+    parser.add_argument("--replot", type=Path, metavar="REPORT.json",
+                        help="only draw --plot again from a report written by --json (no server needed)")
     args = parser.parse_args()
+    if args.replot:
+        if not args.plot:
+            raise SystemExit("--replot needs --plot PATH.png")
+        plot(json.loads(args.replot.read_text()), args.plot)
+        return
     settings = config.load()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     settings = with_search(settings, overrides)
