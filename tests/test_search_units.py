@@ -182,7 +182,9 @@ def test_old_index_without_context_column_is_rebuilt_from_its_rows(tmp_path) -> 
 
     db = tmp_path / "old.sqlite"
     conn = sqlite3.connect(db)
-    conn.executescript(keyword.DOCS + "CREATE VIRTUAL TABLE fts USING fts5(uri UNINDEXED, title, breadcrumb, body, "
+    conn.executescript("CREATE TABLE docs (uri TEXT PRIMARY KEY, content_hash TEXT NOT NULL, date TEXT, "
+                       "source TEXT, text TEXT NOT NULL);"
+                       "CREATE VIRTUAL TABLE fts USING fts5(uri UNINDEXED, title, breadcrumb, body, "
                        "tokenize = 'porter unicode61');")
     conn.execute("INSERT INTO docs VALUES (?, ?, ?, ?, ?)",
                  ("viking://resources/c/t.md", "h", None, None, CONTEXT_FILE))
@@ -223,3 +225,63 @@ def test_header_match_counts_query_words_in_title_or_breadcrumb_only(tmp_path) -
     assert idx.header_match([], everyone) == {} and idx.header_match(["john"], []) == {}
     assert idx.header_match(["john"], [uri("maria")]) == {}          # only the files asked about
     idx.close()
+
+
+def _fts_rows(db) -> tuple[int, int]:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return (conn.execute("SELECT count(*) FROM fts").fetchone()[0],
+                conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_updates_and_removals_leave_no_stale_keyword_rows_even_after_vacuum(tmp_path) -> None:
+    import sqlite3
+
+    db = tmp_path / "kw.sqlite"
+    uri = "viking://resources/n/{}.md".format
+    keyword.index_facts(db, {uri(i): _fact(f"note {i}", f"word{i} common") for i in range(5)})
+    keyword.remove_facts(db, [uri(1)])
+    conn = sqlite3.connect(db)
+    conn.execute("VACUUM")          # rowids of a table without an INTEGER PRIMARY KEY may change here
+    conn.close()
+    assert keyword.index_facts(db, {uri(3): _fact("note 3", "replaced text")}).indexed == 1
+    assert _fts_rows(db) == (4, 4)
+    idx = keyword.KeywordIndex(db)
+    find = lambda words: [c.uri for c in idx.candidates(query.fts_query(query.analyse(words)),  # noqa: E731
+                                                         "viking://resources", 10)]
+    assert find("word3") == [] and find("replaced") == [uri(3)] and find("word1") == []
+    assert sorted(find("common")) == [uri(0), uri(2), uri(4)]
+    assert set(idx.scores('"common"', [uri(0), uri(3), uri(9)])) == {uri(0)}
+    idx.close()
+
+
+def test_index_keyed_by_uri_alone_is_migrated_in_place(tmp_path) -> None:
+    import sqlite3
+
+    db = tmp_path / "v1.sqlite"
+    conn = sqlite3.connect(db)       # the layout before fts rows shared the docs id
+    conn.executescript("CREATE TABLE docs (uri TEXT PRIMARY KEY, content_hash TEXT NOT NULL, date TEXT, "
+                       "source TEXT, text TEXT NOT NULL);"
+                       "CREATE VIRTUAL TABLE fts USING fts5(uri UNINDEXED, title, breadcrumb, body, context, "
+                       "tokenize = 'porter unicode61');")
+    for name, body in (("a", "alpha text"), ("b", "beta text")):
+        u = f"viking://resources/n/{name}.md"
+        conn.execute("INSERT INTO docs VALUES (?, 'h', NULL, NULL, ?)", (u, _fact(name, body)))
+        conn.execute("INSERT INTO fts (uri, title, breadcrumb, body, context) VALUES (?, ?, '', ?, '')",
+                     (u, name, body))
+    conn.execute("DELETE FROM docs WHERE uri = 'viking://resources/n/a.md'")   # rowids now differ
+    conn.execute("INSERT INTO docs VALUES ('viking://resources/n/a.md', 'h', NULL, NULL, ?)",
+                 (_fact("a", "alpha text"),))
+    conn.commit()
+    conn.close()
+    idx = keyword.KeywordIndex(db)
+    assert [c.uri for c in idx.candidates('"alpha"', "viking://resources", 5)] == ["viking://resources/n/a.md"]
+    assert set(idx.scores('"text"', ["viking://resources/n/a.md", "viking://resources/n/b.md"])) == {
+        "viking://resources/n/a.md", "viking://resources/n/b.md"}
+    idx.close()
+    assert _fts_rows(db) == (2, 2)
+    assert keyword.remove_facts(db, ["viking://resources/n/b.md"]) == 1 and _fts_rows(db) == (1, 1)
