@@ -207,23 +207,34 @@ def test_rerank_text_puts_the_fact_first_and_its_context_after() -> None:
     assert len(short) == 40 and "pottery" not in short      # the fact keeps the budget it needs
 
 
-def test_header_match_counts_query_words_in_title_or_breadcrumb_only(tmp_path) -> None:
+def test_header_words_are_what_the_header_adds_to_the_fact() -> None:
+    turn = doc.parse("viking://resources/c/t.md", "Caroline said, in session 1 on 8 May 2023:\n"
+                     "I went to a support group.\n\n<!-- context -->\nMelanie: how was it, Caroline?\n")
+    assert {"caroline", "said", "session", "may", "2023"} <= turn.header_words
+    assert "support" not in turn.header_words              # a fact line, not the header
+    # A title that restates the fact adds nothing; a breadcrumb the fact never says does.
+    task = doc.parse("viking://resources/t.md", "---\nbreadcrumb: [backups, Restore drill]\n---\n"
+                     "# Restore drill\nRun a restore drill every month.\n")
+    assert task.header_words == {"backups"}
+    terms = query.analyse("what did Caroline say about the support group?").terms
+    assert turn.header_match(terms, facets={"caroline"}) == pytest.approx(1 / len(set(terms)))
+    assert turn.header_match(terms, facets=set()) == 0.0             # not a facet: BM25's business
+    assert turn.header_match([], facets={"caroline"}) == 0.0
+
+
+def test_header_share_counts_files_whose_header_names_a_word(tmp_path) -> None:
     db = tmp_path / "kw.sqlite"
     uri = "viking://resources/c/{}.md".format
     keyword.index_facts(db, {
-        uri("john"): _fact("John said", "I love surfing and hiking."),
-        uri("maria"): _fact("Maria said", "John loves surfing, he told me."),        # John in the body only
-        uri("crumb"): "---\nbreadcrumb: [Runbooks, db01]\n---\nRestart the replica.\n",
+        uri("a"): _fact("John said", "I love surfing and hiking."),
+        uri("b"): _fact("John said", "Runbooks are dull."),
+        uri("c"): _fact("Maria said", "John loves surfing, he told me."),        # John in the body only
+        uri("d"): "---\nbreadcrumb: [Runbooks, db01]\n---\nRestart the replica.\n",
     })
     idx = keyword.KeywordIndex(db)
-    everyone = [uri("john"), uri("maria"), uri("crumb")]
-    terms = query.analyse("What outdoor activities does John enjoy?").terms
-    assert idx.header_match(terms, everyone) == {uri("john"): 1 / len(terms)}
-    # stemmed like BM25 ("runbook" finds "Runbooks"), breadcrumb counts, a share of the words
-    assert idx.header_match(["runbook", "db01", "nope"], everyone) == {uri("crumb"): pytest.approx(2 / 3)}
-    assert idx.header_match(['"said"', "OR", "NEAR"], everyone) == {uri("john"): 1 / 3, uri("maria"): 1 / 3}
-    assert idx.header_match([], everyone) == {} and idx.header_match(["john"], []) == {}
-    assert idx.header_match(["john"], [uri("maria")]) == {}          # only the files asked about
+    shares = idx.header_share(["john", "runbook", '"said"', "OR", "nope", "john"])
+    assert shares == {"john": 0.5, "runbook": 0.25, "said": 0.75, "OR": 0.0, "nope": 0.0}   # stemmed like BM25
+    assert idx.header_share([]) == {}
     idx.close()
 
 

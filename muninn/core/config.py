@@ -126,8 +126,12 @@ class SearchSettings(Section):
     keyword_weight: float = Field(2.0, ge=0, description="BM25's weight in the fusion. 2: keyword hits "
                                   "carried more than MiniLM vectors on LoCoMo dev (evals/results/locomo.md)")
     header_weight: float = Field(1.0, ge=0, description="Weight of the header match in linear fusion: the share "
-                                 "of the query's words in a file's title or breadcrumb (who said it, which "
-                                 "host). 0: off")
+                                 "of the query's words that a file's title or breadcrumb names and its fact "
+                                 "does not (who said it, which project). 0: off")
+    header_min_share: float = Field(0.05, ge=0, le=1, description="A query word counts for the header match "
+                                    "only if at least this share of indexed files carry it in their header: a "
+                                    "facet such as a speaker or project. Rarer header words are topics, which "
+                                    "BM25 weighs")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")

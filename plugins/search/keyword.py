@@ -208,28 +208,21 @@ class KeywordIndex:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         return {ids[rowid]: -s for rowid, s in rows}
 
-    def header_match(self, terms: list[str], uris: list[str]) -> dict[str, float]:
-        """The share of the query's words that a file's title or breadcrumb holds (stemmed as BM25 is).
-
-        A header names what a fact is about: who said it, which host, which project. BM25 discounts
-        a name that heads half the files (its IDF is low), yet for a question that names it, it is
-        the best filter there is. On LoCoMo dev this feature lifted hit@4 0.812 -> 0.83x
-        (evals/results/locomo.md)."""
-        words = list(dict.fromkeys(t.replace('"', "") for t in terms if t.replace('"', "")))
-        if not words or not uris:
-            return {}
-        ids = _rowids(self._conn, uris)
-        marks = ", ".join("?" for _ in ids)
-        sql = f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})"
-        found: dict[str, int] = {}
-        for word in words:
+    def header_share(self, words: list[str]) -> dict[str, float]:
+        """For each word, the share of indexed files whose title or breadcrumb holds it (stemmed as
+        BM25 is). A word that heads many files names a facet (who said it, which project)."""
+        total = self.count()
+        out: dict[str, float] = {}
+        for word in dict.fromkeys(w.replace('"', "") for w in words):
+            if not word or not total:
+                continue
             try:
-                rows = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *ids)).fetchall()
+                n = self._conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
+                                       (f'{{title breadcrumb}} : "{word}"',)).fetchone()[0]
             except sqlite3.OperationalError as exc:
-                raise IndexError_(f"header match for {word!r} failed on {self.path}: {exc}") from None
-            for (rowid,) in rows:
-                found[ids[rowid]] = found.get(ids[rowid], 0) + 1
-        return {uri: n / len(words) for uri, n in found.items()}
+                raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
+            out[word] = n / total
+        return out
 
     def text(self, uri: str) -> str | None:
         row = self._conn.execute("SELECT text FROM docs WHERE uri = ?", (uri,)).fetchone()

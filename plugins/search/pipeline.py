@@ -181,13 +181,23 @@ class Searcher:
         features = {"keyword": self.index.scores(match, uris),
                     "vector": dict(zip(uris, file_cos, strict=True)),
                     "fact": dict(zip(uris, fact_cos, strict=True)),
-                    "header": self.index.header_match(terms, uris) if self.cfg.header_weight else {}}
+                    "header": self._header(terms, uris, docs)}
         for c in fused:
             c.stage_scores["file_cos"] = round(features["vector"][c.uri], 4)
             c.stage_scores["fact_cos"] = round(features["fact"][c.uri], 4)
             c.stage_scores["header"] = round(features["header"].get(c.uri, 0.0), 4)
         return fusion.linear(fused, features, {"keyword": self.cfg.keyword_weight, "vector": self.cfg.vector_weight,
                                                "fact": self.cfg.fact_weight, "header": self.cfg.header_weight})
+
+    def _header(self, terms: list[str], uris: list[str], docs: dict[str, docmod.Doc]) -> dict[str, float]:
+        """The header match of each candidate, on the query words that head at least
+        `header_min_share` of the indexed files (facets); {} when the feature is off or nothing qualifies."""
+        assert self.index is not None
+        if not self.cfg.header_weight:
+            return {}
+        shares = self.index.header_share(terms)
+        facets = {w for w, share in shares.items() if share >= self.cfg.header_min_share}
+        return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
 
     def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
                 warnings: list[str]) -> tuple[list[Candidate], str | None]:
