@@ -21,11 +21,12 @@ from typing import Any
 
 import yaml
 
+from muninn.plugins.search.query import words
+
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 # "<!-- context -->" or "<!-- context: the conversation around this turn -->", on a line of its own
 _CONTEXT = re.compile(r"^<!--\s*context\b[^\n]*?-->[ \t]*$", re.M)
-_WORD = re.compile(r"\w+")
 CONTEXT_MARKER = "<!-- context -->"
 
 
@@ -105,10 +106,6 @@ class Doc:
         also share the file they came from, but each is a thing of its own, so they are not capped."""
         fact_id, path = str(self.meta.get("id") or ""), self.meta.get("source_path")
         return f"{self.source}:{path}" if path and "#" in fact_id else self.uri
-
-
-def words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
 
 
 def area_of(uri: str) -> str:

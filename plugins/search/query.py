@@ -42,6 +42,11 @@ _TOKEN = re.compile(r"[^\s,;\"'()\[\]{}<>?!]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def words(text: str) -> set[str]:
+    """The lower-cased words of `text`, split as query terms are (so the two can be compared)."""
+    return {w.lower() for w in _WORD.findall(text)}
+
+
 @dataclass(frozen=True)
 class Analysis:
     query: str
@@ -50,7 +55,7 @@ class Analysis:
 
     @property
     def terms_outside_identifiers(self) -> list[str]:
-        inside = {w.lower() for _, tok in self.identifiers for w in _WORD.findall(tok)}
+        inside = {w for _, tok in self.identifiers for w in words(tok)}
         return [t for t in self.terms if t not in inside]
 
     @property
