@@ -195,7 +195,11 @@ class Searcher:
         assert self.index is not None
         if not self.cfg.header_weight:
             return {}
-        shares = self.index.header_share(terms)
+        # Only words some candidate's header names can count: most queries need no index lookup.
+        named = set(terms) & set().union(*(docs[u].header_words for u in uris))
+        if not named:
+            return {}
+        shares = self.index.header_share(sorted(named))
         facets = {w for w, share in shares.items() if share >= self.cfg.header_min_share}
         return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
 
