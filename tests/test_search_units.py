@@ -296,3 +296,24 @@ def test_index_keyed_by_uri_alone_is_migrated_in_place(tmp_path) -> None:
     idx.close()
     assert _fts_rows(db) == (2, 2)
     assert keyword.remove_facts(db, ["viking://resources/n/b.md"]) == 1 and _fts_rows(db) == (1, 1)
+
+
+def test_a_migration_that_fails_half_way_leaves_the_old_table(tmp_path) -> None:
+    import sqlite3
+
+    db = tmp_path / "v1.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE docs (uri TEXT PRIMARY KEY, content_hash TEXT NOT NULL, date TEXT, "
+                 "source TEXT, text TEXT NOT NULL)")
+    conn.execute("INSERT INTO docs VALUES ('viking://resources/n/a.md', 'h', NULL, NULL, 'alpha')")
+    conn.execute("INSERT INTO docs VALUES (NULL, 'h', NULL, NULL, 'no uri')")   # legal in layout 1, not in 2
+    conn.commit()
+    conn.close()
+    with pytest.raises(sqlite3.IntegrityError):
+        keyword.connect(db)             # fails at the copy, after the rename and the new table
+    conn = sqlite3.connect(db)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "docs_v1" not in tables
+    assert next(r[1] for r in conn.execute("PRAGMA table_info(docs)")) == "uri"     # the old layout, whole
+    assert conn.execute("SELECT count(*) FROM docs").fetchone()[0] == 2
+    conn.close()

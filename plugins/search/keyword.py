@@ -61,13 +61,20 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, check_same_thread=False)
     columns = [r[1] for r in conn.execute("PRAGMA table_info(docs)")]
     if columns and "id" not in columns:
-        with conn:             # docs keyed by uri alone (layout 1): the same rows, now with a stable id
+        # docs keyed by uri alone (layout 1): the same rows, now with a stable id. One explicit
+        # transaction (sqlite3 would autocommit the DDL): a crash half-way leaves the old table.
+        conn.execute("BEGIN")
+        try:
             conn.execute("ALTER TABLE docs RENAME TO docs_v1")
-            conn.executescript(DOCS)
+            conn.execute(DOCS)
             conn.execute("INSERT INTO docs (uri, content_hash, date, source, text) "
                          "SELECT uri, content_hash, date, source, text FROM docs_v1")
             conn.execute("DROP TABLE docs_v1")
-    conn.executescript(DOCS)
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.commit()
+    conn.execute(DOCS)
     if conn.execute("PRAGMA user_version").fetchone()[0] < LAYOUT:
         _rebuild_fts(conn)     # an index from before this layout: rebuilt from its own rows
     return conn
