@@ -172,31 +172,29 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
     client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
     per_variant: dict[str, dict[str, list]] = {v: {"ranked": [], "gold": [], "cat": [], "ms": []} for v in variants}
     convs = {c: json.loads((data / f"{c}.json").read_text()) for c in conv_ids}
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=Console(stderr=True))
-    task = bar.add_task("locomo", total=sum(len(questions(c)) for c in convs.values()) * len(variants))
-    bar.start()
-    for conv_id, conv in convs.items():
-        files = corpus(conv, conv_id, window, front, header)
-        db = workdir / f"locomo-{account}-{conv_id}.sqlite"
-        bar.update(task, description=f"{conv_id}: writing {len(files)} files")
-        ingest(client, files, conv_id, db)
-        qs = questions(conv)
-        now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
-        for name, flags in variants.items():
-            flags = dict(flags)
-            tuned = with_search(settings, flags.pop("set", {}))
-            bar.update(task, description=f"{conv_id}: {name}")
-            with Searcher(tuned, client=client, index=db) as searcher:
-                for q in qs:
-                    res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
-                    rec = per_variant[name]
-                    rec["ranked"].append([h.uri for h in res.hits])
-                    rec["gold"].append({file_name(e) for e in q["evidence"]})
-                    rec["cat"].append(q["category"])
-                    rec["ms"].append(sum(res.timings_ms.values()))
-                    bar.advance(task)
-    bar.stop()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True)) as bar:       # stopped on an error too
+        task = bar.add_task("locomo", total=sum(len(questions(c)) for c in convs.values()) * len(variants))
+        for conv_id, conv in convs.items():
+            files = corpus(conv, conv_id, window, front, header)
+            db = workdir / f"locomo-{account}-{conv_id}.sqlite"
+            bar.update(task, description=f"{conv_id}: writing {len(files)} files")
+            ingest(client, files, conv_id, db)
+            qs = questions(conv)
+            now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
+            for name, flags in variants.items():
+                flags = dict(flags)
+                tuned = with_search(settings, flags.pop("set", {}))
+                bar.update(task, description=f"{conv_id}: {name}")
+                with Searcher(tuned, client=client, index=db) as searcher:
+                    for q in qs:
+                        res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
+                        rec = per_variant[name]
+                        rec["ranked"].append([h.uri for h in res.hits])
+                        rec["gold"].append({file_name(e) for e in q["evidence"]})
+                        rec["cat"].append(q["category"])
+                        rec["ms"].append(sum(res.timings_ms.values()))
+                        bar.advance(task)
     report = {"conversations": conv_ids, "window": window, "front": front, "variants": {}}
     for name, rec in per_variant.items():
         entry = metrics(rec["ranked"], rec["gold"])
