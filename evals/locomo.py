@@ -37,7 +37,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 # name -> per-call switches (None = as configured) and setting overrides. Rerank runs whatever
 # `search.rerank` resolves to: on a machine with no hub, the packaged ms-marco-MiniLM-L-12-v2.
-_OFF = dict(routing=False, recency=False, rerank=False)
+_OFF = dict(routing=False, recency=False, rerank=False, dates=False)
 VARIANTS: dict[str, dict] = {
     "vector only": dict(hybrid=False, **_OFF),
     "+ keyword fusion (plain RRF)": dict(hybrid=True, **_OFF, set={"fusion": "rrf", "keyword_weight": 1.0}),
@@ -45,6 +45,7 @@ VARIANTS: dict[str, dict] = {
     "+ linear fusion (BM25, file and fact cosines)": dict(hybrid=True, **_OFF,
                                                           set={"fusion": "linear", "header_weight": 0.0}),
     "+ header match": dict(hybrid=True, **_OFF, set={"fusion": "linear"}),
+    "+ dates the query names": dict(hybrid=True, routing=False, recency=False, rerank=False),
     "+ routing": dict(hybrid=True, routing=True, recency=False, rerank=False),
     "+ recency": dict(hybrid=True, routing=True, recency=True, rerank=False),
     "+ rerank (= the defaults)": dict(hybrid=True, routing=True, recency=True, rerank=True),

@@ -98,6 +98,8 @@ class RerankSettings(Section):
                          "a little retrieval evidence (0: rerank alone). 0.25 lifted hit@10 on LoCoMo dev")
     header_blend: float = Field(0.25, ge=0, description="Plus header_blend * z(header match) (see "
                                 "search.header_weight); 0: off")
+    date_blend: float = Field(0.25, ge=0, description="Plus date_blend * z(date match) (see search.dates); "
+                              "0: off")
     max_length: int = Field(256, ge=16, description="Tokens per (query, content) pair: the main latency lever "
                             "(20 candidates of 1,500 chars, packaged L-12 int8: 0.78 s at 256, 1.70 s at 512)")
     batch_size: int = Field(8, ge=1, description="Pairs per forward pass. Small on CPU: FlagReranker scores "
@@ -132,6 +134,12 @@ class SearchSettings(Section):
                                     "only if at least this share of indexed files carry it in their header: a "
                                     "facet such as a speaker or project. Rarer header words are topics, which "
                                     "BM25 weighs")
+    dates: bool = Field(True, description="A query naming days (\"on 3 June, 2023\", \"in January 2022\") adds "
+                        "BM25's top keyword_top among the files dated then as a third candidate list, and a "
+                        "date match feature (1 that day, less for a day either side)")
+    date_weight: float = Field(1.0, ge=0, description="Weight of the date match in linear fusion; 0: off")
+    date_slack_days: int = Field(1, ge=0, description="Days either side of a named day that still half-match "
+                                 "(\"watched it last night\" is written the morning after)")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")

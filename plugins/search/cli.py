@@ -33,6 +33,7 @@ def search_cmd(
     no_hybrid: bool = typer.Option(False, "--no-hybrid", help="Vectors only: no BM25 keyword fusion."),
     no_routing: bool = typer.Option(False, "--no-routing", help="Send identifiers through vectors too."),
     no_recency: bool = typer.Option(False, "--no-recency", help="No nudge for newer facts."),
+    no_dates: bool = typer.Option(False, "--no-dates", help="Ignore days the query names (\"on 3 June, 2023\")."),
     brief: bool = typer.Option(False, "--briefing", help="A token-budgeted briefing, round-robin across sources."),
     tokens: int = typer.Option(None, "--tokens", help="Briefing budget in tokens (default search.briefing_tokens)."),
     batch: Path = typer.Option(None, "--batch", help="JSONL file, one {\"id\", \"query\", \"target\"?} a line "
@@ -57,7 +58,8 @@ def search_cmd(
     """
     s = settings(ctx)
     flags = dict(rerank=False if no_rerank else None, hybrid=False if no_hybrid else None,
-                 routing=False if no_routing else None, recency=False if no_recency else None)
+                 routing=False if no_routing else None, recency=False if no_recency else None,
+                 dates=False if no_dates else None)
     if batch is None and not query:
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
     with Searcher(s) as searcher:

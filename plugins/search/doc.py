@@ -141,7 +141,7 @@ def parse_date(value: Any) -> dt.datetime | None:
             out = dt.datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
         except ValueError:
             return None
-    return out if out.tzinfo else out.replace(tzinfo=dt.UTC)
+    return out.astimezone(dt.UTC) if out.tzinfo else out.replace(tzinfo=dt.UTC)
 
 
 def snippet(doc: Doc, chars: int = 300) -> str:

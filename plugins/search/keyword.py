@@ -8,6 +8,7 @@ searches it. Unchanged files (same content hash) are skipped, so re-indexing is 
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -164,6 +165,11 @@ def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, wo
     return stats
 
 
+def _julian(when: dt.datetime) -> float:
+    """SQLite's julianday() of an aware datetime (days since noon UTC, 24 November 4714 BC)."""
+    return when.astimezone(dt.UTC).timestamp() / 86400.0 + 2440587.5
+
+
 def _like_prefix(target: str) -> str:
     escaped = target.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped + "/%"
@@ -188,14 +194,21 @@ class KeywordIndex:
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM docs").fetchone()[0]
 
-    def candidates(self, query: str, target: str, limit: int) -> list[Candidate]:
-        """`query` is an FTS5 MATCH expression (see query.fts_query)."""
+    def candidates(self, query: str, target: str, limit: int,
+                   between: tuple[dt.datetime, dt.datetime] | None = None) -> list[Candidate]:
+        """`query` is an FTS5 MATCH expression (see query.fts_query); `between` keeps only files
+        dated in [from, to) (the days a query names). BM25 keeps its whole-index statistics."""
         if not query:
             return []
-        sql = (f"SELECT uri, {BM25} AS s FROM fts WHERE fts MATCH ? AND uri LIKE ? ESCAPE '\\' "
-               "ORDER BY s LIMIT ?")
+        sql = f"SELECT uri, {BM25} AS s FROM fts WHERE fts MATCH ? AND uri LIKE ? ESCAPE '\\' "
+        args: list[object] = [query, _like_prefix(target)]
+        if between is not None:
+            # julianday() reads the stored ISO text with its UTC offset, whatever offset it carries.
+            sql += "AND rowid IN (SELECT id FROM docs WHERE julianday(date) >= ? AND julianday(date) < ?) "
+            args += [_julian(between[0]), _julian(between[1])]
+        sql += "ORDER BY s LIMIT ?"
         try:
-            rows = self._conn.execute(sql, (query, _like_prefix(target), limit)).fetchall()
+            rows = self._conn.execute(sql, (*args, limit)).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.

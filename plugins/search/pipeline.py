@@ -1,5 +1,6 @@
-"""The search pipeline: route -> vector + keyword candidates -> RRF -> content -> linear fusion
-(BM25 + file and fact cosines) -> rerank -> recency -> per-file cap -> top k (or a briefing).
+"""The search pipeline: route -> vector + keyword (+ dated) candidates -> RRF -> content -> linear
+fusion (BM25, file and fact cosines, header and date match) -> rerank -> recency -> per-file cap ->
+top k (or a briefing).
 Every stage can be switched off in `muninn.yaml` (`search:`) and per call; every fallback is
 written into `SearchResult.warnings`.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
-from muninn.plugins.search import cap, dense, fusion, keyword, pin, query, rerank
+from muninn.plugins.search import cap, dense, fusion, keyword, pin, query, query_dates, rerank
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import recency as recency_mod
 from muninn.plugins.search.content import ContentFetcher
@@ -88,8 +89,8 @@ class Searcher:
 
     def search(self, text: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
                rerank: bool | None = None, hybrid: bool | None = None, routing: bool | None = None,
-               recency: bool | None = None, briefing: bool = False, tokens: int | None = None,
-               now: dt.datetime | None = None) -> SearchResult:
+               recency: bool | None = None, dates: bool | None = None, briefing: bool = False,
+               tokens: int | None = None, now: dt.datetime | None = None) -> SearchResult:
         cfg = self.cfg
         text = text.strip()
         if not text:
@@ -106,6 +107,7 @@ class Searcher:
         use_hybrid = cfg.hybrid if hybrid is None else hybrid
         use_routing = cfg.routing if routing is None else routing
         use_recency = cfg.recency if recency is None else recency
+        use_dates = cfg.dates if dates is None else dates
         warnings: list[str] = []
         timings: dict[str, float] = {}
 
@@ -134,22 +136,31 @@ class Searcher:
             with timed("keyword"):
                 got = self.index.candidates(match, target, cfg.keyword_top)
                 lists["keyword"] = check_candidates("keyword", got, target, cfg.keyword_top)
+        window = analysis.window if use_dates and route == "hybrid" else None
+        if window is not None and self.index is not None:
+            # Neither list sees a named day: to vectors "9 November" is two tokens, and BM25 finds
+            # "2022" in every file of the year. So the files dated then get a list of their own.
+            with timed("dated"):
+                got = self.index.candidates(match, target, cfg.keyword_top, between=window.bounds(cfg.date_slack_days))
+                lists["dated"] = check_candidates("dated", got, target, cfg.keyword_top)
         with timed("fusion"):
-            fused = fusion.rrf(lists, cfg.rrf_k, {"vector": cfg.vector_weight, "keyword": cfg.keyword_weight})
+            fused = fusion.rrf(lists, cfg.rrf_k, {"vector": cfg.vector_weight, "keyword": cfg.keyword_weight,
+                                                  "dated": cfg.keyword_weight})
 
         with timed("content"):
             docs = self.fetcher.fetch([c.uri for c in fused])
         fused = [c for c in fused if c.uri in docs]
         if since_at is not None:
             fused = [c for c in fused if (d := docs[c.uri].date) is not None and d >= since_at]
-        if cfg.fusion == "linear" and len(lists) == 2 and fused:
+        features: dict[str, dict[str, float]] = {}
+        if cfg.fusion == "linear" and {"vector", "keyword"} <= lists.keys() and fused:
             with timed("linear"):
-                fused = self._linear(text, match, analysis.terms, fused, docs, warnings)
+                fused, features = self._linear(text, match, analysis.terms, window, fused, docs, warnings)
 
         reranked_by = None
         if use_rerank and fused:
             with timed("rerank"):
-                fused, reranked_by = self._rerank(text, fused, docs, warnings)
+                fused, reranked_by = self._rerank(text, fused, docs, features, warnings)
         if use_recency and fused:
             with timed("recency"):
                 dates = {c.uri: docs[c.uri].date for c in fused}
@@ -165,10 +176,12 @@ class Searcher:
             result.briefing, result.hits = briefmod.build(hits, tokens or cfg.briefing_tokens)
         return result
 
-    def _linear(self, text: str, match: str, terms: list[str], fused: list[Candidate],
-                docs: dict[str, docmod.Doc], warnings: list[str]) -> list[Candidate]:
-        """Score the union of both lists on the same features (BM25, file and fact cosines, header
-        match); RRF order stays if the sidecar is down."""
+    def _linear(self, text: str, match: str, terms: list[str], window: query_dates.Window | None,
+                fused: list[Candidate], docs: dict[str, docmod.Doc],
+                warnings: list[str]) -> tuple[list[Candidate], dict[str, dict[str, float]]]:
+        """Score the union of the lists on the same features (BM25, file and fact cosines, header
+        and date match); RRF order stays if the sidecar is down. Returns the features too: the
+        rerank adds the header and date match again."""
         assert self.index is not None
         uris = [c.uri for c in fused]
         try:
@@ -176,18 +189,22 @@ class Searcher:
             cos = self.dense.cosines(text, [docs[u].text for u in uris] + [docs[u].fact or docs[u].body for u in uris])
         except dense.DenseUnavailable as exc:
             warnings.append(f"linear fusion skipped, results are in RRF order: {exc}")
-            return fused
+            return fused, {}
         file_cos, fact_cos = cos[:len(uris)], cos[len(uris):]
         features = {"keyword": self.index.scores(match, uris),
                     "vector": dict(zip(uris, file_cos, strict=True)),
                     "fact": dict(zip(uris, fact_cos, strict=True)),
-                    "header": self._header(terms, uris, docs)}
+                    "header": self._header(terms, uris, docs),
+                    "date": {u: window.match(docs[u].date, self.cfg.date_slack_days) for u in uris} if window else {}}
         for c in fused:
             c.stage_scores["file_cos"] = round(features["vector"][c.uri], 4)
             c.stage_scores["fact_cos"] = round(features["fact"][c.uri], 4)
             c.stage_scores["header"] = round(features["header"].get(c.uri, 0.0), 4)
-        return fusion.linear(fused, features, {"keyword": self.cfg.keyword_weight, "vector": self.cfg.vector_weight,
-                                               "fact": self.cfg.fact_weight, "header": self.cfg.header_weight})
+            if window:
+                c.stage_scores["date"] = round(features["date"][c.uri], 4)
+        weights = {"keyword": self.cfg.keyword_weight, "vector": self.cfg.vector_weight,
+                   "fact": self.cfg.fact_weight, "header": self.cfg.header_weight, "date": self.cfg.date_weight}
+        return fusion.linear(fused, features, weights), features
 
     def _header(self, terms: list[str], uris: list[str], docs: dict[str, docmod.Doc]) -> dict[str, float]:
         """The header match of each candidate, on the query words that head at least
@@ -204,7 +221,7 @@ class Searcher:
         return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
 
     def _rerank(self, text: str, fused: list[Candidate], docs: dict[str, docmod.Doc],
-                warnings: list[str]) -> tuple[list[Candidate], str | None]:
+                features: dict[str, dict[str, float]], warnings: list[str]) -> tuple[list[Candidate], str | None]:
         model = self.reranker()
         if model is None:
             warnings.append(f"rerank skipped, results are in fusion order: {self._rerank_problem}")
@@ -222,12 +239,14 @@ class Searcher:
         # Rank in logit space, z-scored: sigmoid scores saturate (0.0001 vs 0.0005), and the recency
         # prior that follows would then reorder every weak candidate by date alone. `blend` keeps a
         # little of the retrieval evidence: z(rerank logit) + blend * z(fusion score), and the header
-        # match again: a cross-encoder reads "Caroline said" as two words, not as who said it.
-        blend, header_blend = self.cfg.rerank.blend, self.cfg.rerank.header_blend
-        header = fusion.zscores([c.stage_scores.get("header", 0.0) for c in head])
-        for c, r, f, h in zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before), header,
-                              strict=True):
-            c.score = r + blend * f + header_blend * h
+        # and date match again: a cross-encoder reads "Caroline said" as two words, not as who said
+        # it, and cannot tell that 2 May is the day after 1 May.
+        cfg = self.cfg.rerank
+        extra = [(weight, fusion.zscores([features.get(name, {}).get(c.uri, 0.0) for c in head]))
+                 for name, weight in (("header", cfg.header_blend), ("date", cfg.date_blend)) if weight]
+        for i, (c, r, f) in enumerate(zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before),
+                                          strict=True)):
+            c.score = r + cfg.blend * f + sum(weight * z[i] for weight, z in extra)
         head.sort(key=lambda c: -c.score)
         # Candidates the reranker did not see stay below the ones it did, in their order, without
         # stretching the range that the recency prior scales to.
@@ -266,8 +285,8 @@ def _hit(c: Candidate, d: docmod.Doc) -> Hit:
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
            rerank: bool | None = None, hybrid: bool | None = None, routing: bool | None = None,
-           recency: bool | None = None, briefing: bool = False, tokens: int | None = None,
-           settings: Settings | None = None, client: OpenViking | None = None,
+           recency: bool | None = None, dates: bool | None = None, briefing: bool = False,
+           tokens: int | None = None, settings: Settings | None = None, client: OpenViking | None = None,
            index: Path | str | None = None) -> SearchResult:
     """One search. `None` flags mean "as configured in muninn.yaml". The identity is `client`,
     else `OpenViking.user(settings)`; the keyword index is `index`, else that identity's default."""
@@ -276,4 +295,4 @@ def search(query: str, *, k: int | None = None, target: str | None = None, since
     settings = settings or config.load()
     with Searcher(settings, client=client, index=index) as searcher:
         return searcher.search(query, k=k, target=target, since=since, rerank=rerank, hybrid=hybrid,
-                               routing=routing, recency=recency, briefing=briefing, tokens=tokens)
+                               routing=routing, recency=recency, dates=dates, briefing=briefing, tokens=tokens)

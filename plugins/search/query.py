@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from muninn.plugins.search import query_dates
+
 # Each pattern must match the whole token; a query is an identifier query when every token is
 # an identifier or a stop word ("INC-10963", "what is db01.prod.example.com").
 IDENTIFIERS: dict[str, re.Pattern[str]] = {
@@ -52,6 +54,7 @@ class Analysis:
     query: str
     identifiers: list[tuple[str, str]]   # (kind, token)
     terms: list[str]                     # content words for BM25
+    window: query_dates.Window | None = None   # the days the query names ("on 3 June, 2023")
 
     @property
     def terms_outside_identifiers(self) -> list[str]:
@@ -78,7 +81,7 @@ def analyse(query: str) -> Analysis:
         if kind:
             ids.append((kind, raw.strip(".:")))
     terms = [w.lower() for w in _WORD.findall(query) if w.lower() not in STOP]
-    return Analysis(query=query, identifiers=ids, terms=terms)
+    return Analysis(query=query, identifiers=ids, terms=terms, window=query_dates.window(query))
 
 
 def fts_query(analysis: Analysis) -> str:
