@@ -98,3 +98,12 @@ def test_index_candidates_between_reads_any_offset(tmp_path) -> None:
     outside = {c.uri: c.score for c in idx.candidates('"backup"', root, 10)}
     assert inside[f"{root}/c.md"] == pytest.approx(outside[f"{root}/c.md"])
     idx.close()
+
+
+def test_front_matter_dates_become_utc() -> None:
+    from muninn.plugins.search.doc import parse_date
+    assert parse_date("2025-06-03T01:30:00+02:00") == dt.datetime(2025, 6, 2, 23, 30, tzinfo=dt.UTC)
+    assert parse_date("2025-06-03T01:30:00+02:00").utcoffset() == dt.timedelta(0)
+    assert parse_date("2025-06-03") == dt.datetime(2025, 6, 3, tzinfo=dt.UTC)
+    assert parse_date(dt.date(2025, 6, 3)) == dt.datetime(2025, 6, 3, tzinfo=dt.UTC)
+    assert parse_date("not a date") is None and parse_date(None) is None

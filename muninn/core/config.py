@@ -138,7 +138,7 @@ class SearchSettings(Section):
                         "BM25's top keyword_top among the files dated then as a third candidate list, and a "
                         "date match feature (1 that day, less for a day either side)")
     date_weight: float = Field(1.0, ge=0, description="Weight of the date match in linear fusion; 0: off")
-    date_slack_days: int = Field(1, ge=0, description="Days either side of a named day that still half-match "
+    date_slack_days: int = Field(1, ge=0, description="Days either side of a named day that still partly match "
                                  "(\"watched it last night\" is written the morning after)")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")

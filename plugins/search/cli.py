@@ -43,7 +43,9 @@ def search_cmd(
 ) -> None:
     """Find facts: identifiers go keyword-only; questions take OpenViking's vector top 20 and BM25's
     top 20, score each candidate on BM25, its file's and its fact's cosine and how much of the
-    query its title or breadcrumb names, then the cross-encoder reranks the content, a small
+    query its title or breadcrumb names; a question naming a day ("on 3 June, 2023", "in January
+    2024") also takes BM25's top 20 among the files dated then and scores how near each file's
+    date is. Then the cross-encoder reranks the content, a small
     recency prior breaks near-ties, and at most two hits come from one file. The result names
     the reranker that ran; --json shows every stage's score per hit.
 
@@ -53,6 +55,7 @@ def search_cmd(
     Examples:
       muninn search "how did we rotate the ingress certificate"
       muninn search INC-10963 --json
+      muninn search "what failed on 3 June 2025"
       muninn search "deploy failed" --since 7d --target viking://resources/observations
       muninn search --batch questions.jsonl --json
     """
