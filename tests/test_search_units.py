@@ -235,6 +235,11 @@ def test_header_share_counts_files_whose_header_names_a_word(tmp_path) -> None:
     shares = idx.header_share(["john", "runbook", '"said"', "OR", "nope", "john"])
     assert shares == {"john": 0.5, "runbook": 0.25, "said": 0.75, "OR": 0.0, "nope": 0.0}   # stemmed like BM25
     assert idx.header_share([]) == {}
+    # Within a target, the share is of the files the search sees there.
+    keyword.index_facts(db, {f"viking://resources/other/{n}.md": _fact("Maria said", "Hello.") for n in range(4)})
+    assert idx.header_share(["john", "maria"]) == {"john": 0.25, "maria": 0.625}
+    assert idx.header_share(["john", "maria"], "viking://resources/c") == {"john": 0.5, "maria": 0.25}
+    assert idx.header_share(["john"], "viking://resources/none") == {}
     idx.close()
 
 

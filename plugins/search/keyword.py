@@ -228,17 +228,19 @@ class KeywordIndex:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         return {ids[rowid]: -s for rowid, s in rows}
 
-    def header_share(self, words: list[str]) -> dict[str, float]:
-        """For each word, the share of indexed files whose title or breadcrumb holds it (stemmed as
-        BM25 is). A word that heads many files names a facet (who said it, which project)."""
-        total = self.count()
+    def header_share(self, words: list[str], target: str | None = None) -> dict[str, float]:
+        """For each word, the share of indexed files (under `target`, if given: the files the search
+        sees) whose title or breadcrumb holds it, stemmed as BM25 is. A word that heads many files
+        names a facet (who said it, which project)."""
+        scope, args = ("", ()) if target is None else (" AND uri LIKE ? ESCAPE '\\'", (_like_prefix(target),))
+        total = self._conn.execute(f"SELECT count(*) FROM docs WHERE 1{scope}", args).fetchone()[0]
         out: dict[str, float] = {}
         for word in dict.fromkeys(w.replace('"', "") for w in words):
             if not word or not total:
                 continue
             try:
-                n = self._conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
-                                       (f'{{title breadcrumb}} : "{word}"',)).fetchone()[0]
+                n = self._conn.execute(f"SELECT count(*) FROM fts WHERE fts MATCH ?{scope}",
+                                       (f'{{title breadcrumb}} : "{word}"', *args)).fetchone()[0]
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
             out[word] = n / total

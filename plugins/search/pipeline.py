@@ -155,7 +155,8 @@ class Searcher:
         features: dict[str, dict[str, float]] = {}
         if cfg.fusion == "linear" and {"vector", "keyword"} <= lists.keys() and fused:
             with timed("linear"):
-                fused, features = self._linear(text, match, analysis.terms, window, fused, docs, warnings)
+                fused, features = self._linear(text, match, analysis.terms, window, target, fused, docs,
+                                               warnings)
 
         reranked_by = None
         if use_rerank and fused:
@@ -176,7 +177,7 @@ class Searcher:
             result.briefing, result.hits = briefmod.build(hits, tokens or cfg.briefing_tokens)
         return result
 
-    def _linear(self, text: str, match: str, terms: list[str], window: query_dates.Window | None,
+    def _linear(self, text: str, match: str, terms: list[str], window: query_dates.Window | None, target: str,
                 fused: list[Candidate], docs: dict[str, docmod.Doc],
                 warnings: list[str]) -> tuple[list[Candidate], dict[str, dict[str, float]]]:
         """Score the union of the lists on the same features (BM25, file and fact cosines, header
@@ -194,7 +195,7 @@ class Searcher:
         features = {"keyword": self.index.scores(match, uris),
                     "vector": dict(zip(uris, file_cos, strict=True)),
                     "fact": dict(zip(uris, fact_cos, strict=True)),
-                    "header": self._header(terms, uris, docs),
+                    "header": self._header(terms, target, uris, docs),
                     "date": {u: window.match(docs[u].date, self.cfg.date_slack_days) for u in uris} if window else {}}
         for c in fused:
             c.stage_scores["file_cos"] = round(features["vector"][c.uri], 4)
@@ -206,9 +207,10 @@ class Searcher:
                    "fact": self.cfg.fact_weight, "header": self.cfg.header_weight, "date": self.cfg.date_weight}
         return fusion.linear(fused, features, weights), features
 
-    def _header(self, terms: list[str], uris: list[str], docs: dict[str, docmod.Doc]) -> dict[str, float]:
+    def _header(self, terms: list[str], target: str, uris: list[str], docs: dict[str, docmod.Doc]) -> dict[str, float]:
         """The header match of each candidate, on the query words that head at least
-        `header_min_share` of the indexed files (facets); {} when the feature is off or nothing qualifies."""
+        `header_min_share` of the indexed files under `target` (facets); {} when the feature is off or
+        nothing qualifies."""
         assert self.index is not None
         if not self.cfg.header_weight:
             return {}
@@ -216,7 +218,7 @@ class Searcher:
         named = set(terms) & set().union(*(docs[u].header_words for u in uris))
         if not named:
             return {}
-        shares = self.index.header_share(sorted(named))
+        shares = self.index.header_share(sorted(named), target)
         facets = {w for w, share in shares.items() if share >= self.cfg.header_min_share}
         return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
 
