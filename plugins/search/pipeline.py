@@ -118,7 +118,7 @@ class Searcher:
             timings[stage] = round((time.perf_counter() - t0) * 1000, 2)
 
         with timed("analyse"):
-            analysis = query.analyse(text)
+            analysis = query.analyse(text, today=now.date())
         route = "hybrid" if use_hybrid else "vector"
         if use_routing and analysis.is_identifier:
             route = "keyword"

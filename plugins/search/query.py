@@ -6,6 +6,7 @@ and no semantic neighbourhood, so vectors only add noise there: such queries ski
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
@@ -74,14 +75,15 @@ def identifier_kind(token: str) -> str | None:
     return None
 
 
-def analyse(query: str) -> Analysis:
+def analyse(query: str, today: dt.date | None = None) -> Analysis:
+    """`today` places a day or month named without a year ("in June"): see query_dates.window."""
     ids = []
     for raw in _TOKEN.findall(query):
         kind = identifier_kind(raw)
         if kind:
             ids.append((kind, raw.strip(".:")))
     terms = [w.lower() for w in _WORD.findall(query) if w.lower() not in STOP]
-    return Analysis(query=query, identifiers=ids, terms=terms, window=query_dates.window(query))
+    return Analysis(query=query, identifiers=ids, terms=terms, window=query_dates.window(query, today))
 
 
 def fts_query(analysis: Analysis) -> str:

@@ -1,9 +1,10 @@
-"""Dates a query names: "on 3 June, 2023", "in January 2022", "between August 11 and August 15 2023".
+"""Dates a query names: "on 3 June, 2023", "in January 2022", "between August 11 and August 15 2023",
+"in June", "in 2023".
 
 A question tied to a day wants the facts written that day, and neither vectors nor BM25 see it:
 to an embedder "9 November" is two tokens, to BM25 "2022" heads every file of the year. The
 search pipeline turns the named window into a candidate list of its own and a fusion feature
-(`date_match`). Only absolute dates count; relative ones ("last week") are `--since`'s job.
+(`date_match`). Only calendar dates count; relative ones ("last week") are `--since`'s job.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 # Most specific first; a span one pattern took is not read again by a later one.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("day", re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")),
-    ("day", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?(?:\s+{_YEAR})?\b", re.I)),
-    ("day", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?", re.I)),
+    ("day", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:(?:,\s*|\s+){_YEAR})?\b", re.I)),
+    ("day", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?:(?:,\s*|\s+){_YEAR}\b)?", re.I)),
     ("month", re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.I)),
     ("month", re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)\b(?!-)")),
+    # A bare month or year only after a preposition: "in May", not "you may"; "in 2023", not "port 2023".
+    ("month", re.compile(rf"\b(?:in|during|of)\s+{_MONTH}(?!\w)", re.I)),
+    ("year", re.compile(rf"\b(?:in|during|throughout)\s+{_YEAR}\b", re.I)),
 ]
 
 
@@ -56,39 +60,45 @@ def _month(value: str) -> int | None:
     return int(value) if value.isdigit() else _MONTHS.get(value.lower().rstrip("."))
 
 
-def window(text: str) -> Window | None:
-    """The smallest window holding every absolute date `text` names, or None. A day named without a
-    year ("between August 11 and August 15 2023") takes the year named elsewhere in the query; with
-    no year anywhere it is left out, since guessing one would point at the wrong year's facts."""
+def _span(kind: str, year: int, month: int, day: int) -> tuple[dt.date, dt.date]:
+    if kind == "day":
+        return dt.date(year, month, day), dt.date(year, month, day)
+    if kind == "month":
+        return dt.date(year, month, 1), dt.date(year, month, calendar.monthrange(year, month)[1])
+    return dt.date(year, 1, 1), dt.date(year, 12, 31)
+
+
+def window(text: str, today: dt.date | None = None) -> Window | None:
+    """The smallest window holding every calendar date `text` names, or None. A day or month named
+    without a year takes the one year named elsewhere in the query ("between August 11 and August 15
+    2023"); failing that, the latest that has begun by `today` ("in June" in November is this June,
+    in March last June), as a person means it. With neither, it is left out rather than guessed."""
     taken = [False] * len(text)
     found: list[tuple[str, int, int, int | None]] = []      # (kind, month, day, year)
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             if any(taken[m.start():m.end()]):
                 continue
-            month = _month(m.group("month"))
+            month = _month(m.group("month")) if kind != "year" else 1
             if month is None or not 1 <= month <= 12:
                 continue
             day = int(m.group("day")) if kind == "day" else 1
-            year = m.group("year")
+            year = m.group("year") if "year" in pattern.groupindex else None
             found.append((kind, month, day, int(year) if year else None))
             taken[m.start():m.end()] = [True] * (m.end() - m.start())
     years = {y for *_, y in found if y is not None}
     spans: list[tuple[dt.date, dt.date]] = []
     for kind, month, day, year in found:
-        if year is None:
-            if len(years) != 1:
-                continue
-            year = next(iter(years))
         try:
-            if kind == "day":
-                start = end = dt.date(year, month, day)
-            else:
-                start = dt.date(year, month, 1)
-                end = dt.date(year, month, calendar.monthrange(year, month)[1])
+            if year is None and len(years) == 1:
+                year = next(iter(years))
+            elif year is None and today is not None:
+                year = today.year if _span(kind, today.year, month, day)[0] <= today else today.year - 1
+            elif year is None:
+                continue
+            spans.append(_span(kind, year, month, day))
         except ValueError:          # 31 February: not a date, so no window from it
             continue
-        spans.append((start, end))
     if not spans:
         return None
     return Window(min(s for s, _ in spans), max(e for _, e in spans))
