@@ -24,6 +24,8 @@ D = dt.date
     ("cost report 2024-02", D(2024, 2, 1), D(2024, 2, 29)),                 # a leap year's February
     ("Where was John between August 11 and August 15 2023?", D(2023, 8, 11), D(2023, 8, 15)),
     ("from 30 January 2023 to 2 February 2023", D(2023, 1, 30), D(2023, 2, 2)),
+    ("the picture shared on December 1,2023", D(2023, 12, 1), D(2023, 12, 1)),
+    ("how many outages did we have in 2023", D(2023, 1, 1), D(2023, 12, 31)),
 ])
 def test_the_forms_people_write(text: str, start: dt.date, end: dt.date) -> None:
     assert window(text) == Window(start, end)
@@ -44,6 +46,29 @@ def test_what_is_no_window(text: str) -> None:
         assert w == Window(D(2022, 5, 3), D(2023, 5, 5))    # the bare "June 4" is left out, not guessed
     else:
         assert w is None
+
+
+@pytest.mark.parametrize("text, today, start, end", [
+    # A month or day with no year is the latest one that has begun by today, as a person means it.
+    ("what did we change in June", D(2026, 11, 30), D(2026, 6, 1), D(2026, 6, 30)),
+    ("what did we change in June", D(2026, 3, 2), D(2025, 6, 1), D(2025, 6, 30)),
+    ("what did we change in June", D(2026, 6, 1), D(2026, 6, 1), D(2026, 6, 30)),      # begun today
+    ("the second week of November", D(2024, 1, 13), D(2023, 11, 1), D(2023, 11, 30)),
+    ("what did they give him on Aug 15th", D(2024, 1, 13), D(2023, 8, 15), D(2023, 8, 15)),
+    ("what did they give him on Aug 15th", D(2023, 8, 15), D(2023, 8, 15), D(2023, 8, 15)),
+    # A year named in the query wins over today.
+    ("between August 11 and August 15 2023", D(2026, 1, 1), D(2023, 8, 11), D(2023, 8, 15)),
+])
+def test_a_missing_year_is_placed_by_today(text: str, today: dt.date, start: dt.date, end: dt.date) -> None:
+    assert window(text, today) == Window(start, end)
+    assert query.analyse(text, today).window == Window(start, end)
+
+
+@pytest.mark.parametrize("text", ["you may restart it", "march the pods to the new node", "port 2023 is open",
+                                  "2023 pods restarted", "in may be down",
+                                  "you may 12 times restart it"])
+def test_bare_months_and_years_need_a_preposition(text: str) -> None:
+    assert window(text, D(2026, 11, 30)) is None
 
 
 def test_a_span_one_pattern_took_is_not_read_again() -> None:

@@ -29,7 +29,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("month", re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.I)),
     ("month", re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)\b(?!-)")),
     # A bare month or year only after a preposition: "in May", not "you may"; "in 2023", not "port 2023".
-    ("month", re.compile(rf"\b(?:in|during|of)\s+{_MONTH}(?!\w)", re.I)),
+    ("month", re.compile(rf"\b(?:in|during|of)\s+{_MONTH}(?!\w)", re.I)),   # "May" capitalised, see below
     ("year", re.compile(rf"\b(?:in|during|throughout)\s+{_YEAR}\b", re.I)),
 ]
 
@@ -79,6 +79,8 @@ def window(text: str, today: dt.date | None = None) -> Window | None:
         for m in pattern.finditer(text):
             if any(taken[m.start():m.end()]):
                 continue
+            if m.groupdict().get("month") == "may" and not m.groupdict().get("year"):
+                continue            # "it may be", "you may 12 times": the verb; the month is written May
             month = _month(m.group("month")) if kind != "year" else 1
             if month is None or not 1 <= month <= 12:
                 continue
