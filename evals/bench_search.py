@@ -66,9 +66,12 @@ def pipeline(conv_id: str, repeat: int, rerank: bool = False) -> tuple[str, dict
                 totals["identifier"].append((time.perf_counter() - t) * 1000)
     client.close()
     root.close()
-    rows = ["| stage | p50 ms | p95 ms |", "|---|---|---|"]
-    rows += [f"| {k} | {pct(v, 50):.1f} | {pct(v, 95):.1f} |" for k, v in stages.items()]
-    rows += [f"| **total, {k}** | {pct(v, 50):.1f} | {pct(v, 95):.1f} |" for k, v in totals.items()]
+    # Pipeline order; a stage that runs for some queries only (dated) says over how many.
+    order = ["analyse", "vector", "keyword", "dated", "fusion", "content", "linear", "rerank", "recency", "cap"]
+    named = sorted(stages, key=lambda k: order.index(k) if k in order else len(order))
+    rows = ["| stage | searches | p50 ms | p95 ms |", "|---|---|---|---|"]
+    rows += [f"| {k} | {len(stages[k])} | {pct(stages[k], 50):.1f} | {pct(stages[k], 95):.1f} |" for k in named]
+    rows += [f"| **total, {k}** | {len(v)} | {pct(v, 50):.1f} | {pct(v, 95):.1f} |" for k, v in totals.items()]
     head = (f"conversation {conv_id}: {len(files)} files ingested + indexed in {ingest_s:.1f} s; "
             f"{len(qs)} questions x {repeat}, warm, rerank {'on (hybrid)' if rerank else 'off'}\n\n")
     return head + "\n".join(rows), {"stages": stages, "totals": totals}

@@ -134,9 +134,9 @@ class SearchSettings(Section):
                                     "only if at least this share of indexed files carry it in their header: a "
                                     "facet such as a speaker or project. Rarer header words are topics, which "
                                     "BM25 weighs")
-    dates: bool = Field(True, description="A query naming days (\"on 3 June, 2023\", \"in January 2022\") adds "
-                        "BM25's top keyword_top among the files dated then as a third candidate list, and a "
-                        "date match feature (1 that day, less for a day either side)")
+    dates: bool = Field(True, description="A query naming a day, month or year (\"on 3 June, 2023\", \"in "
+                        "January\", \"in 2023\") adds BM25's top keyword_top among the files dated then as a "
+                        "third candidate list, and a date match feature (1 inside, less a day either side)")
     date_weight: float = Field(1.0, ge=0, description="Weight of the date match in linear fusion; 0: off")
     date_slack_days: int = Field(1, ge=0, description="Days either side of a named day that still partly match "
                                  "(\"watched it last night\" is written the morning after)")

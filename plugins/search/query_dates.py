@@ -4,7 +4,7 @@
 A question tied to a day wants the facts written that day, and neither vectors nor BM25 see it:
 to an embedder "9 November" is two tokens, to BM25 "2022" heads every file of the year. The
 search pipeline turns the named window into a candidate list of its own and a fusion feature
-(`date_match`). Only calendar dates count; relative ones ("last week") are `--since`'s job.
+(the date match). Only calendar dates count; relative ones ("last week") are `--since`'s job.
 """
 
 from __future__ import annotations
