@@ -151,6 +151,15 @@ def ingest(client: OpenViking, files: dict[str, str], conv_id: str, db: Path, ch
     keyword.index_facts(db, files)
 
 
+def first_ranks(ranked: list[list[str]], gold: list[set[str]]) -> list[int | None]:
+    """0-based rank of the first evidence file in each result list, None when it is not there."""
+    out = []
+    for uris, want in zip(ranked, gold, strict=True):
+        ids = [u.rsplit("/", 1)[-1] for u in uris]
+        out.append(next((i for i, u in enumerate(ids) if u in want), None))
+    return out
+
+
 def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
     hit4 = hit10 = rec20 = mrr = 0.0
     for uris, want in zip(ranked, gold, strict=True):
@@ -171,7 +180,8 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
     root = OpenViking.root(settings)
     account = f"locomo{uuid.uuid4().hex[:8]}"
     client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
-    per_variant: dict[str, dict[str, list]] = {v: {"ranked": [], "gold": [], "cat": [], "ms": []} for v in variants}
+    per_variant: dict[str, dict[str, list]] = {v: {"ranked": [], "gold": [], "cat": [], "ms": [], "asked": []}
+                                               for v in variants}
     convs = {c: json.loads((data / f"{c}.json").read_text()) for c in conv_ids}
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True)) as bar:       # stopped on an error too
@@ -195,6 +205,7 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
                         rec["gold"].append({file_name(e) for e in q["evidence"]})
                         rec["cat"].append(q["category"])
                         rec["ms"].append(sum(res.timings_ms.values()))
+                        rec["asked"].append((conv_id, q["question"]))
                         bar.advance(task)
     report = {"conversations": conv_ids, "window": window, "front": front, "variants": {}}
     for name, rec in per_variant.items():
@@ -206,6 +217,10 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
                                    [g for g, cc in zip(rec["gold"], rec["cat"], strict=True) if cc == c])["hit@4"]
             for c in CATEGORIES}
         report["variants"][name] = entry
+    report["ranks"] = [{"variant": name, "conversation": c, "question": q, "category": cat, "first": first}
+                       for name, rec in per_variant.items()
+                       for (c, q), cat, first in zip(rec["asked"], rec["cat"], first_ranks(rec["ranked"], rec["gold"]),
+                                                     strict=True)]
     client.close()
     root.close()
     return report
@@ -277,6 +292,8 @@ def main() -> None:
                         help="one more variant: the defaults plus these search settings")
     parser.add_argument("--json", type=Path, help="also write the raw report here")
     parser.add_argument("--plot", type=Path, help="bar chart of the variants (PNG)")
+    parser.add_argument("--ranks", type=Path, help="also write each question's first evidence rank per variant "
+                        "(JSON lines), to see which questions a change moved")
     parser.add_argument("--replot", type=Path, metavar="REPORT.json",
                         help="only draw --plot again from a report written by --json (no server needed)")
     args = parser.parse_args()
@@ -300,6 +317,9 @@ def main() -> None:
     print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "
           f"overrides {overrides or '-'}\n")
     print(table(report))
+    ranks = report.pop("ranks")
+    if args.ranks:
+        args.ranks.write_text("".join(json.dumps(r) + "\n" for r in ranks))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     if args.plot:

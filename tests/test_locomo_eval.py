@@ -60,6 +60,7 @@ def test_metrics_score_the_first_evidence_file() -> None:
     assert m["hit@4"] == pytest.approx(1 / 3) and m["hit@10"] == pytest.approx(2 / 3)
     assert m["MRR@10"] == pytest.approx((1 / 2 + 1 / 5) / 3)
     assert m["recall@20"] == pytest.approx((1 + 1 + 0) / 3)
+    assert locomo.first_ranks(ranked, gold) == [1, 4, None]
 
 
 def test_with_search_reaches_the_nested_rerank_section(stack) -> None:
@@ -82,3 +83,7 @@ def test_a_small_run_through_the_real_server(stack, tmp_path) -> None:
         assert (v["n"], v["hit@10"], v["recall@20"]) == (3, 1.0, 1.0)
         assert 0 < v["MRR@10"] <= 1 and set(v["by_category"]) == set(locomo.CATEGORIES.values())
     assert report["variants"]["+ header match"]["hit@4"] == 1.0
+    # Per question, per variant: which questions a change moved.
+    ranks = report["ranks"]
+    assert len(ranks) == 3 * len(variants) and {r["variant"] for r in ranks} == set(variants)
+    assert all(r["conversation"] == "t" and r["first"] is not None and r["first"] < 5 for r in ranks)

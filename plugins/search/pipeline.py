@@ -164,8 +164,8 @@ class Searcher:
                 fused, reranked_by = self._rerank(text, fused, docs, features, warnings)
         if use_recency and fused:
             with timed("recency"):
-                dates = {c.uri: docs[c.uri].date for c in fused}
-                fused = recency_mod.apply(fused, dates, cfg.half_life_days, cfg.recency_weight, now)
+                dated = {c.uri: docs[c.uri].date for c in fused}
+                fused = recency_mod.apply(fused, dated, cfg.half_life_days, cfg.recency_weight, now)
         with timed("cap"):
             fused = pin.apply(text, fused, docs)
             capped = cap.per_file(fused, {c.uri: docs[c.uri].file_key for c in fused}, cfg.per_file)
