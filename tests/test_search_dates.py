@@ -115,3 +115,15 @@ def test_date_blend_after_the_rerank(stack, log) -> None:
     # A dominating date blend: best date match first, the reranker's order among equals.
     assert orders[100.0] == sorted(orders[0.0], key=lambda nd: -nd[1])
     assert orders[100.0][0] == ("d3.md", 1.0)
+
+
+def test_a_named_day_turns_the_recency_prior_off(stack, log) -> None:
+    client, db = log
+    with Searcher(_settings(stack, recency=True), client=client, index=db) as s:
+        dated = s.search(QUESTION, k=5, target=ROOT)
+        undated = s.search("why did the nightly backup fail", k=5, target=ROOT)
+        off = s.search(QUESTION, k=5, target=ROOT, dates=False)
+    # It asks about 3 June, not about the newest night: no stage nudges the later files up.
+    assert "recency" not in dated.timings_ms and all("recency" not in h.stage_scores for h in dated.hits)
+    assert "recency" in undated.timings_ms and all("recency" in h.stage_scores for h in undated.hits)
+    assert "recency" in off.timings_ms          # with the date feature off, the question is undated

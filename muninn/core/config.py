@@ -144,7 +144,8 @@ class SearchSettings(Section):
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
     fetch_workers: int = Field(8, ge=1)
-    recency: bool = True
+    recency: bool = Field(True, description="A small prior for newer facts; never for a question that names its "
+                          "days (see dates)")
     half_life_days: float = Field(180.0, gt=0)
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file")

@@ -162,7 +162,8 @@ class Searcher:
         if use_rerank and fused:
             with timed("rerank"):
                 fused, reranked_by = self._rerank(text, fused, docs, features, warnings)
-        if use_recency and fused:
+        # A question that names its days asks about then, not about the newest: no recency prior.
+        if use_recency and fused and window is None:
             with timed("recency"):
                 dated = {c.uri: docs[c.uri].date for c in fused}
                 fused = recency_mod.apply(fused, dated, cfg.half_life_days, cfg.recency_weight, now)
