@@ -237,6 +237,15 @@ def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
     assert read.returncode == 0, read.stderr
     assert json.loads(read.stdout)["breadcrumb"] == "Runbooks > TLS > Certificate rotation"
 
+    q = "which certificate expired on 3 February 2025"
+    dated = stack.cli("-c", str(conf), "search", q, "--json", "--no-rerank")
+    assert dated.returncode == 0, dated.stderr
+    doc = json.loads(dated.stdout)
+    assert doc["dates"] == {"from": "2025-02-03", "to": "2025-02-03", "slack_days": 1}
+    assert doc["hits"][0]["uri"].endswith("inc-10963.md") and doc["hits"][0]["stage_scores"]["date"] == 1.0
+    undated = stack.cli("-c", str(conf), "search", q, "--json", "--no-rerank", "--no-dates")
+    assert undated.returncode == 0 and "dates" not in json.loads(undated.stdout)
+
     bad = stack.cli("-c", str(conf), "search", "x", "--since", "last tuesday")
     assert bad.returncode == 2 and "--since" in bad.stderr
 

@@ -64,6 +64,8 @@ def test_the_named_day_brings_its_file_into_the_candidates(stack, log) -> None:
         on = s.search(QUESTION, k=5, target=ROOT)
         off = s.search(QUESTION, k=5, target=ROOT, dates=False)
     assert on.warnings == [] and "dated" in on.timings_ms and "dated" not in off.timings_ms
+    assert on.to_dict()["dates"] == {"from": "2025-06-03", "to": "2025-06-03", "slack_days": 1}
+    assert off.dates is None and "dates" not in off.to_dict()
     assert "d3.md" in _names(on) and "d3.md" not in _names(off)
     by = {n: h.stage_scores for n, h in zip(_names(on), on.hits, strict=True)}
     assert by["d3.md"]["date"] == 1.0 and by["d3.md"]["linear"] is not None

@@ -103,6 +103,9 @@ def _table(result: SearchResult) -> None:
         console.print("nothing found")
         return
     how = result.route + (f", reranked by {result.reranker}" if result.reranker else "")
+    if result.dates:
+        lo, hi = result.dates["from"], result.dates["to"]
+        how += f", dated {lo if lo == hi else f'{lo} to {hi}'} ±{result.dates['slack_days']}d"
     table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({how})[/]")
     for i, h in enumerate(result.hits, start=1):
         table.add_row(str(i), f"{h.score:.3f}", h.title, h.uri, (h.date or "")[:10])

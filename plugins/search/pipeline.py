@@ -172,8 +172,10 @@ class Searcher:
             capped = cap.per_file(fused, {c.uri: docs[c.uri].file_key for c in fused}, cfg.per_file)
 
         hits = [_hit(c, docs[c.uri]) for c in capped]
+        named = ({"from": window.start.isoformat(), "to": window.end.isoformat(), "slack_days": cfg.date_slack_days}
+                 if window is not None and "dated" in lists else None)
         result = SearchResult(query=text, route=route, hits=hits[:k], warnings=warnings, timings_ms=timings,
-                              reranker=reranked_by)
+                              reranker=reranked_by, dates=named)
         if briefing:
             result.briefing, result.hits = briefmod.build(hits, tokens or cfg.briefing_tokens)
         return result

@@ -63,6 +63,7 @@ class SearchResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     briefing: str | None = None
     reranker: str | None = None                  # the model that reranked, when one did
+    dates: dict[str, Any] | None = None          # the days the query named, when they were used
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -71,6 +72,8 @@ class SearchResult:
         }
         if self.briefing is not None:
             out["briefing"] = self.briefing
+        if self.dates is not None:
+            out["dates"] = self.dates
         return out
 
 
