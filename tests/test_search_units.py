@@ -240,6 +240,8 @@ def test_header_share_counts_files_whose_header_names_a_word(tmp_path) -> None:
     assert idx.header_share(["john", "maria"]) == {"john": 0.25, "maria": 0.625}
     assert idx.header_share(["john", "maria"], "viking://resources/c") == {"john": 0.5, "maria": 0.25}
     assert idx.header_share(["john"], "viking://resources/none") == {}
+    # A target that holds the whole index gives the whole index's shares.
+    assert idx.header_share(["john", "maria"], "viking://resources") == idx.header_share(["john", "maria"])
     idx.close()
 
 

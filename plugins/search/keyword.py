@@ -165,11 +165,6 @@ def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, wo
     return stats
 
 
-def _julian(when: dt.datetime) -> float:
-    """SQLite's julianday() of an aware datetime (days since noon UTC, 24 November 4714 BC)."""
-    return when.astimezone(dt.UTC).timestamp() / 86400.0 + 2440587.5
-
-
 def _like_prefix(target: str) -> str:
     escaped = target.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped + "/%"
@@ -200,15 +195,20 @@ class KeywordIndex:
         dated in [from, to) (the days a query names). BM25 keeps its whole-index statistics."""
         if not query:
             return []
-        sql = f"SELECT uri, {BM25} AS s FROM fts WHERE fts MATCH ? AND uri LIKE ? ESCAPE '\\' "
-        args: list[object] = [query, _like_prefix(target)]
-        if between is not None:
-            # julianday() reads the stored ISO text with its UTC offset, whatever offset it carries.
-            sql += "AND rowid IN (SELECT id FROM docs WHERE julianday(date) >= ? AND julianday(date) < ?) "
-            args += [_julian(between[0]), _julian(between[1])]
-        sql += "ORDER BY s LIMIT ?"
+        if between is None:
+            sql = (f"SELECT uri, {BM25} AS s FROM fts WHERE fts MATCH ? AND uri LIKE ? ESCAPE '\\' "
+                   "ORDER BY s LIMIT ?")
+            args: tuple[object, ...] = (query, _like_prefix(target), limit)
+        else:
+            # Each match looks up its docs row by rowid and is kept if dated in the window; julianday()
+            # reads the stored ISO text whatever UTC offset it carries. (A `rowid IN (SELECT ...)`
+            # filter built that list from every docs row first: 194 ms instead of 29 at 100,000 files.)
+            sql = (f"SELECT d.uri, {BM25} AS s FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? "
+                   "AND d.uri LIKE ? ESCAPE '\\' AND julianday(d.date) >= julianday(?) "
+                   "AND julianday(d.date) < julianday(?) ORDER BY s LIMIT ?")
+            args = (query, _like_prefix(target), between[0].isoformat(), between[1].isoformat(), limit)
         try:
-            rows = self._conn.execute(sql, (*args, limit)).fetchall()
+            rows = self._conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
@@ -232,15 +232,22 @@ class KeywordIndex:
         """For each word, the share of indexed files (under `target`, if given: the files the search
         sees) whose title or breadcrumb holds it, stemmed as BM25 is. A word that heads many files
         names a facet (who said it, which project)."""
-        scope, args = ("", ()) if target is None else (" AND uri LIKE ? ESCAPE '\\'", (_like_prefix(target),))
-        total = self._conn.execute(f"SELECT count(*) FROM docs WHERE 1{scope}", args).fetchone()[0]
+        total = self.count()
+        scoped: tuple[str, ...] = ()
+        if target is not None:
+            scoped = (_like_prefix(target),)
+            under = self._conn.execute("SELECT count(*) FROM docs WHERE uri LIKE ? ESCAPE '\\'", scoped).fetchone()[0]
+            # The usual target is the index's own root: then the whole index is the scope, and the
+            # count needs no uri look-up per match (at 100,000 files: 2 ms a word instead of 25).
+            scoped, total = ((), total) if under == total else (scoped, under)
+        sql = ("SELECT count(*) FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND d.uri LIKE ? "
+               "ESCAPE '\\'" if scoped else "SELECT count(*) FROM fts WHERE fts MATCH ?")
         out: dict[str, float] = {}
         for word in dict.fromkeys(w.replace('"', "") for w in words):
             if not word or not total:
                 continue
             try:
-                n = self._conn.execute(f"SELECT count(*) FROM fts WHERE fts MATCH ?{scope}",
-                                       (f'{{title breadcrumb}} : "{word}"', *args)).fetchone()[0]
+                n = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *scoped)).fetchone()[0]
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
             out[word] = n / total
