@@ -162,9 +162,8 @@ def first_ranks(ranked: list[list[str]], gold: list[set[str]]) -> list[int | Non
 
 def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
     hit4 = hit10 = rec20 = mrr = 0.0
-    for uris, want in zip(ranked, gold, strict=True):
+    for uris, want, first in zip(ranked, gold, first_ranks(ranked, gold), strict=True):
         ids = [u.rsplit("/", 1)[-1] for u in uris]
-        first = next((i for i, u in enumerate(ids) if u in want), None)
         hit4 += first is not None and first < 4
         hit10 += first is not None and first < 10
         rec20 += len(want & set(ids[:20])) / len(want)

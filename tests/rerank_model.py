@@ -59,3 +59,13 @@ def to_onnx(folder: Path, out: Path, int8: bool = True) -> Path:
         fp32.unlink()
     shutil.copy(folder / "tokenizer.json", out / "tokenizer.json")
     return out
+
+
+class ReverseReranker:
+    """A scripted reranker: scores candidates in reverse of the order it is given them, by a hair.
+    Tests use it to see what the blends after the rerank do to an order they know."""
+
+    name = "reverse"
+
+    def rerank(self, query: str, docs: list[str]) -> list[float]:
+        return [0.5 + 0.001 * i for i in range(len(docs))]

@@ -4,6 +4,7 @@ candidate list and are scored on a date match, in fusion and again after the rer
 from __future__ import annotations
 
 import pytest
+from rerank_model import ReverseReranker
 
 from muninn.core.config import RerankSettings
 from muninn.plugins.search import keyword
@@ -94,15 +95,6 @@ def test_a_query_without_a_day_is_untouched(stack, log) -> None:
     assert "dated" not in plain.timings_ms and all("date" not in h.stage_scores for h in plain.hits)
 
 
-class _Reverse:
-    """Scores the candidates in reverse of the order it is given them, by a hair."""
-
-    name = "reverse"
-
-    def rerank(self, query, docs):
-        return [0.5 + 0.001 * i for i in range(len(docs))]
-
-
 def test_date_blend_after_the_rerank(stack, log) -> None:
     client, db = log
     orders = {}
@@ -110,7 +102,7 @@ def test_date_blend_after_the_rerank(stack, log) -> None:
         cfg = RerankSettings(blend=0.0, header_blend=0.0, date_blend=date_blend)
         # date_weight 10: fusion puts 3 June first, so a reranker that reverses fusion puts it last.
         with Searcher(_settings(stack, rerank=cfg, date_weight=10.0), client=client, index=db,
-                      reranker=_Reverse()) as s:
+                      reranker=ReverseReranker()) as s:
             res = s.search(QUESTION, k=5, target=ROOT)
         orders[date_blend] = [(n, h.stage_scores["date"]) for n, h in zip(_names(res), res.hits, strict=True)]
     assert orders[0.0][-1] == ("d3.md", 1.0)

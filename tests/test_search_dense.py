@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import free_port
+from rerank_model import ReverseReranker
 
 from muninn.core.config import RerankSettings
 from muninn.plugins.search import dense, keyword, rerank
@@ -142,15 +143,6 @@ def test_packaged_reranker_through_the_pipeline(stack, talk) -> None:
     assert res.hits[0].uri == f"{ROOT}/t4.md" and res.hits[0].stage_scores["rerank"] > 0.5
 
 
-class _Reverse:
-    """Scores the candidates in reverse of the order it is given them, by a hair."""
-
-    name = "reverse"
-
-    def rerank(self, query, docs):
-        return [0.5 + 0.001 * i for i in range(len(docs))]
-
-
 @pytest.mark.integration
 def test_blend_keeps_retrieval_evidence_in_the_final_order(stack, talk) -> None:
     client, db = talk
@@ -160,7 +152,7 @@ def test_blend_keeps_retrieval_evidence_in_the_final_order(stack, talk) -> None:
     orders = {}
     for blend, header in ((0.0, 0.0), (100.0, 0.0), (0.0, 100.0)):
         cfg = RerankSettings(blend=blend, header_blend=header)
-        with Searcher(_settings(stack, rerank=cfg), client=client, index=db, reranker=_Reverse()) as s:
+        with Searcher(_settings(stack, rerank=cfg), client=client, index=db, reranker=ReverseReranker()) as s:
             orders[blend, header] = [h.uri for h in s.search(q, k=5, target=ROOT).hits]
     assert orders[0.0, 0.0] == fused[::-1]          # rerank alone: its order
     assert orders[100.0, 0.0] == fused              # blend dominated by the fusion score: fusion order
