@@ -138,8 +138,8 @@ class Searcher:
                 lists["keyword"] = check_candidates("keyword", got, target, cfg.keyword_top)
         window = analysis.window if use_dates and route == "hybrid" else None
         if window is not None and self.index is not None:
-            # Neither list sees a named day: to vectors "9 November" is two tokens, and BM25 finds
-            # "2022" in every file of the year. So the files dated then get a list of their own.
+            # Neither list is built to find a named day: to vectors "9 November" is two tokens, and BM25
+            # finds it only where a file's text spells the date. The files dated then get a list of their own.
             with timed("dated"):
                 got = self.index.candidates(match, target, cfg.keyword_top, between=window.bounds(cfg.date_slack_days))
                 lists["dated"] = check_candidates("dated", got, target, cfg.keyword_top)

@@ -1,8 +1,9 @@
 """Dates a query names: "on 3 June, 2023", "in January 2022", "between August 11 and August 15 2023",
 "in June", "in 2023".
 
-A question tied to a day wants the facts written that day, and neither vectors nor BM25 see it:
-to an embedder "9 November" is two tokens, to BM25 "2022" heads every file of the year. The
+A question tied to a day wants the facts written that day, which neither list is built to find: to
+an embedder "9 November" is two tokens, and BM25 finds the day only where a file's text spells the
+date (on LoCoMo, where titles do, it already found most; evals/results/locomo.md, section 7). The
 search pipeline turns the named window into a candidate list of its own and a fusion feature
 (the date match). Only calendar dates count; relative ones ("last week") are `--since`'s job.
 """
