@@ -79,11 +79,11 @@ def test_a_span_one_pattern_took_is_not_read_again() -> None:
 def test_match_is_one_inside_and_falls_off_over_the_slack() -> None:
     w = Window(D(2023, 5, 1), D(2023, 5, 1))
     at = lambda day, hour=12: dt.datetime(2023, 5, day, hour, tzinfo=dt.UTC)  # noqa: E731
-    assert w.match(at(1)) == 1.0 and w.match(at(1, 0)) == 1.0 and w.match(at(1, 23)) == 1.0
-    assert w.match(at(2)) == 0.5 and w.match(dt.datetime(2023, 4, 30, tzinfo=dt.UTC)) == 0.5
-    assert w.match(at(3)) == 0.0 and w.match(None) == 0.0
+    assert w.match(at(1), 1) == 1.0 and w.match(at(1, 0), 1) == 1.0 and w.match(at(1, 23), 1) == 1.0
+    assert w.match(at(2), 1) == 0.5 and w.match(dt.datetime(2023, 4, 30, tzinfo=dt.UTC), 1) == 0.5
+    assert w.match(at(3), 1) == 0.0 and w.match(None, 1) == 0.0
     assert w.match(at(2), slack_days=0) == 0.0 and w.match(at(3), slack_days=2) == pytest.approx(1 / 3)
-    assert w.match(D(2023, 5, 1)) == 1.0
+    assert w.match(D(2023, 5, 1), 1) == 1.0
 
 
 def test_bounds_take_the_slack_and_end_after_the_last_day() -> None:

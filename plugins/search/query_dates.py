@@ -37,11 +37,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 @dataclass(frozen=True)
 class Window:
-    """The days a query names, both ends included."""
+    """The days a query names, both ends included. How many days either side still count is the
+    search's `date_slack_days`, passed in: one setting, not a second default here."""
     start: dt.date
     end: dt.date
 
-    def match(self, when: dt.datetime | dt.date | None, slack_days: int = 1) -> float:
+    def match(self, when: dt.datetime | dt.date | None, slack_days: int) -> float:
         """1.0 inside the window, falling linearly to 0 over `slack_days` on either side (a fact
         written the morning after, "watched it last night", is still about the day); 0.0 undated."""
         if when is None:
@@ -50,7 +51,7 @@ class Window:
         off = (self.start - day).days if day < self.start else (day - self.end).days if day > self.end else 0
         return max(0.0, 1.0 - off / (slack_days + 1))
 
-    def bounds(self, slack_days: int = 1) -> tuple[dt.datetime, dt.datetime]:
+    def bounds(self, slack_days: int) -> tuple[dt.datetime, dt.datetime]:
         """The window with its slack, as aware UTC datetimes [from, to): what the index filters on."""
         lo = dt.datetime.combine(self.start - dt.timedelta(days=slack_days), dt.time(), dt.UTC)
         hi = dt.datetime.combine(self.end + dt.timedelta(days=slack_days + 1), dt.time(), dt.UTC)
