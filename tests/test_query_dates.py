@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from muninn.plugins.search import keyword, query
+from muninn.plugins.search import keyword, query, query_dates
 from muninn.plugins.search.query_dates import Window, window
 
 D = dt.date
@@ -132,3 +132,30 @@ def test_front_matter_dates_become_utc() -> None:
     assert parse_date("2025-06-03") == dt.datetime(2025, 6, 3, tzinfo=dt.UTC)
     assert parse_date(dt.date(2025, 6, 3)) == dt.datetime(2025, 6, 3, tzinfo=dt.UTC)
     assert parse_date("not a date") is None and parse_date(None) is None
+
+
+@pytest.mark.parametrize(("text", "rest"), [
+    ("What setback did Melanie face in October 2023?", "What setback did Melanie face?"),
+    ("What did Nate do for Joanna on 25 May, 2022?", "What did Nate do for Joanna?"),
+    ("what broke between August 11 and August 15 2023", "what broke"),
+    ("On 3 June, 2023, what did we deploy?", "what did we deploy?"),
+    ("restore the 2024-02-03 backup", "restore the backup"),
+    ("what did we ship in June", "what did we ship"),
+    ("you may want the runbook", "you may want the runbook"),      # the verb stays
+    ("why did the backup fail", "why did the backup fail"),
+])
+def test_without_takes_the_dates_and_their_prepositions_out(text: str, rest: str) -> None:
+    assert query_dates.without(text) == rest
+
+
+def test_an_analysis_without_its_dates_keeps_the_window() -> None:
+    a = query.analyse("What setback did Melanie face in October 2023?")
+    b = a.without_dates()
+    assert b.window == a.window and b.query == "What setback did Melanie face?"
+    assert "october" in a.terms and "2023" in a.terms
+    assert "october" not in b.terms and "2023" not in b.terms and "setback" in b.terms
+    assert query.analyse("what happened on 3 June 2023").without_dates().terms == ["happened"]
+    bare = query.analyse("3 June 2023")
+    assert bare.without_dates() is bare
+    undated = query.analyse("why did the backup fail")
+    assert undated.without_dates() is undated

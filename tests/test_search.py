@@ -241,7 +241,8 @@ def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
     dated = stack.cli("-c", str(conf), "search", q, "--json", "--no-rerank")
     assert dated.returncode == 0, dated.stderr
     doc = json.loads(dated.stdout)
-    assert doc["dates"] == {"from": "2025-02-03", "to": "2025-02-03", "slack_days": 1}
+    assert doc["dates"] == {"from": "2025-02-03", "to": "2025-02-03", "slack_days": 1,
+                           "searched": "which certificate expired"}
     assert doc["hits"][0]["uri"].endswith("inc-10963.md") and doc["hits"][0]["stage_scores"]["date"] == 1.0
     undated = stack.cli("-c", str(conf), "search", q, "--json", "--no-rerank", "--no-dates")
     assert undated.returncode == 0 and "dates" not in json.loads(undated.stdout)

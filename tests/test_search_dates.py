@@ -65,7 +65,8 @@ def test_the_named_day_brings_its_file_into_the_candidates(stack, log) -> None:
         on = s.search(QUESTION, k=5, target=ROOT)
         off = s.search(QUESTION, k=5, target=ROOT, dates=False)
     assert on.warnings == [] and "dated" in on.timings_ms and "dated" not in off.timings_ms
-    assert on.to_dict()["dates"] == {"from": "2025-06-03", "to": "2025-06-03", "slack_days": 1}
+    assert on.to_dict()["dates"] == {"from": "2025-06-03", "to": "2025-06-03", "slack_days": 1,
+                                     "searched": "Why did the nightly backup fail?"}
     assert off.dates is None and "dates" not in off.to_dict()
     assert "d3.md" in _names(on) and "d3.md" not in _names(off)
     by = {n: h.stage_scores for n, h in zip(_names(on), on.hits, strict=True)}
@@ -121,3 +122,42 @@ def test_a_named_day_turns_the_recency_prior_off(stack, log) -> None:
     assert "recency" not in dated.timings_ms and all("recency" not in h.stage_scores for h in dated.hits)
     assert "recency" in undated.timings_ms and all("recency" in h.stage_scores for h in undated.hits)
     assert "recency" in off.timings_ms          # with the date feature off, the question is undated
+
+
+MONTH = "viking://resources/convention"
+# Two notes that spell the month in their titles, and the one that answers, written the month
+# after: "last month". Each list keeps only its best file, so the answer comes in only if the
+# month's words are left out of what the vectors and BM25 look for.
+MONTH_FILES = {
+    "m1.md": "---\ndate: \"2023-03-10T09:00:00+00:00\"\n---\n# March 2023 planning, John\n"
+             "John's plan with his colleagues for March 2023: the goals for March 2023.\n",
+    "m2.md": "---\ndate: \"2023-03-24T09:00:00+00:00\"\n---\n# March 2023 review, John\n"
+             "What John shipped in March 2023, and what slipped to April.\n",
+    "a.md": "---\ndate: \"2023-04-18T09:00:00+00:00\"\n---\n# Convention\n"
+            "John: my colleagues and I attended a convention together last month, on tech for good.\n",
+}
+# Notes of other days, so that a word in two files still weighs something in BM25.
+MONTH_FILES |= {f"n{i}.md": f"---\ndate: \"2023-05-0{i}T09:00:00+00:00\"\n---\n# {topic}\n{topic}.\n"
+                for i, topic in enumerate(["Rotated the TLS certificates", "Resized the Postgres volume",
+                                           "Pinned the base image digest", "Cleaned up stale DNS records"], 1)}
+MONTH_QUESTION = "What did John attend with his colleagues in March 2023?"
+
+
+def test_the_named_days_are_not_searched_as_words(stack, tmp_path) -> None:
+    _, client = stack.new_account("month-words")
+    client.ensure_dir(MONTH)
+    files = {f"{MONTH}/{n}": t for n, t in MONTH_FILES.items()}
+    client.batch_write(MONTH, files, wait=True)
+    client.wait()
+    db = tmp_path / "index.sqlite"
+    keyword.index_facts(db, files)
+    with Searcher(_settings(stack, vector_top=1, keyword_top=1), client=client, index=db) as s:
+        on = s.search(MONTH_QUESTION, k=5, target=MONTH)
+        off = s.search(MONTH_QUESTION, k=5, target=MONTH, dates=False)
+    client.close()
+    assert on.dates["searched"] == "What did John attend with his colleagues?"
+    # With the month's words, the one best file of both lists is a March title; without them it is
+    # the answer, and the dated list still brings a file of the month.
+    assert _names(off) == ["m1.md"]
+    assert _names(on)[0] == "a.md" and "vector" in on.hits[0].stage_scores
+    assert {"m1.md", "m2.md"} & set(_names(on))

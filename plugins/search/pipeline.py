@@ -126,17 +126,20 @@ class Searcher:
             warnings.append(f"keyword stage skipped: {self.index_problem}")
             route = "vector"
 
+        window = analysis.window if use_dates and route == "hybrid" else None
+        # Vectors and BM25 look for the rest of the question; the header match and the reranker read it whole.
+        sought = analysis.without_dates() if window is not None else analysis
+
         lists: dict[str, list[Candidate]] = {}
         if route != "keyword":
             with timed("vector"):
-                got = self.vector.candidates(text, target, cfg.vector_top)
+                got = self.vector.candidates(sought.query, target, cfg.vector_top)
                 lists["vector"] = check_candidates("vector", got, target, cfg.vector_top)
-        match = query.fts_query(analysis)
+        match = query.fts_query(sought)
         if route != "vector" and self.index is not None:
             with timed("keyword"):
                 got = self.index.candidates(match, target, cfg.keyword_top)
                 lists["keyword"] = check_candidates("keyword", got, target, cfg.keyword_top)
-        window = analysis.window if use_dates and route == "hybrid" else None
         if window is not None and self.index is not None:
             # Neither list is built to find a named day: to vectors "9 November" is two tokens, and BM25
             # finds it only where a file's text spells the date. The files dated then get a list of their own.
@@ -155,7 +158,7 @@ class Searcher:
         features: dict[str, dict[str, float]] = {}
         if cfg.fusion == "linear" and {"vector", "keyword"} <= lists.keys() and fused:
             with timed("linear"):
-                fused, features = self._linear(text, match, analysis.terms, window, target, fused, docs,
+                fused, features = self._linear(sought.query, match, analysis.terms, window, target, fused, docs,
                                                warnings)
 
         reranked_by = None
@@ -172,8 +175,8 @@ class Searcher:
             capped = cap.per_file(fused, {c.uri: docs[c.uri].file_key for c in fused}, cfg.per_file)
 
         hits = [_hit(c, docs[c.uri]) for c in capped]
-        named = ({"from": window.start.isoformat(), "to": window.end.isoformat(), "slack_days": cfg.date_slack_days}
-                 if window is not None and "dated" in lists else None)
+        named = ({"from": window.start.isoformat(), "to": window.end.isoformat(), "slack_days": cfg.date_slack_days,
+                  "searched": sought.query} if window is not None and "dated" in lists else None)
         result = SearchResult(query=text, route=route, hits=hits[:k], warnings=warnings, timings_ms=timings,
                               reranker=reranked_by, dates=named)
         if briefing:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from muninn.plugins.search import query_dates
 
@@ -65,6 +65,15 @@ class Analysis:
     @property
     def is_identifier(self) -> bool:
         return bool(self.identifiers) and all(t in LOOKUP for t in self.terms_outside_identifiers)
+
+    def without_dates(self) -> Analysis:
+        """The query with the days it names taken out, for the searches that match words: once the
+        days are the window, "March 2023" as words would rank every file whose title says March over
+        the one, written in April, that says "last month". Unchanged when nothing else is left."""
+        rest = query_dates.without(self.query)
+        if self.window is None or not words(rest) - STOP:
+            return self
+        return replace(analyse(rest), window=self.window)
 
 
 def identifier_kind(token: str) -> str | None:

@@ -70,13 +70,10 @@ def _span(kind: str, year: int, month: int, day: int) -> tuple[dt.date, dt.date]
     return dt.date(year, 1, 1), dt.date(year, 12, 31)
 
 
-def window(text: str, today: dt.date | None = None) -> Window | None:
-    """The smallest window holding every calendar date `text` names, or None. A day or month named
-    without a year takes the one year named elsewhere in the query ("between August 11 and August 15
-    2023"); failing that, the latest that has begun by `today` ("in June" in November is this June,
-    in March last June), as a person means it. With neither, it is left out rather than guessed."""
+def _named(text: str) -> list[tuple[str, int, int, int | None, slice]]:
+    """Each calendar date `text` names: (kind, month, day, year or None, where it is)."""
     taken = [False] * len(text)
-    found: list[tuple[str, int, int, int | None]] = []      # (kind, month, day, year)
+    found: list[tuple[str, int, int, int | None, slice]] = []
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             if any(taken[m.start():m.end()]):
@@ -88,11 +85,20 @@ def window(text: str, today: dt.date | None = None) -> Window | None:
                 continue
             day = int(m.group("day")) if kind == "day" else 1
             year = m.group("year") if "year" in pattern.groupindex else None
-            found.append((kind, month, day, int(year) if year else None))
+            found.append((kind, month, day, int(year) if year else None, slice(m.start(), m.end())))
             taken[m.start():m.end()] = [True] * (m.end() - m.start())
-    years = {y for *_, y in found if y is not None}
+    return found
+
+
+def window(text: str, today: dt.date | None = None) -> Window | None:
+    """The smallest window holding every calendar date `text` names, or None. A day or month named
+    without a year takes the one year named elsewhere in the query ("between August 11 and August 15
+    2023"); failing that, the latest that has begun by `today` ("in June" in November is this June,
+    in March last June), as a person means it. With neither, it is left out rather than guessed."""
+    found = _named(text)
+    years = {y for _, _, _, y, _ in found if y is not None}
     spans: list[tuple[dt.date, dt.date]] = []
-    for kind, month, day, year in found:
+    for kind, month, day, year, _ in found:
         try:
             if year is None and len(years) == 1:
                 year = next(iter(years))
@@ -106,3 +112,17 @@ def window(text: str, today: dt.date | None = None) -> Window | None:
     if not spans:
         return None
     return Window(min(s for s, _ in spans), max(e for _, e in spans))
+
+
+_CUT = "\0"
+_LEAD = re.compile(r"\b(?:in|on|during|throughout|of|between|and|from|to)\s+" + _CUT, re.I)
+
+
+def without(text: str) -> str:
+    """`text` with the dates it names taken out, each with the preposition that led it in ("What
+    setback did Melanie face in October 2023?" -> "What setback did Melanie face?"): once the days
+    are a window, they are not words to match as well."""
+    out = list(text)
+    for *_, where in _named(text):
+        out[where] = [_CUT] * (where.stop - where.start)
+    return re.sub(r"\s*(?:\0)+", "", _LEAD.sub(_CUT, "".join(out))).strip(" ,;")
