@@ -141,8 +141,7 @@ class Searcher:
                 got = self.index.candidates(match, target, cfg.keyword_top)
                 lists["keyword"] = check_candidates("keyword", got, target, cfg.keyword_top)
         if window is not None and self.index is not None:
-            # Neither list is built to find a named day: to vectors "9 November" is two tokens, and BM25
-            # finds it only where a file's text spells the date. The files dated then get a list of their own.
+            # The lists above looked for the rest of the question; the files dated then get a list of their own.
             with timed("dated"):
                 got = self.index.candidates(match, target, cfg.keyword_top, between=window.bounds(cfg.date_slack_days))
                 lists["dated"] = check_candidates("dated", got, target, cfg.keyword_top)

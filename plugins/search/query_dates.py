@@ -2,12 +2,12 @@
 "in June", "in 2023".
 
 A question tied to a day wants the facts written that day, which neither list is built to find: to
-an embedder "9 November" is two tokens, and BM25 finds the day only where a file's text spells the
-date (on LoCoMo, where titles do, it already found most; evals/results/locomo.md, section 7). The
-search pipeline turns the named window into a candidate list of its own and a fusion feature
-(the date match), and the vectors and BM25 then look for the rest of the question (`without`): a
-fact written in April that says "last month" does not spell March. Only calendar dates count;
-relative ones ("last week") are `--since`'s job.
+an embedder "9 November" is two tokens, and as BM25 words a month matches every file whose header
+spells it, while a fact written in April that says "last month" does not spell March. So the search
+pipeline turns the named window into a candidate list of its own and a fusion feature (the date
+match), and the vectors and BM25 look for the rest of the question (`without`; measured in
+evals/results/locomo.md, sections 7 and 8). Only calendar dates count; relative ones ("last week")
+are `--since`'s job.
 """
 
 from __future__ import annotations
