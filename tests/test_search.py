@@ -225,11 +225,14 @@ def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
 
     batch = tmp_path / "q.jsonl"
     batch.write_text('{"id": "a", "query": "INC-10964"}\n'
-                     f'{{"id": "b", "query": "certificate rotation", "target": "{ROOT}/notes"}}\n')
+                     f'{{"id": "b", "query": "certificate rotation", "target": "{ROOT}/notes"}}\n'
+                     '{"id": "c", "query": "which certificate expired on 3 February 2025"}\n')
     out = stack.cli("-c", str(conf), "search", "--batch", str(batch), "--json", "--no-rerank")
     assert out.returncode == 0, out.stderr
     lines = [json.loads(x) for x in out.stdout.splitlines()]
-    assert [x["id"] for x in lines] == ["a", "b"]
+    assert [x["id"] for x in lines] == ["a", "b", "c"]
+    assert lines[0]["route"] == "keyword" and "dates" not in lines[0]
+    assert lines[2]["dates"]["searched"] == "which certificate expired"      # as one search's --json says
     assert lines[0]["hits"][0]["uri"].endswith("inc-10964.md")
     assert all(h["uri"].startswith(f"{ROOT}/notes/") for h in lines[1]["hits"])
 
@@ -244,6 +247,9 @@ def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
     assert doc["dates"] == {"from": "2025-02-03", "to": "2025-02-03", "slack_days": 1,
                            "searched": "which certificate expired"}
     assert doc["hits"][0]["uri"].endswith("inc-10963.md") and doc["hits"][0]["stage_scores"]["date"] == 1.0
+    table = stack.cli("-c", str(conf), "search", q, "--no-rerank")
+    assert table.returncode == 0, table.stderr
+    assert "dated 2025-02-03 ±1d" in table.stdout and "searched as 'which certificate expired'" in table.stdout
     undated = stack.cli("-c", str(conf), "search", q, "--json", "--no-rerank", "--no-dates")
     assert undated.returncode == 0 and "dates" not in json.loads(undated.stdout)
 

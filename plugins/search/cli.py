@@ -92,9 +92,8 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, fla
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
             result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since, **flags)
-            out = {"id": qid, "hits": [h.to_dict() for h in result.hits], "route": result.route,
-                   "reranker": result.reranker, "warnings": result.warnings, "timings_ms": result.timings_ms}
-            sys.stdout.write(json.dumps(out, default=str) + "\n")
+            # The same fields as one search's --json, keyed by the line's id.
+            sys.stdout.write(json.dumps({"id": qid, **result.to_dict()}, default=str) + "\n")
             sys.stdout.flush()
 
 
@@ -106,6 +105,8 @@ def _table(result: SearchResult) -> None:
     if result.dates:
         lo, hi = result.dates["from"], result.dates["to"]
         how += f", dated {lo if lo == hi else f'{lo} to {hi}'} ±{result.dates['slack_days']}d"
+        if result.dates.get("searched", result.query) != result.query:
+            how += f", searched as {result.dates['searched']!r}"
     table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({how})[/]")
     for i, h in enumerate(result.hits, start=1):
         table.add_row(str(i), f"{h.score:.3f}", h.title, h.uri, (h.date or "")[:10])
