@@ -155,6 +155,13 @@ def test_an_analysis_without_its_dates_keeps_the_window() -> None:
     assert "october" in a.terms and "2023" in a.terms
     assert "october" not in b.terms and "2023" not in b.terms and "setback" in b.terms
     assert query.analyse("what happened on 3 June 2023").without_dates().terms == ["happened"]
+    # A date inside an identifier stays: the path must still match as the phrase it is.
+    path = query.analyse("why did the backup fail in logs/2024-02-03/app.log")
+    assert path.window == Window(dt.date(2024, 2, 3), dt.date(2024, 2, 3))
+    assert path.without_dates().identifiers == path.identifiers
+    assert query.fts_query(path.without_dates()) == query.fts_query(path)
+    assert query_dates.without("fix backup-2024-02-03.tar from 3 June 2024", keep=("backup-2024-02-03.tar",)) \
+        == "fix backup-2024-02-03.tar"
     bare = query.analyse("3 June 2023")
     assert bare.without_dates() is bare
     undated = query.analyse("why did the backup fail")

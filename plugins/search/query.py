@@ -70,7 +70,7 @@ class Analysis:
         """The query with the days it names taken out, for the searches that match words: once the
         days are the window, "March 2023" as words would rank every file whose title says March over
         the one, written in April, that says "last month". Unchanged when nothing else is left."""
-        rest = query_dates.without(self.query)
+        rest = query_dates.without(self.query, keep=tuple(tok for _, tok in self.identifiers))
         if self.window is None or not words(rest) - STOP:
             return self
         return replace(analyse(rest), window=self.window)

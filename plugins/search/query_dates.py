@@ -120,11 +120,17 @@ _CUT = "\0"
 _LEAD = re.compile(r"\b(?:in|on|during|throughout|of|between|and|from|to)\s+" + _CUT, re.I)
 
 
-def without(text: str) -> str:
+def without(text: str, keep: tuple[str, ...] = ()) -> str:
     """`text` with the dates it names taken out, each with the preposition that led it in ("What
     setback did Melanie face in October 2023?" -> "What setback did Melanie face?"): once the days
-    are a window, they are not words to match as well."""
+    are a window, they are not words to match as well. A date inside one of the `keep` tokens (the
+    query's identifiers: "logs/2024-02-03/app.log") stays, or the identifier would no longer match."""
+    kept = [False] * len(text)
+    for token in keep:
+        for m in re.finditer(re.escape(token), text):
+            kept[m.start():m.end()] = [True] * (m.end() - m.start())
     out = list(text)
     for *_, where in _named(text):
-        out[where] = [_CUT] * (where.stop - where.start)
+        if not any(kept[where]):
+            out[where] = [_CUT] * (where.stop - where.start)
     return re.sub(r"\s*(?:\0)+", "", _LEAD.sub(_CUT, "".join(out))).strip(" ,;")
