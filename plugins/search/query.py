@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from muninn.plugins.search import query_dates
 
@@ -71,9 +71,10 @@ class Analysis:
         days are the window, "March 2023" as words would rank every file whose title says March over
         the one, written in April, that says "last month". Unchanged when nothing else is left."""
         rest = query_dates.without(self.query, keep=tuple(tok for _, tok in self.identifiers))
-        if self.window is None or not words(rest) - STOP:
+        ids, terms = _read(rest)
+        if self.window is None or not terms:
             return self
-        return replace(analyse(rest), window=self.window)
+        return Analysis(query=rest, identifiers=ids, terms=terms, window=self.window)
 
 
 def identifier_kind(token: str) -> str | None:
@@ -84,14 +85,19 @@ def identifier_kind(token: str) -> str | None:
     return None
 
 
-def analyse(query: str, today: dt.date | None = None) -> Analysis:
-    """`today` places a day or month named without a year ("in June"): see query_dates.window."""
+def _read(query: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The identifiers and the content words of `query`."""
     ids = []
     for raw in _TOKEN.findall(query):
         kind = identifier_kind(raw)
         if kind:
             ids.append((kind, raw.strip(".:")))
-    terms = [w.lower() for w in _WORD.findall(query) if w.lower() not in STOP]
+    return ids, [w.lower() for w in _WORD.findall(query) if w.lower() not in STOP]
+
+
+def analyse(query: str, today: dt.date | None = None) -> Analysis:
+    """`today` places a day or month named without a year ("in June"): see query_dates.window."""
+    ids, terms = _read(query)
     return Analysis(query=query, identifiers=ids, terms=terms, window=query_dates.window(query, today))
 
 
