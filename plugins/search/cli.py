@@ -105,7 +105,7 @@ def _table(result: SearchResult) -> None:
     if result.dates:
         lo, hi = result.dates["from"], result.dates["to"]
         how += f", dated {lo if lo == hi else f'{lo} to {hi}'} ±{result.dates['slack_days']}d"
-        if result.dates.get("searched", result.query) != result.query:
+        if result.dates["searched"] != result.query:
             how += f", searched as {result.dates['searched']!r}"
     table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({how})[/]")
     for i, h in enumerate(result.hits, start=1):

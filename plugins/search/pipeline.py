@@ -119,16 +119,15 @@ class Searcher:
 
         with timed("analyse"):
             analysis = query.analyse(text, today=now.date())
-        route = "hybrid" if use_hybrid else "vector"
-        if use_routing and analysis.is_identifier:
-            route = "keyword"
-        if route != "vector" and self.index is None:
-            warnings.append(f"keyword stage skipped: {self.index_problem}")
-            route = "vector"
-
-        window = analysis.window if use_dates and route == "hybrid" else None
-        # Vectors and BM25 look for the rest of the question; the header match and the reranker read it whole.
-        sought = analysis.without_dates() if window is not None else analysis
+            route = "hybrid" if use_hybrid else "vector"
+            if use_routing and analysis.is_identifier:
+                route = "keyword"
+            if route != "vector" and self.index is None:
+                warnings.append(f"keyword stage skipped: {self.index_problem}")
+                route = "vector"
+            window = analysis.window if use_dates and route == "hybrid" else None
+            # Vectors and BM25 look for the rest of the question; the header match and the reranker read it whole.
+            sought = analysis.without_dates() if window is not None else analysis
 
         lists: dict[str, list[Candidate]] = {}
         if route != "keyword":
@@ -175,7 +174,7 @@ class Searcher:
 
         hits = [_hit(c, docs[c.uri]) for c in capped]
         named = ({"from": window.start.isoformat(), "to": window.end.isoformat(), "slack_days": cfg.date_slack_days,
-                  "searched": sought.query} if window is not None and "dated" in lists else None)
+                  "searched": sought.query} if window is not None else None)
         result = SearchResult(query=text, route=route, hits=hits[:k], warnings=warnings, timings_ms=timings,
                               reranker=reranked_by, dates=named)
         if briefing:
