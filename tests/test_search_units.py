@@ -324,3 +324,23 @@ def test_a_migration_that_fails_half_way_leaves_the_old_table(tmp_path) -> None:
     assert next(r[1] for r in conn.execute("PRAGMA table_info(docs)")) == "uri"     # the old layout, whole
     assert conn.execute("SELECT count(*) FROM docs").fetchone()[0] == 2
     conn.close()
+
+
+def test_a_target_is_a_case_sensitive_prefix(tmp_path) -> None:
+    # SQLite's LIKE folds ASCII case: "notes/%" also matched "Notes/...", another area, whose file
+    # then failed the stage's own under-the-target check (a search error) or counted in its shares.
+    db = tmp_path / "kw.sqlite"
+    keyword.index_facts(db, {
+        "viking://resources/notes/a.md": _fact("John said", "The backup failed.", date="2025-06-03"),
+        "viking://resources/Notes/b.md": _fact("John said", "The backup failed again.", date="2025-06-03"),
+        "viking://resources/notes_x/c.md": _fact("Maria said", "The backup failed.", date="2025-06-03"),
+    })
+    idx = keyword.KeywordIndex(db)
+    match = query.fts_query(query.analyse("backup failed"))
+    got = idx.candidates(match, "viking://resources/notes", 10)
+    assert [c.uri for c in got] == ["viking://resources/notes/a.md"]
+    day = (dt.datetime(2025, 6, 3, tzinfo=dt.UTC), dt.datetime(2025, 6, 4, tzinfo=dt.UTC))
+    assert [c.uri for c in idx.candidates(match, "viking://resources/notes", 10, between=day)] == [got[0].uri]
+    assert idx.header_share(["john"], "viking://resources/notes") == {"john": 1.0}
+    assert idx.header_share(["john"], "viking://resources/Notes/") == {"john": 1.0}
+    idx.close()
