@@ -344,3 +344,23 @@ def test_a_target_is_a_case_sensitive_prefix(tmp_path) -> None:
     assert idx.header_share(["john"], "viking://resources/notes") == {"john": 1.0}
     assert idx.header_share(["john"], "viking://resources/Notes/") == {"john": 1.0}
     idx.close()
+
+
+def test_a_walk_of_one_root_leaves_the_rows_of_another_case_alone(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    class _Walker:            # the two calls build_from_openviking makes of a client
+        def walk(self, root):
+            return [SimpleNamespace(uri=f"{root}/a.md")]
+
+        def read(self, uri):
+            return _fact("John said", "The backup failed.")
+
+    db = tmp_path / "kw.sqlite"
+    keyword.index_facts(db, {"viking://resources/Notes/b.md": _fact("Maria said", "Restore worked."),
+                             "viking://resources/notes/gone.md": _fact("John said", "Old.")})
+    stats = keyword.build_from_openviking(_Walker(), "viking://resources/notes", db)
+    assert stats.removed == 1                 # notes/gone.md, under the walked root and no longer there
+    idx = keyword.KeywordIndex(db)
+    assert idx.count() == 2 and idx.header_share(["maria"], "viking://resources/Notes") == {"maria": 1.0}
+    idx.close()
