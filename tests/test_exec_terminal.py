@@ -256,3 +256,17 @@ def test_same_place_table(tmp_path: Path) -> None:
     table.pop("_keep")
     for name, (a, b, expected) in table.items():
         assert same_place(a, b) is expected, name  # type: ignore[arg-type]
+
+
+def test_muninn_is_not_dumpable_once_it_runs_a_child(vault: Vault) -> None:
+    """Non-dumpable: another process of the same (non-root) user cannot open /proc/<muninn>/fd/1 (our
+    terminal) or read /proc/<muninn>/mem (decrypted values). Checked in a fresh process: PR_GET_DUMPABLE."""
+    code = ("import ctypes, io, sys\n"
+            "from muninn.plugins.access.runner import run_masked\n"
+            "from muninn.guards.mask import masking_redactor\n"
+            "prctl = ctypes.CDLL(None).prctl\n"
+            "before = prctl(3, 0, 0, 0, 0)\n"
+            "run_masked(['true'], redactor=masking_redactor({}), stdout=io.BytesIO(), stderr=io.BytesIO())\n"
+            "print(before, prctl(3, 0, 0, 0, 0))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["1", "0"], done.stderr
