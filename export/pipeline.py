@@ -60,6 +60,7 @@ class Guards:
     redactor: Redactor
     gate: LeakGate
     known: int
+    _source_hits: int = 0
 
     @classmethod
     def from_files(cls, files: Iterable[Path]) -> Guards:
@@ -68,6 +69,20 @@ class Guards:
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
         return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True),
                    gate=LeakGate(known, encodings=ENCODINGS), known=len(known))
+
+    def attach(self, source: object) -> None:
+        """A source that cuts or encodes text itself (observations) redacts before it does."""
+        hook = getattr(source, "redact_with", None)
+        if hook is not None:
+            hook(self._redact_in_source)
+
+    def _redact_in_source(self, text: str) -> str:
+        if not text:
+            return text
+        result = self.redactor.redact(text)
+        # Facts are made and cleaned one at a time (`write_facts`): `clean` adds these to the fact.
+        self._source_hits += len(result.hits)
+        return result.text
 
     def clean(self, fact: Fact) -> tuple[Fact, int]:
         """The fact with every text field redacted, and its path, key and source path free of any
@@ -87,6 +102,8 @@ class Guards:
         paths = {name: getattr(clean, name) for name in ("path", "key", "source_path")}
         safe = {name: self.redactor.redact_path(value) for name, value in paths.items()}
         hits += sum(safe[name] != paths[name] for name in paths)
+        hits += self._source_hits
+        self._source_hits = 0
         return replace(clean, **safe), hits
 
 
@@ -96,7 +113,9 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     """Export one source into `out`. Secrets files add known values; a secrets source adds its own."""
     source = sources.build(kind, Path(path), options, validate=validate)
     files = [Path(f) for f in secrets_files] + source.secret_files()
-    return write_facts(kind, Path(path), source.facts(), Path(out), Guards.from_files(files),
+    guards = Guards.from_files(files)
+    guards.attach(source)
+    return write_facts(kind, Path(path), source.facts(), Path(out), guards,
                        skipped=lambda: getattr(source, "skipped", {}))
 
 
@@ -149,18 +168,24 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
 
 def ledger_hashes(root: Path) -> dict[str, str]:
     """Every file the export wrote under `root` (relative to `root`) -> sha256 of its bytes, read
-    from the ledgers of every export folder at or below `root`. A ledger of an older muninn lists
-    files without hashes: those map to "" and count as unverified."""
+    from the ledgers of the export folders at, below or above `root` (syncing a sub-folder of an
+    export). A ledger of an older muninn lists files without hashes: those map to "", which no
+    file matches, so they are refused until exported again."""
+    root = Path(root).resolve()
+    ledgers = sorted(root.rglob(f"{LEDGER_DIR}/*.json"))
+    ledgers += [f for parent in root.parents for f in sorted((parent / LEDGER_DIR).glob("*.json"))]
     out: dict[str, str] = {}
-    for ledger in sorted(Path(root).rglob(f"{LEDGER_DIR}/*.json")):
-        base = ledger.parent.parent.relative_to(root)
+    for ledger in ledgers:
+        base = ledger.parent.parent
         try:
             files = json.loads(ledger.read_text()).get("files", {})
         except (OSError, ValueError, AttributeError):
             continue  # an unreadable ledger vouches for nothing: its files are refused
         entries = files.items() if isinstance(files, dict) else ((f, "") for f in files)
         for rel, digest in entries:
-            out[(base / rel).as_posix()] = digest
+            full = base / rel
+            if full.is_relative_to(root):
+                out[full.relative_to(root).as_posix()] = digest
     return out
 
 
@@ -252,6 +277,7 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = ()) -> dict[str,
             return doc.validate(model, data, base=("sources", _i, "options"))
 
         source = sources.build(c.kind, c.path, c.options, validate=validate)
+        guards.attach(source)
         reports[f"{c.area}/{c.name}"] = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
                                                     skipped=lambda s=source: getattr(s, "skipped", {}))
     return reports
