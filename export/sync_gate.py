@@ -2,7 +2,7 @@
 upload and refuses the sync (exit 3, nothing uploaded) if any file
 
 - was not written by `muninn export` (not in an export ledger: `pipeline.ledger_hashes`),
-- was edited after export (its sha256 differs from the ledger's), or
+- was edited after export (its sha256 differs from the ledger's, or the ledger has none), or
 - holds a known value or a pattern hit in its text or its relative path (`LeakGate`).
 
 Export already gated what it wrote; this catches what happened in between: a hand-added note, a
@@ -25,6 +25,7 @@ from muninn.guards.redact import Redactor
 
 NOT_EXPORTED = "not-written-by-export"
 EDITED = "edited-after-export"
+UNVERIFIED = "ledger-has-no-hash"   # written by an older muninn: export again
 
 
 class SyncRefused(MuninnError):
@@ -59,6 +60,8 @@ class SyncGate:
             expected = written.get(rel)
             if expected is None:
                 findings.append(Finding(NOT_EXPORTED, None, 0))
+            elif not expected:
+                findings.append(Finding(UNVERIFIED, None, 0))
             elif expected != hashlib.sha256(data).hexdigest():
                 findings.append(Finding(EDITED, None, 0))
             findings += self.gate.scan_path(rel) + self.gate.scan(data.decode("utf-8", errors="replace"))

@@ -218,8 +218,9 @@ class LeakGate:
                     kept = [i for i, ch in enumerate(text) if ch not in "\r\n"]   # flat offset -> text offset
                     out += [Finding(KNOWN_VALUE, self._ids[idx], lines.at(kept[start])) for idx, start, _ in found]
             # Split by markup, zero-width characters or an indented wrap: still the value.
-            out += [Finding(KNOWN_VALUE, secret_id, lines.at(start))
-                    for secret_id, start in self._view.find(*normalise(text))]
+            # Any case, slug or separator spelling (a value that came in through a file name).
+            found = self._view.find(*normalise(text)) + self._fold.find(*folded(text))
+            out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
             out.extend(scan(text))
         return sorted(set(out), key=lambda f: (f.line, f.reason, f.secret_id or ""))

@@ -201,7 +201,9 @@ class Redactor:
             return Redacted(text)
         spans = self._char_spans(text)
         if self._view is not None:
-            extra = self._view.find(*normalise(text)) + self._cut_spans(text)
+            # A value renamed into a file name comes back in the text too ("from runbooks/zq7-kp2x.md"):
+            # the folded view (any case, slug or separator spelling) runs over text when views are on.
+            extra = self._view.find(*normalise(text)) + self._fold.find(*folded(text)) + self._cut_spans(text)
             if extra:
                 spans = _merge(spans + extra)
         if not spans:
@@ -220,7 +222,8 @@ class Redactor:
 
     def _cut_spans(self, text: str) -> list[tuple[int, int, int]]:
         """A prefix of a value at the end of the text, of a line, or before `…`: what a cut keeps.
-        Letters-only prefixes are left alone (`correct` is a word before it is a prefix)."""
+        Prefixes of only letters and spaces are left alone (`correct horse` is words before it is a
+        prefix of a declared phrase)."""
         if not self._prefixes:
             return []
         out: list[tuple[int, int, int]] = []
@@ -230,7 +233,7 @@ class Redactor:
             for k in range(min(limit, end), CUT_MIN - 1, -1):
                 tail = text[end - k:end]
                 i = bisect_left(self._prefixes, tail)
-                if i < len(self._prefixes) and self._prefixes[i].startswith(tail) and not tail.isalpha():
+                if i < len(self._prefixes) and self._prefixes[i].startswith(tail) and not _wordy(tail):
                     out.append((self._position[self._prefixes[i]], end - k, end))
                     break
         return out
@@ -255,6 +258,10 @@ class Redactor:
         pieces.append(text[pos:])
         hits.sort(key=lambda h: h.start)
         return Redacted("".join(pieces), hits)
+
+
+def _wordy(text: str) -> bool:
+    return all(c.isalpha() or c == " " for c in text)
 
 
 _CUT_AT = re.compile(r"[ \t]*(?:\r?\n|…|\.\.\.)")

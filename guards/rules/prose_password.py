@@ -22,9 +22,11 @@ LABELS = (
 _LABEL = "|".join(re.escape(label) for label in LABELS)
 # What joins the label to the value: a colon (also full-width), `=`, an arrow or dash, or a verb
 # ("was", "is now", "set to", "ist", "est", "es", "é", "は", "是").
-_JOIN = (r"(?:[ \t]*(?:[:：=]|->|=>|→|⇒|—|–|-(?=[ \t]))"
-         r"|[ \t]+(?:was|is|is now|now|has been|became|becomes|(?:was |has been )?(?:set|changed|reset|rotated) to"
-         r"|ist|war|est|était|es|era|é|era|является|это)(?=[ \t])"
+_JOIN = (r"[*_`'\"]*"   # the label's closing bold or quote
+         r"(?:[ \t]*(?:[:：=]|->|=>|→|⇒|—|–|-(?=[ \t]))"
+         # longest first: "is now" must not stop at "is" and take "now" for the value
+         r"|[ \t]+(?:(?:was |has been |is )?(?:set|changed|reset|rotated) to|is now|has been|was|is|now"
+         r"|became|becomes|ist|war|est|était|es|era|é|является|это)(?=[ \t])"
          r"|[ \t]*(?:は|是|为|為))")
 _PATTERN = re.compile(
     rf"(?:{_LABEL})"
