@@ -230,7 +230,7 @@ REFUSED: dict[str, list[str]] = {
         "kubectl --context get delete pod x",
         "kubectl --context -n delete pod x",
         "kubectl -l get delete pod x",
-        "kubectl get -l delete pod x",
+        "kubectl get -L delete pod x",
         "kubectl --match-server-version get delete ns x",
         "kubectl --warnings-as-errors get delete ns x",
         "kubectl --request-timeout get delete ns x",

@@ -24,8 +24,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from muninn.guards import command_rules, command_rules_net
-from muninn.guards.argspec import (HOST, INT, NAME, PATH, SWITCH, Refused, Tool, Verb, one_of, parse, read_option,
-                                   value)
+from muninn.guards.argspec import HOST, INT, NAME, PATH, SWITCH, Refused, Tool, Verb, one_of, parse, read_option, value
 from muninn.guards.shell_words import ShellRefusal, Word, split
 
 

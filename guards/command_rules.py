@@ -8,8 +8,7 @@ only, so `get secrets` lists names and never values).
 
 from __future__ import annotations
 
-from muninn.guards.argspec import (INT, NAME, SWITCH, ArgsCheck, Tool, Verb, exactly, matches, names, one_of,
-                                   value)
+from muninn.guards.argspec import INT, NAME, SWITCH, ArgsCheck, Tool, Verb, exactly, matches, names, one_of, value
 from muninn.guards.shell_words import Word
 
 # --- kubectl --------------------------------------------------------------------------------------

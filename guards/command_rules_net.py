@@ -9,8 +9,23 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.argspec import (HOST, INT, NAME, NUMBER, PATH, SWITCH, Parsed, Refused, Tool, Verb, exactly,
-                                   matches, names, one_of, value)
+from muninn.guards.argspec import (
+    HOST,
+    INT,
+    NAME,
+    NUMBER,
+    PATH,
+    SWITCH,
+    Parsed,
+    Refused,
+    Tool,
+    Verb,
+    exactly,
+    matches,
+    names,
+    one_of,
+    value,
+)
 from muninn.guards.shell_words import Word
 
 # --- curl ---------------------------------------------------------------------------------------------

@@ -23,11 +23,15 @@ import tempfile
 SANDBOX_EXIT = 125
 # Every mount read-only, then check that each one is (a remount can fail on a locked mount): fail closed.
 _REMOUNT = r"""
-while read -r _ _ _ _ mp _; do "$MOUNT" -o remount,bind,ro "$(printf '%b' "$mp")" 2>/dev/null; done < /proc/self/mountinfo
+while read -r _ _ _ _ mp _; do
+  "$MOUNT" -o remount,bind,ro "$(printf '%b' "$mp")" 2>/dev/null
+done < /proc/self/mountinfo
 while read -r _ _ _ _ mp _; do
   mp=$(printf '%b' "$mp")
   case "$mp" in /proc|/proc/*|/sys|/sys/*) continue ;; esac
-  if [ -d "$mp" ] && [ -w "$mp" ]; then echo "muninn sandbox: $mp stayed writable: not running the command" >&2; exit 125; fi
+  if [ -d "$mp" ] && [ -w "$mp" ]; then
+    echo "muninn sandbox: $mp stayed writable: not running the command" >&2; exit 125
+  fi
 done < /proc/self/mountinfo
 exec bash -c "$1"
 """

@@ -125,7 +125,7 @@ def verify_sandbox(settings: Settings) -> list[Check]:
 
     kind, detail = sandbox.status(settings.verify.sandbox)
     return [Check("verify sandbox", "ok" if kind else "warn", detail,
-                  "" if kind else "apt-get install bubblewrap (or set verify.sandbox: auto where user namespaces work)")]
+                  "" if kind else "apt-get install bubblewrap, or allow unprivileged user namespaces for unshare")]
 
 
 def run(settings: Settings) -> list[Check]:
