@@ -1,6 +1,7 @@
 """Run a proof command with the local filesystem read-only, so that a guard miss cannot write here.
 
     argv = wrap(script)           # ["bwrap", ...] / ["unshare", ...] / ["bash", "-c", script]
+    text = line(script)           # the same as one bash line, for runners that take a script
     kind, detail = status()       # for `muninn doctor`
 
 Two ways, the first that works on this machine (probed once, by checking that a fresh temp
@@ -16,6 +17,7 @@ to write a cache (`az`, `kubectl` discovery) see a read-only home: kubectl only 
 from __future__ import annotations
 
 import functools
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -73,6 +75,13 @@ def wrap(script: str, mode: str = "auto") -> list[str]:
     """argv that runs `script` with bash, inside the sandbox unless mode is 'off' or none works here."""
     kind = available() if mode != "off" else None
     return _KINDS[kind](script) if kind else ["bash", "-c", script]
+
+
+def line(script: str, mode: str = "auto") -> str:
+    """The same as one bash line (`exec` + quoted argv): `script` stays quoted, so the variables the
+    sweep injects are expanded by the sandboxed bash, never by the outer one or in any argv."""
+    argv = wrap(script, mode)
+    return script if argv[:2] == ["bash", "-c"] else "exec " + shlex.join(argv)
 
 
 def status(mode: str = "auto") -> tuple[str | None, str]:

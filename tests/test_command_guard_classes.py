@@ -21,7 +21,7 @@ from muninn.core import config
 from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED
 from muninn.guards import command_guard
 from muninn.guards.shell_words import ShellRefusal, split
-from muninn.plugins.verify import sweep
+from muninn.plugins.access import sweep
 
 CASES = [(cls, cmd) for cls, cmds in REFUSED.items() for cmd in cmds]
 VALUES = {"JIRA_API_TOKEN": "tok en*;$(id)", "GRAFANA_USER": "ops user", "GRAFANA_PASSWORD": "p w|d`id`"}

@@ -16,11 +16,11 @@ import yaml
 from conftest import free_port, tcp_listener
 
 from muninn.core import config
-from muninn.plugins.inventory.api import Inventory
-from muninn.plugins.vault.api import Vault
-from muninn.plugins.verify import sweep
-from muninn.plugins.verify.classify import classify
-from muninn.plugins.verify.results import ago
+from muninn.plugins.access import sweep
+from muninn.plugins.access.classify import classify
+from muninn.plugins.access.inventory import Inventory
+from muninn.plugins.access.results import ago
+from muninn.plugins.access.vault import Vault
 
 FAKEBIN = Path(__file__).parent / "fakebin"
 TOKEN = "jira_Tk_5cX9pQ2wZ7mL1vN8"
