@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from muninn.core.config import Settings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
 from muninn.guards.mask import masking_redactor
 from muninn.plugins.vault import access_log
@@ -30,7 +30,7 @@ _FIELDS = {"id": 3.0, "name": 3.0, "aliases": 3.0, "tags": 2.0, "environment": 2
 
 
 class UnknownEntry(MuninnError):
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, entry_id: str) -> None:
         super().__init__(f"no inventory entry with id {entry_id!r}",

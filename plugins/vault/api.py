@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
-from muninn.core.errors import ConfigError, MuninnError
+from muninn.core.errors import ConfigError, MuninnError, Refused
 from muninn.core.secrets_file import env_names, load_files
 from muninn.guards.mask import masking_redactor
 from muninn.guards.redact import Redactor
@@ -34,12 +34,6 @@ _FIELDS = {"id": 3.0, "service": 3.0, "tags": 2.0, "environment": 2.0, "kind": 2
 
 
 _NOT_SECRET_PARTS = {"user", "username", "login", "email", "account", "host", "url"}
-
-
-class Refused(MuninnError):
-    """muninn will not do this (no terminal for `get`, a guard refused a command)."""
-
-    exit_code = 8
 
 
 def resolve_files(settings: Settings, files: Sequence[Path]) -> list[Path]:

@@ -12,8 +12,9 @@ import io
 
 from pydantic import Field
 
+from muninn.core.errors import Refused
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
-from muninn.plugins.mcp.session import GuardSession, Refused
+from muninn.plugins.mcp.session import GuardSession
 
 MAX_OUTPUT = 20_000
 
