@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 from muninn.core import config as muninn_config
 from muninn.core import credentials
 from muninn.guards import audit
-from muninn.plugins.vault.api import Vault
+from muninn.plugins.access.vault import Vault
 
 pytestmark = pytest.mark.integration
 

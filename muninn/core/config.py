@@ -176,6 +176,8 @@ class VerifySettings(Section):
     parallel: int = Field(8, ge=1, description="Commands run at once (global-state entries always run one at a time)")
     timeout: float = Field(20.0, gt=0, description="Seconds before a proof command counts as unreachable")
     results: Path | None = Field(None, description="Stored results (default: <workspace>/verify/results.sqlite)")
+    sandbox: Literal["auto", "off"] = Field("auto", description="Run proof commands with the local filesystem "
+                                            "read-only (bwrap or unshare, whichever works; `muninn doctor` says which)")
 
 
 class GuardSettings(Section):

@@ -7,7 +7,7 @@ import typer
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
 
-from .api import Inventory, block
+from .inventory import Inventory, block
 
 app = typer.Typer(
     help="How to reach each cluster, host, cloud account or service, and a way to run a command there.\n\n"
