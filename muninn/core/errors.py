@@ -36,6 +36,8 @@ class ExitCode(IntEnum):
                           "or a path held by a file muninn did not write")
     SEARCH_CONTRACT = 10, ("search: a stage broke its contract (wrong number of scores, a NaN) "
                            "or the keyword index is unreadable")
+    UPGRADE_NEEDED = 11, ("the workspace needs an upgrade step muninn cannot take alone (the sentence names "
+                          "the command), or was written by a newer muninn")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
 
 

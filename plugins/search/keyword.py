@@ -40,7 +40,9 @@ MAX_TEXT = 20_000
 # of its docs row (an INTEGER PRIMARY KEY, so VACUUM keeps it): a file is updated or removed by rowid.
 # uri is UNINDEXED in fts, and deleting by uri scanned the table once per file: indexing 10,000 files
 # took 15.6 s instead of 0.3 s (evals/results/search.md).
-LAYOUT = 2
+# Layout 3 re-reads each row's date and source through the fact file's owner: files the MCP remember
+# tool wrote before workspace format 1 carry `observed_at` and no `date`, and were indexed undated.
+LAYOUT = 3
 
 
 class IndexError_(MuninnError):
@@ -86,7 +88,10 @@ def _rebuild_fts(conn: sqlite3.Connection) -> None:
         conn.execute("DROP TABLE IF EXISTS fts")
         conn.executescript(FTS)
         for rowid, uri, text in conn.execute("SELECT rowid, uri, text FROM docs").fetchall():
-            _insert_fts(conn, rowid, docmod.parse(uri, text))
+            d = docmod.parse(uri, text)
+            conn.execute("UPDATE docs SET date = ?, source = ? WHERE rowid = ?",
+                         (d.date.isoformat() if d.date else None, d.source, rowid))
+            _insert_fts(conn, rowid, d)
         conn.execute(f"PRAGMA user_version = {LAYOUT}")
 
 
