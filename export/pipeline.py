@@ -18,7 +18,7 @@ from typing import Any
 
 from muninn.core import yamlfile
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, MuninnError
+from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.guards import secret_values
@@ -32,7 +32,7 @@ LEDGER_DIR = ".muninn-export"
 class LeakGateDropped(MuninnError):
     """The gate refused at least one rendered file: the export is incomplete on purpose."""
 
-    exit_code = 3
+    exit_code = ExitCode.LEAK_GATE_DROPPED
 
 
 @dataclass

@@ -26,7 +26,7 @@ from typing import Any
 from muninn.core import hooks, paths
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, MuninnError, NotFound
+from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound
 from muninn.export.facts import slug
 from muninn.export.sync_gate import SyncGate
 
@@ -36,7 +36,7 @@ AREA_PREFIX = "viking://resources/"
 class SyncIncomplete(MuninnError):
     """Files that should be in OpenViking are not, or a path is held by a file muninn did not write."""
 
-    exit_code = 9
+    exit_code = ExitCode.SYNC_INCOMPLETE
 
 
 @dataclass

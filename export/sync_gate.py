@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core.config import Settings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.guards import secret_values
 from muninn.guards.leak_gate import Dropped, Finding, LeakGate
 from muninn.guards.redact import Redactor
@@ -31,7 +31,7 @@ UNVERIFIED = "ledger-has-no-hash"   # written by an older muninn: export again
 class SyncRefused(MuninnError):
     """A file about to be uploaded failed the gate; nothing was uploaded."""
 
-    exit_code = 3
+    exit_code = ExitCode.LEAK_GATE_DROPPED
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Collect the known secret values that value-based redaction and the leak gate look for.
 
 Sources, chosen by file name:
-- `*.yaml` / `*.yml`: secrets YAML (a list of entries, or `secrets: [...]`), see DESIGN.md "Secret
-  entry". `value` is kept under the entry's id; a multi-part secret's `parts: {name: value}` is
+- `*.yaml` / `*.yml`: secrets YAML (a list of entries, or `secrets: [...]`, see
+  muninn.core.secrets_file). `value` is kept under the entry's id; a multi-part secret's `parts: {name: value}` is
   kept under `ID.name`.
 - `.env`, `*.env`, `.env.*`: parsed by python-dotenv (quotes, `export`, inline comments,
   multi-line values), id `env:<file name>:KEY`.
