@@ -270,3 +270,25 @@ def test_muninn_is_not_dumpable_once_it_runs_a_child(vault: Vault) -> None:
             "print(before, prctl(3, 0, 0, 0, 0))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["1", "0"], done.stderr
+
+
+# --- the value as a shell prints it back (the shared forms table, guards/forms.py) -----------------
+
+ODD = "Zq7#kP2x $a'b\"c d!"
+SHELL_PRINTS = [
+    'printf "%q\\n" "$V"', "declare -p V", "typeset -p V", "export -p | grep ' V='", 'echo "${V@Q}"',
+    "set | grep '^V='", "env | grep '^V='", 'printf "%s" "$V" | base64',
+    f"{shlex.quote(sys.executable)} -c 'import os, shlex; print(shlex.quote(os.environ[\"V\"]))'",
+    f"{shlex.quote(sys.executable)} -c 'import os, json; print(json.dumps(os.environ[\"V\"]))'",
+]
+
+
+@pytest.mark.parametrize("value", [SECRET, ODD], ids=["plain", "shell-special"])
+@pytest.mark.parametrize("prints", SHELL_PRINTS)
+def test_shell_printed_forms_are_masked(value: str, prints: str) -> None:
+    out = io.BytesIO()
+    run_masked(["bash", "-c", f"export V; {prints}; echo END"], redactor=masking_redactor({value: "odd"}),
+               stdout=out, stderr=out, env={**os.environ, "V": value})
+    text = out.getvalue().decode()
+    assert "END" in text and "[REDACTED:odd]" in text, text
+    assert value not in text and value[:9] not in text, text
