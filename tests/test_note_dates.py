@@ -182,4 +182,4 @@ def test_a_neighbour_is_cut_at_a_space_never_inside_a_value(tmp_path: Path) -> N
     rows = [{"ts": "2025-10-02T09:00:00Z", "tool": "Bash", "session": "s", "input": f"curl -H 'X-Token: {token}'"},
             {"ts": "2025-10-02T09:01:00Z", "tool": "Bash", "session": "s", "input": "next"}]
     ctx = _observations(tmp_path, rows)["next"].context
-    assert token[:20] not in ctx or token in ctx
+    assert "curl -H" in ctx and "tok_" not in ctx
