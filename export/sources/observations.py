@@ -1,7 +1,9 @@
 """An agent's observation log (JSONL: ts, tool, input, output): one fact per past tool call.
 
 The output is capped: the useful part of a tool call is what was asked and how it began to
-answer, and a 50 KB build log would drown the fact's vector.
+answer, and a 50 KB build log would drown the fact's vector. Values are redacted before the
+cap and before JSON encoding (`redact_with`, set by the export pipeline): a cut could otherwise
+keep the first characters of a value, and an escape (`\\"`) could split one.
 
 After the context marker each call carries its neighbours in the same session (without a session:
 the adjacent lines of the log, at most an hour apart): the two calls before it, which say what the
@@ -15,7 +17,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import Field
@@ -33,14 +36,41 @@ class ObservationOptions(Options):
     agent: str | None = Field(None, description="Whose log this is, for the context line")
 
 
-def _text(value: object) -> str:
+def _same(text: str) -> str:
+    return text
+
+
+def _text(value: object, redact: Callable[[str], str] = _same) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if isinstance(value, str):
+        return redact(value)
+    return json.dumps(_redact_leaves(value, redact), sort_keys=True, ensure_ascii=False)
+
+
+def _redact_leaves(value: object, redact: Callable[[str], str]) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _redact_leaves(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_leaves(v, redact) for v in value]
+    return value
+
+
+_MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text[:limit]`, moved back so it never ends inside a `[REDACTED:…]` marker."""
+    for m in _MARKER.finditer(text, max(0, limit - 200), limit + 200):
+        if m.start() < limit < m.end():
+            return text[:m.start()]
+    return text[:limit]
 
 
 def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
+    return text if len(text) <= limit else _cut(text, limit) + f"\n… [{len(text) - limit} more characters cut]"
 
 
 @register
@@ -52,13 +82,18 @@ class ObservationsSource:
     def __init__(self, path: Path, options: ObservationOptions) -> None:
         self.path = path
         self.options = options
+        self.redact: Callable[[str], str] = _same
+
+    def redact_with(self, redact: Callable[[str], str]) -> None:
+        """Redact input and output before they are JSON-encoded and cut (the pipeline calls it)."""
+        self.redact = redact
 
     def secret_files(self) -> list[Path]:
         return []
 
     def facts(self) -> Iterator[Fact]:
         rows = list(self._rows())
-        for row, neighbours in zip(rows, _neighbours(rows), strict=True):
+        for row, neighbours in zip(rows, _neighbours(rows, self.redact), strict=True):
             yield self._fact(row, neighbours)
 
     def _rows(self) -> Iterator[dict]:
@@ -77,12 +112,13 @@ class ObservationsSource:
 
     def _fact(self, row: dict, neighbours: str = "") -> Fact:
         ts, tool = str(row["ts"]), str(row["tool"])
-        raw_in, raw_out = _text(row.get("input")), _text(row.get("output"))
         # Stable across runs and across lines moving: what happened, not where it sits in the file.
-        digest = hashlib.sha256(f"{ts}\x00{tool}\x00{raw_in}".encode()).hexdigest()[:12]
+        # (A hash of the unredacted input, so redacting one more value does not rename the fact.)
+        digest = hashlib.sha256(f"{ts}\x00{tool}\x00{_text(row.get('input'))}".encode()).hexdigest()[:12]
+        raw_in, raw_out = _text(row.get("input"), self.redact), _text(row.get("output"), self.redact)
         date = iso_date(ts)
         who = self.options.agent or "the agent"
-        first = raw_in.strip().splitlines()[0][:80] if raw_in.strip() else tool
+        first = _cut(raw_in.strip().splitlines()[0], 80) if raw_in.strip() else tool
         context = f"A past tool call by {who}: {tool} at {ts}."
         body = (f"# {tool}: {first}\n\nInput:\n\n```\n{_cap(raw_in, self.options.max_input)}\n```\n\n"
                 f"Output:\n\n```\n{_cap(raw_out, self.options.max_output)}\n```")
@@ -109,11 +145,11 @@ def _near(a: dict, b: dict) -> bool:
     return ta is not None and tb is not None and abs(ta - tb) <= _GAP
 
 
-def _line(row: dict) -> str:
-    """One neighbour: tool, input, first line of output, each cut at a space (never inside a word, so
-    a value is either whole, for redaction to find, or not there)."""
+def _line(row: dict, redact: Callable[[str], str]) -> str:
+    """One neighbour: tool, input, first line of output, redacted first, then cut at a space (never
+    inside a word: a value the redaction missed is then whole for the leak gate, or not there)."""
     def first(value: object, limit: int) -> str:
-        line = next((" ".join(ln.split()) for ln in _text(value).splitlines() if ln.strip()), "")
+        line = next((" ".join(ln.split()) for ln in _text(value, redact).splitlines() if ln.strip()), "")
         return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] if " " in line[:limit] else ""
     out = f"{row['tool']}: {first(row.get('input'), 120)}".rstrip(": ")
     if answer := first(row.get("output"), 80):
@@ -121,7 +157,7 @@ def _line(row: dict) -> str:
     return out
 
 
-def _neighbours(rows: list[dict]) -> list[str]:
+def _neighbours(rows: list[dict], redact: Callable[[str], str]) -> list[str]:
     """Per row: the calls around it in its session (another session's calls interleaved in the log
     are skipped), BEFORE of them, the call itself, AFTER of them. Rows without a session are one
     group whose neighbours must be within _GAP of the call."""
@@ -137,6 +173,6 @@ def _neighbours(rows: list[dict]) -> list[str]:
                 before = [r for r in before if _near(r, rows[i])]
                 after = [r for r in after if _near(r, rows[i])]
             if before or after:
-                out[i] = "\n".join([*(_line(r) for r in before), f"{rows[i]['tool']}: (this call)",
-                                    *(_line(r) for r in after)])
+                out[i] = "\n".join([*(_line(r, redact) for r in before), f"{rows[i]['tool']}: (this call)",
+                                    *(_line(r, redact) for r in after)])
     return out

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 
 FORMAT_FILE = "format.json"
 
@@ -28,8 +28,7 @@ FORMAT_FILE = "format.json"
 class UpgradeNeeded(MuninnError):
     """The workspace needs a step muninn cannot take alone, or is newer than this muninn."""
 
-    # TODO(house-core): take the code from the one ExitCode enum once it lands; 11 is the next free one.
-    exit_code = 11
+    exit_code = ExitCode.UPGRADE_NEEDED
 
 
 @dataclass(frozen=True)

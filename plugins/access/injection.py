@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import MuninnError, Refused
 from muninn.core.secrets_file import env_names
 from muninn.guards.mask import masking_redactor
 from muninn.guards.redact import Redactor
@@ -26,12 +26,6 @@ from .store import Store
 
 # Parts of a secret that name who, not what: masking them would hide ordinary output (user names, hosts).
 _NOT_SECRET_PARTS = {"user", "username", "login", "email", "account", "host", "url"}
-
-
-class Refused(MuninnError):
-    """muninn will not do this (no terminal for `get`, a guard refused a command)."""
-
-    exit_code = 8
 
 
 @dataclass

@@ -16,7 +16,7 @@ from functools import partial
 from typing import BinaryIO
 
 from muninn.core.config import Settings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
 
 from . import access_log, catalog, injection, prereq, steps
@@ -28,7 +28,7 @@ from .vault import Vault
 
 
 class UnknownEntry(MuninnError):
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, entry_id: str) -> None:
         super().__init__(f"no inventory entry with id {entry_id!r}",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core.client import OpenViking
-from muninn.core.errors import MuninnError, NotFound
+from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
 
@@ -48,7 +48,7 @@ LAYOUT = 3
 class IndexError_(MuninnError):
     """The keyword index file is missing or unreadable."""
 
-    exit_code = 10
+    exit_code = ExitCode.SEARCH_CONTRACT
 
 
 @dataclass

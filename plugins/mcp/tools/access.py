@@ -12,10 +12,11 @@ import io
 
 from pydantic import Field
 
+from muninn.core.errors import Refused
 from muninn.plugins.access.inventory import Inventory
 from muninn.plugins.access.prereq import PrerequisiteDown
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
-from muninn.plugins.mcp.session import GuardSession, Refused
+from muninn.plugins.mcp.session import GuardSession
 
 MAX_OUTPUT = 20_000
 

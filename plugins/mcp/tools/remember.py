@@ -10,9 +10,10 @@ from typing import Literal
 from pydantic import Field
 
 from muninn.core import factfile
+from muninn.core.errors import Refused
 from muninn.guards import dates
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
-from muninn.plugins.mcp.session import GuardSession, Refused
+from muninn.plugins.mcp.session import GuardSession
 
 
 class RememberParams(Params):
