@@ -32,6 +32,22 @@ def table(runs: list[CorpusRun]) -> str:
     return "\n".join(lines)
 
 
+BEGIN, END = "<!-- corpora:begin (written by python -m muninn.evals.corpora run) -->", "<!-- corpora:end -->"
+
+
+def write_markdown(runs: list[CorpusRun], path: Path, command: str) -> Path:
+    """The tables go between the markers of `path`; what is around them (findings) is kept."""
+    block = f"{BEGIN}\n\n`{command}`\n\n{table(runs)}\n{END}"
+    old = path.read_text() if path.exists() else f"# Search on several corpora\n\n{BEGIN}\n{END}\n"
+    if BEGIN in old and END in old:
+        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
+    else:
+        new = old.rstrip() + "\n\n" + block + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new)
+    return path
+
+
 def write_json(runs: list[CorpusRun], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([asdict(r) for r in runs], indent=1))
