@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from muninn.core import config
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.evals.corpora import harness, report, sources
 from muninn.evals.corpora import questions as qmod
 
@@ -30,7 +30,7 @@ def _check(names: list[str], cache: Path | None) -> int:
         for p in problems:
             print(f"  {p}")
         bad += len(problems)
-    return 2 if bad else 0
+    return ExitCode.BAD_INPUT if bad else ExitCode.OK
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,7 @@ from typing import Any
 
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings, SourceSettings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.evals.corpora import baselines
 from muninn.evals.corpora.questions import Question, norm
 from muninn.evals.corpora.sources import Built
@@ -50,7 +50,7 @@ Say = Callable[[str], None]
 class GoldMissing(MuninnError):
     """A question's answer is in no exported fact: the exporter split it, or the question is stale."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
 
 @dataclass(frozen=True)
