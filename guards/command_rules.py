@@ -8,8 +8,32 @@ only, so `get secrets` lists names and never values).
 
 from __future__ import annotations
 
-from muninn.guards.argspec import INT, NAME, SWITCH, ArgsCheck, Tool, Verb, exactly, matches, names, one_of, value
+from collections.abc import Mapping
+from dataclasses import replace
+
+from muninn.guards.argspec import INT, NAME, SWITCH, ArgsCheck, Flag, Tool, Verb, exactly, matches, names, one_of, value
 from muninn.guards.shell_words import Word
+
+
+def _no_file_values(tool: Tool, prefixes: tuple[str, ...]) -> Tool:
+    """The same tool, refusing any option value the CLI would replace by a local file's content:
+    aws reads `file://`, `fileb://` (and, in v1, `http(s)://`) values; az reads `@FILE` values."""
+    def wrap(flag: Flag) -> Flag:
+        check = flag.value
+        if check is None:
+            return flag
+
+        def guarded(text: str) -> str | None:
+            if text.lower().startswith(prefixes):
+                return f"{text!r}: {tool.name} would read that value from a local file or URL"
+            return check(text)
+        return Flag(guarded, flag.text)
+
+    def flags(given: Mapping[str, Flag]) -> dict[str, Flag]:
+        return {name: wrap(flag) for name, flag in given.items()}
+    return replace(tool, flags=flags(tool.flags),
+                   verbs={v: replace(spec, flags=flags(spec.flags)) for v, spec in tool.verbs.items()})
+
 
 # --- kubectl --------------------------------------------------------------------------------------
 # Kinds a proof may list, in the spellings kubectl accepts (plural, singular, short), lower case only.
@@ -63,14 +87,14 @@ _KUBE_LIST = {"-o": value(one_of("wide", "name")), "--output": value(one_of("wid
 _KUBE_NAME = names("name", check=NAME)
 KUBECTL = Tool("kubectl", "pflag", _KUBE_GLOBAL, {
     ("get",): Verb(_KUBE_LIST, _resources(GET_KINDS)),
-    ("describe",): Verb({"-l": _KUBE_LIST["-l"], "--show-events": value(one_of("true", "false"))},
+    ("describe",): Verb({"-l": _KUBE_LIST["-l"], "--show-events": SWITCH},
                         _resources(DESCRIBE_KINDS)),
     ("top", "nodes"): Verb({"--no-headers": SWITCH}, names("node")),
     ("top", "node"): Verb({"--no-headers": SWITCH}, names("node")),
     ("top", "pods"): Verb({"--no-headers": SWITCH}, names("pod")),
     ("top", "pod"): Verb({"--no-headers": SWITCH}, names("pod")),
     ("version",): Verb({"--client": SWITCH, "-o": value(one_of("json", "yaml"))}),
-    ("api-resources",): Verb({"-o": value(one_of("wide", "name")), "--namespaced": value(one_of("true", "false"))}),
+    ("api-resources",): Verb({"-o": value(one_of("wide", "name")), "--namespaced": SWITCH}),
     ("api-versions",): Verb(),
     ("cluster-info",): Verb(),
     ("auth", "can-i"): Verb({"--list": SWITCH}, names("verb", "resource",
@@ -152,20 +176,20 @@ AZ = Tool("az", "argparse", {
     ("ad", "signed-in-user", "show"): Verb(),
 })
 
-_GCLOUD_LOCATION = {"--region": value(NAME), "--zone": value(NAME)}
+# `--format` projects any field (`value(masterAuth.password)`): allowed only on verbs whose objects hold none.
+_GCLOUD_FORMAT = {"--format": value(matches(r"(json|yaml|text|table|value|csv)(\([A-Za-z0-9_.,:() -]{0,200}\))?",
+                                            "a format (json, yaml, text, table(...), value(...))"))}
 GCLOUD = Tool("gcloud", "argparse", {
     "--project": value(NAME), "--account": value(NAME), "--configuration": value(NAME), "--quiet": SWITCH,
-    "--format": value(matches(r"(json|yaml|text|table|value|csv)(\([A-Za-z0-9_.,:() -]{0,200}\))?",
-                              "a format (json, yaml, text, table(...), value(...))")),
     "--verbosity": value(one_of("error", "warning", "info"))}, {
-    ("auth", "list"): Verb(),
-    ("config", "list"): Verb(),
-    ("config", "configurations", "list"): Verb(),
-    ("version",): Verb(),
-    ("projects", "list"): Verb({"--limit": value(INT)}),
-    ("projects", "describe"): Verb({}, exactly(("project", NAME))),
-    ("container", "clusters", "list"): Verb(_GCLOUD_LOCATION),
-    ("compute", "instances", "list"): Verb({"--limit": value(INT)}),
+    ("auth", "list"): Verb(_GCLOUD_FORMAT),
+    ("config", "list"): Verb(_GCLOUD_FORMAT),
+    ("config", "configurations", "list"): Verb(_GCLOUD_FORMAT),
+    ("version",): Verb(_GCLOUD_FORMAT),
+    ("projects", "list"): Verb({**_GCLOUD_FORMAT, "--limit": value(INT)}),
+    ("projects", "describe"): Verb(_GCLOUD_FORMAT, exactly(("project", NAME))),
+    # A cluster's masterAuth can hold a legacy password or client key: the default table only.
+    ("container", "clusters", "list"): Verb({"--region": value(NAME), "--zone": value(NAME)}),
 })
 
 # --- small CLIs with a fixed read -----------------------------------------------------------------------
@@ -178,4 +202,6 @@ VAULT = Tool("vault", "goflag", {"-address": value(matches(r"https?://[A-Za-z0-9
     ("token", "capabilities"): Verb({}, names("path", check=matches(r"[A-Za-z0-9_/.-]{1,200}", "a vault path"))),
 })
 
+AWS = _no_file_values(AWS, ("file:", "fileb:", "http:", "https:"))
+AZ = _no_file_values(AZ, ("@",))
 TOOLS: dict[str, Tool] = {t.name: t for t in (KUBECTL, HELM, AWS, AZ, GCLOUD, GH, DOCKER, VAULT)}
