@@ -7,6 +7,9 @@ Every case is judged with INJECTED as the entry's variables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 INJECTED = ("JIRA_API_TOKEN", "GRAFANA_USER", "GRAFANA_PASSWORD")
 
 REFUSED: dict[str, list[str]] = {
@@ -653,3 +656,21 @@ ALLOWED_PROOFS: list[str] = [
     "ssh host date -u",
     "mysqladmin ping -h db.example.com -P 3306 --connect-timeout 3",
 ]
+
+
+def generated(tools: Mapping[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """(command, tool) cases built from the specs themselves, each of which must be refused:
+    every abbreviation of every listed long option (that is not itself listed), every global value
+    flag placed before the verb without its value (so the verb would become its value), and
+    unlisted options on every verb."""
+    specs = [(name, verb, {**tool.flags, **spec.flags}) for name, tool in tools.items()
+             for verb, spec in tool.verbs.items()]
+    prefixes = [(f"{t} {' '.join(v)} {flag[:cut]}".replace("  ", " "), t)
+                for t, v, flags in specs for flag in flags if flag.startswith("--")
+                for cut in range(3, len(flag)) if flag[:cut] not in flags]
+    smuggled = [(f"{t} {flag} {' '.join(v)} delete x", t)
+                for t, v, _ in specs if v for flag, spec in tools[t].flags.items() if spec.value is not None]
+    unknown = [(f"{t} {flag} {' '.join(v)}".replace("  ", " "), t) for t, v, _ in specs
+               for flag in ("--frobnicate", "-Z", "--config=/tmp/x", "--kubeconfig", "-F")]
+    return {"abbreviated long option": prefixes, "value flag before the verb, without its value": smuggled,
+            "unlisted option": unknown}
