@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED
+from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
 from muninn.guards import command_guard, sandbox
 from muninn.guards.shell_words import ShellRefusal, split
 
@@ -138,6 +138,12 @@ def main(out: Path = Path(__file__).parent / "results" / "security_guard.md") ->
         lines.append(f"| {cls} | {len(cases)} | {len(cases) - len(missed)} | {len(missed)} |")
     total = sum(len(c) for c in REFUSED.values())
     lines.append(f"| **all adversarial** | **{total}** | **{total - len(misses)}** | **{len(misses)}** |")
+    lines += ["", "Generated from the specs themselves (`generated()`), every tool and verb:", "",
+              "| generated class | cases | refused | allowed (misses) |", "| --- | --- | --- | --- |"]
+    for cls, cases in generated(command_guard.TOOLS).items():
+        missed = [c for c, _ in cases if command_guard.check(c, INJECTED).allowed]
+        misses += missed
+        lines.append(f"| {cls} | {len(cases)} | {len(cases) - len(missed)} | {len(missed)} |")
     false = [(c, command_guard.check(c, INJECTED).reason) for c in ALLOWED_PROOFS
              if not command_guard.check(c, INJECTED).allowed]
     lines += ["", f"False refusals on {len(ALLOWED_PROOFS)} real read-only proof commands: **{len(false)}**"
