@@ -90,6 +90,13 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
 
 # --- the normalised view ---
 
+# Views ignore markup and spacing (and, folded, case and separators), so a short needle would
+# match across words: a value needs 6 characters to get a view, and its view form 4 (normalised)
+# or 5 (folded) characters: `W$Io_2` is `W$Io2` normalised, `DSA:31` is `dsa31` folded.
+VALUE_MIN = 6
+NORMALISED_MIN = 4
+FOLDED_MIN = 5
+
 # Markdown marks that split a word without changing it: emphasis, strike-through, inline code.
 _MARKUP = frozenset("*_`~")
 # Invisible characters that are not format (Cf) characters but still render as nothing.
@@ -131,8 +138,10 @@ def normalise(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-def normalised(value: str) -> str:
-    return normalise(value)[0]
+def normalised(value: str) -> str | None:
+    """The normalised form of a needle, or None when it is too short to search for in a view."""
+    view = normalise(value)[0]
+    return view if len(value) >= VALUE_MIN and len(view) >= NORMALISED_MIN else None
 
 
 _FOLD = re.compile(r"[^a-z0-9]+")
@@ -157,3 +166,9 @@ def folded(text: str) -> tuple[str, list[int]]:
 
 def fold(value: str) -> str:
     return folded(value)[0]
+
+
+def fold_needle(value: str) -> str | None:
+    """The folded form of a needle, or None when it is too short to search for in a view."""
+    view = fold(value)
+    return view if len(value) >= VALUE_MIN and len(view) >= FOLDED_MIN else None

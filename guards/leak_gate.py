@@ -25,13 +25,10 @@ from typing import Any
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards.forms import ENCODINGS, fold, folded, forms_of, normalise, normalised
+from muninn.guards.forms import ENCODINGS, fold_needle, folded, forms_of, normalise, normalised
 
 KNOWN_VALUE = "known-value"
 KNOWN_VALUE_IN_PATH = "known-value-in-path"
-# The normalised and folded views ignore markup, spacing, case and separators: shorter needles
-# would match across words.
-_VIEW_MIN = 6
 # Values the gate accepts next to a label: redaction markers and documentation placeholders.
 _HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
 _SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|>]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
@@ -197,7 +194,7 @@ class LeakGate:
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
         self._multiline = any("\n" in v or "\r" in v for v in self._values)
         self._view = _ViewNeedles({normalised(v): i for v, i in needles.items()})
-        self._fold = _ViewNeedles({fold(v): i for v, i in known.items() if v})
+        self._fold = _ViewNeedles({fold_needle(v): i for v, i in known.items() if v})
         self.patterns = patterns
 
     def scan(self, text: str) -> list[Finding]:
@@ -256,8 +253,8 @@ class LeakGate:
 class _ViewNeedles:
     """Needles in a view of the text (normalised or folded); finds map back through the offset map."""
 
-    def __init__(self, needles: dict[str, str]) -> None:
-        kept = {n: i for n, i in needles.items() if len(n) >= _VIEW_MIN}
+    def __init__(self, needles: dict[str | None, str]) -> None:
+        kept = {n: i for n, i in needles.items() if n}   # None: too short for a view
         self._ids = list(kept.values())
         self._ac = ahocorasick_rs.AhoCorasick(list(kept)) if kept else None
 

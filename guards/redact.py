@@ -31,13 +31,10 @@ import ahocorasick_rs
 
 from muninn.core.config import Encoding
 from muninn.guards import secret_values
-from muninn.guards.forms import ENCODINGS, fold, folded, forms_of, normalise, normalised
+from muninn.guards.forms import ENCODINGS, fold_needle, folded, forms_of, normalise, normalised
 from muninn.guards.patterns import PatternScanner
 
 __all__ = ["ENCODINGS", "Encoding", "Hit", "Redacted", "Redactor", "encoded_forms", "marker"]
-# Needles shorter than this are left out of the normalised and folded views: those views ignore
-# markup, spacing (and for paths, case and separators), so a short needle would match across words.
-VIEW_MIN = 6
 # A value cut at a boundary (a title cut at 80 characters) keeps a prefix: one this long is hidden.
 CUT_MIN = 6
 PATH_MARKER = "redacted"
@@ -116,8 +113,8 @@ class Redactor:
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
         self.views = views
         self._view = _Needles({normalised(n): i for i, n in enumerate(self._needle_text)}) if views else None
-        self._fold = _Needles({fold(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
-                                                                                  strict=True)) if enc == "raw"})
+        self._fold = _Needles({fold_needle(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
+                                                                                         strict=True)) if enc == "raw"})
         raw = [n for n, (_, enc) in zip(self._needle_text, self._ids, strict=True) if enc == "raw"]
         self._prefixes = sorted(n for n in raw if len(n) > CUT_MIN) if views else []
         self._position = {n: i for i, n in enumerate(self._needle_text)} if views else {}
@@ -222,8 +219,8 @@ class Redactor:
 
     def _cut_spans(self, text: str) -> list[tuple[int, int, int]]:
         """A prefix of a value at the end of the text, of a line, or before `…`: what a cut keeps.
-        Prefixes of only letters and spaces are left alone (`correct horse` is words before it is a
-        prefix of a declared phrase)."""
+        Prefixes of ordinary words are left alone (`correct horse` is words before it is a prefix of
+        a declared phrase); `EEsAoC` (capitals inside) is not a word."""
         if not self._prefixes:
             return []
         out: list[tuple[int, int, int]] = []
@@ -260,8 +257,12 @@ class Redactor:
         return Redacted("".join(pieces), hits)
 
 
+_WORD = re.compile(r"[^\W\d_]?[^\W\d_A-Z]*|[^\W\d_a-z]+")
+
+
 def _wordy(text: str) -> bool:
-    return all(c.isalpha() or c == " " for c in text)
+    """Ordinary words only (`correct horse`, `Staple`): letters, capitalised at most at the start."""
+    return all(_WORD.fullmatch(w) for w in text.split(" "))
 
 
 _CUT_AT = re.compile(r"[ \t]*(?:\r?\n|…|\.\.\.)")
@@ -271,8 +272,8 @@ class _Needles:
     """An Aho-Corasick automaton over needles in one view (normalised or folded) of the text;
     matches are mapped back to the original text through the view's offset map."""
 
-    def __init__(self, needles: dict[str, int]) -> None:
-        kept = {n: i for n, i in needles.items() if len(n) >= VIEW_MIN}
+    def __init__(self, needles: dict[str | None, int]) -> None:
+        kept = {n: i for n, i in needles.items() if n}   # None: too short for a view
         self._index = list(kept.values())
         self._ac = ahocorasick_rs.AhoCorasick(list(kept), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if kept else None
