@@ -117,4 +117,5 @@ FALSE_POSITIVES = [
     "password is ***",
     "パスワードは金庫にあります",
     "the password manager is Bitwarden",
+    "passwords on a command line: `sshpass -p`, `mysql -pv`/`--password=`, `docker login -p`, `curl -u user:v`",
 ]
