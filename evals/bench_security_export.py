@@ -240,6 +240,35 @@ def prose_false_redactions(known: dict[str, str]) -> dict[str, object]:
             "where": where, "seconds": times}
 
 
+def export_cost(facts: int = 1500, values: int = 10_000) -> list[str]:
+    """The price of the new checks: export of a synthetic task record (evals/bench_export.py) with
+    the guards built as before issue 16 (raw values only, no views) and as now, alternated twice."""
+    import shutil
+
+    from muninn.evals.bench_export import build_record
+    from muninn.export import sources
+
+    root = Path(tempfile.mkdtemp(prefix="muninn-sec-cost-"))
+    db, secrets = build_record(root, facts, values, random.Random(11))
+    known = secret_values.collect([secrets])
+    start = time.perf_counter()
+    before = pipeline.Guards(redactor=Redactor(known, patterns=True), gate=LeakGate(known, encodings=("raw",)),
+                             known=len(known))
+    built = {"before": time.perf_counter() - start}
+    start = time.perf_counter()
+    now = pipeline.Guards.from_files([secrets])
+    built["now"] = time.perf_counter() - start
+    runs: dict[str, list[float]] = {"before": [], "now": []}
+    for name, guards in (("before", before), ("now", now)) * 2:
+        shutil.rmtree(root / "out", ignore_errors=True)
+        start = time.perf_counter()
+        report = pipeline.write_facts("tasks", db, sources.build("tasks", db, None).facts(), root / "out", guards)
+        runs[name].append(report.facts / (time.perf_counter() - start))
+    shutil.rmtree(root, ignore_errors=True)
+    return [f"| {label} | {built[name]:.1f} s | {max(runs[name]):.0f} facts/s |" for name, label in
+            (("before", "raw values, no views (as before issue 16)"), ("now", "every form, views, cut prefixes"))]
+
+
 def write(rows: list[tuple], meta: dict[str, object]) -> str:
     lines = ["# Export security (issue 16 §2): cases per class, caught, false redactions", "",
              "Written by `.venv/bin/python -m muninn.evals.bench_security_export` "
@@ -266,6 +295,13 @@ def write(rows: list[tuple], meta: dict[str, object]) -> str:
     seconds = meta["seconds"]
     lines += ["", f"Time over the prose, line by line: before {seconds['before']:.2f} s, "
               f"now {seconds['after']:.2f} s (the views are pure Python; the machine is shared).", ""]
+    if meta.get("cost"):
+        lines += ["## Cost in export", "",
+                  f"Synthetic task record of `evals/bench_export.py`, {meta['cost_facts']} facts, 10,000 known values "
+                  f"(~6 needles a value in every form); best of two runs each. Load average while measuring: "
+                  f"{meta['load']}: on this shared 2-core machine the absolute numbers are pessimistic, the ratio is "
+                  "the result.", "", "| guards | build | export + redaction + gate |", "|---|---:|---:|",
+                  *meta["cost"], ""]
     if meta["where"]:
         lines += ["Where the current redactor fired (file:line, rule):", ""]
         lines += [f"- {w}" for w in meta["where"][:40]]
@@ -275,8 +311,15 @@ def write(rows: list[tuple], meta: dict[str, object]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--values", type=int, default=200)
+    ap.add_argument("--cost-facts", type=int, default=1500, help="facts for the export cost rows (0: skip)")
     args = ap.parse_args()
     rows, meta = measure(args.values)
+    if args.cost_facts:
+        import os
+
+        meta["cost"] = export_cost(args.cost_facts)
+        meta["cost_facts"] = args.cost_facts
+        meta["load"] = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     text = write(rows, meta)
     RESULTS.write_text(text)
     print(text)
