@@ -207,13 +207,20 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
 
 
 def run(settings: Settings, corpora: dict[str, Built], workdir: Path, say: Say = print,
-        variants: list[str] | None = None) -> list[CorpusRun]:
-    """Every corpus into its own area of one fresh account (the stack must be up: `muninn up`)."""
+        variants: list[str] | None = None,
+        on_done: Callable[[list[CorpusRun]], None] | None = None) -> list[CorpusRun]:
+    """Every corpus into its own area of one fresh account (the stack must be up: `muninn up`).
+    `on_done` hears the runs so far after each corpus: a long run leaves its results as it goes."""
     root = OpenViking.root(settings)
     account = f"corpora{uuid.uuid4().hex[:8]}"
     try:
         key = root.create_account(account, "owner")
     finally:
         root.close()
+    runs: list[CorpusRun] = []
     with OpenViking(settings.server.base_url, key, key_name=account) as client:
-        return [run_corpus(settings, name, built, client, workdir, say, variants) for name, built in corpora.items()]
+        for name, built in corpora.items():
+            runs.append(run_corpus(settings, name, built, client, workdir, say, variants))
+            if on_done:
+                on_done(runs)
+    return runs
