@@ -117,7 +117,10 @@ def corpus_settings(settings: Settings, built: Built, root: str, workdir: Path) 
     srcs = [SourceSettings(kind=s.kind, path=s.path, area=f"{root}/{s.area}", name=s.name) for s in built.sources]
     return settings.model_copy(update={
         "sources": srcs,
-        "export": settings.export.model_copy(update={"out": workdir / "exports"}),
+        # Small batches: a 100-file batch written with wait=True outlasts the client's 60 s timeout
+        # while the server embeds ~1.5 files/s on 2 busy cores. Same files, same path, more calls.
+        "export": settings.export.model_copy(update={"out": workdir / "exports",
+                                                     "batch_size": min(settings.export.batch_size, 20)}),
         "search": settings.search.model_copy(update={"index": workdir / "keyword.sqlite"}),
     })
 
