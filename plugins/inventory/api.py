@@ -120,8 +120,10 @@ class Inventory:
                                      "exec": access_command_line(entry.id, ["CMD"])}
 
     def exec(self, entry_id: str, command: Sequence[str] | str, *, stdout: BinaryIO | None = None,
-             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None) -> RunResult:
-        """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked."""
+             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None,
+             stdin_data: bytes | None = None) -> RunResult:
+        """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked.
+        `stdin_data` is all the child reads (None: it shares this process's stdin)."""
         entry = self.get(entry_id)
         shown = command if isinstance(command, str) else shlex.join(command)
         try:
@@ -146,7 +148,8 @@ class Inventory:
         # Like verify: no kubeconfig rewrite (other shells share it); the command gets --context instead.
         line = steps.with_context(line, steps.kube_context(parsed))
         result = run_masked(steps.script(parsed, line, drop_kube_switch=True), redactor=redactor, env=env,
-                            stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer, timeout=timeout)
+                            stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer, timeout=timeout,
+                            stdin_data=stdin_data)
         self._log("access-exec", secret_id=entry.id, command=redactor.redact_values(shown).text,
                   exit_code=result.exit_code, masked=len(result.hits))
         return result

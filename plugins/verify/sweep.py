@@ -135,7 +135,10 @@ def _run_item(item: Item, injected: Mapping[str, str], redactor: Redactor, env: 
         status, reason = "missing", f"{absent} is not installed (not on PATH)"
     else:
         out, err = io.BytesIO(), io.BytesIO()
-        done = run_masked(item.script, redactor=redactor, env=env, stdout=out, stderr=err, timeout=timeout)
+        # An empty stdin (EOF at once): a proof never reads input, and under `muninn mcp` the inherited
+        # stdin would be the MCP stream itself.
+        done = run_masked(item.script, redactor=redactor, env=env, stdout=out, stderr=err, timeout=timeout,
+                          stdin_data=b"")
         text = err.getvalue().decode(errors="replace") + "\n" + out.getvalue().decode(errors="replace")
         status, reason = classify(done.exit_code, text, done.timed_out, timeout, item.command)
     return Result(item.kind, item.id, status, reason, item.command, now_iso(), round(time.monotonic() - started, 3))

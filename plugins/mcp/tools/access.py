@@ -62,7 +62,9 @@ def exec_(session: GuardSession, p: ExecParams) -> Output:
 
     out, err = io.BytesIO(), io.BytesIO()
     try:
-        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=err, timeout=p.timeout)
+        # stdin_data=b"": the child reads EOF, never the MCP stream this server is reading.
+        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=err, timeout=p.timeout,
+                                          stdin_data=b"")
     except PrerequisiteDown as down:
         raise Refused(f"{down.message}. Do not retry or debug credentials.") from None
     stdout = out.getvalue().decode(errors="replace")[-MAX_OUTPUT:]

@@ -36,21 +36,26 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
         observed = dates.parse_when(p.observed_at) if p.observed_at else now
     except ValueError:
         raise Refused(f"observed_at {p.observed_at!r} is not an ISO time (e.g. 2026-10-18T14:00:00Z)") from None
-    verdict = dates.check_observation(p.text, observed, plan=p.kind == "plan", now=now)
+    # The title and the tags are read for dates as well as the text: each lands where readers see it.
+    said = "\n".join([p.title or "", *p.tags, p.text])
+    verdict = dates.check_observation(said, observed, plan=p.kind == "plan", now=now)
     if not verdict.allowed:
         raise Refused(verdict.reason)
-    title = (p.title or p.text.strip().splitlines()[0])[:120]
+    # Values and patterns are scrubbed before anything is derived from the text: the file name,
+    # the 120-character title and the tags are cut or slugged from scrubbed text, so no cut or slug
+    # can keep part of a value the scrubber would have caught whole.
+    body = session.redactor.scrub_all(p.text)
+    title = session.redactor.scrub_all(p.title) if p.title else (body.strip().splitlines() or ["note"])[0]
+    title = title[:120]
     name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
     folder = "plans" if p.kind == "plan" else "observations"
     uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
-    # Values and patterns are scrubbed before they are stored: memory is read by every other reader.
-    body = session.redactor.scrub_all(p.text)
-    tags = ", ".join(_slug(t) for t in p.tags)
+    tags = ", ".join(_slug(session.redactor.scrub_all(t)) for t in p.tags)
     doc = (f"---\nkind: {p.kind}\nwritten_by: {session.profile.name}\ntrust: "
            f"{'trusted' if session.profile.trusted else 'untrusted'}\nobserved_at: {observed.isoformat()}\n"
            f"recorded_at: {now.isoformat()}\ntags: [{tags}]\n---\n"
            f"{p.kind.capitalize()} by {session.profile.name} ({session.profile.kind}), {observed:%Y-%m-%d %H:%M} UTC: "
-           f"{session.redactor.scrub_all(title)}\n\n{body}\n")
+           f"{title}\n\n{body}\n")
     session.client.write(uri, doc, mode="create")
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
 
