@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from muninn.core import accounts
 from muninn.guards import dates
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
 from muninn.plugins.mcp.session import GuardSession, Refused
@@ -38,7 +39,9 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
         raise Refused(f"observed_at {p.observed_at!r} is not an ISO time (e.g. 2026-10-18T14:00:00Z)") from None
     # The title and the tags are read for dates as well as the text: each lands where readers see it.
     said = "\n".join([p.title or "", *p.tags, p.text])
-    verdict = dates.check_observation(said, observed, plan=p.kind == "plan", now=now)
+    # observed_at before the account existed is refused; `policy apply` records when that was.
+    created = accounts.created_at(session.settings.workspace, session.profile.account)
+    verdict = dates.check_observation(said, observed, plan=p.kind == "plan", now=now, not_before=created)
     if not verdict.allowed:
         raise Refused(verdict.reason)
     # Values and patterns are scrubbed before anything is derived from the text: the file name,
