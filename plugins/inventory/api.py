@@ -73,17 +73,19 @@ def block(entry: InventoryEntry, last_verified: str | None = None) -> str:
 
 
 class Inventory:
-    def __init__(self, settings: Settings, entries: Mapping[str, Located], who: str | None = None) -> None:
+    def __init__(self, settings: Settings, entries: Mapping[str, Located], who: str | None = None,
+                 scrub: access_log.Scrub | None = None) -> None:
         self.settings = settings
         self.entries = dict(entries)
         self.who = who or access_log.default_who()
+        self.scrub = scrub   # for the access log's free text; None: patterns only
 
     @classmethod
-    def open(cls, settings: Settings, who: str | None = None) -> Inventory:
-        return cls(settings, load_files(resolve_files(settings, settings.inventory.files)), who)
+    def open(cls, settings: Settings, who: str | None = None, scrub: access_log.Scrub | None = None) -> Inventory:
+        return cls(settings, load_files(resolve_files(settings, settings.inventory.files)), who, scrub)
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.workspace, who=self.who, action=action, **fields)
+        access_log.write(self.settings.workspace, who=self.who, action=action, scrub=self.scrub, **fields)
 
     def get(self, entry_id: str) -> InventoryEntry:
         """By id, or by an alias or name when exactly one entry has it."""

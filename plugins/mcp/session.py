@@ -55,7 +55,8 @@ class GuardSession:
         prof = pol.profile(profile)
         redactor = ValueRedactor.from_settings(settings)
         return cls(settings=settings, policy=pol, profile=prof, redactor=redactor,
-                   audit=AuditLog(audit_path(settings), redactor.scrub))
+                   # Values and patterns: an argument is whatever the agent typed, never pre-redacted.
+                   audit=AuditLog(audit_path(settings), redactor.scrub_all))
 
     @property
     def client(self) -> OpenViking:

@@ -136,7 +136,9 @@ class Vault:
             self._store.close()
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.workspace, who=self.who, action=action, **fields)
+        # Every stored value that looks like a secret, and the patterns: a query may hold one.
+        access_log.write(self.settings.workspace, who=self.who, action=action,
+                         scrub=lambda text: access_log.patterns_only(self.redactor().redact(text).text), **fields)
 
     # --- sync --------------------------------------------------------------------------------
     def sync(self, files: Sequence[Path] | None = None, dry_run: bool = False) -> SyncReport:

@@ -21,7 +21,7 @@ MAX_OUTPUT = 20_000
 def _inventory(session: GuardSession):
     from muninn.plugins.inventory.api import Inventory
 
-    return Inventory.open(session.settings, who=f"mcp:{session.profile.name}")
+    return Inventory.open(session.settings, who=f"mcp:{session.profile.name}", scrub=session.redactor.scrub_all)
 
 
 class FindParams(Params):
