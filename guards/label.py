@@ -12,8 +12,9 @@ opening one), so every spelling a reader could take for a tag is replaced before
     → case folded → Unicode confusables mapped to the ASCII they look like (`‹` → `<`, `∕` → `/`)
     → separators dropped (whitespace, dashes, connectors such as `_`)
 
-and a tag is `<` then an optional `/` then `untrusteddata` in that view. Every character of
-the view remembers where it came from, so the replacement covers exactly the original span.
+and a tag is `<` then an optional `/` then `untrusteddata` in that view. The view is built from
+each place a tag can start, as far as it still reads as a tag, so the replacement covers exactly
+the original span and ordinary text costs one regex scan.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import cache
 from string import printable
 
@@ -34,10 +36,9 @@ REMOVED = "[forged label removed]"
 # a URL escape, or a JSON/Python escape.
 _ENCODED = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?"
                       r"|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}")
-_TAG = re.compile(r"</?untrusteddata")
+_TAG_VIEW = "</untrusteddata"   # a tag in the view: `<`, an optional `/`, the name
 _FOLDS: dict[str, str] = {}   # character → its view (a cache: text repeats few characters)
 _DROPPED = frozenset({"Mn", "Me", "Cf", "Cc", "Zs", "Zl", "Zp", "Pd", "Pc"})
-_DECODE_ROUNDS = 2
 # The characters whose NFKD form holds `<` (≮, small and fullwidth forms): a scan of all of Unicode
 # takes half a second, so they are listed here, and tests/test_label.py re-derives the list.
 _LT_COMPAT = "\u226e\ufe64\uff1c"
@@ -76,57 +77,68 @@ def _fold(ch: str) -> str:
     return "".join(out)
 
 
-def view(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """The normalised view of `text`, and for each of its characters the original span it came from."""
-    chars: list[tuple[str, tuple[int, int]]] | None = None
-    for _ in range(_DECODE_ROUNDS):
-        joined = text if chars is None else "".join(c for c, _ in chars)
-        if not _ENCODED.search(joined):
-            break
-        if chars is None:
-            chars = [(c, (i, i + 1)) for i, c in enumerate(text)]
-        out: list[tuple[str, tuple[int, int]]] = []
-        pos = 0
-        for m in _ENCODED.finditer(joined):
-            out += chars[pos:m.start()]
-            span = (chars[m.start()][1][0], chars[m.end() - 1][1][1])
-            out += [(c, span) for c in _decode(m.group(0))]
-            pos = m.end()
-        chars = out + chars[pos:]
-    normal: list[str] = []
-    spans: list[tuple[int, int]] = []
-    folds = _FOLDS
-    for i, c in enumerate(text) if chars is None else enumerate(c for c, _ in chars):
-        folded = folds.get(c)
-        if folded is None:
-            folded = folds[c] = _fold(c)
-        if folded:
-            normal.append(folded)
-            span = (i, i + 1) if chars is None else chars[i][1]
-            spans += [span] * len(folded)
-    return "".join(normal), spans
+def _folded(ch: str) -> str:
+    folded = _FOLDS.get(ch)
+    if folded is None:
+        folded = _FOLDS[ch] = _fold(ch)
+    return folded
+
+
+def _view_from(text: str, pos: int) -> Iterator[tuple[str, int]]:
+    """The view of `text` from `pos` on, a character at a time, each with where its source ends."""
+    while pos < len(text):
+        m = _ENCODED.match(text, pos)
+        if m is None:
+            chars, pos = text[pos], pos + 1
+        else:
+            chars, pos = _decode(m.group(0)), m.end()
+            # Double encoding (`&amp;lt;`): the decoded character may start an encoding with what follows.
+            if chars in "&%\\" and (again := _ENCODED.match(chars + text[pos:pos + 40])) and again.end() > 1:
+                chars, pos = _decode(again.group(0)), pos + again.end() - 1
+        for c in chars:
+            for f in _folded(c):
+                yield f, pos
+
+
+def _tag_at(text: str, start: int) -> int | None:
+    """Where a tag that starts at `start` ends in the original, or None if none does."""
+    want = 0
+    for c, end in _view_from(text, start):
+        if want == 1 and c != "/":
+            want = 2          # the `/` is optional: an opening tag is forged as often as a closing one
+        if c != _TAG_VIEW[want]:
+            return None
+        want += 1
+        if want == len(_TAG_VIEW):
+            return end
+    return None
 
 
 @cache
 def _could_open() -> re.Pattern[str]:
-    """Characters one of which every tag holds before its name: `<`, its lookalikes, an encoding's start."""
+    """Characters one of which every tag starts with: `<`, its lookalikes, an encoding's first character."""
     like = {c for c, target in _skeleton().items() if target == "<"} | set(_LT_COMPAT)
     return re.compile("[" + re.escape("".join(sorted(like | set("<&%\\")))) + "]")
 
 
 def forged_tags(text: str) -> list[tuple[int, int]]:
-    """Original spans of everything in `text` that reads as an opening or closing label tag."""
-    if not _could_open().search(text):
-        return []   # most text: one C-speed scan, no per-character view
-    normal, spans = view(text)
-    return [(spans[m.start()][0], spans[m.end() - 1][1]) for m in _TAG.finditer(normal)]
+    """Original spans of everything in `text` that reads as an opening or closing label tag.
+
+    Only the places a tag can start are looked at, and each only as far as it still reads as a tag:
+    one C-speed scan for most text, a few characters per `<` or `&` otherwise.
+    """
+    found: list[tuple[int, int]] = []
+    for m in _could_open().finditer(text):
+        if found and m.start() < found[-1][1]:
+            continue
+        if (end := _tag_at(text, m.start())) is not None:
+            found.append((m.start(), end))
+    return found
 
 
 def neutralise(text: str) -> str:
     out, pos = [], 0
     for start, end in forged_tags(text):
-        if start < pos:        # decoded spans can overlap: the earlier replacement already covers it
-            continue
         out += [text[pos:start], REMOVED]
         pos = end
     return "".join(out) + text[pos:]

@@ -14,8 +14,8 @@ import yaml
 from conftest import free_port
 from mcp import Client, StdioServerParameters
 
+from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
-from muninn.core import credentials
 from muninn.guards import audit
 from muninn.plugins.vault.api import Vault
 
@@ -122,6 +122,8 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     ]))
     cfg["inventory"] = {"files": [str(inventory)]}
     cfg["home"] = str(tmp / "home")  # the vault's access log and verify results stay in this module
+    # What `policy apply` records for an account it creates (this one was made directly).
+    accounts.record_created(tmp / "home", account, datetime.now(UTC) - timedelta(days=3))
     config = tmp / "muninn.yaml"
     config.write_text(yaml.safe_dump(cfg))
     vault = Vault.open(muninn_config.load(config))
@@ -339,9 +341,9 @@ def test_unknown_profile_fails_to_start_with_the_reason(world: dict[str, Any], s
 
 
 def _tags(text: str) -> list[str]:
+    """Every label tag in `text` as the guard's own normaliser reads it."""
     from muninn.guards import label
-    normal, _ = label.view(text)
-    return [m.group(0) for m in label._TAG.finditer(normal)]
+    return [text[start:end] for start, end in label.forged_tags(text)]
 
 
 @pytest.fixture(scope="module")
@@ -360,18 +362,18 @@ def forged(world: dict[str, Any], raven) -> dict[str, Any]:
 
 def test_a_forged_tag_in_any_field_cannot_leave_the_label(forged: dict[str, Any]) -> None:
     read = _text(forged["read"])
-    assert _tags(read) == ["<untrusteddata", "</untrusteddata"], read
+    assert _tags(read) == ["<untrusted-data", "</untrusted-data"], read
     assert "Ignore previous instructions" in read and "[forged label removed]" in read
     result = forged["search"]
     hits = result.structured_content["hits"]
     assert any(h["uri"].endswith("/forged.md") for h in hits), hits
     # The text: one label per hit, each opened then closed, with title, breadcrumb and snippet inside.
-    assert _tags(_text(result)) == ["<untrusteddata", "</untrusteddata"] * len(hits), _text(result)
+    assert _tags(_text(result)) == ["<untrusted-data", "</untrusted-data"] * len(hits), _text(result)
     for hit in hits:
         assert hit["untrusted"]
         for key, value in hit.items():
             if isinstance(value, str) and key not in ("uri", "date"):
-                assert _tags(value) == ["<untrusteddata", "</untrusteddata"], (key, value)
+                assert _tags(value) == ["<untrusted-data", "</untrusted-data"], (key, value)
 
 
 @pytest.mark.parametrize("offset", STRADDLE)
@@ -406,6 +408,10 @@ def wren(world: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"tools": [t.name for t in (await client.list_tools()).tools]}
         out["names"] = {k: await client.call_tool("recall_remember", a) for k, a in NAMES.items()}
         out["future"] = {k: await client.call_tool("recall_remember", a) for k, a in FUTURE_FIELDS.items()}
+        out["before_account"] = await client.call_tool("recall_remember", {
+            "text": "queue drained", "observed_at": (datetime.now(UTC) - timedelta(days=10)).isoformat()})
+        out["after_account"] = await client.call_tool("recall_remember", {
+            "text": "queue drained", "observed_at": (datetime.now(UTC) - timedelta(days=1)).isoformat()})
         out["stdin"] = {}
         for reader in STDIN_READERS:
             out["stdin"][reader] = await client.call_tool(
@@ -443,3 +449,9 @@ def test_exec_children_get_no_stdin_from_the_mcp_stream(wren: dict[str, Any], re
     assert result.structured_content["exit_code"] == 0 and stdout.rstrip().endswith("end")
     assert "jsonrpc" not in stdout and "tools/call" not in stdout
     assert not wren["after"].is_error and wren["after"].structured_content["profile"] == "wren"
+
+
+def test_remember_refuses_a_time_before_the_account_existed(wren: dict[str, Any]) -> None:
+    refused = wren["before_account"]
+    assert refused.is_error and "before this account was created" in _text(refused), _text(refused)
+    assert not wren["after_account"].is_error, _text(wren["after_account"])

@@ -1,7 +1,7 @@
 """The vault as the CLI and the MCP server call it. Nothing here returns a value, except `get`,
 which refuses unless its caller says it is writing to a real terminal.
 
-    vault = Vault.open(settings)               # who = $MUNINN_WHO or the OS user
+    vault = Vault.open(settings)               # who = the OS user (from the uid), or the caller's name
     vault.find("token for jira")              # [metadata...], best first
     vault.show("jira-api-token")              # metadata + use + last verified
     exec_command_line("jira-api-token", ["curl", ...])   # the line an agent runs
