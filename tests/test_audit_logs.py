@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from muninn.guards import audit
+from muninn.plugins.access import access_log
 from muninn.plugins.mcp.redaction import ValueRedactor
-from muninn.plugins.vault import access_log
 
 KNOWN = "Zq7Xv2Lm9Rt4Kp8Wn3Bf"                             # a vault value: caught by value
 PATTERNED = {                                            # in no vault: caught by pattern
@@ -131,7 +131,7 @@ def test_inventory_find_logs_a_scrubbed_query(tmp_path: Path, monkeypatch: pytes
     import yaml
 
     from muninn.core import config
-    from muninn.plugins.inventory.api import Inventory
+    from muninn.plugins.access.inventory import Inventory
 
     monkeypatch.setenv("MUNINN_WHO", "mallory")
     (tmp_path / "inventory.yaml").write_text(yaml.safe_dump([{"id": "box", "kind": "host"}]))

@@ -80,14 +80,13 @@ def test_access_exec_children_read_no_stdin(tmp_path: Path, stream_on_stdin: Non
 def test_verify_children_read_no_stdin(tmp_path: Path, stream_on_stdin: None, monkeypatch: pytest.MonkeyPatch,
                                        reader: str) -> None:
     monkeypatch.setenv("PATH", f"{FAKEBIN}:/usr/bin:/bin")
-    seen = tmp_path / "seen.txt"
     setup = tmp_path / "env.sh"   # the owner's env script, which the sweep sources before the proof
-    setup.write_text(f"{{ {reader}; }} > {seen}\n")
+    # The sweep may run in a read-only sandbox: the script says what it read by failing, not by a file.
+    setup.write_text(f"if {{ {reader}; }} | grep -q jsonrpc; then exit 9; fi\n")
     session = _session(tmp_path, [{"id": "ops", "kind": "cluster", "access": [f"source {setup}"],
                                    "verify": "kubectl --context good get nodes"}])
     result = server.call(session, "recall_verify", {"ids": ["ops"]})
     assert not result.is_error, result.content[0].text
     (row,) = result.structured_content["results"]
-    assert row["status"] == "ok", row
-    assert "jsonrpc" not in seen.read_text()
+    assert row["status"] == "ok", row   # `failed` with "access step 1" if the step read anything
     assert os.read(0, len(STREAM)) == STREAM

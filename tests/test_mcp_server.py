@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -17,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
 from muninn.guards import audit
-from muninn.plugins.vault.api import Vault
+from muninn.plugins.access.vault import Vault
 
 pytestmark = pytest.mark.integration
 
@@ -123,7 +124,7 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     cfg["inventory"] = {"files": [str(inventory)]}
     cfg["home"] = str(tmp / "home")  # the vault's access log and verify results stay in this module
     # What `policy apply` records for an account it creates (this one was made directly).
-    accounts.record_created(tmp / "home", account, datetime.now(UTC) - timedelta(days=3))
+    accounts.record_created(tmp / "home", account, datetime.now(UTC) - timedelta(days=5))
     config = tmp / "muninn.yaml"
     config.write_text(yaml.safe_dump(cfg))
     vault = Vault.open(muninn_config.load(config))
@@ -455,3 +456,40 @@ def test_remember_refuses_a_time_before_the_account_existed(wren: dict[str, Any]
     refused = wren["before_account"]
     assert refused.is_error and "before this account was created" in _text(refused), _text(refused)
     assert not wren["after_account"].is_error, _text(wren["after_account"])
+
+
+def test_a_remembered_observation_carries_its_date_and_is_found_by_since(world: dict[str, Any], stack,
+                                                                         tmp_path) -> None:
+    """recall_remember -> the fact file's date (UTC, time of day) -> `muninn search --since 1d` over vectors."""
+    now = datetime.now(UTC)
+    recent, old = now - timedelta(hours=2), now - timedelta(days=3)
+
+    async def script(client: Client) -> dict[str, Any]:
+        return {when: await client.call_tool("recall_remember", {
+            "text": f"The zorblax cache on build-box was flushed by hand ({label}).", "title": f"zorblax flush {label}",
+            "observed_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "tags": ["zorblax"]})
+            for when, label in ((recent, "recent"), (old, "old"))}
+
+    out = _session(world, "owner", script)
+    uris = {when: r.structured_content["uri"] for when, r in out.items() if not r.is_error}
+    assert set(uris) == {recent, old}, {w: _text(r) for w, r in out.items()}
+    from muninn.core.client import OpenViking
+    from muninn.core.factfile import parse, parse_date
+    with OpenViking.user(stack.settings, world["account"], "owner") as owner:
+        owner.wait()
+        stored = parse(owner.read(uris[recent]))
+    assert parse_date(stored.date) == recent.replace(microsecond=0)
+    assert stored.source == "observations" and stored.kind == "observation" and stored.id
+    cfg = yaml.safe_load(world["config"].read_text())
+    cfg["openviking"] = {"account": world["account"], "user": "owner"}
+    cfg["search"] = {"index": str(tmp_path / "none.sqlite")}
+    conf = tmp_path / "muninn.yaml"
+    conf.write_text(yaml.safe_dump(cfg))
+    res = stack.cli("-c", str(conf), "search", "zorblax cache flushed", "--since", "1d", "--json", "--no-rerank",
+                    "--target", "viking://resources/shared")
+    assert res.returncode == 0, res.stderr
+    found = [h["uri"] for h in json.loads(res.stdout)["hits"]]
+    assert uris[recent] in found and uris[old] not in found, found
+    wider = stack.cli("-c", str(conf), "search", "zorblax cache flushed", "--since", "7d", "--json", "--no-rerank",
+                      "--target", "viking://resources/shared")
+    assert {uris[recent], uris[old]} <= {h["uri"] for h in json.loads(wider.stdout)["hits"]}, wider.stdout

@@ -1,6 +1,6 @@
 """The policy model: who reads and writes which area, and with which tools.
 
-One `policy.yaml` has three uses (DESIGN.md): `muninn policy apply` turns it into accounts and
+One `policy.yaml` has three uses: `muninn policy apply` turns it into accounts and
 ACLs, the MCP guard derives each profile's read prefixes, write prefixes and tools from it, and
 the nightly drift check compares the server with it. So everything here is *derived*, never
 stated twice: a profile's prefixes come from its area levels, never from a second list.

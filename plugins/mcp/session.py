@@ -15,7 +15,7 @@ from typing import Any
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import Refused
 from muninn.core.policy import Policy, Profile
 from muninn.guards import label as label_mod
 from muninn.guards import tools as tool_guard
@@ -25,12 +25,6 @@ from muninn.plugins.mcp.redaction import ValueRedactor
 NUDGE = ("Memory is history. You have searched it {n} times in a row: for the current state of a "
          "service, host or pipeline, check it live (recall_access_exec, recall_verify, or its own status "
          "command) instead of searching again.")
-
-
-class Refused(MuninnError):
-    """The guard said no. The reason goes back to the agent and into the audit log."""
-
-    exit_code = 7
 
 
 def audit_path(settings: Settings) -> Path:

@@ -12,15 +12,16 @@ import io
 
 from pydantic import Field
 
+from muninn.core.errors import Refused
+from muninn.plugins.access.inventory import Inventory
+from muninn.plugins.access.prereq import PrerequisiteDown
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
-from muninn.plugins.mcp.session import GuardSession, Refused
+from muninn.plugins.mcp.session import GuardSession
 
 MAX_OUTPUT = 20_000
 
 
-def _inventory(session: GuardSession):
-    from muninn.plugins.inventory.api import Inventory
-
+def _inventory(session: GuardSession) -> Inventory:
     return Inventory.open(session.settings, who=f"mcp:{session.profile.name}", scrub=session.redactor.scrub_all)
 
 
@@ -58,8 +59,6 @@ class ExecParams(Params):
 
 
 def exec_(session: GuardSession, p: ExecParams) -> Output:
-    from muninn.plugins.inventory.prereq import PrerequisiteDown
-
     out, err = io.BytesIO(), io.BytesIO()
     try:
         # stdin_data=b"": the child reads EOF, never the MCP stream this server is reading.

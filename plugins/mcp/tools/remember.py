@@ -9,10 +9,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from muninn.core import accounts
+from muninn.core import accounts, factfile
+from muninn.core.errors import Refused
 from muninn.guards import dates
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
-from muninn.plugins.mcp.session import GuardSession, Refused
+from muninn.plugins.mcp.session import GuardSession
 
 
 class RememberParams(Params):
@@ -34,7 +35,7 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
         raise Refused(f"profile {session.profile.name!r} has no `remember_to` area in policy.yaml")
     now = datetime.now(UTC)
     try:
-        observed = dates.parse_when(p.observed_at) if p.observed_at else now
+        observed = (dates.parse_when(p.observed_at) if p.observed_at else now).astimezone(UTC)
     except ValueError:
         raise Refused(f"observed_at {p.observed_at!r} is not an ISO time (e.g. 2026-10-18T14:00:00Z)") from None
     # The title and the tags are read for dates as well as the text: each lands where readers see it.
@@ -53,12 +54,17 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
     folder = "plans" if p.kind == "plan" else "observations"
     uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
-    tags = ", ".join(_slug(session.redactor.scrub_all(t)) for t in p.tags)
-    doc = (f"---\nkind: {p.kind}\nwritten_by: {session.profile.name}\ntrust: "
-           f"{'trusted' if session.profile.trusted else 'untrusted'}\nobserved_at: {observed.isoformat()}\n"
-           f"recorded_at: {now.isoformat()}\ntags: [{tags}]\n---\n"
-           f"{p.kind.capitalize()} by {session.profile.name} ({session.profile.kind}), {observed:%Y-%m-%d %H:%M} UTC: "
-           f"{title}\n\n{body}\n")
+    # Dated by when it was observed (UTC, with the time of day), so --since, recency and questions
+    # about a day find it; the fact file's owner writes the keys every reader expects.
+    doc = factfile.render(factfile.FactFile(
+        id=f"{folder}/{session.profile.name}/{name.removesuffix('.md')}", source=folder, kind=p.kind,
+        title=title, body=body, breadcrumb=(f"{p.kind.capitalize()} by {session.profile.name}", title),
+        lead=f"{p.kind.capitalize()} by {session.profile.name} ({session.profile.kind}), "
+             f"{observed:%Y-%m-%d %H:%M} UTC: {title}",
+        date=factfile.format_date(observed), tags=tuple(_slug(session.redactor.scrub_all(t)) for t in p.tags),
+        extra={"written_by": session.profile.name, "trust": "trusted" if session.profile.trusted else "untrusted",
+               "observed_at": observed.isoformat(), "recorded_at": now.isoformat()},
+    )).text
     session.client.write(uri, doc, mode="create")
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
 

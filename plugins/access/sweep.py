@@ -25,20 +25,20 @@ import shutil
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from muninn.core.config import Settings
+from muninn.core.errors import MuninnError
 from muninn.core.inventory_file import Located, load_files
-from muninn.guards import command_guard
-from muninn.guards.mask import masking_redactor
-from muninn.guards.redact import Redactor
-from muninn.plugins.inventory import prereq, steps
-from muninn.plugins.vault import access_log
-from muninn.plugins.vault.api import Vault, resolve_files, store_path
-from muninn.plugins.vault.runner import run_masked
+from muninn.core.secrets_file import env_names
+from muninn.guards import command_guard, sandbox
 
+from . import access_log, injection, prereq, steps
 from .classify import classify
+from .injection import Injection, Secrets
+from .paths import resolve_files, store_path
 from .results import Result, ResultStore, now_iso
+from .vault import Vault
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Item:
         return asdict(self)
 
 
-def _inventory_items(entries: Mapping[str, Located]) -> list[Item]:
+def _inventory_items(entries: Mapping[str, Located], names: Mapping[str, list[str]]) -> list[Item]:
     items = []
     for entry_id, located in entries.items():
         entry = located.entry
@@ -71,7 +71,7 @@ def _inventory_items(entries: Mapping[str, Located]) -> list[Item]:
         parsed = steps.classify_all(entry.access)
         context = steps.kube_context(parsed)
         command = steps.with_context(entry.verify, context)
-        verdict = command_guard.check(command)
+        verdict = command_guard.check(command, [n for s in entry.secrets for n in names.get(s, [])])
         items.append(Item(
             "inventory", entry_id, command, steps.script(parsed, command, drop_kube_switch=True),
             requires=prereq.required_by(entries, entry_id), secrets=list(entry.secrets),
@@ -86,7 +86,7 @@ def _secret_items(metas: list[dict], entries: Mapping[str, Located]) -> list[Ite
     for meta in metas:
         if not meta.get("check"):
             continue
-        verdict = command_guard.check(meta["check"])
+        verdict = command_guard.check(meta["check"], list(env_names(meta).values()))
         unknown = [r for r in meta.get("requires") or [] if r not in entries]
         item = Item("secret", meta["id"], meta["check"], meta["check"], requires=list(meta.get("requires") or []),
                     secrets=[meta["id"]], allowed=verdict.allowed, verdict=verdict.reason)
@@ -103,14 +103,13 @@ def plan(settings: Settings, ids: Sequence[str] = (), vault: Vault | None = None
     metas: list[dict] = []
     if vault is not None or store_path(settings).exists():
         metas = (vault or Vault.open(settings)).store.all_metadata()
-    items = _inventory_items(entries) + _secret_items(metas, entries)
+    names = {m["id"]: list(env_names(m).values()) for m in metas}
+    items = _inventory_items(entries, names) + _secret_items(metas, entries)
     if ids:
         wanted = set(ids)
         known = {i.id for i in items}
         missing = wanted - known
         if missing:
-            from muninn.core.errors import MuninnError
-
             raise MuninnError(f"nothing to verify for {sorted(missing)}: no such inventory entry with `verify`, "
                               "secret with `check`, or prerequisite")
         needed = {r for i in items if i.id in wanted for r in i.requires}
@@ -126,19 +125,18 @@ def _binary(command: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _run_item(item: Item, injected: Mapping[str, str], redactor: Redactor, env: Mapping[str, str],
-              timeout: float) -> Result:
+def _run_item(item: Item, prepared: Injection, env: Mapping[str, str], timeout: float,
+              sandbox_mode: str = "auto") -> Result:
     started = time.monotonic()
-    env = {**env, **injected}
-    absent = _binary(item.command, env)
+    absent = _binary(item.command, {**env, **prepared.env})
     if absent:
         status, reason = "missing", f"{absent} is not installed (not on PATH)"
     else:
         out, err = io.BytesIO(), io.BytesIO()
         # An empty stdin (EOF at once): a proof never reads input, and under `muninn mcp` the inherited
         # stdin would be the MCP stream itself.
-        done = run_masked(item.script, redactor=redactor, env=env, stdout=out, stderr=err, timeout=timeout,
-                          stdin_data=b"")
+        done = injection.run(sandbox.line(item.script, sandbox_mode), replace(prepared, stdin=b""), base_env=env,
+                             stdout=out, stderr=err, timeout=timeout)
         text = err.getvalue().decode(errors="replace") + "\n" + out.getvalue().decode(errors="replace")
         status, reason = classify(done.exit_code, text, done.timed_out, timeout, item.command)
     return Result(item.kind, item.id, status, reason, item.command, now_iso(), round(time.monotonic() - started, 3))
@@ -174,17 +172,17 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
     needs_vault = any(i.secrets for i in runnable) or store_path(settings).exists()
     if needs_vault and vault is None:
         vault = Vault.open(settings, who=who)
-    redactor = vault.redactor([s for i in runnable for s in i.secrets]) if vault else masking_redactor({})
+    secrets = vault.secrets if vault is not None else Secrets(None, settings.vault.mask_encodings)
+    redactor = secrets.redactor([s for i in runnable for s in i.secrets])
     # Decrypt up front, in this thread: the store's connection is not shared with the workers.
-    injected: dict[tuple[str, str], dict[str, str]] = {}
+    injected: dict[tuple[str, str], Injection] = {}
     for item in runnable:
-        injected[(item.kind, item.id)] = {k: v for s in item.secrets for k, v in vault.injection(s).items()} \
-            if vault is not None else {}
+        injected[(item.kind, item.id)] = Injection(secrets.env(item.secrets), redactor)
     serial = [i for i in runnable if i.serial]
     free = [i for i in runnable if not i.serial]
 
     def one(item: Item) -> Result:
-        return _run_item(item, injected[(item.kind, item.id)], redactor, env, timeout)
+        return _run_item(item, injected[(item.kind, item.id)], env, timeout, settings.verify.sandbox)
 
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         serial_future = pool.submit(lambda: [one(i) for i in serial])

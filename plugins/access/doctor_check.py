@@ -5,9 +5,10 @@ from __future__ import annotations
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, CredentialError
+from muninn.core.inventory_file import load_files
 from muninn.plugins import doctor
 
-from .api import resolve_files, store_path
+from .paths import resolve_files, store_path
 from .store import Store
 
 
@@ -40,8 +41,6 @@ def vault(settings: Settings) -> list[doctor.Check]:
 
 @doctor.check
 def inventory(settings: Settings) -> list[doctor.Check]:
-    from muninn.core.inventory_file import load_files
-
     files = resolve_files(settings, settings.inventory.files)
     if not files:
         return [doctor.Check("inventory", "warn", "no files configured", "list inventory YAML under "

@@ -6,6 +6,7 @@ import typer
 from rich.markup import escape
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+from muninn.core.errors import ExitCode
 
 from . import sweep
 
@@ -66,4 +67,4 @@ def verify(
             console.print(f"[{colour}]{r.status:<11}[/] {r.kind:<12} {escape(r.id):<24} {escape(r.reason)}"
                           f"  [dim]({r.seconds:.1f} s)[/]", highlight=False, soft_wrap=True)
     if any(r.status not in ("ok", "skipped") for r in results):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located
 
 TIMEOUT = 3.0
@@ -21,7 +21,7 @@ TIMEOUT = 3.0
 class PrerequisiteDown(MuninnError):
     """A prerequisite (VPN, jump host) does not answer. The message is the whole instruction."""
 
-    exit_code = 7
+    exit_code = ExitCode.PREREQUISITE_DOWN
 
     def __init__(self, entry: InventoryEntry, detail: str) -> None:
         self.prerequisite = entry.id

@@ -5,8 +5,9 @@ from __future__ import annotations
 import typer
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.errors import ExitCode
 
-from .api import Inventory, block
+from .inventory import Inventory, block
 
 app = typer.Typer(
     help="How to reach each cluster, host, cloud account or service, and a way to run a command there.\n\n"
@@ -29,7 +30,7 @@ def find(ctx: typer.Context, query: list[str] = typer.Argument(..., help="What y
         return
     if not hits:
         say("no inventory entry matches; try an alias, or check `inventory.files` in muninn.yaml")
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
     for hit in hits:
         console.print(block(inv.get(hit["id"])), highlight=False, markup=False)
 

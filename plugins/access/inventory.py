@@ -9,28 +9,27 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import BinaryIO
 
 from muninn.core.config import Settings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
-from muninn.guards.mask import masking_redactor
-from muninn.plugins.vault import access_log
-from muninn.plugins.vault.api import Vault, expand_references, query_words, resolve_files, score, store_path
-from muninn.plugins.vault.runner import RunResult, run_masked
 
-from . import prereq, steps
-
-_FIELDS = {"id": 3.0, "name": 3.0, "aliases": 3.0, "tags": 2.0, "environment": 2.0, "kind": 2.0, "cloud": 1.0,
-           "account": 1.0, "region": 1.0, "notes": 1.0}
+from . import access_log, catalog, injection, prereq, steps
+from .injection import Injection
+from .paths import resolve_files, store_path
+from .results import last_verified_line
+from .runner import RunResult
+from .vault import Vault
 
 
 class UnknownEntry(MuninnError):
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, entry_id: str) -> None:
         super().__init__(f"no inventory entry with id {entry_id!r}",
@@ -72,6 +71,10 @@ def block(entry: InventoryEntry, last_verified: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def _script(parsed: Sequence[steps.Step], context: str | None, line: str) -> str:
+    return steps.script(parsed, steps.with_context(line, context), drop_kube_switch=True)
+
+
 class Inventory:
     def __init__(self, settings: Settings, entries: Mapping[str, Located], who: str | None = None,
                  scrub: access_log.Scrub | None = None) -> None:
@@ -98,19 +101,12 @@ class Inventory:
         raise UnknownEntry(entry_id)
 
     def find(self, query: str, limit: int = 10) -> list[dict]:
-        words = query_words(query)
-        scored = []
-        for loc in self.entries.values():
-            data = loc.entry.model_dump()
-            scored.append((score(data, words, _FIELDS), data))
-        hits = [d | {"score": round(s, 2)} for s, d in sorted(scored, key=lambda x: (-x[0], x[1]["id"])) if s > 0]
-        hits = hits[:limit]
+        records = [loc.entry.model_dump() for loc in self.entries.values()]
+        hits = catalog.rank(records, query, catalog.INVENTORY_FIELDS, limit)
         self._log("access-find", query=query, ids=[h["id"] for h in hits])
         return hits
 
     def show(self, entry_id: str) -> dict:
-        from muninn.plugins.verify.results import last_verified_line
-
         entry = self.get(entry_id)
         kind = "prerequisite" if entry.is_prerequisite else "inventory"
         last = last_verified_line(self.settings, kind, entry.id)
@@ -134,24 +130,19 @@ class Inventory:
             self._log("access-exec", secret_id=entry.id, command=shown, exit_code=down.exit_code,
                       refused=str(down))
             raise
-        env = dict(os.environ)
-        injected: dict[str, str] = {}
         if entry.secrets or store_path(self.settings).exists():
             vault = vault or Vault.open(self.settings, who=self.who)
-            for secret_id in entry.secrets:
-                injected.update(vault.injection(secret_id))
-            redactor = vault.redactor(entry.secrets)
+            prepared = vault.secrets.prepare(entry.secrets)
         else:
-            redactor = masking_redactor({})  # no vault yet: nothing known to mask
-        env.update(injected)
-        line = command if isinstance(command, str) else expand_references(command, injected)
-        line = line if isinstance(line, str) else shlex.join(line)
+            prepared = Injection()  # no vault yet: nothing to inject, nothing known to mask
         parsed = steps.classify_all(entry.access)
         # Like verify: no kubeconfig rewrite (other shells share it); the command gets --context instead.
-        line = steps.with_context(line, steps.kube_context(parsed))
-        result = run_masked(steps.script(parsed, line, drop_kube_switch=True), redactor=redactor, env=env,
-                            stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer, timeout=timeout,
-                            stdin_data=stdin_data)
-        self._log("access-exec", secret_id=entry.id, command=redactor.redact_values(shown).text,
+        context = steps.kube_context(parsed)
+        script = partial(_script, parsed, context)
+        if stdin_data is not None:
+            prepared = replace(prepared, stdin=stdin_data)
+        result = injection.run(command, prepared, wrap=script, timeout=timeout,
+                               stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer)
+        self._log("access-exec", secret_id=entry.id, command=prepared.mask(shown),
                   exit_code=result.exit_code, masked=len(result.hits))
         return result

@@ -9,9 +9,10 @@ from pathlib import Path
 import typer
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.errors import ExitCode
 
 from . import doctor_check  # noqa: F401  (registers the vault and inventory doctor lines)
-from .api import Vault, exec_command_line
+from .vault import Vault, exec_command_line
 
 vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.",
                         no_args_is_help=True)
@@ -77,7 +78,7 @@ def find(ctx: typer.Context, query: list[str] = typer.Argument(..., help="What t
         return
     if not hits:
         say("no secret matches; try other words, or `muninn vault sync` if you added one")
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
     for meta in hits:
         console.print("\n".join(_meta_lines(meta)), highlight=False, markup=False)
 

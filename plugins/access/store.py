@@ -25,7 +25,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from muninn.core.credentials import Keyring
-from muninn.core.errors import CredentialError, MuninnError
+from muninn.core.errors import CredentialError, ExitCode, MuninnError
 from muninn.core.secrets_file import Located
 
 SCHEMA = """
@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS secrets (
 
 
 class UnknownSecret(MuninnError):
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, secret_id: str) -> None:
         super().__init__(f"no secret with id {secret_id!r} in the vault",

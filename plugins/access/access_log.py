@@ -14,8 +14,11 @@ import pwd
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from muninn.guards.redact import Redactor
 
 _LOCK = threading.Lock()
 
@@ -31,10 +34,13 @@ def default_who() -> str:
     return pwd.getpwuid(os.getuid()).pw_name
 
 
-def patterns_only(text: str) -> str:
-    from muninn.guards.redact import Redactor
+@cache
+def _patterns() -> Redactor:
+    return Redactor({})
 
-    return Redactor({}).redact(text).text
+
+def patterns_only(text: str) -> str:
+    return _patterns().redact(text).text
 
 
 def _scrubbed(value: Any, scrub: Scrub) -> Any:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.guards.mask import StreamMasker
 from muninn.guards.redact import Redactor
 
@@ -23,7 +23,7 @@ CHUNK = 65536
 
 
 class CommandNotFound(MuninnError):
-    exit_code = 127
+    exit_code = ExitCode.COMMAND_NOT_FOUND
 
 
 @dataclass
