@@ -493,3 +493,32 @@ def test_a_remembered_observation_carries_its_date_and_is_found_by_since(world: 
     wider = stack.cli("-c", str(conf), "search", "zorblax cache flushed", "--since", "7d", "--json", "--no-rerank",
                       "--target", "viking://resources/shared")
     assert {uris[recent], uris[old]} <= {h["uri"] for h in json.loads(wider.stdout)["hits"]}, wider.stdout
+
+
+# Every way a child could read its stdin: inside the MCP server, stdin is the client's JSON-RPC stream.
+STDIN_READERS = ["cat", "head -c 300 /dev/stdin", "cat /proc/self/fd/0", 'read -r line; echo "read:$line"',
+                 f"{sys.executable} -c 'import os; print(os.read(0, 300))'"]
+
+
+def test_access_exec_child_reads_nothing_of_the_mcp_stream(world: dict[str, Any]) -> None:
+    """recall_access_exec's child gets /dev/null: no client message reaches it, the session stays whole,
+    and a value split across stdout and stderr is masked as one stream."""
+
+    async def script(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for reader in STDIN_READERS:
+            out[reader] = await client.call_tool("recall_access_exec",
+                                                 {"id": "build-box", "command": f"{reader}; echo END", "timeout": 20})
+        split = 'printf %s "${CHAT_BOT_TOKEN:0:9}"; printf %s "${CHAT_BOT_TOKEN:9}" >&2; echo " END"'
+        out["split"] = await client.call_tool("recall_access_exec", {"id": "build-box", "command": split})
+        out["status"] = await client.call_tool("recall_status", {})
+        return out
+
+    out = _session(world, "raven", script)
+    for reader in STDIN_READERS:
+        text = _text(out[reader])
+        assert not out[reader].is_error and "END" in text, (reader, text)
+        assert "jsonrpc" not in text and "tools/call" not in text, (reader, text)
+    split = _text(out["split"])
+    assert "[REDACTED:chat-bot-token]" in split and PLANTED[:9] not in split and PLANTED[9:] not in split, split
+    assert not out["status"].is_error
