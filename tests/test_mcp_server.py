@@ -400,7 +400,7 @@ FUTURE_FIELDS = {
     "wording in a tag": {"text": "bounce check done", "tags": ["day after tomorrow"]},
 }
 # Children of recall_access_exec read their stdin: under stdio it must not be the MCP stream.
-STDIN_READERS = ["cat", "read -r line; echo \"got:$line\"", "head -c 100"]
+WREN_STDIN_READERS = ["cat", "read -r line; echo \"got:$line\"", "head -c 100"]
 
 
 @pytest.fixture(scope="module")
@@ -414,7 +414,7 @@ def wren(world: dict[str, Any]) -> dict[str, Any]:
         out["after_account"] = await client.call_tool("recall_remember", {
             "text": "queue drained", "observed_at": (datetime.now(UTC) - timedelta(days=1)).isoformat()})
         out["stdin"] = {}
-        for reader in STDIN_READERS:
+        for reader in WREN_STDIN_READERS:
             out["stdin"][reader] = await client.call_tool(
                 "recall_access_exec", {"id": "build-box", "command": f"{reader}; echo end", "timeout": 30})
         out["after"] = await client.call_tool("recall_status", {})
@@ -442,7 +442,7 @@ def test_remember_reads_the_title_and_tags_for_dates(wren: dict[str, Any], case:
     assert result.is_error and "after now" in _text(result), _text(result)
 
 
-@pytest.mark.parametrize("reader", STDIN_READERS)
+@pytest.mark.parametrize("reader", WREN_STDIN_READERS)
 def test_exec_children_get_no_stdin_from_the_mcp_stream(wren: dict[str, Any], reader: str) -> None:
     result = wren["stdin"][reader]
     assert not result.is_error, _text(result)
