@@ -12,6 +12,7 @@ import os
 import pty
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -296,3 +297,27 @@ def test_shell_printed_forms_are_masked(value: str, prints: str) -> None:
     text = out.getvalue().decode()
     assert "END" in text and "[REDACTED:odd]" in text, text
     assert value not in text and value[:9] not in text, text
+
+
+# --- signals: the child has its own session, so muninn passes the ones meant for it on -----------
+
+@pytest.mark.parametrize("sig", ["TERM", "HUP", "INT"])
+def test_signals_to_muninn_reach_the_child(vault: Vault, tmp_path: Path, sig: str) -> None:
+    # Readiness through a file: the masker holds back a short "ready" line until more output comes.
+    ready = tmp_path / "ready"
+    child = f'trap "echo got-{sig}; exit 3" {sig}; touch {shlex.quote(str(ready))}; sleep 30'
+    proc = subprocess.Popen(["bash", "-c", f"exec {MUNINN} secret exec term-token -- bash -c {shlex.quote(child)}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(vault),
+                            # As at a terminal: a test runner started in the background ignores SIGINT,
+                            # and an ignored signal stays ignored in every process it starts.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists()
+    time.sleep(0.2)  # muninn sets its handlers right after starting the child
+    proc.send_signal(getattr(signal, f"SIG{sig}"))
+    started = time.monotonic()
+    rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 3 and f"got-{sig}".encode() in rest, rest
+    assert time.monotonic() - started < 10  # the child ended on the signal, not when its sleep ran out

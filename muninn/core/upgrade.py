@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,7 @@ def read_format(home: Path) -> int | None:
 def _stamp(home: Path, fmt: int) -> None:
     home.mkdir(parents=True, exist_ok=True)
     stamp = {"format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-    tmp = home / f".{FORMAT_FILE}.tmp"
+    tmp = home / f".{FORMAT_FILE}.{os.getpid()}.tmp"     # two first commands at once must not share it
     tmp.write_text(json.dumps(stamp) + "\n")
     tmp.replace(home / FORMAT_FILE)
 

@@ -135,7 +135,7 @@ def _run_item(item: Item, prepared: Injection, env: Mapping[str, str], timeout: 
         out, err = io.BytesIO(), io.BytesIO()
         # An empty stdin (EOF at once): a proof never reads input, and under `muninn mcp` the inherited
         # stdin would be the MCP stream itself.
-        done = injection.run(sandbox.line(item.script, sandbox_mode), replace(prepared, stdin=b""), base_env=env,
+        done = injection.run(sandbox.script(item.script, sandbox_mode), replace(prepared, stdin=b""), base_env=env,
                              stdout=out, stderr=err, timeout=timeout)
         text = err.getvalue().decode(errors="replace") + "\n" + out.getvalue().decode(errors="replace")
         status, reason = classify(done.exit_code, text, done.timed_out, timeout, item.command)
