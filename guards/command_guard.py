@@ -97,7 +97,8 @@ def _ssh(words: Sequence[Word]) -> None:
             continue
         if host is not None:
             break
-        if not _USER_HOST.fullmatch(word.text) or HOST(_USER_HOST.fullmatch(word.text).group(1)):  # type: ignore
+        target = _USER_HOST.fullmatch(word.text)
+        if target is None or HOST(target.group(1)):
             raise Refused(f"{word.text!r} is not [USER@]HOST")
         host = word.text
         i += 1
