@@ -86,7 +86,7 @@ echo "NAME STATUS"; echo "node-1 Ready"
 
 
 def bench_verify(entries: int, bounds: list[int]) -> list[dict]:
-    from muninn.plugins.verify import sweep
+    from muninn.plugins.access import sweep
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,9 +22,9 @@ from muninn.core.errors import MuninnError
 from muninn.evals import report, sealed
 from muninn.export import pipeline, sync
 from muninn.plugins import policy_apply, stack
+from muninn.plugins.access.vault import Vault
 from muninn.plugins.search import keyword
 from muninn.plugins.search.pipeline import index_path
-from muninn.plugins.vault.api import Vault
 
 DEMO_QUERY = "where do I look at a docker container's logs"
 Say = Callable[[str], None]

@@ -1,317 +1,264 @@
-"""Per-tool read-only rules for the command guard. Each rule takes the words after the tool name
-and returns None (read-only) or one sentence saying what is wrong.
+"""Allow-lists for the cluster and cloud CLIs: every verb a proof may use, and every option with its arity.
 
-The rules are allow-lists: a sub-command is let through only when it is known to read. Write
-verbs are matched first so the refusal names them (`kubectl delete writes`), and anything the
-rule does not know is refused.
+What is not here is refused, so a read this file does not know (a new `get-*` that prints a
+credential, `kubectl get secret -o yaml`, `aws eks get-token`) is refused by default. Output
+formats are limited where a format would print an object's data (kubectl `-o` is wide or name
+only, so `get secrets` lists names and never values).
 """
 
 from __future__ import annotations
 
-import re
-from urllib.parse import urlsplit
+from collections.abc import Mapping
+from dataclasses import replace
 
-# --- kubectl ------------------------------------------------------------------------------
-_KUBECTL_VALUE_FLAGS = {"--context", "-n", "--namespace", "--kubeconfig", "--cluster", "--user", "-s", "--server",
-                        "--request-timeout", "-o", "--output", "-l", "--selector", "--field-selector", "--as",
-                        "--as-group", "--token", "--certificate-authority", "--client-certificate",
-                        "--client-key", "--tls-server-name", "--sort-by", "--chunk-size", "-L", "--label-columns",
-                        "--template", "--subresource", "--cache-dir"}
-_KUBECTL_READ = {"get", "describe", "version", "api-resources", "api-versions", "explain", "top"}
-_KUBECTL_WRITE = {"delete", "apply", "create", "patch", "edit", "replace", "scale", "rollout", "label", "annotate",
-                  "set", "cordon", "uncordon", "drain", "taint", "exec", "cp", "port-forward", "run", "expose",
-                  "autoscale", "debug", "attach", "proxy", "certificate", "kustomize", "plugin", "wait", "events"}
-_KUBECTL_NEVER = {"-w", "--watch", "--watch-only", "--raw", "-f", "--filename", "-k", "--kustomize", "-i", "--stdin"}
-
-
-def _positionals(args: list[str], value_flags: set[str]) -> tuple[list[str], list[str]]:
-    """(positional words, flag names) with the values of value-taking flags skipped."""
-    pos: list[str] = []
-    flags: list[str] = []
-    skip = False
-    for word in args:
-        if skip:
-            skip = False
-            continue
-        if word.startswith("-") and word != "-":
-            name = word.split("=", 1)[0]
-            flags.append(name)
-            if name in value_flags and "=" not in word:
-                skip = True
-            continue
-        pos.append(word)
-    return pos, flags
+from muninn.guards.argspec import (
+    INT,
+    NAME,
+    SWITCH,
+    ArgsCheck,
+    Flag,
+    Parsed,
+    Tool,
+    Verb,
+    exactly,
+    matches,
+    names,
+    one_of,
+    value,
+)
+from muninn.guards.shell_words import Word
 
 
-def kubectl(args: list[str]) -> str | None:
-    pos, flags = _positionals(args, _KUBECTL_VALUE_FLAGS)
-    if not pos:
-        return "no sub-command"
-    bad = [f for f in flags if f in _KUBECTL_NEVER]
-    if bad:
-        return f"{bad[0]} is refused in a proof command (watches, raw credentials or files)"
-    verb = pos[0]
-    if verb in _KUBECTL_WRITE:
-        return f"kubectl {verb} writes or opens a session"
-    if verb == "auth":
-        return None if pos[1:2] in (["can-i"], ["whoami"]) else f"only `auth can-i`/`auth whoami`, not {pos[1:2]}"
-    if verb == "config":
-        sub = pos[1:2]
-        if sub in (["current-context"], ["get-contexts"], ["get-clusters"], ["view"]):
-            return None
-        return f"kubectl config {' '.join(sub)} changes the kubeconfig (use --context on the command instead)"
-    if verb == "cluster-info":
-        return None if len(pos) == 1 else "only plain `kubectl cluster-info` (dump writes files)"
-    if verb not in _KUBECTL_READ:
-        return f"kubectl {verb} is not on the read-only list {sorted(_KUBECTL_READ)}"
-    if verb == "get" and any(p.split("/")[0] in ("secret", "secrets") for p in pos[1:]) and (
-            "-o" in flags or "--output" in flags):
-        return "printing secret objects with -o would put their values in the output"
-    return None
+def _no_file_values(tool: Tool, prefixes: tuple[str, ...]) -> Tool:
+    """The same tool, refusing any option value the CLI would replace by a local file's content:
+    aws reads `file://`, `fileb://` (and, in v1, `http(s)://`) values; az reads `@FILE` values."""
+    def wrap(flag: Flag) -> Flag:
+        check = flag.value
+        if check is None:
+            return flag
+
+        def guarded(text: str) -> str | None:
+            if text.lower().startswith(prefixes):
+                return f"{text!r}: {tool.name} would read that value from a local file or URL"
+            return check(text)
+        return Flag(guarded, flag.text)
+
+    def flags(given: Mapping[str, Flag]) -> dict[str, Flag]:
+        return {name: wrap(flag) for name, flag in given.items()}
+    return replace(tool, flags=flags(tool.flags),
+                   verbs={v: replace(spec, flags=flags(spec.flags)) for v, spec in tool.verbs.items()})
 
 
-# --- aws ----------------------------------------------------------------------------------
-_AWS_VALUE_FLAGS = {"--profile", "--region", "--output", "--query", "--endpoint-url", "--cli-read-timeout",
-                    "--cli-connect-timeout", "--color", "--ca-bundle"}
-_AWS_WRITE = re.compile(r"^(create|delete|put|update|modify|start|stop|terminate|run|attach|detach|associate|"
-                        r"disassociate|tag|untag|invoke|reboot|restore|copy|import|enable|disable|register|"
-                        r"deregister|set|send|publish|reset|revoke|authorize|cancel|upload|remove|add|replace)")
-_AWS_S3_WRITE = {"cp", "mv", "rm", "sync", "mb", "rb", "presign", "website"}
-# Read verbs that would print a credential or mint one: read-only, but the output is a leak.
-_AWS_LEAKY = {"get-object", "get-object-torrent",
-              "get-secret-value", "get-login-password", "get-login", "get-authorization-token", "get-session-token",
-              "assume-role", "get-federation-token", "get-password-data", "get-credentials-for-identity"}
-
-
-def aws(args: list[str]) -> str | None:
-    pos, flags = _positionals(args, _AWS_VALUE_FLAGS)
-    if len(pos) < 2:
-        return "expected `aws SERVICE OPERATION`"
-    service, op = pos[0], pos[1]
-    if service == "s3":
-        if op in _AWS_S3_WRITE:
-            return f"aws s3 {op} writes"
-        return None if op == "ls" else f"only `aws s3 ls`, not {op}"
-    if op in _AWS_LEAKY or (op in ("get-parameter", "get-parameters", "get-parameters-by-path")
-                            and "--with-decryption" in flags):
-        return f"aws {service} {op} would print or mint a credential, or write a local file"
-    if _AWS_WRITE.match(op):
-        return f"aws {service} {op} writes"
-    if service == "configure":
-        return None if op == "list" else "aws configure writes the CLI config"
-    if service == "sso" and op == "login":
-        return "aws sso login is interactive"
-    if not re.match(r"^(get|list|describe|head)-", op):
-        return f"aws {service} {op} is not a get-/list-/describe- operation"
-    return None
-
-
-# --- az / gcloud / helm -------------------------------------------------------------------
-_AZ_VALUE_FLAGS = {"--subscription", "-o", "--output", "--query", "-g", "--resource-group", "-n", "--name"}
-
-
-def az(args: list[str]) -> str | None:
-    pos, _ = _positionals(args, _AZ_VALUE_FLAGS)
-    if not pos:
-        return "no command"
-    if pos == ["version"]:
-        return None
-    verb = pos[-1]
-    if pos[:2] == ["account", "get-access-token"]:
-        return "az account get-access-token prints a credential"
-    if verb in ("show", "list", "list-locations"):
-        return None
-    return f"az {' '.join(pos)} is not a show/list command (az account set changes global state)"
-
-
-def gcloud(args: list[str]) -> str | None:
-    pos, _ = _positionals(args, {"--project", "--format", "--account", "--filter", "--configuration"})
-    if pos[:2] in (["auth", "list"], ["config", "list"]) or pos == ["version"]:
-        return None
-    if pos[:1] == ["auth"]:
-        return "gcloud auth other than `list` prints or changes credentials"
-    verbs = [i for i, word in enumerate(pos) if word in ("list", "describe")]
-    # Groups come first (`container clusters`), then the verb, then its resource name.
-    if verbs and len(pos) - verbs[0] <= 2:
-        return None
-    return f"gcloud {' '.join(pos)} is not a list/describe command"
-
-
-def helm(args: list[str]) -> str | None:
-    pos, _ = _positionals(args, {"--kube-context", "-n", "--namespace", "--kubeconfig", "-o", "--output"})
-    if pos[:1] in (["list"], ["ls"], ["status"], ["version"], ["history"]):
-        return None
-    return f"helm {' '.join(pos[:1])} is not list/status/history/version"
-
-
-# --- curl ---------------------------------------------------------------------------------
-# Short options that take an argument (the rest of the word, or the next word).
-_CURL_SHORT_ARG = set("AbcCdDeEFHKmoPQrtTuUwxXyYz")
-_CURL_LONG_ARG = {"--request", "--header", "--user", "--user-agent", "--referer", "--cookie", "--cookie-jar",
-                  "--dump-header", "--config", "--max-time", "--output", "--proxy", "--write-out", "--connect-timeout",
-                  "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "--form",
-                  "--form-string", "--upload-file", "--json", "--url", "--cacert", "--cert", "--key", "--retry",
-                  "--resolve", "--connect-to", "--trace", "--trace-ascii", "--stderr", "--quote", "--oauth2-bearer",
-                  "--range", "--limit-rate", "--output-dir", "--unix-socket", "--interface", "--aws-sigv4",
-                  "--variable", "--expand-url", "--netrc-file", "--etag-save", "--hsts", "--alt-svc",
-                  "--libcurl", "--krb", "--proto", "--proto-redir", "--url-query"}
-_CURL_BODY = {"-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "-F", "--form",
-              "--form-string", "-T", "--upload-file", "--json"}
-# Flags whose argument is a file curl writes (or reads options from): allowed only towards /dev/null or stdout.
-_CURL_FILES = {"-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii",
-               "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"}
-_CURL_NEVER = {"-K", "--config", "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name",
-               "-Q", "--quote", "--output-dir", "--create-dirs", "--variable", "--expand-url", "-q", "--disable"}
-
-
-def _curl_options(args: list[str]) -> tuple[list[tuple[str, str | None]], list[str]]:
-    opts: list[tuple[str, str | None]] = []
-    urls: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if word.startswith("--"):
-            name, eq, value = word.partition("=")
-            if name in _CURL_LONG_ARG and not eq:
-                i += 1
-                value = args[i] if i < len(args) else ""
-            opts.append((name, value if (eq or name in _CURL_LONG_ARG) else None))
-            if name == "--url":
-                urls.append(value)
-        elif word.startswith("-") and len(word) > 1:
-            j = 1
-            while j < len(word):
-                ch = word[j]
-                if ch in _CURL_SHORT_ARG:
-                    value = word[j + 1:]
-                    if not value:
-                        i += 1
-                        value = args[i] if i < len(args) else ""
-                    opts.append((f"-{ch}", value))
-                    break
-                opts.append((f"-{ch}", None))
-                j += 1
-        else:
-            urls.append(word)
-        i += 1
-    return opts, urls
-
-
-def curl(args: list[str]) -> str | None:
-    opts, urls = _curl_options(args)
-    for name, value in opts:
-        if name in _CURL_BODY:
-            return f"{name} sends a body (a write)"
-        if name in _CURL_NEVER:
-            return f"{name} reads options from or writes files"
-        if name in ("-X", "--request") and (value or "").upper() not in ("GET", "HEAD"):
-            return f"method {value!r}: only GET or HEAD"
-        if name in _CURL_FILES and value not in ("/dev/null", "-"):
-            return f"{name} {value} writes a local file (only /dev/null or - are allowed)"
-    if not urls:
-        return "no URL"
-    for url in urls:
-        scheme = urlsplit(url if "://" in url else f"http://{url}").scheme.lower()
-        if scheme not in ("http", "https"):
-            return f"scheme {scheme!r}: only http and https"
-    return None
-
-
-# --- ssh / sudo ---------------------------------------------------------------------------
-_SSH_VALUE_FLAGS = set("bcEeFiJlmOopQSw")
-_SSH_NEVER = set("fNWLRDwMS")
-_SSH_BAD_OPTIONS = ("proxycommand", "localcommand", "permitlocalcommand", "remotecommand", "knownhostscommand",
-                    "localforward", "remoteforward", "dynamicforward", "controlmaster", "controlpath")
-# Remote commands `ssh HOST ...` may run: the words, then the flags allowed after them.
-REMOTE_READ: dict[tuple[str, ...], set[str]] = {
-    ("hostname",): {"-f", "-s"}, ("true",): set(), ("uptime",): set(), ("whoami",): set(), ("id",): {"-u", "-un"},
-    ("uname",): {"-a", "-r", "-n"}, ("df",): {"-h", "-P"}, ("zpool", "status"): {"-x", "-v"},
-    ("zpool", "list"): {"-H"}, ("cat", "/etc/os-release"): set(), ("systemctl", "is-active"): {"<unit>"},
+# --- kubectl --------------------------------------------------------------------------------------
+# Kinds a proof may list, in the spellings kubectl accepts (plural, singular, short), lower case only.
+_KINDS = {
+    "nodes": ("node", "no"), "pods": ("pod", "po"), "namespaces": ("namespace", "ns"),
+    "services": ("service", "svc"), "deployments": ("deployment", "deploy"), "replicasets": ("replicaset", "rs"),
+    "statefulsets": ("statefulset", "sts"), "daemonsets": ("daemonset", "ds"), "ingresses": ("ingress", "ing"),
+    "jobs": ("job",), "cronjobs": ("cronjob", "cj"), "persistentvolumes": ("persistentvolume", "pv"),
+    "persistentvolumeclaims": ("persistentvolumeclaim", "pvc"), "endpoints": ("ep",),
+    "configmaps": ("configmap", "cm"), "serviceaccounts": ("serviceaccount", "sa"),
+    "storageclasses": ("storageclass", "sc"), "customresourcedefinitions": ("customresourcedefinition", "crd"),
+    "secrets": ("secret",), "events": ("event", "ev"),
 }
-_UNIT = re.compile(r"^[A-Za-z0-9@._-]+$")
+GET_KINDS = frozenset(k for plural, short in _KINDS.items() for k in (plural, *short))
+# describe prints a ConfigMap's data and a pod's literal env values: a smaller set.
+DESCRIBE_KINDS = frozenset({"nodes", "node", "no", "namespaces", "namespace", "ns", "services", "service", "svc",
+                            "ingresses", "ingress", "ing", "persistentvolumes", "pv", "storageclasses", "sc"})
+# Kinds whose objects hold no credential or app data: the only ones a structured -o may print.
+_PLAIN_KINDS = frozenset({"nodes", "node", "no", "namespaces", "namespace", "ns", "storageclasses", "storageclass",
+                          "sc", "persistentvolumes", "persistentvolume", "pv", "customresourcedefinitions",
+                          "customresourcedefinition", "crd"})
+_OBJECT = matches(r"[a-z0-9][a-z0-9.-]{0,252}", "an object name")
+_KUBE_OUTPUT = matches(r"wide|name|json|yaml|(?:jsonpath|jsonpath-as-json|custom-columns)"
+                       r"=[A-Za-z0-9{}\[\]*.,:@ _'\"=-]{1,300}", "an output format")
+_KUBE_HEALTH = one_of(*(f"/{p}{q}" for p in ("healthz", "readyz", "livez") for q in ("", "?verbose")), "/version")
 
 
-def remote(words: list[str]) -> str | None:
-    for prefix, flags in REMOTE_READ.items():
-        if tuple(words[:len(prefix)]) != prefix:
-            continue
-        rest = words[len(prefix):]
-        if "<unit>" in flags:
-            return None if len(rest) == 1 and _UNIT.match(rest[0]) else "systemctl is-active takes one unit"
-        bad = [w for w in rest if w not in flags]
-        return f"{' '.join(prefix)} does not take {bad}" if bad else None
-    shown = sorted(" ".join(p) for p in REMOTE_READ)
-    return f"remote command {' '.join(words)!r} is not one of {shown}"
+def _kinds(given: list[Word]) -> list[str]:
+    if given and "/" in given[0].text:
+        return [w.text.partition("/")[0] for w in given]
+    return given[0].text.split(",") if given else []
 
 
-def ssh_split(args: list[str]) -> tuple[str | None, list[str]]:
-    """(host, remote words). A refusal comes back as host '!reason'."""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        word = args[i]
-        for j, ch in enumerate(word[1:], start=1):
-            if ch in _SSH_NEVER:
-                return f"!-{ch} forwards, multiplexes or runs in the background", []
-            if ch in _SSH_VALUE_FLAGS:
-                value = word[j + 1:] or (args[i + 1] if i + 1 < len(args) else "")
-                if not word[j + 1:]:
-                    i += 1
-                if ch == "o" and re.split(r"[=\s]", value.strip().lower())[0] in _SSH_BAD_OPTIONS:
-                    return f"!-o {value} runs or forwards something", []
-                break
-        i += 1
-    if i >= len(args):
-        return None, []
-    return args[i], args[i + 1:]
-
-
-_SUDO_OK_FLAGS = {"-k", "-S", "-n", "-l", "-K"}
-
-
-def sudo(args: list[str]) -> str | None:
-    rest = list(args)
-    flags: list[str] = []
-    while rest and rest[0].startswith("-"):
-        flag = rest.pop(0)
-        if flag == "-p":
-            if not rest:
-                return "-p without a prompt"
-            rest.pop(0)
-            continue
-        if flag not in _SUDO_OK_FLAGS:
-            return f"sudo {flag} is not allowed (only -k, -S, -n, -p, -l)"
-        flags.append(flag)
-    if rest == ["true"] or (not rest and "-l" in flags) or (not rest and "-K" in flags):
+def _kubectl(p: Parsed) -> str | None:
+    """get: a resource kind unless --raw (health paths only); -o json/yaml/jsonpath only for plain kinds."""
+    if p.verb != ("get",):
         return None
-    return f"sudo may only run `true` (e.g. `sudo -k true`), not {' '.join(rest) or 'a shell'}"
-
-
-# --- small network probes -----------------------------------------------------------------
-def nc(args: list[str]) -> str | None:
-    pos, flags = _positionals(args, {"-w"})
-    if "-z" in flags and len(pos) == 2 and all(f in ("-z", "-v", "-w") for f in flags):
-        return None
-    return "only `nc -z [-v] [-w N] HOST PORT`"
-
-
-def ping(args: list[str]) -> str | None:
-    pos, flags = _positionals(args, {"-c", "-W", "-w"})
-    if "-c" in flags and len(pos) == 1 and all(f in ("-c", "-W", "-w", "-q", "-4", "-6") for f in flags):
-        return None
-    return "only `ping -c N HOST` (without -c it never ends)"
-
-
-def getent(args: list[str]) -> str | None:
-    return None if args[:1] in (["hosts"], ["ahosts"]) and len(args) == 2 else "only `getent hosts NAME`"
-
-
-def lookup(args: list[str]) -> str | None:
-    return None if args and all(not a.startswith("-f") for a in args) else "needs a name (and no -f batch file)"
-
-
-def git(args: list[str]) -> str | None:
-    return None if args[:1] == ["ls-remote"] else "only `git ls-remote`"
-
-
-def passthrough_flags(args: list[str]) -> str | None:
+    if "--raw" in p.options:
+        return "--raw takes no resource" if p.args or len(p.options) > 1 + ("--context" in p.options) else None
+    if not p.args:
+        return "name a resource kind"
+    formats = p.options.get("-o", []) + p.options.get("--output", [])
+    plain = all(kind in _PLAIN_KINDS for kind in _kinds(p.args))
+    if any(f not in ("wide", "name") for f in formats) and not plain:
+        return (f"-o {formats[0]!r} would print the objects' data: structured output only for "
+                f"{', '.join(sorted(k for k in _PLAIN_KINDS if len(k) > 3))}")
     return None
+
+
+def _resources(kinds: frozenset[str]) -> ArgsCheck:
+    def args(given: list[Word]) -> str | None:
+        if not given:
+            return None if kinds is GET_KINDS else "name a resource kind"
+        first = given[0].text
+        if "/" in first:   # kind/name, possibly several
+            for word in given:
+                kind, _, obj = word.text.partition("/")
+                if kind not in kinds or _OBJECT(obj):
+                    return f"{word.text!r} is not KIND/NAME with KIND one of the read-only kinds"
+            return None
+        for kind in first.split(","):
+            if kind not in kinds:
+                return (f"resource {kind!r} is not on the read-only list (lower case, no group suffix): "
+                        f"{', '.join(sorted(kinds))}")
+        for word in given[1:]:
+            if _OBJECT(word.text):
+                return f"{word.text!r} is not an object name"
+        return None
+    return args
+
+
+_KUBE_GLOBAL = {"--context": value(NAME), "-n": value(NAME), "--namespace": value(NAME),
+                "--request-timeout": value(matches(r"[0-9]{1,4}[smh]?", "a duration")),
+                "-A": SWITCH, "--all-namespaces": SWITCH}
+_KUBE_LIST = {"-o": value(_KUBE_OUTPUT), "--output": value(_KUBE_OUTPUT), "--raw": value(_KUBE_HEALTH),
+              "-l": value(matches(r"[A-Za-z0-9./_=!,-]{1,200}", "a label selector")),
+              "--selector": value(matches(r"[A-Za-z0-9./_=!,-]{1,200}", "a label selector")),
+              "--field-selector": value(matches(r"[A-Za-z0-9./_=!,-]{1,200}", "a field selector")),
+              "--no-headers": SWITCH, "--show-labels": SWITCH, "--show-kind": SWITCH, "--chunk-size": value(INT)}
+_KUBE_NAME = names("name", check=NAME)
+KUBECTL = Tool("kubectl", "pflag", _KUBE_GLOBAL, {
+    ("get",): Verb(_KUBE_LIST, _resources(GET_KINDS)),
+    ("describe",): Verb({"-l": _KUBE_LIST["-l"], "--show-events": SWITCH},
+                        _resources(DESCRIBE_KINDS)),
+    ("top", "nodes"): Verb({"--no-headers": SWITCH}, names("node")),
+    ("top", "node"): Verb({"--no-headers": SWITCH}, names("node")),
+    ("top", "pods"): Verb({"--no-headers": SWITCH}, names("pod")),
+    ("top", "pod"): Verb({"--no-headers": SWITCH}, names("pod")),
+    ("version",): Verb({"--client": SWITCH, "-o": value(one_of("json", "yaml"))}),
+    ("api-resources",): Verb({"-o": value(one_of("wide", "name")), "--namespaced": SWITCH}),
+    ("api-versions",): Verb(),
+    ("cluster-info",): Verb(),
+    ("auth", "can-i"): Verb({"--list": SWITCH}, names("verb", "resource",
+                                                      check=matches(r"[a-z*][a-z0-9.*/-]{0,100}", "a verb or kind"))),
+    ("auth", "whoami"): Verb(),
+    ("config", "current-context"): Verb(),
+    ("config", "get-contexts"): Verb({"--no-headers": SWITCH, "-o": value(one_of("name"))}, _KUBE_NAME),
+    ("config", "get-clusters"): Verb(),
+    ("explain",): Verb({}, names("kind", check=matches(r"[a-z][a-z.]{0,100}", "a kind or field path"))),
+}, require=_kubectl)
+
+# --- helm ---------------------------------------------------------------------------------------------
+_HELM_LIST = {"-A": SWITCH, "--all-namespaces": SWITCH, "-a": SWITCH, "--all": SWITCH, "-q": SWITCH,
+              "--short": SWITCH, "--deployed": SWITCH, "--failed": SWITCH, "--pending": SWITCH, "--max": value(INT),
+              "-o": value(one_of("table", "json", "yaml"))}
+HELM = Tool("helm", "pflag", {"--kube-context": value(NAME), "-n": value(NAME), "--namespace": value(NAME)}, {
+    ("list",): Verb(_HELM_LIST),
+    ("ls",): Verb(_HELM_LIST),
+    # `status -o json` carries the release's user-supplied values: no -o there.
+    ("status",): Verb({"--revision": value(INT)}, exactly(("release", NAME))),
+    ("history",): Verb({"--max": value(INT), "-o": value(one_of("table", "json", "yaml"))},
+                       exactly(("release", NAME))),
+    ("version",): Verb({"--short": SWITCH}),
+})
+
+# --- aws ----------------------------------------------------------------------------------------------
+_MAX = {"--max-items": value(INT), "--page-size": value(INT)}
+AWS = Tool("aws", "argparse", {
+    "--profile": value(NAME), "--region": value(NAME), "--output": value(one_of("json", "text", "table", "yaml")),
+    "--no-cli-pager": SWITCH, "--no-paginate": SWITCH, "--cli-read-timeout": value(INT),
+    "--cli-connect-timeout": value(INT), "--query": value(matches(r"[A-Za-z0-9_.\[\]*|@&,:' ()=<>!-]{1,200}",
+                                                                  "a JMESPath query"))}, {
+    ("sts", "get-caller-identity"): Verb(),
+    ("s3", "ls"): Verb({"--recursive": SWITCH, "--human-readable": SWITCH, "--summarize": SWITCH,
+                        "--page-size": value(INT)},
+                       names("s3 url", check=matches(r"s3://[A-Za-z0-9._/-]{0,1024}", "an s3:// url"))),
+    ("s3api", "list-buckets"): Verb(_MAX),
+    ("s3api", "head-bucket"): Verb({"--bucket": value(NAME)}),
+    ("s3api", "head-object"): Verb({"--bucket": value(NAME), "--key": value(matches(r"[A-Za-z0-9._/+=-]{1,1024}",
+                                                                                       "an object key"))}),
+    ("ec2", "describe-instances"): Verb({**_MAX, "--instance-ids": value(matches(r"i-[0-9a-f]{8,17}",
+                                                                                 "an instance id"))}),
+    ("ec2", "describe-regions"): Verb(),
+    ("ec2", "describe-vpcs"): Verb(_MAX),
+    ("eks", "list-clusters"): Verb(_MAX),
+    ("eks", "describe-cluster"): Verb({"--name": value(NAME)}),
+    ("iam", "list-account-aliases"): Verb(),
+    ("iam", "get-user"): Verb({"--user-name": value(NAME)}),
+    ("organizations", "describe-organization"): Verb(),
+    ("configure", "list"): Verb(),
+    ("configure", "list-profiles"): Verb(),
+    # SecureString parameters come back encrypted without --with-decryption, which is not on this list.
+    ("ssm", "get-parameter"): Verb({"--name": value(matches(r"/?[A-Za-z0-9_./-]{1,2048}", "a parameter name"))}),
+    ("rds", "describe-db-instances"): Verb({**_MAX, "--db-instance-identifier": value(NAME)}),
+    ("eks", "list-nodegroups"): Verb({**_MAX, "--cluster-name": value(NAME)}),
+    ("elbv2", "describe-load-balancers"): Verb(_MAX),
+    ("cloudformation", "describe-stacks"): Verb({"--stack-name": value(NAME)}),
+    ("route53", "list-hosted-zones"): Verb(_MAX),
+    ("ecr", "describe-repositories"): Verb(_MAX),
+    ("secretsmanager", "list-secrets"): Verb(_MAX),
+    ("kms", "list-keys"): Verb(_MAX),
+    ("logs", "describe-log-groups"): Verb(_MAX),
+})
+
+# --- az / gcloud -------------------------------------------------------------------------------------
+_AZ_RG = {"-g": value(NAME), "--resource-group": value(NAME)}
+_AZ_NAMED = {**_AZ_RG, "-n": value(NAME), "--name": value(NAME)}
+AZ = Tool("az", "argparse", {
+    "--subscription": value(NAME), "-o": value(one_of("json", "jsonc", "table", "tsv", "yaml", "yamlc", "none")),
+    "--output": value(one_of("json", "jsonc", "table", "tsv", "yaml", "yamlc", "none")),
+    "--query": AWS.flags["--query"], "--only-show-errors": SWITCH}, {
+    ("version",): Verb(),
+    ("account", "show"): Verb(),
+    ("account", "list"): Verb({"--all": SWITCH}),
+    ("group", "list"): Verb(),
+    ("group", "show"): Verb(_AZ_NAMED),
+    ("aks", "list"): Verb(_AZ_RG),
+    ("aks", "show"): Verb(_AZ_NAMED),
+    ("vm", "list"): Verb(_AZ_RG),
+    ("network", "vnet", "list"): Verb(_AZ_RG),
+    ("keyvault", "list"): Verb(_AZ_RG),
+    ("keyvault", "show"): Verb(_AZ_NAMED),
+    ("acr", "list"): Verb(_AZ_RG),
+    ("webapp", "list"): Verb(_AZ_RG),
+    ("network", "public-ip", "list"): Verb(_AZ_RG),
+    ("storage", "account", "list"): Verb(_AZ_RG),
+    ("ad", "signed-in-user", "show"): Verb(),
+})
+
+# `--format` projects any field (`value(masterAuth.password)`): allowed only on verbs whose objects hold none.
+_GCLOUD_FORMAT = {
+    "--filter": value(matches(r"[A-Za-z0-9_.:=~<>!() -]{1,200}", "a filter")),
+    "--format": value(matches(r"(json|yaml|text|table|value|csv)(\([A-Za-z0-9_.,:() -]{0,200}\))?",
+                              "a format (json, yaml, text, table(...), value(...))"))}
+GCLOUD = Tool("gcloud", "argparse", {
+    "--project": value(NAME), "--account": value(NAME), "--configuration": value(NAME), "--quiet": SWITCH,
+    "--verbosity": value(one_of("error", "warning", "info"))}, {
+    ("auth", "list"): Verb(_GCLOUD_FORMAT),
+    ("config", "list"): Verb(_GCLOUD_FORMAT),
+    ("config", "configurations", "list"): Verb(_GCLOUD_FORMAT),
+    # Not proxy/password and its kind: the properties that say which account and project are in use.
+    ("config", "get-value"): Verb({}, exactly(("property", one_of("project", "account", "core/project",
+                                                                   "core/account", "compute/region",
+                                                                   "compute/zone")))),
+    ("version",): Verb(_GCLOUD_FORMAT),
+    ("projects", "list"): Verb({**_GCLOUD_FORMAT, "--limit": value(INT)}),
+    ("projects", "describe"): Verb(_GCLOUD_FORMAT, exactly(("project", NAME))),
+    # A cluster's masterAuth can hold a legacy password or client key: the default table only.
+    ("container", "clusters", "list"): Verb({"--region": value(NAME), "--zone": value(NAME)}),
+})
+
+# --- small CLIs with a fixed read -----------------------------------------------------------------------
+GH = Tool("gh", "gnu", {}, {("auth", "status"): Verb({"-h": value(NAME), "--hostname": value(NAME)})})
+DOCKER = Tool("docker", "gnu", {}, {("version",): Verb(), ("info",): Verb()})
+# `vault token lookup` prints the token itself (its `id`): `token capabilities` proves the token instead.
+VAULT = Tool("vault", "goflag", {"-address": value(matches(r"https?://[A-Za-z0-9.:-]+/?", "an http(s) address")),
+                                 "-format": value(one_of("table", "json", "yaml"))}, {
+    ("status",): Verb(),
+    ("token", "capabilities"): Verb({}, names("path", check=matches(r"[A-Za-z0-9_/.-]{1,200}", "a vault path"))),
+})
+
+AWS = _no_file_values(AWS, ("file:", "fileb:", "http:", "https:"))
+AZ = _no_file_values(AZ, ("@",))
+TOOLS: dict[str, Tool] = {t.name: t for t in (KUBECTL, HELM, AWS, AZ, GCLOUD, GH, DOCKER, VAULT)}

@@ -17,11 +17,9 @@ from muninn.evals import cli as evals_cli
 from muninn.export import cli as export_cli
 from muninn.nightly import cli as nightly_cli
 from muninn.plugins import doctor_cli, fs_cli, policy_cli, stack_cli
-from muninn.plugins.inventory import cli as inventory_cli
+from muninn.plugins.access import inventory_cli, vault_cli, verify_cli
 from muninn.plugins.mcp import cli as mcp_cli
 from muninn.plugins.search import cli as search_cli
-from muninn.plugins.vault import cli as vault_cli
-from muninn.plugins.verify import cli as verify_cli
 
 app = typer.Typer(
     name="muninn",

@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.errors import ExitCode
 from muninn.nightly import runner
 
 app = typer.Typer()
@@ -37,4 +38,4 @@ def nightly(
         console.print(table)
         say(f"report: {path}")
     if not all(r.ok for r in results):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from muninn.nightly.jobs import Context, JobResult, job
-from muninn.plugins.verify import sweep
+from muninn.plugins.access import sweep
 
 
 @job("verify")

@@ -119,6 +119,15 @@ def embedding_model(settings: Settings) -> list[Check]:
                   "folder or one with model.onnx + tokenizer.json")]
 
 
+@check
+def verify_sandbox(settings: Settings) -> list[Check]:
+    from muninn.guards import sandbox
+
+    kind, detail = sandbox.status(settings.verify.sandbox)
+    return [Check("verify sandbox", "ok" if kind else "warn", detail,
+                  "" if kind else "apt-get install bubblewrap, or allow unprivileged user namespaces for unshare")]
+
+
 def run(settings: Settings) -> list[Check]:
     results: list[Check] = []
     for fn in CHECKS:

@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+from muninn.core.errors import ExitCode
 from muninn.plugins import doctor
 
 app = typer.Typer()
@@ -28,4 +29,4 @@ def doctor_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
             table.add_row(r.name, _STYLE[r.level], r.detail, r.fix)
         console.print(table)
     if any(r.level == "fail" for r in results):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)

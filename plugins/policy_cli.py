@@ -9,6 +9,7 @@ from rich.table import Table
 
 from muninn.core import policy as policy_mod
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.errors import ExitCode
 from muninn.plugins import policy_apply
 
 app = typer.Typer(help="Make policy.yaml true on the server (accounts, keys, ACLs) and check for drift.",
@@ -34,7 +35,7 @@ def apply_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
     report = policy_apply.apply(s, pol, say=say)
     emit_json(report.as_dict()) if json_out else console.print(_table(report.areas))
     if not report.ok:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
 @app.command("check")
@@ -49,4 +50,4 @@ def check_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
     else:
         console.print(_table(states))
     if not all(x.ok for x in states):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)

@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
+from muninn.core.errors import ExitCode
 from muninn.plugins import stack
 
 app = typer.Typer()
@@ -45,7 +46,7 @@ def status(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     components = stack.status(settings(ctx))
     emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
     if not all(c.healthy for c in components):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.CHECK_FAILED)
 
 
 @server_app.command("install")

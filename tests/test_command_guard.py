@@ -41,9 +41,7 @@ ALLOWED = [
     "curl --head https://example.com",
     "curl -X GET https://example.com/api",
     "curl -XHEAD https://example.com",
-    "curl --request=GET https://example.com",
     "curl -o /dev/null -w '%{http_code}' https://example.com",
-    "curl -u $USER_NAME:$PASSWORD https://grafana.example.com/api/user",
     "curl -m 5 --connect-timeout 3 https://example.com",
     "curl example.com/health",
     "ssh jump01.example.com hostname",
@@ -84,11 +82,16 @@ ALLOWED = [
     "dig +short jump01.example.com",
     "git ls-remote https://git.example.com/infra.git",
     "gh auth status",
-    "vault token lookup",
     "docker version",
 ]
 
 REFUSED = [
+    # Moved from ALLOWED in round 2 (issue 16). curl reads `--request=GET` as an unknown option (it has no
+    # --opt=value form); an unquoted $VAR is split and globbed by bash, so its value can add options; and
+    # `vault token lookup` prints the token itself (its `id`): `vault token capabilities PATH` proves it instead.
+    "curl --request=GET https://example.com",
+    "curl -u $USER_NAME:$PASSWORD https://grafana.example.com/api/user",
+    "vault token lookup",
     # chaining, substitution, redirection
     "kubectl get pods; rm -rf /",
     "kubectl get pods && kubectl delete pods --all",

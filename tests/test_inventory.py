@@ -18,10 +18,9 @@ from conftest import free_port, tcp_listener
 
 from muninn.core import config
 from muninn.core.errors import ConfigError
-from muninn.plugins.inventory import prereq, steps
-from muninn.plugins.inventory.api import Inventory, UnknownEntry, access_command_line
-from muninn.plugins.vault import access_log
-from muninn.plugins.vault.api import Vault
+from muninn.plugins.access import access_log, prereq, steps
+from muninn.plugins.access.inventory import Inventory, UnknownEntry, access_command_line
+from muninn.plugins.access.vault import Vault
 
 TOKEN = "jira_Tk_5cX9pQ2wZ7mL1vN8"
 

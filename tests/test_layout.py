@@ -1,4 +1,4 @@
-"""The import boundaries of DESIGN.md, enforced by walking every module's AST."""
+"""The import boundaries of README's "What runs where", enforced by walking every module's AST."""
 
 import ast
 import importlib.util

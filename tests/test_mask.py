@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from muninn.guards.mask import StreamMasker, mask_bytes, masking_redactor
-from muninn.plugins.vault.runner import CommandNotFound, run_masked
+from muninn.plugins.access.runner import CommandNotFound, run_masked
 
 SECRET = "sk_live_7Hq2ZpXw9LmN4vB8rT1y"
 OTHER = "ghp_Aa1Bb2Cc3Dd4Ee5Ff6Gg7Hh8"

@@ -18,9 +18,9 @@ import yaml
 from muninn.core import config
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.core.secrets_file import derive_env
-from muninn.plugins.vault import access_log
-from muninn.plugins.vault.api import Refused, Vault, exec_command_line
-from muninn.plugins.vault.store import UnknownSecret
+from muninn.plugins.access import access_log
+from muninn.plugins.access.store import UnknownSecret
+from muninn.plugins.access.vault import Refused, Vault, exec_command_line
 
 TOKEN = "tok_9f8Q2mZxL4vB7nK1pR6w"
 PASSWORD = "Pa55-w0rd-Zq8uXy3"
@@ -172,7 +172,7 @@ def test_exec_expands_single_quoted_reference_in_child(vault: Vault) -> None:
 
 
 def test_shell_c_command_expands_its_own_variable(vault: Vault) -> None:
-    from muninn.plugins.vault.api import expand_references
+    from muninn.plugins.access.injection import expand_references
 
     argv = ["bash", "-c", 'echo "$JIRA_API_TOKEN"']
     assert expand_references(argv, {"JIRA_API_TOKEN": "x"}) == argv
@@ -302,7 +302,7 @@ def test_multi_part_env_mapping_override(vault: Vault) -> None:
 
 
 def test_doctor_lines(vault: Vault) -> None:
-    from muninn.plugins.vault import doctor_check
+    from muninn.plugins.access import doctor_check
 
     lines = {c.name: c for c in doctor_check.vault(vault.settings)}
     assert lines["vault files"].level == "ok" and lines["vault store"].level == "ok"

@@ -100,6 +100,8 @@ def _load_builtin() -> None:
         jwt,
         labelled,
         private_key,
+        prose_password,
+        shell_password,
         slack,
         stripe,
         url_credentials,

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from muninn.core import config
+from muninn.core import config, upgrade
 from muninn.core.config import Settings
 
 console = Console()
@@ -25,6 +25,9 @@ def settings(ctx: typer.Context | None = None) -> Settings:
     obj = root.obj if root and isinstance(root.obj, dict) else {}
     if "settings" not in obj:
         obj["settings"] = config.load(obj.get("config_path"))
+        # The first command after an upgrade of muninn upgrades the workspace, or says how.
+        upgrade.ensure(obj["settings"].workspace,
+                       lambda m: err_console.print(m, highlight=False, markup=False, soft_wrap=True))
         if root is not None:
             root.obj = obj
     return obj["settings"]

@@ -67,9 +67,9 @@ class AccountSettings(Section):
     user: str = "owner"
 
 
-# Forms of a secret value the redactor can match (guards/redact.py encoded_forms); declared here so
+# Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
-Encoding = Literal["raw", "base64", "url", "hex", "json"]
+Encoding = Literal["raw", "base64", "url", "hex", "json", "shell"]
 
 
 class KeyringSettings(Section):
@@ -176,6 +176,8 @@ class VerifySettings(Section):
     parallel: int = Field(8, ge=1, description="Commands run at once (global-state entries always run one at a time)")
     timeout: float = Field(20.0, gt=0, description="Seconds before a proof command counts as unreachable")
     results: Path | None = Field(None, description="Stored results (default: <workspace>/verify/results.sqlite)")
+    sandbox: Literal["auto", "off"] = Field("auto", description="Run proof commands with the local filesystem "
+                                            "read-only (bwrap or unshare, whichever works; `muninn doctor` says which)")
 
 
 class GuardSettings(Section):

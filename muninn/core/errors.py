@@ -6,11 +6,45 @@ Errors are translated only at the edge: the CLI prints `str(err)` to stderr and 
 
 from __future__ import annotations
 
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Every exit code muninn uses, with its meaning; README's "Exit codes" table is checked
+    against this (tests/test_exit_codes.py). A new meaning gets a new code, never a reused one."""
+
+    meaning: str
+
+    def __new__(cls, value: int, meaning: str) -> ExitCode:
+        member = int.__new__(cls, value)
+        member._value_ = value
+        member.meaning = meaning
+        return member
+
+    OK = 0, "success"
+    CHECK_FAILED = 1, "a check failed (`status`, `doctor`); `guard check` denied the call"
+    BAD_INPUT = 2, "bad input: config or data file, with its file and line named"
+    LEAK_GATE_DROPPED = 3, "the leak gate dropped a file (export) or refused one (sync: nothing uploaded)"
+    KEYRING = 4, "keyring problem (no usable backend, missing key)"
+    SERVER = 5, "OpenViking error: down, 401/403 (which key, which URI), 404 (which URI)"
+    STACK = 6, "local stack could not be installed or started"
+    PREREQUISITE_DOWN = 7, ("a prerequisite is down (`access exec`): "
+                            "`prerequisite 'vpn' is down: connect the VPN and retry`")
+    REFUSED = 8, ("refused: `secret get` without a real terminal, a multi-part secret without `--part`, "
+                  "a call the MCP guard denied")
+    SYNC_INCOMPLETE = 9, ("sync incomplete: a manifest file missing after wait, "
+                          "or a path held by a file muninn did not write")
+    SEARCH_CONTRACT = 10, ("search: a stage broke its contract (wrong number of scores, a NaN) "
+                           "or the keyword index is unreadable")
+    UPGRADE_NEEDED = 11, ("the workspace needs an upgrade step muninn cannot take alone (the sentence names "
+                          "the command), or was written by a newer muninn")
+    COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
+
 
 class MuninnError(Exception):
     """Base class. `exit_code` is part of the CLI contract (see README, "Exit codes")."""
 
-    exit_code = 1
+    exit_code: int = ExitCode.CHECK_FAILED
 
     def __init__(self, message: str, *, fix: str | None = None) -> None:
         self.message = message
@@ -21,7 +55,7 @@ class MuninnError(Exception):
 class ConfigError(MuninnError):
     """Bad input: a config or data file that does not validate. Names the file, the line and the key."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(
         self, message: str, *, path: str | None = None, line: int | None = None, key: str | None = None,
@@ -39,13 +73,13 @@ class ConfigError(MuninnError):
 class CredentialError(MuninnError):
     """The keyring is unusable or a key is missing. Never carries a secret value."""
 
-    exit_code = 4
+    exit_code = ExitCode.KEYRING
 
 
 class ServerError(MuninnError):
     """OpenViking answered with an error, or did not answer."""
 
-    exit_code = 5
+    exit_code = ExitCode.SERVER
 
     def __init__(self, message: str, *, status: int | None = None, uri: str | None = None,
                  fix: str | None = None) -> None:
@@ -68,4 +102,11 @@ class NotFound(ServerError):
 class StackError(MuninnError):
     """The local stack could not be started, stopped or installed."""
 
-    exit_code = 6
+    exit_code = ExitCode.STACK
+
+
+class Refused(MuninnError):
+    """A guard said no: to an agent's call (the reason goes back to it and into the audit log) or to
+    a command that would show a secret where it must not."""
+
+    exit_code = ExitCode.REFUSED

@@ -1,6 +1,6 @@
 """The policy model: who reads and writes which area, and with which tools.
 
-One `policy.yaml` has three uses (DESIGN.md): `muninn policy apply` turns it into accounts and
+One `policy.yaml` has three uses: `muninn policy apply` turns it into accounts and
 ACLs, the MCP guard derives each profile's read prefixes, write prefixes and tools from it, and
 the nightly drift check compares the server with it. So everything here is *derived*, never
 stated twice: a profile's prefixes come from its area levels, never from a second list.
@@ -64,12 +64,19 @@ AGENT_FORBIDDEN = frozenset({
     "privacy_resolve", "privacy_upsert", "download",
 })
 
+# An agent profile without `tools:` gets the tools that only read: it is handed a shell's worth of
+# reach (recall_access_exec runs commands, recall_verify runs the proof sweep against live systems)
+# or a write into shared memory (recall_remember) only by a policy that names the tool.
+# tests/test_guard.py checks each of these against the tool's own read-only, closed-world annotations.
+AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
+    "recall_search", "recall_read", "recall_list", "recall_secret_find", "recall_secret_show",
+    "recall_secret_command", "recall_access_find", "recall_access_show", "recall_status",
+)
+
 _DEFAULT_TOOLS: dict[str, tuple[str, ...]] = {
     "owner": tuple(TOOLS),
     "assistant": tuple(TOOLS),
-    "agent": ("recall_search", "recall_read", "recall_list", "recall_remember", "recall_secret_find",
-              "recall_secret_show", "recall_secret_command", "recall_access_find", "recall_access_show",
-              "recall_access_exec", "recall_verify", "recall_status"),
+    "agent": AGENT_DEFAULT_TOOLS,
 }
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")

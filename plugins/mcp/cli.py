@@ -12,6 +12,7 @@ import typer
 
 from muninn.core import cliutil
 from muninn.core import policy as policy_mod
+from muninn.core.errors import ExitCode
 from muninn.core.policy import TOOLS
 from muninn.guards import tools as tool_guard
 from muninn.plugins.mcp import doctor_check  # noqa: F401  (registers the guard's doctor lines)
@@ -115,4 +116,4 @@ def check_cmd(
                            "access": TOOLS.get(tool)})
     else:
         typer.echo(f"{decision.word}: {decision.reason}")
-    raise typer.Exit(0 if decision.allowed else 1)
+    raise typer.Exit(ExitCode.OK if decision.allowed else ExitCode.CHECK_FAILED)

@@ -13,8 +13,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from muninn.core.config import Settings
+from muninn.core.credentials import Keyring
 from muninn.guards import secret_values
 from muninn.guards.redact import Redactor
+from muninn.plugins.access.paths import store_path
+from muninn.plugins.access.store import Store
 
 
 def _resolve(settings: Settings, files: Iterable[Path]) -> list[Path]:
@@ -28,14 +31,9 @@ def known_files(settings: Settings) -> list[Path]:
 
 def vault_values(settings: Settings) -> dict[str, str]:
     """{value: secret id} for every secret-ish value in the vault's store, if there is one."""
-    from muninn.plugins.vault.api import store_path
-    from muninn.plugins.vault.store import Store
-
     path = store_path(settings)
     if not path.exists():
         return {}
-    from muninn.core.credentials import Keyring
-
     store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
     try:
         return {value: f"{sid}.{part}" if part else sid for sid, part, value in store.all_values()

@@ -18,10 +18,10 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import MuninnError, Refused
 from muninn.guards import tools as tool_guard
 from muninn.plugins.mcp import registry, rules
-from muninn.plugins.mcp.session import GuardSession, Refused
+from muninn.plugins.mcp.session import GuardSession
 
 
 def _result(text: str, data: dict[str, Any] | None = None, error: bool = False) -> types.CallToolResult:

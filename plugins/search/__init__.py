@@ -1,3 +1,4 @@
 """The search pipeline: routing, vector and keyword candidates, fusion, content, rerank, recency, cap."""
 
-from muninn.plugins.search import sync_hook  # noqa: F401  (registers the after-sync index refresh)
+# Registered on import, like any outside plugin: the after-sync index refresh, the index's upgrade step.
+from muninn.plugins.search import sync_hook, upgrade_index  # noqa: F401

@@ -23,7 +23,7 @@ import httpx
 import numpy as np
 
 from muninn.core.config import EmbedSettings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 
 # The sidecar's model reads 256 tokens; nothing past ~2,000 characters can change a vector.
 MAX_CHARS = 2000
@@ -33,7 +33,7 @@ BATCH = 64
 class DenseUnavailable(MuninnError):
     """The embedding sidecar did not answer: linear fusion falls back to RRF, with a warning."""
 
-    exit_code = 10
+    exit_code = ExitCode.SEARCH_CONTRACT
 
 
 class DenseScorer:

@@ -1,5 +1,5 @@
-"""What a fact file says about itself: YAML front matter (id, source, kind, project, date, tags,
-breadcrumb, source_path, content_hash), then one context line, then the body.
+"""A fact file as search reads it, through its format's owner (muninn.core.factfile): front
+matter, then one context line, then the body.
 
 A body may end in neighbouring context (the lines a conversation turn answers, the section a
 paragraph sits in), after a `<!-- context -->` marker line. That context is there to help a
@@ -19,15 +19,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import yaml
-
+from muninn.core import factfile
+from muninn.core.factfile import CONTEXT_MARKER, parse_date  # noqa: F401  (the owner's, re-exported)
 from muninn.plugins.search.query import words
 
-_FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
-# "<!-- context -->" or "<!-- context: the conversation around this turn -->", on a line of its own
-_CONTEXT = re.compile(r"^<!--\s*context\b[^\n]*?-->[ \t]*$", re.M)
-CONTEXT_MARKER = "<!-- context -->"
 
 
 @dataclass
@@ -42,9 +38,8 @@ class Doc:
     def title(self) -> str:
         if m := _HEADING.search(self.body):
             return m.group(1)
-        crumb = self.breadcrumb
-        if crumb:
-            return re.split(r" [›>] ", crumb)[-1]
+        if crumb := factfile.crumbs(self.meta.get("breadcrumb")):
+            return crumb[-1]
         first = next((line.strip() for line in self.body.splitlines() if line.strip()), "")
         if first and len(first) <= 80:
             return first
@@ -54,8 +49,7 @@ class Doc:
     def _split(self) -> tuple[str, str]:
         """(fact, context): the body cut at the context marker, once per parsed file (docs are cached
         by content hash and read on every search that returns them)."""
-        m = _CONTEXT.search(self.body)
-        return (self.body[: m.start()].strip(), self.body[m.end():].strip()) if m else (self.body.strip(), "")
+        return factfile.split_context(self.body)
 
     @property
     def fact(self) -> str:
@@ -84,7 +78,7 @@ class Doc:
     @property
     def breadcrumb(self) -> str:
         crumb = self.meta.get("breadcrumb")
-        if isinstance(crumb, list):
+        if isinstance(crumb, list):     # nobody writes a list; hand-written front matter may
             return " > ".join(str(c) for c in crumb)
         return str(crumb) if crumb else ""
 
@@ -115,33 +109,9 @@ def area_of(uri: str) -> str:
 
 
 def parse(uri: str, text: str) -> Doc:
-    meta: dict[str, Any] = {}
-    body = text
-    if m := _FRONT.match(text):
-        try:
-            loaded = yaml.safe_load(m.group(1))
-        except yaml.YAMLError:
-            loaded = None  # not front matter after all: keep the text as body
-        if isinstance(loaded, dict):
-            meta, body = loaded, text[m.end():]
+    meta, body = factfile.split_front_matter(text)
     digest = str(meta.get("content_hash") or "") or hashlib.sha256(text.encode()).hexdigest()
     return Doc(uri=uri, text=text, body=body, meta=meta, content_hash=digest)
-
-
-def parse_date(value: Any) -> dt.datetime | None:
-    """Front matter dates arrive as date, datetime or string; all become aware UTC datetimes."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, dt.datetime):
-        out = value
-    elif isinstance(value, dt.date):
-        out = dt.datetime(value.year, value.month, value.day)
-    else:
-        try:
-            out = dt.datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return out.astimezone(dt.UTC) if out.tzinfo else out.replace(tzinfo=dt.UTC)
 
 
 def snippet(doc: Doc, chars: int = 300) -> str:

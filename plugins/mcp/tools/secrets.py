@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from muninn.plugins.access.vault import Vault, exec_command_line
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
 from muninn.plugins.mcp.session import GuardSession
 
@@ -17,9 +18,7 @@ _SHOWN = ("id", "service", "environment", "kind", "username", "url", "tags", "no
           "exec", "last_verified", "parts")
 
 
-def _vault(session: GuardSession):
-    from muninn.plugins.vault.api import Vault
-
+def _vault(session: GuardSession) -> Vault:
     return Vault.open(session.settings, who=f"mcp:{session.profile.name}")
 
 
@@ -71,8 +70,6 @@ class CommandParams(Params):
 
 
 def command(session: GuardSession, p: CommandParams) -> Output:
-    from muninn.plugins.vault.api import exec_command_line
-
     vault = _vault(session)
     try:
         vault.show(p.id)  # the id must exist: a typo should fail here, not in the agent's shell

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from muninn.plugins.access import sweep
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
 from muninn.plugins.mcp.session import GuardSession
 
@@ -19,8 +20,6 @@ class VerifyParams(Params):
 
 
 def handle(session: GuardSession, p: VerifyParams) -> Output:
-    from muninn.plugins.verify import sweep
-
     items = sweep.plan(session.settings, p.ids)
     if p.dry_run:
         rows = [{"kind": i.kind, "id": i.id, "command": i.command, "allowed": i.allowed, "verdict": i.verdict}

@@ -11,19 +11,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 
 
 class StageError(MuninnError):
     """A stage broke its contract (wrong length, non-finite score, unknown URI)."""
 
-    exit_code = 10
+    exit_code = ExitCode.SEARCH_CONTRACT
 
 
 class SearchError(MuninnError):
     """Bad search input: an unparsable --since, an empty query, a batch line that is not JSON."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
 
 @dataclass

@@ -1,0 +1,114 @@
+"""The workspace format, and the ordered steps that bring an older workspace up to it.
+
+`<home>/format.json` says which format a workspace is in. The first CLI command that loads the
+settings after an upgrade of muninn runs `ensure`: each step newer than the workspace either runs
+(`apply`, what muninn can do alone: files in the workspace) or, when it needs the server or the
+user's sources, is named in one sentence with the command that does it. A step marked `required`
+stops every command until that is done (UpgradeNeeded); the others are said once.
+
+A part that owns a file in the workspace registers its own step (`register`), the way it registers
+an after-sync hook, so this module never imports the parts above core. Any later format change
+(dates with a time of day, a renamed key) adds a step here or through `register`, never a second
+mechanism.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from muninn.core.errors import ExitCode, MuninnError
+
+FORMAT_FILE = "format.json"
+
+
+class UpgradeNeeded(MuninnError):
+    """The workspace needs a step muninn cannot take alone, or is newer than this muninn."""
+
+    exit_code = ExitCode.UPGRADE_NEEDED
+
+
+@dataclass(frozen=True)
+class Step:
+    to: int                                          # the format a workspace is in once this is done
+    what: str                                        # what changed, one sentence
+    apply: Callable[[Path], None] | None = None      # muninn does it, given the home
+    command: str | None = None                       # else the command that does it
+    required: bool = False                           # a command refuses to run until it is done
+    # Does this workspace still hold something the step changes? A step with nothing to change is
+    # skipped; a required one is cleared by running its command, after which this says False.
+    pending: Callable[[Path], bool] = lambda home: True
+
+
+def _exports_exist(home: Path) -> bool:
+    return any((home / "exports").rglob("*.md")) if (home / "exports").is_dir() else False
+
+
+_STEPS: list[Step] = [
+    Step(1, "notes now take their date from a dated heading or file name, and notes and observations carry "
+            "their neighbouring context", command="muninn export all && muninn sync all", pending=_exports_exist),
+]
+
+
+def register(step: Step) -> Step:
+    if step not in _STEPS:
+        _STEPS.append(step)
+    return step
+
+
+def current() -> int:
+    return max(s.to for s in _STEPS)
+
+
+def read_format(home: Path) -> int | None:
+    """The workspace's format; 0 for a workspace from before format files; None for no workspace."""
+    file = home / FORMAT_FILE
+    if file.is_file():
+        try:
+            return int(json.loads(file.read_text())["format"])
+        except (ValueError, KeyError, TypeError):
+            fix = f'write {{"format": {current()}}} into it, or remove it to redo the upgrade'
+            raise UpgradeNeeded(f"{file} is not a workspace format file", fix=fix) from None
+    if home.is_dir() and any(home.iterdir()):
+        return 0
+    return None
+
+
+def _stamp(home: Path, fmt: int) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    stamp = {"format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    tmp = home / f".{FORMAT_FILE}.{os.getpid()}.tmp"     # two first commands at once must not share it
+    tmp.write_text(json.dumps(stamp) + "\n")
+    tmp.replace(home / FORMAT_FILE)
+
+
+def ensure(home: Path, say: Callable[[str], None]) -> list[str]:
+    """Bring `home` to the current format. Returns the notices it gave (each also passed to `say`)."""
+    now = current()
+    fmt = read_format(home)
+    if fmt is None:                  # a new workspace starts in the current format
+        _stamp(home, now)
+        return []
+    if fmt > now:
+        raise UpgradeNeeded(f"workspace {home} is in format {fmt}, newer than this muninn (format {now})",
+                            fix="upgrade muninn, or point MUNINN_HOME at another workspace")
+    notices: list[str] = []
+    for step in sorted((s for s in _STEPS if s.to > fmt), key=lambda s: s.to):
+        if not step.pending(home):
+            continue
+        if step.apply is not None:
+            step.apply(home)
+            continue
+        message = f"workspace upgrade: {step.what}; run `{step.command}`"
+        if step.required:
+            # Stamped only up to the step before: every command says it again until it is done.
+            _stamp(home, step.to - 1)
+            raise UpgradeNeeded(message)
+        notices.append(message)
+        say(message)
+    _stamp(home, now)
+    return notices

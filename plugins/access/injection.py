@@ -1,0 +1,145 @@
+"""Open the vault, inject, expand `$VAR`, run masked: how `secret exec`, `access exec` and the verify
+sweep each run a child with secrets. They differ only in which secrets and what wraps the command.
+
+    secrets = Secrets(store, encodings)                      # store None: nothing to inject or mask
+    injection = secrets.prepare(["jira-api-token"])           # {VAR: value} + the redactor (+ stdin)
+    result = run(["curl", "-H", "Bearer $JIRA_API_TOKEN", URL], injection, stdout=..., stderr=...)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from muninn.core.errors import MuninnError, Refused
+from muninn.core.secrets_file import env_names
+from muninn.guards.mask import masking_redactor
+from muninn.guards.redact import Redactor
+from muninn.guards.secret_values import is_secretish
+
+from .runner import RunResult, run_masked
+from .store import Store
+
+# Parts of a secret that name who, not what: masking them would hide ordinary output (user names, hosts).
+_NOT_SECRET_PARTS = {"user", "username", "login", "email", "account", "host", "url"}
+
+
+@dataclass
+class Injection:
+    """What one run gets: variables for the child's environment, the redactor for its output, and
+    the bytes for its stdin (`--stdin`). Never printed, never logged."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    redactor: Redactor = field(default_factory=lambda: masking_redactor({}))
+    stdin: bytes | None = None
+
+    def mask(self, text: str) -> str:
+        """`text` with every known value masked: for the access log's command line."""
+        return self.redactor.redact_values(text).text
+
+
+class Secrets:
+    """The vault's values, as injection and masking need them. `store` None: a machine with no vault."""
+
+    def __init__(self, store: Store | None, encodings: Sequence[str]) -> None:
+        self.store = store
+        self.encodings = tuple(encodings)
+
+    def injection(self, secret_id: str, env_name: str | None = None) -> dict[str, str]:
+        """{VARIABLE: value} for one secret. Callers put it in a child's environment, nowhere else."""
+        store = self._need()
+        meta = store.metadata(secret_id)
+        values = store.values(secret_id)
+        override: str | dict[str, str] | None = env_name
+        if env_name and meta.get("parts"):
+            override = dict(pair.split("=", 1) for pair in env_name.split(",")) if "=" in env_name else env_name
+        names = env_names(meta, override)
+        return {names[part]: value for part, value in values.items()}
+
+    def env(self, secret_ids: Collection[str]) -> dict[str, str]:
+        """The variables of several secrets at once (an inventory entry's linked secrets)."""
+        return {name: value for secret_id in secret_ids for name, value in self.injection(secret_id).items()}
+
+    def stdin_value(self, secret_id: str, part: str | None = None) -> bytes:
+        values = self._need().values(secret_id)
+        if len(values) > 1 and part not in values:
+            raise Refused(f"secret {secret_id!r} has parts {sorted(values)}: say which one goes to stdin",
+                          fix="add --part NAME")
+        return (values[part] if part else next(iter(values.values()))).encode() + b"\n"
+
+    def redactor(self, injected: str | Collection[str] = ()) -> Redactor:
+        """What masking looks for: every part of the injected secrets (except user names), and every
+        other stored value that looks like a secret. A short or word-like value of another entry
+        (`admin`) would mask ordinary output, so only secret-ish ones are added."""
+        injected = {injected} if isinstance(injected, str) else set(injected)
+        known: dict[str, str] = {}
+        for secret_id, part, value in self.store.all_values() if self.store is not None else ():
+            own = secret_id in injected and part not in _NOT_SECRET_PARTS and len(value) >= 4
+            if own or is_secretish(value):
+                known[value] = f"{secret_id}.{part}" if part else secret_id
+        return masking_redactor(known, self.encodings)
+
+    def prepare(self, secret_ids: Collection[str], *, env_name: str | None = None, stdin: bool = False,
+                part: str | None = None) -> Injection:
+        """One run's injection. `env_name` (a variable name) and `stdin` (the value on the child's stdin
+        instead of its env) are for one secret, as `secret exec` takes them."""
+        if (stdin or env_name) and len(secret_ids) != 1:
+            raise MuninnError("--env and --stdin name one secret's variable or value", fix="pass one secret id")
+        if stdin:
+            (secret_id,) = secret_ids
+            return Injection({}, self.redactor(secret_ids), self.stdin_value(secret_id, part))
+        env = self.injection(next(iter(secret_ids)), env_name) if env_name else self.env(secret_ids)
+        return Injection(env, self.redactor(secret_ids))
+
+    def _need(self) -> Store:
+        if self.store is None:
+            raise MuninnError("there is no vault store yet", fix="run `muninn vault sync`")
+        return self.store
+
+
+def expand_references(argv: Sequence[str], names: Mapping[str, str]) -> Sequence[str] | str:
+    """argv unchanged, or a bash line when a word names an injected variable (`$JIRA_API_TOKEN`).
+
+    The agent's shell must not expand the variable (it is not set there: `exec_command_line`
+    single-quotes it), so the child's shell does, after injection. Only injected names expand;
+    every other character stays literal.
+    """
+    alternatives = "|".join(map(re.escape, names))
+    pattern = re.compile(rf"\$(?:({alternatives})\b|\{{({alternatives})\}})") if names else None
+    if pattern is None or not any(pattern.search(word) for word in argv):
+        return argv
+    if len(argv) >= 3 and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash") and argv[1] == "-c":
+        return argv  # that shell expands the variable itself, and the value stays out of its argv
+    words = []
+    for word in argv:
+        if not pattern.search(word):
+            words.append(shlex.quote(word))
+            continue
+        out, pos = ['"'], 0
+        for m in pattern.finditer(word):
+            out.append(re.sub(r'([\\"`$])', r"\\\1", word[pos:m.start()]))
+            out.append("${%s}" % (m.group(1) or m.group(2)))
+            pos = m.end()
+        out.append(re.sub(r'([\\"`$])', r"\\\1", word[pos:]))
+        words.append("".join(out) + '"')
+    return " ".join(words)
+
+
+def run(command: Sequence[str] | str, injection: Injection, *, stdout: BinaryIO, stderr: BinaryIO,
+        wrap: Callable[[str], str] | None = None, base_env: Mapping[str, str] | None = None,
+        timeout: float | None = None) -> RunResult:
+    """Run `command` with `injection`: variables set, `$VAR` words expanded in the child, output masked.
+
+    `wrap` turns the command line into the script that runs (an inventory entry's setup steps).
+    """
+    env = {**(os.environ if base_env is None else base_env), **injection.env}
+    if not isinstance(command, str):
+        command = expand_references(command, injection.env)
+    if wrap is not None:
+        command = wrap(command if isinstance(command, str) else shlex.join(command))
+    return run_masked(command, redactor=injection.redactor, env=env, stdin_data=injection.stdin, timeout=timeout,
+                      stdout=stdout, stderr=stderr)

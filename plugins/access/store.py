@@ -1,0 +1,193 @@
+"""The encrypted store: one SQLite file, values sealed with AES-GCM under a key in the OS keyring.
+
+Each value is sealed with a fresh 96-bit nonce and the secret's id as associated data, so a
+ciphertext copied onto another row fails to open instead of answering for the wrong id. Change
+detection uses an HMAC of the value under a key derived from the vault key (a plain hash of a
+short password is guessable offline; the HMAC is not without the keyring). Metadata is plain
+JSON: it is what `find` searches and what the export indexes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from muninn.core.credentials import Keyring
+from muninn.core.errors import CredentialError, ExitCode, MuninnError
+from muninn.core.secrets_file import Located
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS secrets (
+    id TEXT PRIMARY KEY,
+    meta TEXT NOT NULL,
+    nonce BLOB NOT NULL,
+    sealed BLOB NOT NULL,
+    digest TEXT NOT NULL,
+    source TEXT,
+    updated_at TEXT NOT NULL
+);
+"""
+
+
+class UnknownSecret(MuninnError):
+    exit_code = ExitCode.BAD_INPUT
+
+    def __init__(self, secret_id: str) -> None:
+        super().__init__(f"no secret with id {secret_id!r} in the vault",
+                         fix="`muninn secret find WORDS` lists ids; `muninn vault sync` loads new ones")
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    def as_dict(self) -> dict:
+        return {"added": self.added, "changed": self.changed, "removed": self.removed, "unchanged": self.unchanged}
+
+
+class Store:
+    def __init__(self, path: Path, keyring: Keyring, key_name: str = "vault:key") -> None:
+        self.path = Path(path)
+        self.keyring = keyring
+        self.key_name = key_name
+        self._aead: AESGCM | None = None
+        self._mac_key: bytes | None = None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.path.exists()
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        if fresh:
+            os.chmod(self.path, 0o600)
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- the key ---------------------------------------------------------------------------
+    def _key(self, create: bool) -> None:
+        if self._aead is not None:
+            return
+        raw = self.keyring.get(self.key_name)
+        if raw is None:
+            if not create:
+                raise CredentialError(f"the vault key {self.key_name!r} is not in the keyring ({self.keyring.name})",
+                                      fix="run `muninn vault sync` to create it, or restore the keyring")
+            if self._count() > 0:
+                # A store with rows and no key is unreadable; a new key would silently orphan every value.
+                raise CredentialError(f"the vault key {self.key_name!r} is missing but {self.path} holds secrets",
+                                      fix="restore the keyring entry, or delete the store and sync again")
+            raw = base64.b64encode(AESGCM.generate_key(bit_length=256)).decode()
+            self.keyring.set(self.key_name, raw)
+        key = base64.b64decode(raw)
+        self._aead = AESGCM(key)
+        self._mac_key = hashlib.sha256(b"muninn-vault-digest\0" + key).digest()
+
+    def _digest(self, values: dict[str, str]) -> str:
+        assert self._mac_key is not None
+        payload = json.dumps(values, sort_keys=True).encode()
+        return hmac.new(self._mac_key, payload, hashlib.sha256).hexdigest()
+
+    def _seal(self, secret_id: str, values: dict[str, str]) -> tuple[bytes, bytes]:
+        assert self._aead is not None
+        nonce = os.urandom(12)
+        return nonce, self._aead.encrypt(nonce, json.dumps(values).encode(), secret_id.encode())
+
+    def _open(self, secret_id: str, nonce: bytes, sealed: bytes) -> dict[str, str]:
+        assert self._aead is not None
+        try:
+            return json.loads(self._aead.decrypt(nonce, sealed, secret_id.encode()))
+        except InvalidTag:
+            raise CredentialError(f"secret {secret_id!r} does not decrypt with the key in the keyring",
+                                  fix="the keyring entry was replaced: restore it, or delete the store and sync") \
+                from None
+
+    # --- sync ------------------------------------------------------------------------------
+    def sync(self, entries: list[Located], dry_run: bool = False) -> SyncReport:
+        """Make the store equal to `entries` in one transaction: all of it lands, or none."""
+        self._key(create=True)
+        report = SyncReport()
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        current = {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT id, meta, digest FROM secrets")}
+        wanted = {loc.entry.id for loc in entries}
+        with self._transaction():
+            for loc in entries:
+                entry = loc.entry
+                meta = json.dumps(entry.metadata(), sort_keys=True)
+                digest = self._digest(entry.values())
+                old = current.get(entry.id)
+                if old == (meta, digest):
+                    report.unchanged += 1
+                    continue
+                (report.added if old is None else report.changed).append(entry.id)
+                if dry_run:
+                    continue
+                nonce, sealed = self._seal(entry.id, entry.values())
+                self.db.execute(
+                    "INSERT INTO secrets (id, meta, nonce, sealed, digest, source, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET meta=excluded.meta, "
+                    "nonce=excluded.nonce, sealed=excluded.sealed, digest=excluded.digest, "
+                    "source=excluded.source, updated_at=excluded.updated_at",
+                    (entry.id, meta, nonce, sealed, digest, f"{loc.path}:{loc.line}", now))
+            for gone in sorted(set(current) - wanted):
+                report.removed.append(gone)
+                if not dry_run:
+                    self.db.execute("DELETE FROM secrets WHERE id = ?", (gone,))
+        return report
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # --- reads -----------------------------------------------------------------------------
+    def _count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM secrets").fetchone()[0]
+
+    def ids(self) -> list[str]:
+        return [row[0] for row in self.db.execute("SELECT id FROM secrets ORDER BY id")]
+
+    def metadata(self, secret_id: str) -> dict:
+        row = self.db.execute("SELECT meta, source, updated_at FROM secrets WHERE id = ?", (secret_id,)).fetchone()
+        if row is None:
+            raise UnknownSecret(secret_id)
+        return json.loads(row[0]) | {"source": row[1], "synced_at": row[2]}
+
+    def all_metadata(self) -> list[dict]:
+        rows = self.db.execute("SELECT meta, source, updated_at FROM secrets ORDER BY id")
+        return [json.loads(m) | {"source": s, "synced_at": u} for m, s, u in rows]
+
+    def values(self, secret_id: str) -> dict[str, str]:
+        """{part or '': value}, decrypted in this process. Callers inject it; they never print it."""
+        row = self.db.execute("SELECT nonce, sealed FROM secrets WHERE id = ?", (secret_id,)).fetchone()
+        if row is None:
+            raise UnknownSecret(secret_id)
+        self._key(create=False)
+        return self._open(secret_id, row[0], row[1])
+
+    def all_values(self) -> list[tuple[str, str, str]]:
+        """(secret id, part or '', value) for every stored value: what masking looks for."""
+        if self._count() == 0:
+            return []
+        self._key(create=False)
+        rows = self.db.execute("SELECT id, nonce, sealed FROM secrets ORDER BY id").fetchall()
+        return [(secret_id, part, value) for secret_id, nonce, sealed in rows
+                for part, value in self._open(secret_id, nonce, sealed).items()]

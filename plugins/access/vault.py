@@ -1,0 +1,138 @@
+"""The vault as the CLI and the MCP server call it. Nothing here returns a value, except `get`,
+which refuses unless its caller says it is writing to a real terminal.
+
+    vault = Vault.open(settings)               # who = the OS user (from the uid), or the caller's name
+    vault.find("token for jira")              # [metadata...], best first
+    vault.show("jira-api-token")              # metadata + use + last verified
+    exec_command_line("jira-api-token", ["curl", ...])   # the line an agent runs
+    vault.exec("jira-api-token", ["curl", ...])          # run it here, masked
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from muninn.core.config import Settings
+from muninn.core.credentials import Keyring
+from muninn.core.errors import ConfigError, MuninnError
+from muninn.core.secrets_file import env_names, load_files
+from muninn.guards.redact import Redactor
+
+from . import access_log, catalog, injection
+from .injection import Refused, Secrets
+from .paths import resolve_files, store_path
+from .results import last_verified_line
+from .runner import RunResult
+from .store import Store, SyncReport
+
+__all__ = ["Refused", "Vault", "exec_command_line"]
+
+
+def exec_command_line(secret_id: str, command: Sequence[str] | str, *, env_name: str | None = None,
+                      stdin: bool = False, muninn: str = "muninn") -> str:
+    """The one line an agent runs to use a secret: `muninn secret exec ID [--env N] [--stdin] -- CMD...`.
+
+    A string command is passed as `bash -c '...'` so `$JIRA_API_TOKEN` expands in the child, after
+    injection, and never in the agent's own shell.
+    """
+    argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
+    head = [muninn, "secret", "exec", secret_id]
+    if env_name:
+        head += ["--env", env_name]
+    if stdin:
+        head.append("--stdin")
+    return shlex.join([*head, "--", *argv])
+
+
+class Vault:
+    def __init__(self, settings: Settings, who: str | None = None) -> None:
+        self.settings = settings
+        self.who = who or access_log.default_who()
+        self._store: Store | None = None
+
+    @classmethod
+    def open(cls, settings: Settings, who: str | None = None) -> Vault:
+        return cls(settings, who)
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(store_path(self.settings), Keyring(self.settings.keyring.backend),
+                                self.settings.vault.key_name)
+        return self._store
+
+    @property
+    def secrets(self) -> Secrets:
+        return Secrets(self.store, self.settings.vault.mask_encodings)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    def _log(self, action: str, **fields) -> None:
+        # Every stored value that looks like a secret, and the patterns: a query may hold one.
+        access_log.write(self.settings.workspace, who=self.who, action=action,
+                         scrub=lambda text: access_log.patterns_only(self.secrets.redactor().redact(text).text),
+                         **fields)
+
+    # --- sync --------------------------------------------------------------------------------
+    def sync(self, files: Sequence[Path] | None = None, dry_run: bool = False) -> SyncReport:
+        paths = resolve_files(self.settings, files if files is not None else self.settings.vault.files)
+        if not paths:
+            raise ConfigError("no secrets files to sync", key="vault.files",
+                              fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
+        entries = load_files(paths)  # every file validates before the store is touched
+        return self.store.sync(entries, dry_run=dry_run)
+
+    # --- metadata ----------------------------------------------------------------------------
+    def find(self, query: str, limit: int = 10) -> list[dict]:
+        hits = catalog.rank(self.store.all_metadata(), query, catalog.SECRET_FIELDS, limit)
+        self._log("find", query=query, ids=[h["id"] for h in hits])
+        return hits
+
+    def show(self, secret_id: str) -> dict:
+        meta = self.store.metadata(secret_id)
+        meta["env_names"] = env_names(meta)
+        meta["exec"] = exec_command_line(secret_id, meta.get("use") or "CMD")
+        meta["last_verified"] = last_verified_line(self.settings, "secret", secret_id)
+        self._log("show", secret_id=secret_id)
+        return meta
+
+    # --- values ------------------------------------------------------------------------------
+    def redactor(self, injected: str | Collection[str] = ()) -> Redactor:
+        return self.secrets.redactor(injected)
+
+    def injection(self, secret_id: str, env_name: str | None = None) -> dict[str, str]:
+        return self.secrets.injection(secret_id, env_name)
+
+    def exec(self, secret_id: str, command: Sequence[str] | str, *, env_name: str | None = None,
+             stdin: bool = False, part: str | None = None, stdout: BinaryIO | None = None,
+             stderr: BinaryIO | None = None, base_env: Mapping[str, str] | None = None,
+             timeout: float | None = None) -> RunResult:
+        """Run `command` with the secret in its environment (or on its stdin); output masked."""
+        prepared = self.secrets.prepare([secret_id], env_name=env_name, stdin=stdin, part=part)
+        shown = prepared.mask(command if isinstance(command, str) else shlex.join(command))
+        try:
+            result = injection.run(command, prepared, base_env=base_env, timeout=timeout,
+                                   stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer)
+        except MuninnError:
+            self._log("exec", secret_id=secret_id, command=shown, exit_code=127)
+            raise
+        self._log("exec", secret_id=secret_id, command=shown, exit_code=result.exit_code, masked=len(result.hits))
+        return result
+
+    def get(self, secret_id: str, *, tty: bool, part: str | None = None) -> str:
+        """The value itself, for the owner at a terminal. Refuses when output is not a real terminal."""
+        if not tty:
+            self._log("get", secret_id=secret_id, exit_code=Refused.exit_code, refused="not a terminal")
+            raise Refused("`secret get` prints only to a real terminal, and stdout is not one",
+                          fix=f"use `muninn secret exec {secret_id} -- CMD` to hand the value to a command")
+        values = self.store.values(secret_id)
+        if len(values) > 1 and part not in values:
+            raise Refused(f"secret {secret_id!r} has parts {sorted(values)}", fix="add --part NAME")
+        self._log("get", secret_id=secret_id, exit_code=0)
+        return values[part] if part else next(iter(values.values()))

@@ -1,0 +1,70 @@
+"""`muninn verify [--dry-run] [--json] [ID...]`."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+
+from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+from muninn.core.errors import ExitCode
+
+from . import sweep
+
+app = typer.Typer()
+
+_COLOURS = {"ok": "green", "stale": "yellow", "unreachable": "magenta", "missing": "cyan", "skipped": "dim",
+            "failed": "red"}
+
+
+@app.command("verify")
+def verify(
+    ctx: typer.Context,
+    ids: list[str] = typer.Argument(None, help="Only these inventory entries / secrets (default: all)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and the guard's verdict for every "
+                                 "command; run nothing."),
+    parallel: int = typer.Option(None, "--parallel", "-p", help="Commands at once (default: verify.parallel)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Prove, read-only, that each route and credential still works.
+
+    Runs every inventory entry's `verify` command and every secret's `check` command, each through
+    the read-only command guard. Statuses: ok; stale (authentication error: log in or rotate);
+    unreachable (network error); missing (context, profile or binary absent); skipped (a
+    prerequisite is down, or the guard refused); failed (an error muninn could not classify).
+    Results are stored: `access show` / `secret show` print "last verified: ok 2h ago".
+
+    Exit 0 when nothing is stale, unreachable, missing or failed; 1 otherwise.
+    """
+    cfg = settings(ctx)
+    items = sweep.plan(cfg, ids or ())
+    if dry_run:
+        if json_out:
+            emit_json([i.as_dict() for i in items])
+            return
+        # One line per command, so the whole plan can be read (and diffed) before the first real run.
+        for i in items:
+            verdict = "allow " if i.allowed else "REFUSE"
+            lane = "serial  " if i.serial else "parallel"
+            line = f"{verdict} {lane} {i.kind:<12} {i.id:<24} {i.command}"
+            if i.requires:
+                line += f"   [requires {', '.join(i.requires)}]"
+            if i.dropped:
+                line += f"   [dropped: {'; '.join(i.dropped)}]"
+            setup = [step for step in i.script.splitlines()[:-1]] if i.kind == "inventory" else []
+            for step in setup:
+                line += f"\n       runs first (owner's setup step, not judged): {step.split(' || ', 1)[0]}"
+            if not i.allowed:
+                line += f"\n       reason: {i.verdict}"
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
+        return
+    results = sweep.run(cfg, items, parallel=parallel)
+    if json_out:
+        emit_json([r.as_dict() for r in results])
+    else:
+        # One line per result: readable in a terminal and in a cron mail alike.
+        for r in results:
+            colour = _COLOURS.get(r.status, "white")
+            console.print(f"[{colour}]{r.status:<11}[/] {r.kind:<12} {escape(r.id):<24} {escape(r.reason)}"
+                          f"  [dim]({r.seconds:.1f} s)[/]", highlight=False, soft_wrap=True)
+    if any(r.status not in ("ok", "skipped") for r in results):
+        raise typer.Exit(ExitCode.CHECK_FAILED)
