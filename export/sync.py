@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from muninn.core import hooks, paths
+from muninn.core import paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound
@@ -197,7 +197,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     report.missing = sorted(rel for rel in expected if rel not in present)
     report.missing_after_wait = len(report.missing)
     if settings is not None and (written or removed):
-        hooks.after_sync(settings, to_uri, written, removed)
+        registry.after_sync(settings, to_uri, written, removed)
     return report
 
 

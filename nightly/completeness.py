@@ -6,10 +6,9 @@ from __future__ import annotations
 from muninn.core.client import OpenViking
 from muninn.export.pipeline import configured
 from muninn.export.sync import Manifest, remote_files
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 
 
-@job("completeness")
 def completeness(ctx: Context) -> JobResult:
     if not ctx.settings.sources:
         return JobResult("completeness", True, "no sources configured", {})

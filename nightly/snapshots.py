@@ -6,10 +6,9 @@ from __future__ import annotations
 from muninn.export.pipeline import exports_root, known_files
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.secret_values import collect
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 
 
-@job("leak-gate")
 def leak_gate(ctx: Context) -> JobResult:
     root = exports_root(ctx.settings)
     if not root.exists():

@@ -17,7 +17,7 @@ from pydantic import Field
 from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, parse_front_matter, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 from muninn.export.sources.tasks import iso_date
 
 
@@ -53,7 +53,6 @@ def title_of(path: Path) -> str:
 _SINGULAR = {"incidents": "incident", "runbooks": "runbook", "notes": "note", "postmortems": "postmortem"}
 
 
-@register
 class NotesSource:
     kind = "notes"
     help = "Markdown tree: one fact per heading section, with its breadcrumb"

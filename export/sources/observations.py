@@ -15,7 +15,7 @@ from pydantic import Field
 
 from muninn.core.errors import ConfigError
 from muninn.export.facts import Fact, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 from muninn.export.sources.tasks import iso_date
 
 
@@ -35,7 +35,6 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
 
 
-@register
 class ObservationsSource:
     kind = "observations"
     help = "Agent observation log (JSONL: ts, tool, input, output): one fact per tool call"

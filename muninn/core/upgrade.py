@@ -6,9 +6,9 @@ settings after an upgrade of muninn runs `ensure`: each step newer than the work
 user's sources, is named in one sentence with the command that does it. A step marked `required`
 stops every command until that is done (UpgradeNeeded); the others are said once.
 
-A part that owns a file in the workspace registers its own step (`register`), the way it registers
-an after-sync hook, so this module never imports the parts above core. Any later format change
-(dates with a time of day, a renamed key) adds a step here or through `register`, never a second
+A part that owns a file in the workspace registers its own step through the `register_upgrades`
+hook (muninn.core.registry), so this module never imports the parts above core. Any later format change
+(dates with a time of day, a renamed key) adds a step here or through that hook, never a second
 mechanism.
 """
 
@@ -53,14 +53,15 @@ _STEPS: list[Step] = [
 ]
 
 
-def register(step: Step) -> Step:
-    if step not in _STEPS:
-        _STEPS.append(step)
-    return step
+def steps() -> list[Step]:
+    """muninn's own steps plus those the parts above core own (the `register_upgrades` hook)."""
+    from muninn.core import registry
+
+    return [*_STEPS, *registry.upgrade_steps()]
 
 
 def current() -> int:
-    return max(s.to for s in _STEPS)
+    return max(s.to for s in steps())
 
 
 def read_format(home: Path) -> int | None:
@@ -96,7 +97,7 @@ def ensure(home: Path, say: Callable[[str], None]) -> list[str]:
         raise UpgradeNeeded(f"workspace {home} is in format {fmt}, newer than this muninn (format {now})",
                             fix="upgrade muninn, or point MUNINN_HOME at another workspace")
     notices: list[str] = []
-    for step in sorted((s for s in _STEPS if s.to > fmt), key=lambda s: s.to):
+    for step in sorted((s for s in steps() if s.to > fmt), key=lambda s: s.to):
         if not step.pending(home):
             continue
         if step.apply is not None:

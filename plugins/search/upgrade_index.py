@@ -20,6 +20,6 @@ def _reopen(home: Path) -> None:
         keyword.connect(path).close()
 
 
-upgrade.register(upgrade.Step(
+STEP = upgrade.Step(
     1, "keyword indexes re-read each file's date (observations remembered before format 1 were undated)",
-    apply=_reopen, pending=lambda home: bool(_indexes(home))))
+    apply=_reopen, pending=lambda home: bool(_indexes(home)))
