@@ -1,7 +1,8 @@
 """`muninn export KIND PATH --out DIR` and `muninn sync DIR --to viking://resources/<area>`.
 
-Exit codes: 0 clean; 2 bad input (file and line named); 3 the leak gate dropped a file (the
-rest was written); 9 sync incomplete (a file missing after wait, or a path held by a file
+Exit codes: 0 clean; 2 bad input (file and line named); 3 the leak gate dropped a file (export:
+the rest was written) or refused one (sync: not written by export, edited since, or a leak;
+nothing was uploaded); 9 sync incomplete (a file missing after wait, or a path held by a file
 muninn did not write); 4/5 keyring or server errors.
 """
 
@@ -17,6 +18,7 @@ from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, s
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
+from muninn.export.sync_gate import SyncGate
 
 app = typer.Typer()
 
@@ -116,20 +118,22 @@ def sync_cmd(
     from muninn.core.client import OpenViking
 
     s = settings(ctx)
+    gate = SyncGate.from_settings(s)
     if src != "all":
-        # Bad input is exit 2 before any key or server is touched.
+        # Bad input is exit 2, and a gate refusal exit 3, before any key or server is touched.
         if not to:
             raise typer.BadParameter("give --to viking://resources/<area> (or use `muninn sync all`)")
         sync_mod.check_area(to)
         if not Path(src).is_dir():
             raise ConfigError("sync source is not a folder", path=src, fix="export into it first")
+        gate.check([(Path(src), sync_mod.local_files(Path(src)))])
     with OpenViking.user(s) as client, _progress(json_out) as on_progress:
         if src == "all":
             reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress)
         else:
             reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
                                          manifest_dir=s.workspace / "sync", on_progress=on_progress,
-                                         settings=s)}
+                                         settings=s, gate=gate)}
     if json_out:
         emit_json(reports[to].as_json() if src != "all" else {a: r.as_json() for a, r in reports.items()})
     else:

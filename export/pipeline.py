@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.guards import secret_values
+from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import Dropped, LeakGate
 from muninn.guards.redact import Redactor
 
@@ -59,11 +60,51 @@ class Guards:
     redactor: Redactor
     gate: LeakGate
     known: int
+    _source_hits: int = 0
 
     @classmethod
     def from_files(cls, files: Iterable[Path]) -> Guards:
         known = secret_values.collect([Path(f) for f in files])
-        return cls(redactor=Redactor(known, patterns=True), gate=LeakGate(known), known=len(known))
+        # Export text is read by people and agents, not streamed: every form of the table, and the
+        # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
+        return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True),
+                   gate=LeakGate(known, encodings=ENCODINGS), known=len(known))
+
+    def attach(self, source: object) -> None:
+        """A source that cuts or encodes text itself (observations) redacts before it does."""
+        hook = getattr(source, "redact_with", None)
+        if hook is not None:
+            hook(self._redact_in_source)
+
+    def _redact_in_source(self, text: str) -> str:
+        if not text:
+            return text
+        result = self.redactor.redact(text)
+        # Facts are made and cleaned one at a time (`write_facts`): `clean` adds these to the fact.
+        self._source_hits += len(result.hits)
+        return result.text
+
+    def clean(self, fact: Fact) -> tuple[Fact, int]:
+        """The fact with every text field redacted, and its path, key and source path free of any
+        case, slug or separator variant of a value (a value in a file name or heading). Returns
+        the number of replacements."""
+        hits = 0
+
+        def redact(text: str) -> str:
+            nonlocal hits
+            if not text:
+                return text
+            result = self.redactor.redact(text)
+            hits += len(result.hits)
+            return result.text
+
+        clean = fact.map_text(redact)
+        paths = {name: getattr(clean, name) for name in ("path", "key", "source_path")}
+        safe = {name: self.redactor.redact_path(value) for name, value in paths.items()}
+        hits += sum(safe[name] != paths[name] for name in paths)
+        hits += self._source_hits
+        self._source_hits = 0
+        return replace(clean, **safe), hits
 
 
 def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Path | str] = (),
@@ -72,7 +113,9 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     """Export one source into `out`. Secrets files add known values; a secrets source adds its own."""
     source = sources.build(kind, Path(path), options, validate=validate)
     files = [Path(f) for f in secrets_files] + source.secret_files()
-    return write_facts(kind, Path(path), source.facts(), Path(out), Guards.from_files(files),
+    guards = Guards.from_files(files)
+    guards.attach(source)
+    return write_facts(kind, Path(path), source.facts(), Path(out), guards,
                        skipped=lambda: getattr(source, "skipped", {}))
 
 
@@ -82,39 +125,32 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     out.mkdir(parents=True, exist_ok=True)
     ledger = _ledger_file(out, kind, path)
     previous = set(json.loads(ledger.read_text())["files"]) if ledger.exists() else set()
-    current: set[str] = set()
-    for fact in unique_paths(facts):
+    current: dict[str, str] = {}   # relative path -> sha256 of the bytes written (what sync checks)
+    # Redacted before paths are made unique: two names that differ only by a value collide once
+    # the value is gone.
+    cleaned = [guards.clean(fact) for fact in facts]
+    for fact, hits in zip(unique_paths([f for f, _ in cleaned]), (h for _, h in cleaned), strict=True):
         report.facts += 1
-        hits = 0
-
-        def redact(text: str) -> str:
-            nonlocal hits
-            if not text:
-                return text
-            result = guards.redactor.redact(text)
-            hits += len(result.hits)
-            return result.text
-
-        clean = fact.map_text(redact)
-        rendered = render(clean)
+        rendered = render(fact)
         target = out / rendered.path
         if hits:
             report.redacted += 1
             report.hits += hits
-        findings = guards.gate.scan(rendered.text)
+        findings = guards.gate.scan_path(rendered.path) + guards.gate.scan(rendered.text)
         if findings:
-            report.dropped.append({"path": rendered.path, "reason": Dropped(rendered.path, findings).reason})
+            report.dropped.append({"path": guards.redactor.redact_path(rendered.path),
+                                   "reason": Dropped(rendered.path, findings).reason})
             target.unlink(missing_ok=True)
             continue
-        current.add(rendered.path)
         data = rendered.text.encode("utf-8")
+        current[rendered.path] = hashlib.sha256(data).hexdigest()
         if target.exists() and target.read_bytes() == data:
             report.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         report.written += 1
-    for stale in sorted(previous - current):
+    for stale in sorted(previous - set(current)):
         # Only files an earlier run of this same source wrote: anything else in `out` is left alone.
         if (out / stale).is_file():
             (out / stale).unlink()
@@ -122,10 +158,35 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
             _prune_empty(out, (out / stale).parent)
     ledger.parent.mkdir(parents=True, exist_ok=True)
     tmp = ledger.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"kind": kind, "source": str(path), "files": sorted(current)}, indent=0))
+    # The ledger names the source too: redacted like a path, so a value in a folder name stays out.
+    tmp.write_text(json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
+                               "files": dict(sorted(current.items()))}, indent=0))
     os.replace(tmp, ledger)
     report.skipped = dict(skipped())
     return report
+
+
+def ledger_hashes(root: Path) -> dict[str, str]:
+    """Every file the export wrote under `root` (relative to `root`) -> sha256 of its bytes, read
+    from the ledgers of the export folders at, below or above `root` (syncing a sub-folder of an
+    export). A ledger of an older muninn lists files without hashes: those map to "", which no
+    file matches, so they are refused until exported again."""
+    root = Path(root).resolve()
+    ledgers = sorted(root.rglob(f"{LEDGER_DIR}/*.json"))
+    ledgers += [f for parent in root.parents for f in sorted((parent / LEDGER_DIR).glob("*.json"))]
+    out: dict[str, str] = {}
+    for ledger in ledgers:
+        base = ledger.parent.parent
+        try:
+            files = json.loads(ledger.read_text()).get("files", {})
+        except (OSError, ValueError, AttributeError):
+            continue  # an unreadable ledger vouches for nothing: its files are refused
+        entries = files.items() if isinstance(files, dict) else ((f, "") for f in files)
+        for rel, digest in entries:
+            full = base / rel
+            if full.is_relative_to(root):
+                out[full.relative_to(root).as_posix()] = digest
+    return out
 
 
 def _ledger_file(out: Path, kind: str, path: Path) -> Path:
@@ -216,6 +277,7 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = ()) -> dict[str,
             return doc.validate(model, data, base=("sources", _i, "options"))
 
         source = sources.build(c.kind, c.path, c.options, validate=validate)
+        guards.attach(source)
         reports[f"{c.area}/{c.name}"] = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
                                                     skipped=lambda s=source: getattr(s, "skipped", {}))
     return reports

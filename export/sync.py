@@ -28,6 +28,7 @@ from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound
 from muninn.export.facts import slug
+from muninn.export.sync_gate import SyncGate
 
 AREA_PREFIX = "viking://resources/"
 
@@ -121,13 +122,17 @@ def remote_files(client: OpenViking, to_uri: str) -> set[str]:
 
 def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
          batch_size: int = 100, manifest_dir: Path | None = None,
-         on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None) -> SyncReport:
+         on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
+         gate: SyncGate | None = None) -> SyncReport:
     """Make the area hold exactly the fact files of `src_dir` that muninn owns there.
 
-    With `settings`, the after-sync hooks (e.g. the search plugin's keyword index) hear what was
-    written and removed."""
+    With `gate`, the bytes about to be uploaded are gated first (`sync_gate`): a refusal raises
+    SyncRefused (exit 3) before anything is written. With `settings`, the after-sync hooks (e.g.
+    the search plugin's keyword index) hear what was written and removed."""
     to_uri = check_area(to_uri)
     local = local_files(Path(src_dir))
+    if gate is not None:
+        gate.check([(Path(src_dir), local)])
     if prune and not local:
         # An empty or mistyped folder with --prune would delete everything muninn ever wrote here.
         raise ConfigError("refusing to prune from a folder without fact files", path=str(src_dir),
@@ -211,10 +216,15 @@ def _confirmed(result: object, to_uri: str, batch: dict[str, bytes]) -> list[str
 
 def sync_all(client: OpenViking, settings: Any, prune: bool = False,
              on_progress: Callable[[int, int], None] | None = None) -> dict[str, SyncReport]:
-    """Sync every area that `sources:` names, from where `export all` put its files."""
+    """Sync every area that `sources:` names, from where `export all` put its files. Every area is
+    gated before any is uploaded (`sync_gate`)."""
     from muninn.export.pipeline import area_dir, configured
 
     areas = sorted({c.area for c in configured(settings)})
+    gate = SyncGate.from_settings(settings)
+    gate.check([(area_dir(settings, a), local_files(area_dir(settings, a))) for a in areas
+                if area_dir(settings, a).is_dir()])
     return {area: sync(client, area_dir(settings, area), area, prune, batch_size=settings.export.batch_size,
-                       manifest_dir=settings.workspace / "sync", on_progress=on_progress, settings=settings)
+                       manifest_dir=settings.workspace / "sync", on_progress=on_progress, settings=settings,
+                       gate=gate)
             for area in areas}

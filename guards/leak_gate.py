@@ -1,10 +1,13 @@
 """The leak gate: an independent second opinion over rendered files, before anything is synced.
 
-It shares no code with the redactor (`guards/redact.py`, `guards/patterns.py`, `guards/rules/`):
-its own Aho-Corasick automaton (over str, where the redactor's is over bytes) and its own short
-table of high-precision patterns. In the seed project it was exactly such a separate scanner that
-caught what the redactor missed. A file it flags is dropped, not repaired: the fix belongs in the
-redaction, and the run fails closed.
+It shares no matching code with the redactor (`guards/redact.py`, `guards/patterns.py`,
+`guards/rules/`): its own Aho-Corasick automaton (over str, where the redactor's is over bytes) and
+its own short table of high-precision patterns. What it shares is the table of forms a value takes
+(`guards/forms.py`: encodings, the normalised view, the folded view of paths), so a form the
+redactor hides is one the gate looks for. It reads every file's relative path as well as its text.
+In the seed project it was exactly such a separate scanner that caught what the
+redactor missed. A file it flags is dropped, not repaired: the fix belongs in the redaction, and
+the run fails closed.
 
 Reports carry secret ids, rule names, paths and line numbers. Never a value.
 """
@@ -21,7 +24,14 @@ from typing import Any
 
 import ahocorasick_rs
 
+from muninn.core.config import Encoding
+from muninn.guards.forms import ENCODINGS, fold, folded, forms_of, normalise, normalised
+
 KNOWN_VALUE = "known-value"
+KNOWN_VALUE_IN_PATH = "known-value-in-path"
+# The normalised and folded views ignore markup, spacing, case and separators: shorter needles
+# would match across words.
+_VIEW_MIN = 6
 # Values the gate accepts next to a label: redaction markers and documentation placeholders.
 _HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
 _SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|>]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
@@ -172,13 +182,22 @@ class _Lines:
 
 
 class LeakGate:
-    """Flags known values (`known`: value -> secret id) and pattern hits in files or trees."""
+    """Flags known values (`known`: value -> secret id) in any of `encodings`, on the normalised view
+    too, and pattern hits, in files or trees; and values in any case/slug variant in paths."""
 
-    def __init__(self, known: Mapping[str, str], *, patterns: bool = True) -> None:
-        self._values = [v for v in known if v]
-        self._ids = [known[v] for v in self._values]
+    def __init__(self, known: Mapping[str, str], *, patterns: bool = True,
+                 encodings: tuple[Encoding, ...] = ENCODINGS) -> None:
+        needles: dict[str, str] = {}
+        for value, secret_id in known.items():
+            if value:
+                for form in forms_of(value, encodings):
+                    needles.setdefault(form, secret_id)
+        self._values = list(needles)
+        self._ids = list(needles.values())
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
         self._multiline = any("\n" in v or "\r" in v for v in self._values)
+        self._view = _ViewNeedles({normalised(v): i for v, i in needles.items()})
+        self._fold = _ViewNeedles({fold(v): i for v, i in known.items() if v})
         self.patterns = patterns
 
     def scan(self, text: str) -> list[Finding]:
@@ -198,9 +217,18 @@ class LeakGate:
                 if found:
                     kept = [i for i, ch in enumerate(text) if ch not in "\r\n"]   # flat offset -> text offset
                     out += [Finding(KNOWN_VALUE, self._ids[idx], lines.at(kept[start])) for idx, start, _ in found]
+            # Split by markup, zero-width characters or an indented wrap: still the value.
+            # Any case, slug or separator spelling (a value that came in through a file name).
+            found = self._view.find(*normalise(text)) + self._fold.find(*folded(text))
+            out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
             out.extend(scan(text))
         return sorted(set(out), key=lambda f: (f.line, f.reason, f.secret_id or ""))
+
+    def scan_path(self, rel: str) -> list[Finding]:
+        """A known value in a relative path, in any case, slug or separator variant (line 0)."""
+        return sorted({Finding(KNOWN_VALUE_IN_PATH, secret_id, 0) for secret_id, _ in self._fold.find(*folded(rel))},
+                      key=lambda f: f.secret_id or "")
 
     def check_file(self, path: Path) -> list[Finding]:
         try:
@@ -218,8 +246,24 @@ class LeakGate:
         paths = sorted(p for p in root.rglob("*") if p.is_file()) if files is None else list(files)
         for path in paths:
             report.scanned += 1
-            findings = self.check_file(path)
+            rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+            findings = self.scan_path(rel) + self.check_file(path)
             if findings:
-                rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
                 report.dropped.append(Dropped(rel, findings))
         return report
+
+
+class _ViewNeedles:
+    """Needles in a view of the text (normalised or folded); finds map back through the offset map."""
+
+    def __init__(self, needles: dict[str, str]) -> None:
+        kept = {n: i for n, i in needles.items() if len(n) >= _VIEW_MIN}
+        self._ids = list(kept.values())
+        self._ac = ahocorasick_rs.AhoCorasick(list(kept)) if kept else None
+
+    def find(self, view: str, where: list[int]) -> list[tuple[str, int]]:
+        """(secret id, offset in the original text) per match."""
+        if self._ac is None or not view:
+            return []
+        return [(self._ids[i], where[start])
+                for i, start, _ in self._ac.find_matches_as_indexes(_encodable(view), overlapping=True)]

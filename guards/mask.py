@@ -11,18 +11,22 @@ only the streaming:
 - Bytes are decoded as UTF-8 with `surrogateescape`: binary output passes through unchanged
   apart from masked spans, and a multi-byte character split across reads is reassembled.
 
-What is masked (best effort, see `redact.encoded_forms`):
+What is masked (best effort; the one table of forms is `guards/forms.py`, shared with export
+redaction and the leak gate):
 - raw: the value exactly as stored;
 - base64 (standard and URL-safe) at the three byte alignments a value can sit at inside a longer
   encoded blob; the 1-2 characters at each edge that mix in neighbouring bytes stay visible;
 - url: `quote` / `quote_plus` percent-encoding;
 - hex: lower and upper case;
 - json: the value inside a JSON string (`\\"`, `\\\\`, `\\uXXXX` escapes);
+- shell: the value as bash prints it back (`printf %q`, `declare -p`, `${x@Q}`, `shlex.quote`);
 - any of these wrapped over lines at any width (PEM, `base64`, `xxd -p`, a terminal), `\\n` or
   `\\r\\n`: the value pass also matches with line breaks taken out, and the hold-back covers a
   value with a break after every character (`Redactor.reach`).
 Not caught: `xxd`'s offset/ASCII columns, compression, a value printed with other text
-interleaved, or a transformed value (reversed, truncated).
+interleaved, a transformed value (reversed, truncated), and the normalised view export uses
+(markup, zero-width characters): a stream has no markup, and the view's extra hold-back would
+delay every line.
 """
 
 from __future__ import annotations

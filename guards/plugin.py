@@ -19,6 +19,8 @@ def register_rules(register: Callable[[type], Any]) -> None:
         jwt,
         labelled,
         private_key,
+        prose_password,
+        shell_password,
         slack,
         stripe,
         url_credentials,
@@ -26,6 +28,7 @@ def register_rules(register: Callable[[type], Any]) -> None:
     )
 
     for rule in (auth_header.AuthHeader, aws.AwsKey, azure.AzureKey, gcp.GcpKey, github.GitHubToken, jwt.Jwt,
-                 labelled.LabelledSecret, private_key.PrivateKey, slack.SlackToken, stripe.StripeKey,
+                 labelled.LabelledSecret, private_key.PrivateKey, prose_password.ProsePassword,
+                 shell_password.ShellPassword, slack.SlackToken, stripe.StripeKey,
                  url_credentials.UrlCredentials, vendor.VendorToken):
         register(rule)

@@ -20,23 +20,27 @@ it: a second opinion must not share the first one's bugs.
 
 from __future__ import annotations
 
-import base64
-import json
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
-from urllib.parse import quote, quote_plus
+from typing import Literal
 
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
 from muninn.guards import secret_values
+from muninn.guards.forms import ENCODINGS, fold, folded, forms_of, normalise, normalised
 from muninn.guards.patterns import PatternScanner
 
-ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
+__all__ = ["ENCODINGS", "Encoding", "Hit", "Redacted", "Redactor", "encoded_forms", "marker"]
+# Needles shorter than this are left out of the normalised and folded views: those views ignore
+# markup, spacing (and for paths, case and separators), so a short needle would match across words.
+VIEW_MIN = 6
+# A value cut at a boundary (a title cut at 80 characters) keeps a prefix: one this long is hidden.
+CUT_MIN = 6
+PATH_MARKER = "redacted"
 # Line breaks a value may be wrapped over (PEM, base64(1), `xxd -p`, a terminal): see _spans.
 _BREAKS = re.compile(rb"[\r\n]")
 
@@ -67,49 +71,22 @@ def marker(name: str) -> str:
 
 
 def encoded_forms(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
-    """Every needle for `value`: itself, and its base64 / URL / hex / JSON-escaped forms.
-
-    Best effort by design: base64 is matched at the 3 byte alignments a value can sit at inside a
-    longer encoded stream, keeping only the characters that depend on the value alone (so a match
-    needs the value to be ≥ ~4 bytes and loses 1–2 characters at each edge, which stay visible);
-    standard and URL-safe alphabets; URL encoding with `quote` and `quote_plus`; hex, lower and upper
-    case; JSON string escapes (`\\"`, `\\\\`, `\\uXXXX`). Any of them wrapped over lines is matched
-    by the value pass itself (`Redactor`). Gzip, double encoding and other transforms are not.
-    """
-    out: dict[str, Encoding] = {}
-    if "raw" in encodings:
-        out[value] = "raw"
-    raw = value.encode()
-    if "base64" in encodings:
-        for align in range(3):
-            enc = base64.b64encode(b"\0" * align + raw).decode()
-            start = (0, 2, 3)[align]
-            end = ((align + len(raw)) * 8) // 6
-            core = enc[start:end]
-            if len(core) >= 8:
-                out.setdefault(core, "base64")
-                out.setdefault(core.replace("+", "-").replace("/", "_"), "base64")
-    if "url" in encodings:
-        for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
-            out.setdefault(form, "url")
-    if "hex" in encodings:
-        for form in (raw.hex(), raw.hex().upper()):
-            out.setdefault(form, "hex")
-    if "json" in encodings:
-        for form in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
-            out.setdefault(form, "json")
-    return out
+    """Every needle for `value` in `encodings` (the shared table: `guards/forms.py`)."""
+    return forms_of(value, encodings)
 
 
 class Redactor:
     """Redacts known values (`known`: value -> secret id) and, with `patterns`, pattern hits.
 
-    `encodings` adds the base64 and URL-encoded forms of every value (see `encoded_forms`);
-    stream masking uses `Redactor(known, patterns=False, encodings=ENCODINGS)`.
+    `encodings` adds the encoded forms of every value (`guards/forms.py`); stream masking uses
+    `Redactor(known, patterns=False, encodings=ENCODINGS)`. Export also turns on `views`: values
+    are matched on the normalised view too (split by markup, invisible characters or a wrap), and a
+    text that ends (or a line that ends, or stops at `…`) in a prefix of a value hides the prefix.
     """
 
     def __init__(self, known: Mapping[str, str], patterns: bool = True,
-                 encodings: Sequence[Encoding] = ("raw",), *, scanner: PatternScanner | None = None) -> None:
+                 encodings: Sequence[Encoding] = ("raw",), *, scanner: PatternScanner | None = None,
+                 views: bool = False) -> None:
         needles: dict[str, tuple[str, Encoding]] = {}
         # Raw forms first, so a needle that is both one value and another's encoding keeps the raw id.
         for value, secret_id in known.items():
@@ -123,12 +100,12 @@ class Redactor:
         self._needle_text = list(needles)
         self._markers = [marker(secret_id) for secret_id, _ in self._ids]
         # Bytes, not str: ahocorasick-rs is faster on bytes (64 vs 38 MB/s measured). DFA: for
-        # 10,000 values it builds in ~0.35 s CPU instead of ~0.07 s, and searches at ~220 MB/s instead
-        # of ~140 (measured here); the pass runs on every fact and every MCP result, the build once.
-        # LeftmostLongest so `abc123XYZ` wins over its own prefix `abc123`.
+        # 10,000 values it builds in ~0.35 s CPU instead of ~0.07 s, and searches faster; the pass
+        # runs on every fact and every MCP result, the build once. Standard + overlapping: two known
+        # values that overlap in the text (`abc123XYZ` and `XYZ789`) are both found and merged.
         self._ac = ahocorasick_rs.BytesAhoCorasick(
             [n.encode() for n in self._needle_text],
-            matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
+            matchkind=ahocorasick_rs.MatchKind.Standard,
             implementation=ahocorasick_rs.Implementation.DFA,
         ) if needles else None
         self.longest = max((len(n) for n in self._needle_text), default=0)
@@ -137,6 +114,13 @@ class Redactor:
         # after every character. Stream masking holds this much back between reads.
         self.reach = 3 * self.longest
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
+        self.views = views
+        self._view = _Needles({normalised(n): i for i, n in enumerate(self._needle_text)}) if views else None
+        self._fold = _Needles({fold(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
+                                                                                  strict=True)) if enc == "raw"})
+        raw = [n for n, (_, enc) in zip(self._needle_text, self._ids, strict=True) if enc == "raw"]
+        self._prefixes = sorted(n for n in raw if len(n) > CUT_MIN) if views else []
+        self._position = {n: i for i, n in enumerate(self._needle_text)} if views else {}
 
     @classmethod
     def from_files(cls, paths: Iterable[Path], patterns: bool = True,
@@ -162,6 +146,21 @@ class Redactor:
         """The value pass alone (what `mask.py` and the benchmarks call)."""
         return self._value_pass(text)
 
+    def redact_path(self, path: str) -> str:
+        """A path or id with every case, slug and separator variant of a value replaced by
+        `redacted` (path-safe). Compared on the folded view (`forms.folded`); `/` is kept."""
+        spans = self._fold.find(*folded(path))
+        if not spans:
+            return path
+        pieces: list[str] = []
+        pos = 0
+        for _, start, end in spans:
+            pieces.append(path[pos:start])
+            pieces.append("/".join(PATH_MARKER if part else "" for part in path[start:end].split("/")))
+            pos = end
+        pieces.append(path[pos:])
+        return "".join(pieces)
+
     def _spans(self, data: bytes) -> list[tuple[int, int, int]]:
         """(needle index, start, end) in `data`, in order, not overlapping. Text with line breaks is
         searched with the breaks taken out, so a value wrapped over lines (PEM at 64 columns,
@@ -170,49 +169,74 @@ class Redactor:
         no part of either value is left showing."""
         assert self._ac is not None
         if b"\n" not in data and b"\r" not in data:
-            return self._ac.find_matches_as_indexes(data, overlapping=False)
-        joined = self._ac.find_matches_as_indexes(data.replace(b"\n", b"").replace(b"\r", b""), overlapping=False)
-        spans = self._ac.find_matches_as_indexes(data, overlapping=False) if self._multiline else []
+            return _merge(self._ac.find_matches_as_indexes(data, overlapping=True))
+        joined = self._ac.find_matches_as_indexes(data.replace(b"\n", b"").replace(b"\r", b""), overlapping=True)
+        spans = self._ac.find_matches_as_indexes(data, overlapping=True) if self._multiline else []
         if joined:
             # Break i sits before joined offset breaks[i] - i; joined offset j is raw j + (breaks up to it).
             kept = [m.start() - i for i, m in enumerate(_BREAKS.finditer(data))]
             spans += [(idx, start + bisect_right(kept, start), end + bisect_right(kept, end - 1))
                       for idx, start, end in joined]
-            spans.sort(key=lambda s: s[1])
-        merged: list[tuple[int, int, int]] = []
-        for idx, start, end in spans:
-            if merged and start < merged[-1][2]:
-                last = merged[-1]
-                merged[-1] = (last[0], last[1], max(last[2], end))
-            else:
-                merged.append((idx, start, end))
-        return merged
+        return _merge(spans)
 
-    def _value_pass(self, text: str) -> Redacted:
-        if self._ac is None:
-            return Redacted(text)
+    def _char_spans(self, text: str) -> list[tuple[int, int, int]]:
+        """The raw pass's spans in character offsets of `text`."""
         # surrogatepass: text decoded with surrogateescape (a child's raw output) still round-trips;
         # a lone surrogate's bytes (ED A0–BF ..) never occur inside a valid UTF-8 needle.
         data = text.encode("utf-8", "surrogatepass")
         matches = self._spans(data)
-        if not matches:
+        if not matches or len(data) == len(text):
+            return matches
+        out: list[tuple[int, int, int]] = []
+        pos = cpos = 0
+        for idx, start, end in matches:
+            cpos += len(data[pos:start].decode("utf-8", "surrogatepass"))
+            cend = cpos + len(data[start:end].decode("utf-8", "surrogatepass"))
+            out.append((idx, cpos, cend))
+            pos, cpos = end, cend
+        return out
+
+    def _value_pass(self, text: str) -> Redacted:
+        if self._ac is None:
             return Redacted(text)
-        ascii_only = len(data) == len(text)
+        spans = self._char_spans(text)
+        if self._view is not None:
+            # A value renamed into a file name comes back in the text too ("from runbooks/zq7-kp2x.md"):
+            # the folded view (any case, slug or separator spelling) runs over text when views are on.
+            extra = self._view.find(*normalise(text)) + self._fold.find(*folded(text)) + self._cut_spans(text)
+            if extra:
+                spans = _merge(spans + extra)
+        if not spans:
+            return Redacted(text)
         pieces: list[str] = []
         hits: list[Hit] = []
-        pos = 0      # byte offset consumed
-        cpos = 0     # the same offset in characters
-        for idx, start, end in matches:
-            gap = text[pos:start] if ascii_only else data[pos:start].decode("utf-8", "surrogatepass")
-            pieces.append(gap)
-            cstart = start if ascii_only else cpos + len(gap)
-            cend = end if ascii_only else cstart + len(data[start:end].decode("utf-8", "surrogatepass"))
+        pos = 0
+        for idx, start, end in spans:
+            pieces.append(text[pos:start])
             secret_id, enc = self._ids[idx]
             pieces.append(self._markers[idx])
-            hits.append(Hit(secret_id, "value", enc, cstart, cend))
-            pos, cpos = end, cend
-        pieces.append(text[pos:] if ascii_only else data[pos:].decode("utf-8", "surrogatepass"))
+            hits.append(Hit(secret_id, "value", enc, start, end))
+            pos = end
+        pieces.append(text[pos:])
         return Redacted("".join(pieces), hits)
+
+    def _cut_spans(self, text: str) -> list[tuple[int, int, int]]:
+        """A prefix of a value at the end of the text, of a line, or before `…`: what a cut keeps.
+        Prefixes of only letters and spaces are left alone (`correct horse` is words before it is a
+        prefix of a declared phrase)."""
+        if not self._prefixes:
+            return []
+        out: list[tuple[int, int, int]] = []
+        ends = {len(text), *(m.start() for m in _CUT_AT.finditer(text))}
+        limit = min(self.longest, 128)
+        for end in sorted(ends):
+            for k in range(min(limit, end), CUT_MIN - 1, -1):
+                tail = text[end - k:end]
+                i = bisect_left(self._prefixes, tail)
+                if i < len(self._prefixes) and self._prefixes[i].startswith(tail) and not _wordy(tail):
+                    out.append((self._position[self._prefixes[i]], end - k, end))
+                    break
+        return out
 
     def _pattern_pass(self, first: Redacted) -> Redacted:
         assert self.scanner is not None
@@ -234,6 +258,45 @@ class Redactor:
         pieces.append(text[pos:])
         hits.sort(key=lambda h: h.start)
         return Redacted("".join(pieces), hits)
+
+
+def _wordy(text: str) -> bool:
+    return all(c.isalpha() or c == " " for c in text)
+
+
+_CUT_AT = re.compile(r"[ \t]*(?:\r?\n|…|\.\.\.)")
+
+
+class _Needles:
+    """An Aho-Corasick automaton over needles in one view (normalised or folded) of the text;
+    matches are mapped back to the original text through the view's offset map."""
+
+    def __init__(self, needles: dict[str, int]) -> None:
+        kept = {n: i for n, i in needles.items() if len(n) >= VIEW_MIN}
+        self._index = list(kept.values())
+        self._ac = ahocorasick_rs.AhoCorasick(list(kept), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if kept else None
+
+    def find(self, view: str, where: list[int]) -> list[tuple[int, int, int]]:
+        if self._ac is None or not view:
+            return []
+        found = self._ac.find_matches_as_indexes(_SURROGATE.sub("\ufffd", view), overlapping=True)
+        return _merge([(self._index[i], where[start], where[end - 1] + 1) for i, start, end in found])
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _merge(spans: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Sorted, overlapping spans merged (the first needle names the union)."""
+    merged: list[tuple[int, int, int]] = []
+    for idx, start, end in sorted(spans, key=lambda s: (s[1], -s[2])):
+        if merged and start < merged[-1][2]:
+            last = merged[-1]
+            merged[-1] = (last[0], last[1], max(last[2], end))
+        else:
+            merged.append((idx, start, end))
+    return merged
 
 
 def _input_mapper(first: Redacted) -> Callable[[int], int]:

@@ -6,8 +6,8 @@
 
 Two ways, the first that works on this machine (probed once, by checking that a fresh temp
 directory is not writable inside):
-- bwrap (Debian's bubblewrap): `--ro-bind / /` binds every mount read-only; /dev stays a device
-  tree, so `-o /dev/null` still works.
+- bwrap (Debian's bubblewrap): `--ro-bind / /` binds every mount read-only; `--dev /dev` is a fresh
+  device tree (`-o /dev/null` works; its /dev/shm is private and gone when the command ends).
 - unshare (util-linux, always on Debian): a new user and mount namespace in which every mount is
   remounted read-only; if one stays writable the wrapper refuses to run the command (exit 125).
 The network namespace is shared in both, so the proof still reaches its service. Tools that need
@@ -25,29 +25,36 @@ import tempfile
 SANDBOX_EXIT = 125
 # Every mount read-only, then check that each one is (a remount can fail on a locked mount): fail closed.
 _REMOUNT = r"""
+MOUNT=$1 BASH_BIN=$2
+unescape() { case $1 in *\\*) printf '%b' "$1" ;; *) printf '%s' "$1" ;; esac; }
 while read -r _ _ _ _ mp _; do
-  "$MOUNT" -o remount,bind,ro "$(printf '%b' "$mp")" 2>/dev/null
+  case $mp in *\\*) mp=$(unescape "$mp") ;; esac
+  "$MOUNT" -o remount,bind,ro "$mp" 2>/dev/null
 done < /proc/self/mountinfo
 while read -r _ _ _ _ mp _; do
-  mp=$(printf '%b' "$mp")
-  case "$mp" in /proc|/proc/*|/sys|/sys/*) continue ;; esac
+  case $mp in *\\*) mp=$(unescape "$mp") ;; esac
+  case $mp in /proc|/proc/*|/sys|/sys/*) continue ;; esac
   if [ -d "$mp" ] && [ -w "$mp" ]; then
     echo "muninn sandbox: $mp stayed writable: not running the command" >&2; exit 125
   fi
 done < /proc/self/mountinfo
-exec bash -c "$1"
+exec "$BASH_BIN" -c "$3"
 """
 
 
+# Absolute paths, found on muninn's own PATH: the proof's environment may carry another PATH.
+def _bin(name: str) -> str:
+    return shutil.which(name) or f"/usr/bin/{name}"
+
+
 def _bwrap(script: str) -> list[str]:
-    return ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--die-with-parent",
-            "bash", "-c", script]
+    return [_bin("bwrap"), "--ro-bind", "/", "/", "--dev", "/dev", "--die-with-parent",
+            _bin("bash"), "-c", script]
 
 
 def _unshare(script: str) -> list[str]:
-    mount = shutil.which("mount") or "/usr/bin/mount"
-    return ["unshare", "--map-current-user", "--mount", "--propagation", "private",
-            "env", f"MOUNT={mount}", "sh", "-c", _REMOUNT, "muninn-sandbox", script]
+    return [_bin("unshare"), "--map-current-user", "--mount", "--propagation", "private",
+            _bin("sh"), "-c", _REMOUNT, "muninn-sandbox", _bin("mount"), _bin("bash"), script]
 
 
 _KINDS = {"bwrap": _bwrap, "unshare": _unshare}
@@ -68,12 +75,18 @@ def _works(kind: str) -> bool:
 @functools.cache
 def available() -> str | None:
     """'bwrap', 'unshare', or None when neither can make the filesystem read-only here."""
-    return next((kind for kind in _KINDS if _works(kind)), None)
+    return next(iter(working()), None)
+
+
+def working() -> list[str]:
+    """Every kind that works here, in order of preference."""
+    return [kind for kind in _KINDS if _works(kind)]
 
 
 def wrap(script: str, mode: str = "auto") -> list[str]:
-    """argv that runs `script` with bash, inside the sandbox unless mode is 'off' or none works here."""
-    kind = available() if mode != "off" else None
+    """argv that runs `script` with bash: in the first sandbox that works ('auto'), in the one named
+    ('bwrap', 'unshare': for tests), or plainly ('off', or 'auto' where none works)."""
+    kind = available() if mode == "auto" else mode if mode in _KINDS else None
     return _KINDS[kind](script) if kind else ["bash", "-c", script]
 
 

@@ -4,16 +4,24 @@ Sources, chosen by file name:
 - `*.yaml` / `*.yml`: secrets YAML (a list of entries, or `secrets: [...]`, see
   muninn.core.secrets_file). `value` is kept under the entry's id; a multi-part secret's `parts: {name: value}` is
   kept under `ID.name`.
-- `.env`, `*.env`, `.env.*`: `KEY=value` lines, id `env:<file name>:KEY`.
+- `.env`, `*.env`, `.env.*`: parsed by python-dotenv (quotes, `export`, inline comments,
+  multi-line values), id `env:<file name>:KEY`.
 - anything else: a plain dump of `name: value` or `name=value` lines, id `dump:<file name>:name`.
 
-Only secret-ish values are kept (`is_secretish`): a six-letter hint word in the known set would
-redact ordinary sentences, which happened to the seed project. Counts of skipped values are
-reported; the values themselves never are.
+Two filters, by how sure we are that a value is a secret:
+- declared (secrets YAML): the owner said so. Kept unless it is one ordinary word (`summer`,
+  `bluefish`: a hint word that would censor prose) or shorter than 6 characters; a random-looking
+  value of 6+ characters and a phrase of several words are kept (`is_declared_secret`).
+- guessed (env files, dumps): only secret-ish values (`is_secretish`), and not addresses
+  (`is_locator`: URLs without credentials, host names whose labels read as names, e-mail
+  addresses, paths); a six-letter hint word in the known set would redact ordinary sentences,
+  which happened to the seed project.
+Counts of skipped values are reported; the values themselves never are.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections import Counter
@@ -23,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from dotenv import dotenv_values
 
 from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
@@ -36,19 +45,19 @@ ENTROPY_CAP = 4.0
 
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
-# Values in env files and dumps that only say where something is, not how to get in.
-_LOCATOR = re.compile(
-    r"""^(?:
-        [a-z][a-z0-9+.-]*://[^\s:@/]*(?:/[^\s]*)?      # URL without credentials
-      | [a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?           # host name or IP, optional port
-      | [\w.+-]+@[\w-]+(?:\.[\w-]+)+                   # e-mail address
-      | (?:~|\.{1,2})?/[^\s]*                          # file path
-    )$""",
-    re.IGNORECASE | re.VERBOSE,
-)
+DECLARED_MIN_LENGTH = 6
+# One ordinary word: letters only, capitalised at most at the start or shouted whole.
+_ORDINARY_WORD = re.compile(r"[^\W\d_]?[^\W\d_A-Z]*|[^\W\d_a-z]+")
+_EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_PATH = re.compile(r"^(?:~|\.{1,2})?/[^\s]*$")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://([^\s:@/?#]*)(?::\d+)?([/?#][^\s]*)?$", re.IGNORECASE)
+_HOST = re.compile(r"^([a-z0-9-]+(?:\.[a-z0-9-]+)+)(?::\d+)?$")
+# A host label that reads as a name: words with trailing numbers (`db01`, `eu-west-1`, `ec2`).
+# `a8f3k2` (letters and digits interleaved) reads as a random value and is kept.
+_NAME_LABEL = re.compile(r"^(?:[a-z]+\d*|\d+)(?:-(?:[a-z]+\d*|\d+))*$")
+_URL_SEGMENT = re.compile(r"[/?&=#]+")
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _URL_PASSWORD = re.compile(r"://[^\s:@/]*:([^\s@/]+)@")
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
 _DUMP_LINE = re.compile(r"^\s*(?:[-*]\s+)?([^\s:=#][^:=]*?)\s*(?::|=)\s*(.+?)\s*$")
 
 
@@ -73,8 +82,36 @@ def is_secretish(value: str) -> bool:
 
 
 def is_locator(value: str) -> bool:
-    """A URL without credentials, a host name, an e-mail address or a path."""
-    return bool(_LOCATOR.match(value.strip()))
+    """A URL without credentials or a random-looking path part, a host name whose labels read as
+    names, an IP, an e-mail address or a path. Dotted values that only look like hosts
+    (`Xk9.pQ2mZ7.rT`, `a8f3k2.b9x7q1.io`) are not addresses."""
+    value = value.strip()
+    if _EMAIL.match(value) or _PATH.match(value):
+        return True
+    url = _URL.match(value)
+    if url:
+        host, rest = url.group(1), url.group(2) or ""
+        return (not host or _is_host(host)) and not any(
+            is_secretish(seg) for seg in _URL_SEGMENT.split(rest) if seg)
+    host = _HOST.match(value)
+    return bool(host) and _is_host(host.group(1))
+
+
+def _is_host(host: str) -> bool:
+    return (all(_NAME_LABEL.match(label) for label in host.split(".")) and not host[-1:].isdigit()) \
+        or bool(re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", host))
+
+
+def is_declared_secret(value: str) -> bool:
+    """A value the owner declared secret is kept unless it is short or a single ordinary word."""
+    value = value.strip()
+    if is_secretish(value):
+        return True
+    if len(value) < DECLARED_MIN_LENGTH:
+        return False
+    if len(value.split()) > 1:
+        return True   # a phrase, matched as a whole
+    return not _ORDINARY_WORD.fullmatch(value)
 
 
 @dataclass
@@ -85,8 +122,9 @@ class Collected:
     skipped: int = 0
     files: int = 0
 
-    def add(self, value: str, secret_id: str, *, locator_ok: bool = True) -> None:
-        if not is_secretish(value) or (not locator_ok and is_locator(value)):
+    def add(self, value: str, secret_id: str, *, declared: bool = False) -> None:
+        keep = is_declared_secret(value) if declared else is_secretish(value) and not is_locator(value)
+        if not keep:
             self.skipped += 1
             return
         self.values.setdefault(value, secret_id)
@@ -181,14 +219,14 @@ def _entries(data: Any, out: Collected) -> None:
         if not isinstance(secret_id, str) or not secret_id:
             raise _Invalid((*loc, "id"), "every secret entry needs a string `id`")
         if "value" in entry and entry["value"] is not None:
-            out.add(_scalar((*loc, "value"), entry["value"]), secret_id)
+            out.add(_scalar((*loc, "value"), entry["value"]), secret_id, declared=True)
         parts = entry.get("parts")
         if parts is None:
             continue
         if not isinstance(parts, dict):
             raise _Invalid((*loc, "parts"), "`parts` must map part names to values")
         for name, value in parts.items():
-            out.add(_scalar((*loc, "parts", name), value), f"{secret_id}.{name}")
+            out.add(_scalar((*loc, "parts", name), value), f"{secret_id}.{name}", declared=True)
 
 
 def _scalar(loc: tuple[str | int, ...], value: Any) -> str:
@@ -200,23 +238,24 @@ def _scalar(loc: tuple[str | int, ...], value: Any) -> str:
 
 
 def _from_lines(path: Path, text: str, out: Collected, *, env: bool) -> None:
-    pattern = _ENV_LINE if env else _DUMP_LINE
-    prefix = "env" if env else "dump"
+    # Env files and dumps mix secrets with plain settings (hosts, URLs, paths): redacting
+    # those would hide every mention of a host from search, hence the guessed-value filter.
+    if env:
+        for key, value in dotenv_values(stream=io.StringIO(text), interpolate=False).items():
+            if value:
+                out.add(value, f"env:{path.name}:{key}")
+        return
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        m = pattern.match(line)
-        if not m:
-            continue
-        key, value = m.group(1).strip(), _unquote(m.group(2))
-        # Env files and dumps mix secrets with plain settings (hosts, URLs, paths): redacting
-        # those would hide every mention of a host from search.
-        out.add(value, f"{prefix}:{path.name}:{key}", locator_ok=False)
+        m = _DUMP_LINE.match(line)
+        if m:
+            out.add(_unquote(m.group(2)), f"dump:{path.name}:{m.group(1).strip()}")
 
 
 def _unquote(value: str) -> str:
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
-    # An unquoted env value ends at an inline comment.
+    # An unquoted value ends at an inline comment.
     return re.split(r"\s+#", value, maxsplit=1)[0]

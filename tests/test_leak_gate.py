@@ -26,6 +26,9 @@ def test_gate_shares_no_code_with_the_redactor() -> None:
     tree = ast.parse(Path(leak_gate.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    # Issue 16: the table of forms (guards/forms.py) is shared on purpose by masker, redactor and gate;
+    # the matching code (redact, patterns, rules) stays separate.
+    imported -= {"muninn.guards.forms"}
     assert not {m for m in imported if m.startswith("muninn.guards") or m.startswith("detect_secrets")}
 
 

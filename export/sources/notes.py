@@ -61,6 +61,7 @@ class NotesSource:
     def __init__(self, path: Path, options: NotesOptions) -> None:
         self.path = path
         self.options = options
+        self.skipped: dict[str, str] = {}
 
     def secret_files(self) -> list[Path]:
         return []
@@ -68,8 +69,19 @@ class NotesSource:
     def files(self) -> list[Path]:
         if self.path.is_file():
             return [self.path]
-        return sorted(p for p in self.path.glob(self.options.pattern)
-                      if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.path).parts))
+        root = self.path.resolve()
+        out = []
+        for p in sorted(self.path.glob(self.options.pattern)):
+            rel = p.relative_to(self.path)
+            if not p.is_file() or any(part.startswith(".") for part in rel.parts):
+                continue
+            if not p.resolve().is_relative_to(root):
+                # A link (to a file, or in a linked folder) out of the tree would export whatever it
+                # points at, ~/.ssh included: the tree is the boundary the owner chose.
+                self.skipped[rel.as_posix()] = "a symlink out of the notes tree"
+                continue
+            out.append(p)
+        return out
 
     def facts(self) -> Iterator[Fact]:
         base = self.path if self.path.is_dir() else self.path.parent

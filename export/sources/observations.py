@@ -1,14 +1,17 @@
 """An agent's observation log (JSONL: ts, tool, input, output): one fact per past tool call.
 
 The output is capped: the useful part of a tool call is what was asked and how it began to
-answer, and a 50 KB build log would drown the fact's vector.
+answer, and a 50 KB build log would drown the fact's vector. Values are redacted before the
+cap and before JSON encoding (`redact_with`, set by the export pipeline): a cut could otherwise
+keep the first characters of a value, and an escape (`\\"`) could split one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import Field
@@ -25,14 +28,41 @@ class ObservationOptions(Options):
     agent: str | None = Field(None, description="Whose log this is, for the context line")
 
 
-def _text(value: object) -> str:
+def _same(text: str) -> str:
+    return text
+
+
+def _text(value: object, redact: Callable[[str], str] = _same) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if isinstance(value, str):
+        return redact(value)
+    return json.dumps(_redact_leaves(value, redact), sort_keys=True, ensure_ascii=False)
+
+
+def _redact_leaves(value: object, redact: Callable[[str], str]) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _redact_leaves(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_leaves(v, redact) for v in value]
+    return value
+
+
+_MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text[:limit]`, moved back so it never ends inside a `[REDACTED:…]` marker."""
+    for m in _MARKER.finditer(text, max(0, limit - 200), limit + 200):
+        if m.start() < limit < m.end():
+            return text[:m.start()]
+    return text[:limit]
 
 
 def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters cut]"
+    return text if len(text) <= limit else _cut(text, limit) + f"\n… [{len(text) - limit} more characters cut]"
 
 
 class ObservationsSource:
@@ -43,6 +73,11 @@ class ObservationsSource:
     def __init__(self, path: Path, options: ObservationOptions) -> None:
         self.path = path
         self.options = options
+        self.redact: Callable[[str], str] = _same
+
+    def redact_with(self, redact: Callable[[str], str]) -> None:
+        """Redact input and output before they are JSON-encoded and cut (the pipeline calls it)."""
+        self.redact = redact
 
     def secret_files(self) -> list[Path]:
         return []
@@ -63,12 +98,13 @@ class ObservationsSource:
 
     def _fact(self, row: dict) -> Fact:
         ts, tool = str(row["ts"]), str(row["tool"])
-        raw_in, raw_out = _text(row.get("input")), _text(row.get("output"))
         # Stable across runs and across lines moving: what happened, not where it sits in the file.
-        digest = hashlib.sha256(f"{ts}\x00{tool}\x00{raw_in}".encode()).hexdigest()[:12]
+        # (A hash of the unredacted input, so redacting one more value does not rename the fact.)
+        digest = hashlib.sha256(f"{ts}\x00{tool}\x00{_text(row.get('input'))}".encode()).hexdigest()[:12]
+        raw_in, raw_out = _text(row.get("input"), self.redact), _text(row.get("output"), self.redact)
         date = iso_date(ts)
         who = self.options.agent or "the agent"
-        first = raw_in.strip().splitlines()[0][:80] if raw_in.strip() else tool
+        first = _cut(raw_in.strip().splitlines()[0], 80) if raw_in.strip() else tool
         context = f"A past tool call by {who}: {tool} at {ts}."
         body = (f"# {tool}: {first}\n\nInput:\n\n```\n{_cap(raw_in, self.options.max_input)}\n```\n\n"
                 f"Output:\n\n```\n{_cap(raw_out, self.options.max_output)}\n```")

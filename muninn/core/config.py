@@ -67,9 +67,9 @@ class AccountSettings(Section):
     user: str = "owner"
 
 
-# Forms of a secret value the redactor can match (guards/redact.py encoded_forms); declared here so
+# Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
-Encoding = Literal["raw", "base64", "url", "hex", "json"]
+Encoding = Literal["raw", "base64", "url", "hex", "json", "shell"]
 
 
 class KeyringSettings(Section):

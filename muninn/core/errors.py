@@ -24,7 +24,7 @@ class ExitCode(IntEnum):
     OK = 0, "success"
     CHECK_FAILED = 1, "a check failed (`status`, `doctor`); `guard check` denied the call"
     BAD_INPUT = 2, "bad input: config or data file, with its file and line named"
-    LEAK_GATE_DROPPED = 3, "the leak gate dropped a file (export)"
+    LEAK_GATE_DROPPED = 3, "the leak gate dropped a file (export) or refused one (sync: nothing uploaded)"
     KEYRING = 4, "keyring problem (no usable backend, missing key)"
     SERVER = 5, "OpenViking error: down, 401/403 (which key, which URI), 404 (which URI)"
     STACK = 6, "local stack could not be installed or started"

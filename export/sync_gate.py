@@ -1,0 +1,81 @@
+"""The leak gate again, at the door of OpenViking: `muninn sync` reads every file it is about to
+upload and refuses the sync (exit 3, nothing uploaded) if any file
+
+- was not written by `muninn export` (not in an export ledger: `pipeline.ledger_hashes`),
+- was edited after export (its sha256 differs from the ledger's, or the ledger has none), or
+- holds a known value or a pattern hit in its text or its relative path (`LeakGate`).
+
+Export already gated what it wrote; this catches what happened in between: a hand-added note, a
+fact edited in place, a value declared after the export ran. Names are shown with any value in
+them redacted, and reasons carry secret ids, never values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from muninn.core.config import Settings
+from muninn.core.errors import ExitCode, MuninnError
+from muninn.guards import secret_values
+from muninn.guards.leak_gate import Dropped, Finding, LeakGate
+from muninn.guards.redact import Redactor
+
+NOT_EXPORTED = "not-written-by-export"
+EDITED = "edited-after-export"
+UNVERIFIED = "ledger-has-no-hash"   # written by an older muninn: export again
+
+
+class SyncRefused(MuninnError):
+    """A file about to be uploaded failed the gate; nothing was uploaded."""
+
+    exit_code = ExitCode.LEAK_GATE_DROPPED
+
+
+@dataclass
+class SyncGate:
+    gate: LeakGate
+    names: Redactor   # only for showing file names safely
+
+    @classmethod
+    def from_known(cls, known: dict[str, str]) -> SyncGate:
+        return cls(LeakGate(known), Redactor(known, patterns=False))
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SyncGate:
+        from muninn.export.pipeline import known_files
+
+        return cls.from_known(secret_values.collect(known_files(settings)))
+
+    def refused(self, root: Path, local: dict[str, bytes]) -> list[Dropped]:
+        """Every file of `local` (relative path -> bytes under `root`) that may not be uploaded."""
+        from muninn.export.pipeline import ledger_hashes
+
+        written = ledger_hashes(root)
+        out: list[Dropped] = []
+        for rel, data in sorted(local.items()):
+            findings: list[Finding] = []
+            expected = written.get(rel)
+            if expected is None:
+                findings.append(Finding(NOT_EXPORTED, None, 0))
+            elif not expected:
+                findings.append(Finding(UNVERIFIED, None, 0))
+            elif expected != hashlib.sha256(data).hexdigest():
+                findings.append(Finding(EDITED, None, 0))
+            findings += self.gate.scan_path(rel) + self.gate.scan(data.decode("utf-8", errors="replace"))
+            if findings:
+                out.append(Dropped(self.names.redact_path(rel), findings))
+        return out
+
+    def check(self, folders: Iterable[tuple[Path, dict[str, bytes]]]) -> None:
+        """Raise SyncRefused naming every refused file of every folder."""
+        refused = [(root, d) for root, local in folders for d in self.refused(root, local)]
+        if not refused:
+            return
+        shown = "; ".join(f"{self.names.redact_path(str(root))}/{d.path}: {d.reason}" for root, d in refused[:20])
+        more = f" (and {len(refused) - 20} more)" if len(refused) > 20 else ""
+        raise SyncRefused(f"sync refused, nothing uploaded: {len(refused)} file(s) failed the gate: {shown}{more}",
+                          fix="re-run `muninn export` for the source (files must be as export wrote them), "
+                              "and remove files export did not write from the folder")

@@ -1,0 +1,159 @@
+"""The one table of forms a known secret value can take in text: the exec masker (`guards/mask.py`),
+export redaction (`guards/redact.py`) and the leak gate (`guards/leak_gate.py`) all read it, so a
+form added here is caught by all three.
+
+    forms_of("Zq7#kP2x", ENCODINGS)   # {"Zq7#kP2x": "raw", "WnE3I2tQMng": "base64", ..., "Zq7\\#kP2x": "shell"}
+
+Forms (each best effort, see `forms_of`): raw; base64 (standard and URL-safe, three alignments);
+URL (`quote`, `quote_plus`); hex (lower, upper); JSON string escapes; shell quoting as bash prints
+it (`printf %q`, `declare -p`, `${x@Q}`) and as Python's `shlex.quote` writes it.
+
+Besides the forms, `normalise` gives the view that value matching also runs over: NFKC, invisible
+characters (zero-width, soft hyphen, bidi marks) and markdown emphasis/code marks taken out, and
+whitespace removed, so a value split by `**`, a backtick, U+200B or a wrap onto an indented line is
+still the value. Its offset map lets a match be redacted in the original text.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import get_args
+from urllib.parse import quote, quote_plus
+
+from muninn.core.config import Encoding
+
+ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
+
+# Characters bash's `printf %q` escapes with a backslash (bash 5, printable ASCII); `#` and `~`
+# only as the first character.
+_Q_SPECIAL = set(" \t!\"$&'()*,;<>?[\\]^`{|}")
+# Inside double quotes (`declare -p`) only these are escaped.
+_DQ_SPECIAL = set('"\\$`')
+
+
+def shell_forms(value: str) -> list[str]:
+    """How a shell prints `value` back: `printf %q` (backslashes), `declare -p` (double quotes,
+    the quotes themselves stay outside the form) and `'…'` quoting with `'\\''` / `'"'"'`."""
+    printf_q = "".join("\\" + c if c in _Q_SPECIAL else c for c in value)
+    if value[:1] in ("#", "~"):
+        printf_q = "\\" + printf_q
+    forms = [printf_q,
+             "".join("\\" + c if c in _DQ_SPECIAL else c for c in value)]
+    if "'" in value:
+        forms += [value.replace("'", "'\\''"), value.replace("'", "'\"'\"'")]
+    if any(not c.isprintable() for c in value):
+        # bash writes a value with control characters as $'…' with C escapes.
+        forms.append("$'" + value.encode("unicode_escape").decode().replace("'", "\\'") + "'")
+    return [f for f in forms if f != value]
+
+
+def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
+    """Every needle for `value` in the chosen encodings: form -> encoding name.
+
+    base64 is matched at the 3 byte alignments a value can sit at inside a longer encoded stream,
+    keeping only the characters that depend on the value alone (a match needs the value to be
+    ≥ ~4 bytes and loses 1–2 characters at each edge, which stay visible). Wrapped forms are
+    matched by the callers, which also search with line breaks taken out. Gzip, double encoding
+    and other transforms are not caught.
+    """
+    out: dict[str, Encoding] = {}
+    if "raw" in encodings:
+        out[value] = "raw"
+    raw = value.encode()
+    if "base64" in encodings:
+        for align in range(3):
+            enc = base64.b64encode(b"\0" * align + raw).decode()
+            start = (0, 2, 3)[align]
+            end = ((align + len(raw)) * 8) // 6
+            core = enc[start:end]
+            if len(core) >= 8:
+                out.setdefault(core, "base64")
+                out.setdefault(core.replace("+", "-").replace("/", "_"), "base64")
+    if "url" in encodings:
+        for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
+            out.setdefault(form, "url")
+    if "hex" in encodings:
+        for form in (raw.hex(), raw.hex().upper()):
+            out.setdefault(form, "hex")
+    if "json" in encodings:
+        for form in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+            out.setdefault(form, "json")
+    if "shell" in encodings:
+        for form in shell_forms(value):
+            out.setdefault(form, "shell")
+    return out
+
+
+# --- the normalised view ---
+
+# Markdown marks that split a word without changing it: emphasis, strike-through, inline code.
+_MARKUP = frozenset("*_`~")
+# Invisible characters that are not format (Cf) characters but still render as nothing.
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u3164\uffa0")
+
+
+def _dropped(ch: str) -> bool:
+    return ch in _MARKUP or ch.isspace() or ch in _INVISIBLE or unicodedata.category(ch) == "Cf"
+
+
+_ASCII_DROP = re.compile(r"[*_`~\s]+")
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """(view, where) — `view[i]` came from `text[where[i]]`. NFKC per character, invisible and
+    markup characters and whitespace left out. Both needles and text go through it, so `_` or `*`
+    inside a value costs nothing."""
+    if text.isascii():
+        # The common case, in C: runs of kept characters between dropped ones.
+        view: list[str] = []
+        where: list[int] = []
+        pos = 0
+        for m in _ASCII_DROP.finditer(text):
+            view.append(text[pos:m.start()])
+            where.extend(range(pos, m.start()))
+            pos = m.end()
+        view.append(text[pos:])
+        where.extend(range(pos, len(text)))
+        return "".join(view), where
+    chars: list[str] = []
+    where = []
+    for i, ch in enumerate(text):
+        if _dropped(ch):
+            continue
+        for c in (unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch):
+            if not _dropped(c):
+                chars.append(c)
+                where.append(i)
+    return "".join(chars), where
+
+
+def normalised(value: str) -> str:
+    return normalise(value)[0]
+
+
+_FOLD = re.compile(r"[^a-z0-9]+")
+
+
+def folded(text: str) -> tuple[str, list[int]]:
+    """The view paths are compared on: lower case, ASCII letters and digits only, so every slug,
+    case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`) folds to one string."""
+    view, where = normalise(text)
+    ascii_view = unicodedata.normalize("NFKD", view)
+    if len(ascii_view) != len(view):
+        # NFKD split a character (é -> e + accent): keep the offsets by folding one at a time.
+        pairs = [(c, w) for ch, w in zip(view, where, strict=True)
+                 for c in _FOLD.sub("", unicodedata.normalize("NFKD", ch).lower())]
+        return "".join(c for c, _ in pairs), [w for _, w in pairs]
+    lowered = ascii_view.lower()
+    if len(lowered) != len(view):
+        lowered = "".join(c.lower()[:1] for c in ascii_view)
+    keep = [(c, w) for c, w in zip(lowered, where, strict=True) if "a" <= c <= "z" or "0" <= c <= "9"]
+    return "".join(c for c, _ in keep), [w for _, w in keep]
+
+
+def fold(value: str) -> str:
+    return folded(value)[0]
