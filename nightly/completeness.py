@@ -16,7 +16,7 @@ def completeness(ctx: Context) -> JobResult:
     counted = 0
     with OpenViking.user(ctx.settings) as client:
         for area in sorted({c.area for c in configured(ctx.settings)}):
-            manifest = Manifest.for_target(client, area, ctx.settings.workspace / "sync")
+            manifest = Manifest.for_target(client, area, ctx.settings.paths.sync_manifests)
             present = remote_files(client, area)
             owned = manifest.owned()
             counted += len(owned)

@@ -34,7 +34,7 @@ def run(settings: Settings, only: list[str] | None = None) -> list[JobResult]:
 
 
 def save(settings: Settings, results: list[JobResult]) -> Path:
-    folder = settings.workspace / "nightly"
+    folder = settings.paths.nightly_reports
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
     path.write_text(json.dumps(report(results), indent=2))

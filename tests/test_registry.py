@@ -68,8 +68,7 @@ def test_after_sync_keeps_the_keyword_index_without_the_search_package_imported(
         registry.after_sync(settings, "viking://resources/notes",
                             {"viking://resources/notes/wg.md": "# Tunnel\\nwg-quick up office\\n"}, [])
         from muninn.plugins.search import keyword
-        from muninn.plugins.search.pipeline import index_path
-        idx = keyword.KeywordIndex(index_path(settings))
+        idx = keyword.KeywordIndex(settings.paths.search_index())
         print([h.uri for h in idx.candidates("tunnel office", "viking://resources/notes", 5)])
     """
     import os

@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from muninn.core import credentials, paths, registry, yamlfile
+from muninn.core import credentials, registry, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 
@@ -191,14 +191,7 @@ def load(path: Path | str) -> Policy:
 
 def path_for(settings: Settings, override: Path | None = None) -> Path:
     """`override`, else `guard.policy` (relative to muninn.yaml), else `<XDG config>/muninn/policy.yaml`."""
-    if override is not None:
-        return override.expanduser()
-    if settings.guard.policy is not None:
-        path = settings.guard.policy.expanduser()
-        if not path.is_absolute() and settings.source_file is not None:
-            path = settings.source_file.parent / path
-        return path
-    return paths.config_dir() / "policy.yaml"
+    return override.expanduser() if override is not None else settings.paths.policy
 
 
 def load_for(settings: Settings, override: Path | None = None) -> Policy:

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core.errors import ExitCode, MuninnError
-
-FORMAT_FILE = "format.json"
+from muninn.core.workspace import Workspace
 
 
 class UpgradeNeeded(MuninnError):
@@ -44,7 +43,8 @@ class Step:
 
 
 def _exports_exist(home: Path) -> bool:
-    return any((home / "exports").rglob("*.md")) if (home / "exports").is_dir() else False
+    exports = Workspace(home).exports
+    return any(exports.rglob("*.md")) if exports.is_dir() else False
 
 
 _STEPS: list[Step] = [
@@ -66,7 +66,7 @@ def current() -> int:
 
 def read_format(home: Path) -> int | None:
     """The workspace's format; 0 for a workspace from before format files; None for no workspace."""
-    file = home / FORMAT_FILE
+    file = Workspace(home).format_file
     if file.is_file():
         try:
             return int(json.loads(file.read_text())["format"])
@@ -81,9 +81,10 @@ def read_format(home: Path) -> int | None:
 def _stamp(home: Path, fmt: int) -> None:
     home.mkdir(parents=True, exist_ok=True)
     stamp = {"format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-    tmp = home / f".{FORMAT_FILE}.tmp"
+    file = Workspace(home).format_file
+    tmp = file.with_name(f".{file.name}.tmp")
     tmp.write_text(json.dumps(stamp) + "\n")
-    tmp.replace(home / FORMAT_FILE)
+    tmp.replace(file)
 
 
 def ensure(home: Path, say: Callable[[str], None]) -> list[str]:

@@ -22,15 +22,10 @@ def default_who() -> str:
     return os.environ.get("MUNINN_WHO") or getpass.getuser()
 
 
-def log_path(workspace: Path) -> Path:
-    return Path(workspace) / "logs" / "access.jsonl"
-
-
-def write(workspace: Path, *, who: str, action: str, secret_id: str | None = None, command: str | None = None,
+def write(path: Path, *, who: str, action: str, secret_id: str | None = None, command: str | None = None,
           exit_code: int | None = None, **extra: Any) -> None:
     line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "who": who, "action": action,
             "id": secret_id, "command": command, "exit_code": exit_code, **extra}
-    path = log_path(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(line, sort_keys=True) + "\n").encode()
     with _LOCK:
@@ -41,8 +36,7 @@ def write(workspace: Path, *, who: str, action: str, secret_id: str | None = Non
             os.close(fd)
 
 
-def read(workspace: Path) -> list[dict]:
-    path = log_path(workspace)
+def read(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -8,12 +8,11 @@ from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.core.inventory_file import load_files
 
-from .paths import resolve_files, store_path
 from .store import Store
 
 
 def vault(settings: Settings) -> list[Check]:
-    files = resolve_files(settings, settings.vault.files)
+    files = [settings.paths.resolve(f) for f in settings.vault.files]
     missing = [str(f) for f in files if not f.exists()]
     out = []
     if not files:
@@ -22,7 +21,7 @@ def vault(settings: Settings) -> list[Check]:
         out.append(Check("vault files", "fail", f"missing: {', '.join(missing)}", "fix `vault.files`"))
     else:
         out.append(Check("vault files", "ok", ", ".join(str(f) for f in files)))
-    path = store_path(settings)
+    path = settings.paths.vault_store
     if not path.exists():
         out.append(Check("vault store", "warn", f"{path} not created yet", "run `muninn vault sync`"))
         return out
@@ -39,7 +38,7 @@ def vault(settings: Settings) -> list[Check]:
 
 
 def inventory(settings: Settings) -> list[Check]:
-    files = resolve_files(settings, settings.inventory.files)
+    files = [settings.paths.resolve(f) for f in settings.inventory.files]
     if not files:
         return [Check("inventory", "warn", "no files configured", "list inventory YAML under "
                              "`inventory.files`")]

@@ -7,11 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from muninn.core.hookspecs import hookimpl
+from muninn.plugins.access import doctor_check
 
 
 @hookimpl
 def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
-    from muninn.plugins.access import doctor_check
-
     register(doctor_check.vault)
     register(doctor_check.inventory)

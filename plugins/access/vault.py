@@ -24,7 +24,6 @@ from muninn.guards.redact import Redactor
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets
-from .paths import resolve_files, store_path
 from .results import last_verified_line
 from .runner import RunResult
 from .store import Store, SyncReport
@@ -61,7 +60,7 @@ class Vault:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = Store(store_path(self.settings), Keyring(self.settings.keyring.backend),
+            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
                                 self.settings.vault.key_name)
         return self._store
 
@@ -74,11 +73,11 @@ class Vault:
             self._store.close()
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.workspace, who=self.who, action=action, **fields)
+        access_log.write(self.settings.paths.access_log, who=self.who, action=action, **fields)
 
     # --- sync --------------------------------------------------------------------------------
     def sync(self, files: Sequence[Path] | None = None, dry_run: bool = False) -> SyncReport:
-        paths = resolve_files(self.settings, files if files is not None else self.settings.vault.files)
+        paths = [self.settings.paths.resolve(f) for f in (files if files is not None else self.settings.vault.files)]
         if not paths:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")

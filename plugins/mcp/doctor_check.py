@@ -9,7 +9,6 @@ from muninn.core import policy as policy_mod
 from muninn.core.checks import Check
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, CredentialError
-from muninn.plugins.mcp.session import audit_path
 
 
 def guard_policy(settings: Settings) -> list[Check]:
@@ -32,7 +31,7 @@ def guard_policy(settings: Settings) -> list[Check]:
                                 "run `muninn policy apply`"))
     else:
         out.append(Check("guard keys", "ok", "every reader's key is in the keyring (names only checked)"))
-    log = audit_path(settings)
+    log = settings.paths.audit_log
     parent = next((p for p in (log, *log.parents) if p.exists()), None)
     writable = parent is not None and os.access(parent, os.W_OK)
     out.append(Check("guard audit log", "ok" if writable else "fail", str(log),

@@ -28,10 +28,6 @@ NUDGE = ("Memory is history. You have searched it {n} times in a row: for the cu
 _MARK = re.compile(r"</?\s*untrusted-data", re.IGNORECASE)
 
 
-def audit_path(settings: Settings) -> Path:
-    return (settings.guard.audit_log or settings.workspace / "audit" / "mcp.jsonl").expanduser()
-
-
 def label_untrusted(text: str, uri: str, writers: list[str]) -> str:
     """Wrap text some untrusted reader may have written, so another reader takes it as data.
 
@@ -62,7 +58,7 @@ class GuardSession:
         prof = pol.profile(profile)
         redactor = ValueRedactor.from_settings(settings)
         return cls(settings=settings, policy=pol, profile=prof, redactor=redactor,
-                   audit=AuditLog(audit_path(settings), redactor.scrub))
+                   audit=AuditLog(settings.paths.audit_log, redactor.scrub))
 
     @property
     def client(self) -> OpenViking:
@@ -76,10 +72,10 @@ class GuardSession:
         """The search pipeline, kept for the session (it holds the reranker and the content cache),
         as this profile's identity and with this identity's own keyword index."""
         if self._searcher is None:
-            from muninn.plugins.search.pipeline import Searcher, index_path
+            from muninn.plugins.search.pipeline import Searcher
 
             self._searcher = Searcher(self.settings, client=self.client,
-                                      index=index_path(self.settings, self.profile.account, self.profile.user))
+                                      index=self.settings.paths.search_index(self.profile.account, self.profile.user))
         return self._searcher
 
     def close(self) -> None:

@@ -16,7 +16,7 @@ from muninn.plugins.search import (
     doctor_check,  # noqa: F401  (registers the reranker check)
     keyword,
 )
-from muninn.plugins.search.pipeline import Searcher, index_path
+from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.stages import SearchError, SearchResult
 
 app = typer.Typer()
@@ -138,7 +138,7 @@ def index_cmd(ctx: typer.Context,
     files are skipped (content hash), vanished ones are dropped.
     """
     s = settings(ctx)
-    path = index_path(s)
+    path = s.paths.search_index()
     with OpenViking.user(s) as client:
         stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
     out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}

@@ -6,7 +6,6 @@ from __future__ import annotations
 from muninn.core.checks import Check
 from muninn.core.config import Settings
 from muninn.plugins.search import rerank
-from muninn.plugins.search.pipeline import index_path
 
 
 def reranker_weights(settings: Settings) -> list[Check]:
@@ -29,7 +28,7 @@ def reranker_weights(settings: Settings) -> list[Check]:
 
 
 def keyword_index(settings: Settings) -> list[Check]:
-    path = index_path(settings)
+    path = settings.paths.search_index()
     if path.exists():
         return [Check("keyword index", "ok", str(path))]
     return [Check("keyword index", "warn", f"{path} missing: searches run vector-only and say so",

@@ -32,15 +32,6 @@ from muninn.plugins.search.stages import (
 from muninn.plugins.search.vector import VectorSource
 
 
-def index_path(settings: Settings, account: str | None = None, user: str | None = None) -> Path:
-    """One keyword index per identity: it must hold only what that reader may read."""
-    if settings.search.index:
-        return settings.search.index.expanduser()
-    account = account or settings.openviking.account
-    user = user or settings.openviking.user
-    return settings.workspace / "search" / f"{account}.{user}.sqlite"
-
-
 class Searcher:
     """Holds what is worth keeping between queries: the client, the index, the content cache and
     the loaded reranker. `search()` builds one per call; a batch or the MCP server keeps one."""
@@ -51,7 +42,7 @@ class Searcher:
         self.cfg = settings.search
         self.client = client or OpenViking.user(settings)
         self._own_client = client is None
-        path = Path(index) if index else index_path(settings)
+        path = Path(index) if index else settings.paths.search_index()
         self.index: keyword.KeywordIndex | None = None
         self.index_problem = ""
         try:

@@ -11,10 +11,8 @@ from muninn.plugins.search import keyword
 
 def refresh_keyword_index(settings: Settings, area: str, written: Mapping[str, str],
                           removed: Sequence[str]) -> None:
-    # Imported here: pipeline pulls in the reranker loader, which `muninn --help` must not pay for.
-    from muninn.plugins.search.pipeline import index_path
 
-    path = index_path(settings)
+    path = settings.paths.search_index()
     if written:
         keyword.index_facts(path, written)
     if removed:

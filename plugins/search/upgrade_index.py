@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from muninn.core import upgrade
+from muninn.core.workspace import Workspace
 from muninn.plugins.search import keyword
 
 
 def _indexes(home: Path) -> list[Path]:
-    folder = home / "search"
+    folder = Workspace(home).search_indexes
     return sorted(folder.glob("*.sqlite")) if folder.is_dir() else []
 
 
