@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check -q
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench down clean
+.PHONY: install demo test lint bench eval-corpora down clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -32,6 +32,13 @@ lint: install
 
 bench: install
 	$(BIN)/python -m muninn.evals.bench_stack
+
+# Search on several corpora (issue 15): Debian handbook, PostgreSQL manual, LoCoMo dev as notes, the
+# sample corpus; export -> sync -> search on the local stack, with plain dense and BM25 baselines.
+# Minutes, not seconds (syncing ~1,600 facts): outside CI; tests/test_eval_corpora.py is the smoke.
+eval-corpora: install
+	$(BIN)/muninn up
+	$(BIN)/python -m muninn.evals.corpora run --out evals/results
 
 down:
 	-$(BIN)/muninn down

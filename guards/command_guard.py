@@ -164,5 +164,5 @@ def _check(command: str, variables: Collection[str] | None, *, remote: bool) -> 
             return _refuse(f"no read-only rule for {tool!r}: not on the allow-list", argv)
     except Refused as exc:
         message = str(exc)
-        return _refuse(message if message.startswith(f"{tool} ") else f"{tool}: {message}", argv)
+        return _refuse(message if message.startswith((f"{tool} ", f"{tool}: ")) else f"{tool}: {message}", argv)
     return Verdict(True, f"{tool}: read-only", tuple(argv))

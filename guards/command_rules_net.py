@@ -175,6 +175,10 @@ PSQL = Tool("psql", "gnu", {**_PG, "-X": SWITCH, "--no-psqlrc": SWITCH, "-A": SW
                             "--command": value(_SELECT_1)},
             {(): Verb({}, names("dbname", "user"))},
             require=lambda p: None if {"-c", "--command"} & set(p.options) else "psql needs -c 'select 1'")
+MYSQLADMIN = Tool("mysqladmin", "gnu", {"-h": value(HOST), "--host": value(HOST), "-P": value(_PORT),
+                                        "--port": value(_PORT), "-u": value(NAME), "--user": value(NAME),
+                                        "--connect-timeout": value(INT), "-s": SWITCH, "--silent": SWITCH},
+                  {("ping",): Verb()})
 PG_ISREADY = Tool("pg_isready", "gnu", {**_PG, "-t": value(INT), "--timeout": value(INT), "-q": SWITCH,
                                         "--quiet": SWITCH}, {(): Verb()})
 REDIS_CLI = Tool("redis-cli", "gnu", {"-h": value(HOST), "-p": value(_PORT), "--tls": SWITCH},
@@ -198,9 +202,19 @@ LOCAL = [
     Tool("zpool", "gnu", {}, {("status",): Verb({"-x": SWITCH, "-v": SWITCH}, names(*["pool"] * 4)),
                               ("list",): Verb({"-H": SWITCH}, names(*["pool"] * 4))}),
     Tool("cat", "gnu", {}, {("/etc/os-release",): Verb()}),
-    Tool("systemctl", "gnu", {}, {(v,): Verb({}, exactly(("unit", matches(r"[A-Za-z0-9@._-]{1,200}", "a unit name"))))
-                                  for v in ("is-active", "is-enabled", "is-failed")}),
+    Tool("systemctl", "gnu", {"--quiet": SWITCH, "-q": SWITCH},
+         {(v,): Verb({}, exactly(("unit", matches(r"[A-Za-z0-9@._-]{1,200}", "a unit name"))))
+          for v in ("is-active", "is-enabled", "is-failed")}),
+    _switches("free", "-m", "-g", "-h", "-b", "-k"), _switches("nproc"), _switches("lsb_release", "-a", "-d", "-s"),
+    _switches("date", "-u", "-I", "-R"),   # no -s / --set, no +FORMAT: only the clock
+    _switches("pveversion", "-v"),
+    Tool("zfs", "gnu", {}, {("list",): Verb({"-H": SWITCH}, names(*["dataset"] * 4))}),
+    # `ssh HOST exit` / `echo ok`: the login is the proof. echo takes plain words only (no -e, no $).
+    Tool("exit", "gnu", {}, {(): Verb({}, names("code", check=one_of("0")))}),
+    Tool("echo", "gnu", {}, {(): Verb({}, names(*["word"] * 8, check=matches(r"[A-Za-z0-9][A-Za-z0-9 .:_,-]{0,100}",
+                                                                           "a plain word")))}),
 ]
-TOOLS: dict[str, Tool] = {t.name: t for t in (CURL, GIT, HOST_TOOL, NC, PING, GETENT, OPENSSL, PSQL, PG_ISREADY,
+TOOLS: dict[str, Tool] = {t.name: t for t in (CURL, GIT, HOST_TOOL, NC, PING, GETENT, OPENSSL, PSQL, MYSQLADMIN,
+                                               PG_ISREADY,
                                                REDIS_CLI, SUDO, *LOCAL)}
 CUSTOM = {"dig": dig, "nslookup": nslookup}

@@ -1,8 +1,14 @@
 """A markdown notes tree: one fact per heading section, each with its breadcrumb.
 
-The date of a note is its front matter `date`, else the last git commit that touched it,
-else the file's mtime: in that order because front matter is what the author meant, git
-survives a checkout, and mtime does not.
+A section's date is, in this order: the note's front matter `date` (what the author meant); a day
+in the section's own heading or the nearest heading above it (a journal's `## 2025-05-14`); a day
+in the file name (`2025-05-14-dns-outage.md`); the last git commit that touched the file (it
+survives a checkout); the file's mtime (which a copy resets). The context line says which rule
+gave it ("dated 2025-05-14, from its file name"), not the front matter: its keys are a contract.
+
+After the context marker a section carries its parent section path and the opening line of the
+nearest parent that has text of its own: a sub-section ("Rollback") often leaves implicit what the
+whole note is about ("PostgreSQL 14 to 16 on db01"), which a search for it will name.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from muninn.core import datescan, factfile
 from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, parse_front_matter, slug
@@ -96,7 +103,7 @@ class NotesSource:
 
     def document(self, rel: str, text: str, git_date: str | None, mtime: float) -> Iterator[Fact]:
         meta, body = parse_front_matter(text)
-        date = iso_date(meta.get("date")) or git_date or dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat()
+        file_date = _file_date(rel, meta, git_date, mtime)
         tags = meta.get("tags") or []
         tags = tuple(str(t) for t in (tags if isinstance(tags, list) else str(tags).split(",")))
         folder = rel.split("/")[0] if "/" in rel else ""
@@ -104,9 +111,15 @@ class NotesSource:
         project = str(meta["project"]) if meta.get("project") else (folder or None)
         title = str(meta.get("title") or title_of(Path(rel)))
         stem = rel[:-3] if rel.endswith(".md") else rel
-        for chunk in markdown.split(body, title, self.options.max_chars, self.options.min_chars):
+        chunks = markdown.split(body, title, self.options.max_chars, self.options.min_chars)
+        texts = {c.breadcrumb: c.text for c in chunks}
+        for chunk in chunks:
+            # The document's title is a heading only when the note wrote it (an H1), not when it
+            # came from the front matter or the file name.
+            headings = chunk.breadcrumb if chunk.breadcrumb[0] != title else chunk.breadcrumb[1:]
+            date, date_from = file_date if file_date[1] == FRONT_MATTER else _heading_date(headings) or file_date
             where = CRUMB.join(chunk.breadcrumb)
-            context = f"{kind.capitalize()} section \u201c{where}\u201d from {rel}, dated {date}."
+            context = f"{kind.capitalize()} section \u201c{where}\u201d from {rel}, dated {date}, from {date_from}."
             anchor = chunk.anchor
             # The document's own chunk sits beside the folder of its sections:
             # runbooks/db-upgrade.md and runbooks/db-upgrade/rollback.md.
@@ -117,4 +130,44 @@ class NotesSource:
                 source=self.kind, kind=kind, key=f"{rel}#{anchor}" if anchor else rel,
                 title=chunk.breadcrumb[-1], body=chunk.text, context=context, path=path,
                 project=project, date=date, tags=tags, breadcrumb=chunk.breadcrumb, source_path=rel,
+                neighbours=_parents(chunk.breadcrumb, texts),
             )
+
+
+FRONT_MATTER = "its front matter"
+
+
+def _file_date(rel: str, meta: dict, git_date: str | None, mtime: float) -> tuple[str, str]:
+    """(date, rule) from what holds for the whole file; a dated heading comes before all but the first."""
+    if date := iso_date(meta.get("date")):
+        return date, FRONT_MATTER
+    if named := datescan.date_in_file_name(rel):
+        return factfile.format_date(named), "its file name"
+    if git_date:
+        return git_date, "its last git commit"
+    return dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat(), "the file's mtime"
+
+
+def _heading_date(headings: tuple[str, ...]) -> tuple[str, str] | None:
+    """A day in the section's own heading, else in the nearest heading above it."""
+    for heading in reversed(headings):
+        if when := datescan.find_date(heading):
+            return factfile.format_date(when), "its heading"
+    return None
+
+
+_NOT_PROSE = ("#", "```", "~~~", "|", "<!--")
+
+
+def _parents(breadcrumb: tuple[str, ...], texts: dict[tuple[str, ...], str]) -> str:
+    """The parent section path and the opening line of the nearest parent with text of its own."""
+    if len(breadcrumb) < 2:
+        return ""
+    lines = [f"In: {CRUMB.join(breadcrumb[:-1])}"]
+    for depth in range(len(breadcrumb) - 1, 0, -1):
+        opening = next((ln.strip() for ln in texts.get(breadcrumb[:depth], "").splitlines()
+                        if ln.strip() and not ln.lstrip().startswith(_NOT_PROSE)), "")
+        if opening:
+            lines.append(opening if len(opening) <= 240 else opening[:240].rsplit(" ", 1)[0] + " …")
+            break
+    return "\n".join(lines)

@@ -4,10 +4,17 @@ The output is capped: the useful part of a tool call is what was asked and how i
 answer, and a 50 KB build log would drown the fact's vector. Values are redacted before the
 cap and before JSON encoding (`redact_with`, set by the export pipeline): a cut could otherwise
 keep the first characters of a value, and an escape (`\\"`) could split one.
+
+After the context marker each call carries its neighbours in the same session (without a session:
+the adjacent lines of the log, at most an hour apart): the two calls before it, which say what the
+agent was after ("why did curl get a 403?" is answered by the VPN check before it), and the one
+after, which shows what came of the answer. One line each (tool, input, first line of output): more
+would drown the call itself in BM25 and the reranker's budget, where context counts less anyway.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -16,6 +23,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from muninn.core import factfile
 from muninn.core.errors import ConfigError
 from muninn.export.facts import Fact, slug
 from muninn.export.sources import Options
@@ -83,6 +91,11 @@ class ObservationsSource:
         return []
 
     def facts(self) -> Iterator[Fact]:
+        rows = list(self._rows())
+        for row, neighbours in zip(rows, _neighbours(rows, self.redact), strict=True):
+            yield self._fact(row, neighbours)
+
+    def _rows(self) -> Iterator[dict]:
         with self.path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
@@ -94,9 +107,9 @@ class ObservationsSource:
                 if not isinstance(row, dict) or not row.get("ts") or not row.get("tool"):
                     raise ConfigError("each line needs an object with at least `ts` and `tool`",
                                       path=str(self.path), line=lineno)
-                yield self._fact(row)
+                yield row
 
-    def _fact(self, row: dict) -> Fact:
+    def _fact(self, row: dict, neighbours: str = "") -> Fact:
         ts, tool = str(row["ts"]), str(row["tool"])
         # Stable across runs and across lines moving: what happened, not where it sits in the file.
         # (A hash of the unredacted input, so redacting one more value does not rename the fact.)
@@ -114,5 +127,51 @@ class ObservationsSource:
             context=context, path=f"{slug(date or 'undated')}/{slug(tool, 30)}-{digest}",
             project=str(row["project"]) if row.get("project") else None, date=date,
             tags=(tool,) + ((str(session),) if session else ()), breadcrumb=(tool, first),
-            source_path=self.path.name,
+            source_path=self.path.name, neighbours=neighbours,
         )
+
+
+BEFORE, AFTER = 2, 1
+_GAP = dt.timedelta(hours=1)
+
+
+def _when(row: dict) -> dt.datetime | None:
+    return factfile.parse_date(row.get("ts"))
+
+
+def _near(a: dict, b: dict) -> bool:
+    ta, tb = _when(a), _when(b)
+    return ta is not None and tb is not None and abs(ta - tb) <= _GAP
+
+
+def _line(row: dict, redact: Callable[[str], str]) -> str:
+    """One neighbour: tool, input, first line of output, redacted first, then cut at a space (never
+    inside a word: a value the redaction missed is then whole for the leak gate, or not there)."""
+    def first(value: object, limit: int) -> str:
+        line = next((" ".join(ln.split()) for ln in _text(value, redact).splitlines() if ln.strip()), "")
+        return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] if " " in line[:limit] else ""
+    out = f"{row['tool']}: {first(row.get('input'), 120)}".rstrip(": ")
+    if answer := first(row.get("output"), 80):
+        out += f" -> {answer}"
+    return out
+
+
+def _neighbours(rows: list[dict], redact: Callable[[str], str]) -> list[str]:
+    """Per row: the calls around it in its session (another session's calls interleaved in the log
+    are skipped), BEFORE of them, the call itself, AFTER of them. Rows without a session are one
+    group whose neighbours must be within _GAP of the call."""
+    groups: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault(str(row.get("session") or ""), []).append(i)
+    out = [""] * len(rows)
+    for session, members in groups.items():
+        for pos, i in enumerate(members):
+            before = [rows[j] for j in members[max(0, pos - BEFORE):pos]]
+            after = [rows[j] for j in members[pos + 1:pos + 1 + AFTER]]
+            if not session:
+                before = [r for r in before if _near(r, rows[i])]
+                after = [r for r in after if _near(r, rows[i])]
+            if before or after:
+                out[i] = "\n".join([*(_line(r, redact) for r in before), f"{rows[i]['tool']}: (this call)",
+                                    *(_line(r, redact) for r in after)])
+    return out

@@ -3,7 +3,8 @@ service the way the inventory says, without reading kubeconfigs, ssh configs or 
 
 recall_access_exec runs here: prerequisites first (a down VPN fails at once with one sentence),
 then the entry's setup steps and the command in one shell, linked secrets injected, every byte of
-output masked. It is a live tool: calling it resets the history-only nudge.
+output masked (stdout and stderr as one stream). The child reads /dev/null, never the MCP stream on
+this server's stdin. It is a live tool: calling it resets the history-only nudge.
 """
 
 from __future__ import annotations
@@ -59,17 +60,18 @@ class ExecParams(Params):
 
 
 def exec_(session: GuardSession, p: ExecParams) -> Output:
-    out, err = io.BytesIO(), io.BytesIO()
+    # One buffer for both streams: both reach the same reader, so they are masked as one stream (a value
+    # written half to stdout and half to stderr is caught whole) and read in the order they were written.
+    out = io.BytesIO()
     try:
-        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=err, timeout=p.timeout)
+        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout)
     except PrerequisiteDown as down:
         raise Refused(f"{down.message}. Do not retry or debug credentials.") from None
-    stdout = out.getvalue().decode(errors="replace")[-MAX_OUTPUT:]
-    stderr = err.getvalue().decode(errors="replace")[-MAX_OUTPUT:]
+    output = out.getvalue().decode(errors="replace")[-MAX_OUTPUT:]
     status = "timed out" if result.timed_out else f"exit {result.exit_code}"
-    text = f"{p.id}: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    text = f"{p.id}: {status}\n--- output (stdout and stderr, in order)\n{output}"
     return Output(text, {"id": p.id, "exit_code": result.exit_code, "timed_out": result.timed_out,
-                         "stdout": stdout, "stderr": stderr, "masked": len(result.hits)})
+                         "stdout": output, "masked": len(result.hits)})
 
 
 ACCESS_FIND = ToolSpec(

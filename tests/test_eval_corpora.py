@@ -1,0 +1,137 @@
+"""The corpora harness (evals/corpora): the converters write source trees only, every committed
+question set is checkable, gold is what the exporter wrote, and one small run goes end to end
+through the real stack with its baselines."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from muninn.evals.corpora import docbook, harness, locomo_notes, report, sources
+from muninn.evals.corpora import questions as qmod
+
+PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
+<div id="banner">Download the ebook</div><ul class="docnav"><li>Prev</li></ul>
+<div class="section"><h2 class="title">9.5. <code>syslog</code> System Events</h2>
+<div class="toc">9.5.1. Principle</div><a class="indexterm" id="x"></a>
+<h3 class="title">9.5.1. Principle and Mechanism</h3><p>The rsyslogd daemon reads /etc/rsyslog.conf and pg_dump.</p>
+<pre>*.crit;kern.none  /var/log/crit</pre>
+<h4>9.5.1.1. Deeper</h4><p>Nested text.</p></div></body></html>"""
+
+
+def test_docbook_page_keeps_headings_and_drops_navigation() -> None:
+    title, md = docbook.page_markdown(PAGE)
+    assert title == "syslog System Events"
+    assert md.startswith("# syslog System Events\n")
+    assert "## Principle and Mechanism" in md and "### Deeper" in md
+    for noise in ("Download the ebook", "Prev", "9.5.1. Principle\n", "9.5.1."):
+        assert noise not in md
+    assert "pg_dump" in md and "pg\\_dump" not in md            # notes are not markdown-escaped
+    assert "```\n*.crit;kern.none  /var/log/crit\n```" in md     # code stays fenced, verbatim
+    assert docbook.chapter_of(PAGE) == "Unix Services"
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("9.5.1. Principle and Mechanism", "Principle and Mechanism"),
+    ("Chapter 9. Unix Services", "Unix Services"),
+    ("26.1. SQL Dump", "SQL Dump"),
+    ("B.2. Something", "Something"),
+    ("pg_dump", "pg_dump"),
+    ("  spaced\n  title ", "spaced title"),
+])
+def test_section_numbers_leave_headings(raw: str, clean: str) -> None:
+    assert docbook.clean_title(raw) == clean
+
+
+def test_locomo_converter_writes_one_dated_source_note_per_turn(tmp_path) -> None:
+    conv = {"speaker_a": "Caroline", "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to a support group."},
+                          {"speaker": "Melanie", "dia_id": "D1:2", "text": "Nice!", "blip_caption": "a cake"}],
+            "qa": [{"question": "When?", "evidence": ["D1:1"], "category": 2},
+                   {"question": "Adversarial", "evidence": ["D1:2"], "category": 5},
+                   {"question": "Two turns", "evidence": ["D1:2; D1:1"], "category": 1}]}
+    files = locomo_notes.convert(conv, tmp_path)
+    assert [f.relative_to(tmp_path).as_posix() for f in files] == ["session-01/turn-001.md", "session-01/turn-002.md"]
+    text = files[0].read_text()
+    assert text.startswith("---\ndate: 2023-05-08\n---\n# Caroline, 8 May 2023 at 1:56 PM (session 1)\n")
+    assert "content_hash" not in text and "breadcrumb" not in text      # a source note, not a fact file
+    assert "[shares a photo: a cake]" in files[1].read_text()
+    qs = locomo_notes.questions(conv, "t").questions
+    assert [q.label for q in qs] == ["temporal", "multi-hop"]
+    assert qs[1].files == ["session-01/turn-001.md", "session-01/turn-002.md"]
+
+
+@pytest.mark.parametrize("fields, ok", [
+    ({"answer": "some text"}, True),
+    ({"files": ["a.md"]}, True),
+    ({"expect": ["x/y"]}, True),
+    ({}, False),
+    ({"answer": "some text", "files": ["a.md"]}, False),
+    ({"answer": "abc"}, False),                  # too short to be unique
+])
+def test_a_question_names_exactly_one_kind_of_gold(fields: dict, ok: bool) -> None:
+    if ok:
+        qmod.Question(id="q", kind="howto", question="why?", **fields)
+    else:
+        with pytest.raises(ValueError):
+            qmod.Question(id="q", kind="howto", question="why?", **fields)
+
+
+def test_check_flags_answers_that_are_missing_or_repeated(tmp_path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nThe port is\n   5432 by default.\n\nrepeat me\n")
+    (tmp_path / "b.md").write_text("# B\n\nrepeat me\n")
+    qs = qmod.QuestionSet(name="t", corpus="t", questions=[
+        qmod.Question(id="wrapped", kind="identifier", question="port?", answer="port is 5432 by default"),
+        qmod.Question(id="twice", kind="buried", question="which?", answer="repeat me"),
+        qmod.Question(id="absent", kind="buried", question="where?", answer="not in the tree"),
+    ])
+    problems = qmod.check(tmp_path, qs)
+    assert [p.split(":")[0] for p in problems] == ["twice", "absent"]
+
+
+@pytest.mark.parametrize("name", [n for n in sources.CORPORA if n not in ("debian-handbook", "postgresql")])
+def test_every_offline_corpus_builds_and_its_answers_are_unique(name: str, tmp_path) -> None:
+    built = sources.build(name, tmp_path)
+    assert built.questions.questions
+    if built.tree is not None:
+        assert qmod.check(built.tree, built.questions) == []
+
+
+@pytest.mark.parametrize("name", ["debian-handbook", "postgresql"])
+def test_documentation_question_sets_are_big_and_varied(name: str) -> None:
+    qs = qmod.load(qmod.QUESTIONS_DIR / f"{name}.yaml").questions
+    kinds = {q.kind for q in qs}
+    assert len(qs) >= 40 and {"identifier", "howto", "vocabulary", "buried", "near-duplicate"} <= kinds
+    assert all(q.answer for q in qs)
+
+
+def test_metrics_score_the_first_right_hit() -> None:
+    m = harness.metrics([0, 3, 9, None], [1.0, 2.0, 3.0, 4.0])
+    assert (m["hit@1"], m["hit@4"], m["hit@10"]) == (0.25, 0.5, 0.75)
+    assert m["MRR"] == pytest.approx((1 + 1 / 4 + 1 / 10) / 4) and m["p50_ms"] == 2.5
+    assert harness.first_rank(["a", "b", "c"], {"c", "z"}) == 2 and harness.first_rank(["a"], {"z"}) is None
+
+
+@pytest.mark.integration
+def test_the_harness_runs_end_to_end_on_the_fixture(stack, tmp_path) -> None:
+    built = sources.build("fixture", tmp_path)
+    runs = harness.run(stack.settings, {"fixture": built}, tmp_path / "work", say=lambda m: None)
+    (r,) = runs
+    assert r.facts >= 3 and r.questions == len(built.questions.questions)
+    assert set(r.variants) == {*harness.VARIANTS, *harness.BASELINES}
+    for name, m in r.variants.items():
+        for key in ("hit@1", "hit@4", "hit@10", "MRR"):
+            assert 0.0 <= m[key] <= 1.0 and not math.isnan(m[key]), (name, key)
+        assert m["hit@1"] <= m["hit@4"] <= m["hit@10"] and m["n"] == r.questions
+    # The baselines really ranked: on four plain questions over three notes they find something.
+    assert r.variants["dense baseline"]["hit@10"] > 0 and r.variants["BM25 baseline"]["hit@10"] > 0
+    assert r.variants["defaults"]["hit@10"] > 0
+    assert len(r.ranks) == r.questions * len(r.variants)
+    md = report.table(runs)
+    assert "| defaults |" in md and "*dense baseline*" in md
+    data = json.loads(report.write_json(runs, tmp_path / "c.json").read_text())
+    assert data[0]["name"] == "fixture"
+    assert report.plot(runs, tmp_path / "c.png").stat().st_size > 1000
