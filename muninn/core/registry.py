@@ -1,10 +1,12 @@
-"""The one registry: every source, rule, tool, doctor check, nightly job and after-sync hook comes
-through here, in llm's style (pluggy hooks; see muninn.core.hookspecs).
+"""The one registry: every source, redaction rule, MCP tool, doctor check, nightly job, workspace
+upgrade step and after-sync hook comes through here, in llm's style (pluggy hooks; see
+muninn.core.hookspecs).
 
 `BUILTIN` is the one list of muninn's own plugin modules. They are named, not imported, so core
-stays at the bottom of the import order; each module imports what it registers inside its hook,
-which keeps `muninn --help` fast and avoids loops. Outside plugins come in by the `muninn`
-entry-point group.
+stays at the bottom of the import order. A plugin module keeps its top-level imports light and
+imports what it registers inside the hook where that is heavy or would loop back (rules, tools),
+so whether a check or a hook runs never depends on which CLI module was imported. Outside plugins
+come in by the `muninn` entry-point group.
 """
 
 from __future__ import annotations
