@@ -7,6 +7,9 @@ Every case is judged with INJECTED as the entry's variables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 INJECTED = ("JIRA_API_TOKEN", "GRAFANA_USER", "GRAFANA_PASSWORD")
 
 REFUSED: dict[str, list[str]] = {
@@ -132,6 +135,13 @@ REFUSED: dict[str, list[str]] = {
         "ping -c1 -f host",
         "dig -fbatch.txt",
         "curl -- https://example.com",
+        'curl --url https://example.com',
+        "curl --header='X: 1' https://example.com",
+        "git ls-remote 'https://example.com/r.git' '--upload-pack=id'",
+        '/usr/bin//curl https://example.com',
+        '/usr/bin/./curl https://example.com',
+        'CURL https://example.com',
+        'kubectl get pods --context="$JIRA_API_TOKEN"',
         "kubectl get -- pods",
     ],
     "program-running and config-reading options": [
@@ -230,6 +240,19 @@ REFUSED: dict[str, list[str]] = {
         "/usr/bin/../../tmp/curl https://example.com",
         "docker run alpine",
         "docker -H tcp://evil:2375 version",
+        'curl -sS https://example.com --next -o /tmp/y https://example.org',
+        'ssh host -t -t bash',
+        'aws --debug sts get-caller-identity',
+        'az rest --method get --url https://management.azure.com/',
+        'helm status r --show-resources',
+        'openssl s_client -connect x:443 -ign_eof',
+        'ping -c 1 -p ff host',
+        'nc -z host 22 -e /bin/sh',
+        'redis-cli -h x ping --rdb /tmp/x',
+        'sudo -k true -u root',
+        'hostname -F /tmp/name',
+        'hostname newname',
+        'date 010101012020',
     ],
     "verb smuggling": [
         "kubectl --username get delete pod x",
@@ -427,6 +450,10 @@ REFUSED: dict[str, list[str]] = {
         "ssh -o UserKnownHostsFile=/tmp/k host true",
         "ssh -o StrictHostKeyChecking=accept-new host true",
         "ssh -o StrictHostKeyChecking=no host true",
+        "ssh -o stricthostkeychecking=no host true",
+        "ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/tmp/k host true",
+        "ssh -o StrictHostKeyChecking=no -o GlobalKnownHostsFile=/dev/null host true",
+        "ssh -o UserKnownHostsFile=/dev/null,/tmp/k -o StrictHostKeyChecking=no host true",
         "ssh -o ControlMaster=yes -o ControlPath=/tmp/c host true",
         "ssh -M -S /tmp/c host true",
         "ssh -L 8080:localhost:80 host true",
@@ -514,6 +541,10 @@ REFUSED: dict[str, list[str]] = {
         "ssh host '{hostname,id}'",
         "ssh host 'true' '|' 'id'",
         "ssh host '$SHELL'",
+        "ssh -T host 'sudo -k true' x",
+        'ssh host \'curl -H "X: $Y" https://example.com\'',
+        "ssh host 'kubectl get secret db -o=jsonpath={.data}'",
+        "ssh host 'git ls-remote ext::id'",
         "ssh host 'echo $HOME'",
         "ssh host echo -e x",
         "ssh host 'exit 1; id'",
@@ -597,6 +628,8 @@ ALLOWED_PROOFS: list[str] = [
     "ssh vm1 'sudo -k true'",
     "ssh vm1 df -h /",
     "ssh -o BatchMode=yes pve1 'cat /etc/os-release'",
+    "ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes vm1 true",
+    "ssh -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=accept-new vm1 hostname",
     "ssh bastion 'kubectl get nodes'",
     "git ls-remote https://git.example.com/infra.git",
     "git ls-remote --heads git@github.com:org/infra.git",
@@ -653,3 +686,21 @@ ALLOWED_PROOFS: list[str] = [
     "ssh host date -u",
     "mysqladmin ping -h db.example.com -P 3306 --connect-timeout 3",
 ]
+
+
+def generated(tools: Mapping[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """(command, tool) cases built from the specs themselves, each of which must be refused:
+    every abbreviation of every listed long option (that is not itself listed), every global value
+    flag placed before the verb without its value (so the verb would become its value), and
+    unlisted options on every verb."""
+    specs = [(name, verb, {**tool.flags, **spec.flags}) for name, tool in tools.items()
+             for verb, spec in tool.verbs.items()]
+    prefixes = [(f"{t} {' '.join(v)} {flag[:cut]}".replace("  ", " "), t)
+                for t, v, flags in specs for flag in flags if flag.startswith("--")
+                for cut in range(3, len(flag)) if flag[:cut] not in flags]
+    smuggled = [(f"{t} {flag} {' '.join(v)} delete x", t)
+                for t, v, _ in specs if v for flag, spec in tools[t].flags.items() if spec.value is not None]
+    unknown = [(f"{t} {flag} {' '.join(v)}".replace("  ", " "), t) for t, v, _ in specs
+               for flag in ("--frobnicate", "-Z", "--config=/tmp/x", "--kubeconfig", "-F")]
+    return {"abbreviated long option": prefixes, "value flag before the verb, without its value": smuggled,
+            "unlisted option": unknown}

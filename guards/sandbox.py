@@ -2,6 +2,7 @@
 
     argv = wrap(script)           # ["bwrap", ...] / ["unshare", ...] / ["bash", "-c", script]
     text = line(script)           # the same as one bash line, for runners that take a script
+    text = script(setup_and_command)   # only the last line (the judged command) in the sandbox
     kind, detail = status()       # for `muninn doctor`
 
 Two ways, the first that works on this machine (probed once, by checking that a fresh temp
@@ -95,6 +96,15 @@ def line(script: str, mode: str = "auto") -> str:
     sweep injects are expanded by the sandboxed bash, never by the outer one or in any argv."""
     argv = wrap(script, mode)
     return script if argv[:2] == ["bash", "-c"] else "exec " + shlex.join(argv)
+
+
+def script(text: str, mode: str = "auto") -> str:
+    """A sweep script (setup steps, then the judged command as its last line) with only that last line in
+    the sandbox: the setup steps are the owner's own env scripts and switches (`az account set` writes its
+    profile), run as before; the command is what the guard judged, and what a guard miss would be."""
+    setup, _, command = text.rpartition("\n")
+    wrapped = line(command, mode)
+    return f"{setup}\n{wrapped}" if setup else wrapped
 
 
 def status(mode: str = "auto") -> tuple[str | None, str]:

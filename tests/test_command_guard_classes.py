@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from muninn.core import config
-from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED
+from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
 from muninn.guards import command_guard
 from muninn.guards.shell_words import ShellRefusal, split
 from muninn.plugins.access import sweep
@@ -152,3 +152,22 @@ def test_dry_run_prints_the_verdict_the_sweep_acts_on(every_case) -> None:
             assert result.status == "missing", (result.command, result.reason)
         else:
             assert (result.status, result.reason) == ("skipped", f"guard refused: {item['verdict']}")
+
+
+# --- generated from the specs: every tool, every listed option ------------------------------------------
+GENERATED = generated(command_guard.TOOLS)
+PREFIXES, SMUGGLED, UNKNOWN = GENERATED.values()
+
+
+def test_generated_tables_are_broad() -> None:
+    assert len(PREFIXES) > 500 and len(SMUGGLED) > 100 and len(UNKNOWN) > 300
+
+
+# One test per tool and class (thousands of commands): each must be refused.
+@pytest.mark.parametrize("cls, tool", [(c, t) for c in GENERATED for t in command_guard.TOOLS])
+def test_generated_cases_are_refused(cls: str, tool: str) -> None:
+    commands = [c for c, t in GENERATED[cls] if t == tool]
+    allowed = [c for c in commands if command_guard.check(c, INJECTED).allowed]
+    assert not allowed, allowed
+    if cls == "abbreviated long option":
+        assert all("allow-list" in command_guard.check(c, INJECTED).reason for c in commands)

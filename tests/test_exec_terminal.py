@@ -12,6 +12,7 @@ import os
 import pty
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -95,16 +96,20 @@ TERMINAL_WAYS = [
 ]
 
 
+FRONTS = {"secret-exec": "secret exec term-token", "access-exec": "access exec box"}
+
+
+@pytest.mark.parametrize("front", FRONTS)
 @pytest.mark.parametrize(("setup", "trick"), [c if hasattr(c, "marks") else pytest.param(*c[1:], id=c[0])
                                               for c in TERMINAL_WAYS])
-def test_no_way_to_the_terminal(vault: Vault, tmp_path: Path, setup: str, trick: str) -> None:
+def test_no_way_to_the_terminal(vault: Vault, tmp_path: Path, setup: str, trick: str, front: str) -> None:
     env = _env(vault)
-    # The control: the same trick from a shell that holds the value does reach the screen.
-    shown = under_pty(f"{setup}{trick}; sleep 0.5; echo END", {**env, VAR: SECRET}, tmp_path)
-    assert SECRET.encode() in shown, f"control did not reach the terminal: {shown!r}"
+    if front == "secret-exec":  # the control, once per trick: from a shell that holds the value it reaches the screen
+        shown = under_pty(f"{setup}{trick}; sleep 0.5; echo END", {**env, VAR: SECRET}, tmp_path)
+        assert SECRET.encode() in shown, f"control did not reach the terminal: {shown!r}"
     # Through muninn: the command ran to its end, and the value never appeared on the terminal.
     child = f"{trick}; sleep 0.5; echo END"
-    shown = under_pty(f"{setup}{MUNINN} secret exec term-token -- bash -c {shlex.quote(child)}", env, tmp_path)
+    shown = under_pty(f"{setup}{MUNINN} {FRONTS[front]} -- bash -c {shlex.quote(child)}", env, tmp_path)
     assert b"END" in shown, shown
     assert SECRET.encode() not in shown, shown
     assert SECRET[:8].encode() not in shown, shown
@@ -292,3 +297,27 @@ def test_shell_printed_forms_are_masked(value: str, prints: str) -> None:
     text = out.getvalue().decode()
     assert "END" in text and "[REDACTED:odd]" in text, text
     assert value not in text and value[:9] not in text, text
+
+
+# --- signals: the child has its own session, so muninn passes the ones meant for it on -----------
+
+@pytest.mark.parametrize("sig", ["TERM", "HUP", "INT"])
+def test_signals_to_muninn_reach_the_child(vault: Vault, tmp_path: Path, sig: str) -> None:
+    # Readiness through a file: the masker holds back a short "ready" line until more output comes.
+    ready = tmp_path / "ready"
+    child = f'trap "echo got-{sig}; exit 3" {sig}; touch {shlex.quote(str(ready))}; sleep 30'
+    proc = subprocess.Popen(["bash", "-c", f"exec {MUNINN} secret exec term-token -- bash -c {shlex.quote(child)}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(vault),
+                            # As at a terminal: a test runner started in the background ignores SIGINT,
+                            # and an ignored signal stays ignored in every process it starts.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists()
+    time.sleep(0.2)  # muninn sets its handlers right after starting the child
+    proc.send_signal(getattr(signal, f"SIG{sig}"))
+    started = time.monotonic()
+    rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 3 and f"got-{sig}".encode() in rest, rest
+    assert time.monotonic() - started < 10  # the child ended on the signal, not when its sleep ran out

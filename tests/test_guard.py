@@ -233,3 +233,38 @@ def test_doctor_reports_the_policy(tmp_path: Path, isolated_keyring: Path) -> No
     cfg.write_text(f"guard: {{policy: {bad}}}\n")
     (check,) = doctor_check.guard_policy(config.load(cfg))
     assert check.level == "fail" and f"{bad}:7" in check.detail
+
+
+AGENT_WITHOUT_TOOLS = BASE.replace("    tools: [recall_search, recall_read, recall_remember]\n", "")
+
+
+@pytest.mark.parametrize("policy_text", [
+    AGENT_WITHOUT_TOOLS,
+    AGENT_WITHOUT_TOOLS.replace("    remember_to: raven\n", ""),   # no remember area needed without recall_remember
+])
+def test_an_agent_without_tools_gets_read_only_tools(tmp_path: Path, policy_text: str) -> None:
+    from muninn.plugins.mcp import registry
+
+    path = tmp_path / "policy.yaml"
+    path.write_text(policy_text)
+    raven = policy.load(path).profile("raven")
+    specs = registry.all_tools()
+    assert raven.tools == policy.AGENT_DEFAULT_TOOLS
+    for name in ("recall_access_exec", "recall_verify", "recall_remember"):
+        assert name not in raven.tools
+        assert not tool_guard.check_tool(raven, name).allowed
+    # Each default is, by its own annotations, a tool that only reads what muninn holds.
+    for name in raven.tools:
+        spec = specs[name]
+        assert spec.read_only and not spec.destructive and not spec.open_world and not spec.live, name
+    # ...and every tool that only reads that way is a default: the list is not short by accident.
+    closed = {n for n, s in specs.items() if s.read_only and not s.open_world and not s.live}
+    assert set(raven.tools) == closed
+
+
+@pytest.mark.parametrize("tool", ["recall_access_exec", "recall_verify", "recall_remember"])
+def test_tools_with_reach_are_given_to_an_agent_only_by_name(tmp_path: Path, tool: str) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text(BASE.replace("tools: [recall_search, recall_read, recall_remember]", f"tools: [{tool}]"))
+    raven = policy.load(path).profile("raven")
+    assert raven.tools == (tool,) and tool_guard.check_tool(raven, tool).allowed

@@ -80,3 +80,21 @@ def test_a_guard_miss_in_the_sweep_cannot_write(mode: str, written: bool, tmp_pa
     [result] = sweep.run(settings, sweep.plan(settings), env={"PATH": f"{fake}:/usr/bin:/bin"}, store=False)
     assert (tmp_path / "pwned").exists() is written
     assert result.status == "ok" and "host-1" in result.reason   # the proof itself still ran
+
+
+def test_setup_steps_run_as_before_and_only_the_judged_command_is_sandboxed(tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "hostname").write_text(f"#!/bin/sh\ntouch {tmp_path}/pwned\necho \"host-1 $FROM_SETUP\"\n")
+    (fake / "hostname").chmod(0o755)
+    (tmp_path / "env.sh").write_text(f"touch {tmp_path}/setup-ran\nexport FROM_SETUP=exported\n")
+    (tmp_path / "inventory.yaml").write_text(yaml.safe_dump([{"id": "h", "kind": "host", "verify": "hostname -f",
+                                                              "access": [f"source {tmp_path}/env.sh"]}]))
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"home": str(tmp_path / "ws"), "inventory": {"files": ["inventory.yaml"]},
+                                   "vault": {"key_name": f"vault:key:{tmp_path.name}"},
+                                   "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}}))
+    settings = config.load(cfg)
+    [result] = sweep.run(settings, sweep.plan(settings), env={"PATH": f"{fake}:/usr/bin:/bin"}, store=False)
+    assert (tmp_path / "setup-ran").exists() and not (tmp_path / "pwned").exists()
+    assert result.status == "ok" and "host-1 exported" in result.reason, result.reason

@@ -111,3 +111,16 @@ def test_steps_run_in_order_and_a_required_one_stops_until_done(tmp_path: Path,
         upgrade.ensure(home, said.append)                     # said again on every command
     marker.unlink()                                           # the command ran
     assert upgrade.ensure(home, said.append) == [] and ran == [3] and upgrade.read_format(home) == 3
+
+
+def test_first_commands_started_together_all_succeed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _old_workspace(home)
+    env = {**os.environ, "MUNINN_HOME": str(home)}
+    args = [sys.executable, "-m", "muninn", *_any_command(tmp_path)]
+    procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+             for _ in range(4)]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    assert all(code == 0 for code, _ in results), results
+    assert json.loads((home / "format.json").read_text())["format"] == upgrade.current()
+    assert not list(home.glob(".format.json*"))

@@ -47,10 +47,14 @@ AGENT_FORBIDDEN = frozenset({
     "privacy_resolve", "privacy_upsert", "download",
 })
 
-# Readers without `tools:` get these; owner and assistant get every registered tool.
-_AGENT_TOOLS = ("recall_search", "recall_read", "recall_list", "recall_remember", "recall_secret_find",
-              "recall_secret_show", "recall_secret_command", "recall_access_find", "recall_access_show",
-              "recall_access_exec", "recall_verify", "recall_status")
+# An agent profile without `tools:` gets the tools that only read: it is handed a shell's worth of
+# reach (recall_access_exec runs commands, recall_verify runs the proof sweep against live systems)
+# or a write into shared memory (recall_remember) only by a policy that names the tool.
+# tests/test_guard.py checks each of these against the tool's own read-only, closed-world annotations.
+AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
+    "recall_search", "recall_read", "recall_list", "recall_secret_find", "recall_secret_show",
+    "recall_secret_command", "recall_access_find", "recall_access_show", "recall_status",
+)
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
@@ -154,7 +158,7 @@ def _build(doc: yamlfile.Document) -> Policy:
             if area not in areas:
                 raise doc.error_at((*loc, "areas", area), f"unknown area {area!r}",
                                    fix=f"declare it under `areas:` (known: {', '.join(sorted(areas))})")
-        tools = tuple(r.tools) if r.tools is not None else _AGENT_TOOLS if r.kind == "agent" else tuple(known)
+        tools = tuple(r.tools) if r.tools is not None else AGENT_DEFAULT_TOOLS if r.kind == "agent" else tuple(known)
         for i, tool in enumerate(tools):
             tloc = (*loc, "tools", i)
             if r.kind == "agent" and tool in AGENT_FORBIDDEN:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +83,7 @@ def _stamp(home: Path, fmt: int) -> None:
     home.mkdir(parents=True, exist_ok=True)
     stamp = {"format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     file = Workspace(home).format_file
-    tmp = file.with_name(f".{file.name}.tmp")
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")     # two first commands at once must not share it
     tmp.write_text(json.dumps(stamp) + "\n")
     tmp.replace(file)
 

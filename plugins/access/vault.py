@@ -1,7 +1,7 @@
 """The vault as the CLI and the MCP server call it. Nothing here returns a value, except `get`,
 which refuses unless its caller says it is writing to a real terminal.
 
-    vault = Vault.open(settings)               # who = $MUNINN_WHO or the OS user
+    vault = Vault.open(settings)               # who = the OS user (from the uid), or the caller's name
     vault.find("token for jira")              # [metadata...], best first
     vault.show("jira-api-token")              # metadata + use + last verified
     exec_command_line("jira-api-token", ["curl", ...])   # the line an agent runs
@@ -73,7 +73,10 @@ class Vault:
             self._store.close()
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.paths.access_log, who=self.who, action=action, **fields)
+        # Every stored value that looks like a secret, and the patterns: a query may hold one.
+        access_log.write(self.settings.paths.access_log, who=self.who, action=action,
+                         scrub=lambda text: access_log.patterns_only(self.secrets.redactor().redact(text).text),
+                         **fields)
 
     # --- sync --------------------------------------------------------------------------------
     def sync(self, files: Sequence[Path] | None = None, dry_run: bool = False) -> SyncReport:

@@ -23,7 +23,7 @@ MAX_OUTPUT = 20_000
 
 
 def _inventory(session: GuardSession) -> Inventory:
-    return Inventory.open(session.settings, who=f"mcp:{session.profile.name}")
+    return Inventory.open(session.settings, who=f"mcp:{session.profile.name}", scrub=session.redactor.scrub_all)
 
 
 class FindParams(Params):
@@ -64,7 +64,9 @@ def exec_(session: GuardSession, p: ExecParams) -> Output:
     # written half to stdout and half to stderr is caught whole) and read in the order they were written.
     out = io.BytesIO()
     try:
-        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout)
+        # stdin_data=b"": the child reads EOF, never the MCP stream this server is reading.
+        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout,
+                                          stdin_data=b"")
     except PrerequisiteDown as down:
         raise Refused(f"{down.message}. Do not retry or debug credentials.") from None
     output = out.getvalue().decode(errors="replace")[-MAX_OUTPUT:]

@@ -15,7 +15,9 @@ class ReadParams(Params):
 
 def handle(session: GuardSession, p: ReadParams) -> Output:
     uri = session.require("recall_read", p.uri, "read")
-    text = session.client.read(uri)
+    # Scrub the whole text before cutting it: a value straddling the cut would otherwise leave its
+    # prefix behind, since the output redactor only knows whole values.
+    text = session.redactor.scrub(session.client.read(uri))
     cut = len(text) > p.max_chars
     body = session.label(text[: p.max_chars], uri)
     more = f"\n[… {len(text) - p.max_chars} more characters; raise max_chars]" if cut else ""

@@ -7,6 +7,9 @@ from pydantic import Field
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
+# What muninn itself sets in a hit; every other string field was written into the file.
+_OURS = frozenset({"uri", "date"})
+
 
 class SearchParams(Params):
     query: str = Field(min_length=1, max_length=1000, description="What to find, in plain words or an "
@@ -30,14 +33,17 @@ def handle(session: GuardSession, p: SearchParams) -> Output:
     blocks, data = [], []
     for i, hit in enumerate(hits, 1):
         untrusted = session.untrusted(hit["uri"])
-        snippet = session.label(hit["snippet"], hit["uri"])
         score = f"{hit['score']:.3f}" if isinstance(hit.get("score"), int | float) else "-"
         crumb, title = hit.get("breadcrumb") or "", hit.get("title") or ""
         # Export's breadcrumbs already end with the fact's own title: don't say it twice.
         where = crumb if title and crumb.endswith(title) else " › ".join(x for x in (crumb, title) if x)
         dated = f", {hit['date'][:10]}" if hit.get("date") else ""
-        blocks.append(f"[{i}] {hit['uri']} (score {score}{dated})" + (f"\n{where}" if where else "") + f"\n{snippet}")
-        data.append({**hit, "snippet": snippet, "untrusted": untrusted})
+        # Title, breadcrumb and snippet all come from the file: one label holds them all.
+        written = session.label("\n".join(x for x in (where, hit["snippet"]) if x), hit["uri"])
+        blocks.append(f"[{i}] {hit['uri']} (score {score}{dated})\n{written}")
+        fields = {k: session.label(v, hit["uri"]) if isinstance(v, str) and k not in _OURS else v
+                  for k, v in hit.items()}
+        data.append({**fields, "untrusted": untrusted})
     text = "\n\n".join(blocks) if blocks else f"No hits for {p.query!r} in this reader's areas."
     if warnings:  # never a silent fallback: a skipped stage is said in the result
         text += "\n\n" + "\n".join(f"warning: {w}" for w in warnings)
