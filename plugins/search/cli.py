@@ -17,7 +17,7 @@ from muninn.plugins.search import (
     keyword,
 )
 from muninn.plugins.search.flags import Switches, switch_flags
-from muninn.plugins.search.pipeline import Searcher, index_path
+from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.stages import SearchError, SearchResult
 
 app = typer.Typer()
@@ -133,7 +133,7 @@ def index_cmd(ctx: typer.Context,
     files are skipped (content hash), vanished ones are dropped.
     """
     s = settings(ctx)
-    path = index_path(s)
+    path = s.paths.search_index()
     with OpenViking.user(s) as client:
         stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
     out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}

@@ -41,7 +41,7 @@ from muninn.plugins.search.stages.vector import Vector
 from muninn.plugins.search.state import SearchState, Stage
 from muninn.plugins.search.vector import VectorSource
 
-__all__ = ["STAGES", "SWITCHES", "Searcher", "index_path", "rerank_text", "search"]
+__all__ = ["STAGES", "SWITCHES", "Searcher", "rerank_text", "search"]
 
 # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
 STAGES: tuple[Stage, ...] = (
@@ -50,15 +50,6 @@ STAGES: tuple[Stage, ...] = (
     Content(), Since(), Linear(), Rerank(), Recency(), Pin(), Cap(),
 )
 SWITCHES: tuple[Switch, ...] = tuple(s.switch for s in STAGES if s.switch is not None)
-
-
-def index_path(settings: Settings, account: str | None = None, user: str | None = None) -> Path:
-    """One keyword index per identity: it must hold only what that reader may read."""
-    if settings.search.index:
-        return settings.search.index.expanduser()
-    account = account or settings.openviking.account
-    user = user or settings.openviking.user
-    return settings.workspace / "search" / f"{account}.{user}.sqlite"
 
 
 class Searcher:
@@ -71,7 +62,7 @@ class Searcher:
         self.cfg = settings.search
         self.client = client or OpenViking.user(settings)
         self._own_client = client is None
-        path = Path(index) if index else index_path(settings)
+        path = Path(index) if index else settings.paths.search_index()
         self.index: keyword.KeywordIndex | None = None
         self.index_problem = ""
         try:
