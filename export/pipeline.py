@@ -218,19 +218,8 @@ class Configured:
         return area_dir(settings, self.area) / self.name
 
 
-def _relative(settings: Settings, p: Path) -> Path:
-    p = p.expanduser()
-    if p.is_absolute() or settings.source_file is None:
-        return p
-    return settings.source_file.parent / p
-
-
-def exports_root(settings: Settings) -> Path:
-    return _relative(settings, settings.export.out) if settings.export.out else settings.workspace / "exports"
-
-
 def area_dir(settings: Settings, area: str) -> Path:
-    return exports_root(settings) / area.removeprefix("viking://resources/")
+    return settings.paths.exports / area.removeprefix("viking://resources/")
 
 
 def configured(settings: Settings) -> list[Configured]:
@@ -248,7 +237,7 @@ def configured(settings: Settings) -> list[Configured]:
                                fix="give one of them a different `name:`")
         seen[(s.area, name)] = i
         sources.get(s.kind)
-        out.append(Configured(i, s.kind, _relative(settings, s.path), s.area, name, s.options))
+        out.append(Configured(i, s.kind, settings.paths.resolve(s.path), s.area, name, s.options))
     return out
 
 
@@ -258,19 +247,11 @@ def _doc(settings: Settings) -> yamlfile.Document:
     return yamlfile.Document(path=Path("muninn.yaml"), data={})
 
 
-def known_files(settings: Settings, extra: Iterable[Path] = ()) -> list[Path]:
-    """Every file whose values are redacted in `export all`: vault, guard, export, secrets sources."""
-    files = [*settings.vault.files, *settings.guard.secret_files, *settings.export.secret_files]
-    files = [_relative(settings, f) for f in files] + [Path(f) for f in extra]
-    files += [_relative(settings, s.path) for s in settings.sources if s.kind == "secrets"]
-    return list(dict.fromkeys(files))
-
-
 def run_all(settings: Settings, extra_secrets: Iterable[Path] = ()) -> dict[str, ExportReport]:
     """Export every configured source. All of them share one set of known values."""
     doc = _doc(settings)
     entries = configured(settings)
-    guards = Guards.from_files(known_files(settings, extra_secrets))
+    guards = Guards.from_files(settings.paths.known_secret_files(extra_secrets))
     reports: dict[str, ExportReport] = {}
     for c in entries:
         def validate(model: type, data: Any, _i: int = c.index) -> Any:

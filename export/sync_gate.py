@@ -45,9 +45,8 @@ class SyncGate:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SyncGate:
-        from muninn.export.pipeline import known_files
 
-        return cls.from_known(secret_values.collect(known_files(settings)))
+        return cls.from_known(secret_values.collect(settings.paths.known_secret_files()))
 
     def refused(self, root: Path, local: dict[str, bytes]) -> list[Dropped]:
         """Every file of `local` (relative path -> bytes under `root`) that may not be uploaded."""

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from muninn.core.errors import MuninnError
 from muninn.plugins.access import vault
+from muninn.plugins.access.injection import Secrets
 
 ACCESS = Path(__file__).resolve().parents[1] / "plugins" / "access"
 MODULES = sorted(ACCESS.glob("*.py"))
@@ -53,3 +55,14 @@ def test_the_three_old_packages_are_gone(old: str) -> None:
 @pytest.mark.parametrize("module", ["score", "query_words", "_FIELDS"])
 def test_scoring_is_not_part_of_the_vault_api(module: str) -> None:
     assert not hasattr(vault, module)
+
+
+@pytest.mark.parametrize("kw", [{"stdin": True}, {"env_name": "TOKEN"}])
+def test_one_secrets_options_refuse_several_secrets(kw: dict) -> None:
+    with pytest.raises(MuninnError, match="one secret"):
+        Secrets(None, ()).prepare(["a", "b"], **kw)
+
+
+def test_no_vault_means_nothing_injected_and_nothing_masked() -> None:
+    prepared = Secrets(None, ()).prepare([])
+    assert prepared.env == {} and prepared.stdin is None and prepared.mask("plain text") == "plain text"

@@ -135,3 +135,27 @@ def test_the_harness_runs_end_to_end_on_the_fixture(stack, tmp_path) -> None:
     data = json.loads(report.write_json(runs, tmp_path / "c.json").read_text())
     assert data[0]["name"] == "fixture"
     assert report.plot(runs, tmp_path / "c.png").stat().st_size > 1000
+
+
+def _run(name: str) -> harness.CorpusRun:
+    m = harness.metrics([0, None], [5.0, 7.0])
+    return harness.CorpusRun(name=name, origin="o", facts=2, questions=2, variants={"defaults": m,
+                             "BM25 baseline": m}, by_kind={"defaults": {"howto": 0.5}})
+
+
+def test_the_table_goes_between_the_markers_and_the_findings_around_it_stay(tmp_path) -> None:
+    md = tmp_path / "corpora.md"
+    md.write_text(f"# Title\n\nfindings before\n\n{report.BEGIN}\nold table\n{report.END}\n\nfindings after\n")
+    report.write_markdown([_run("a")], md, "cmd a")
+    text = md.read_text()
+    assert "old table" not in text and "findings before" in text and "findings after" in text
+    assert "| defaults | 0.500 | 0.500 | 0.500 | 0.500 | 6 |" in text and "| *BM25 baseline* |" in text
+    report.write_markdown([_run("b")], md, "cmd b")                  # a rerun replaces, never appends
+    assert md.read_text().count(report.BEGIN) == 1 and "### b" in md.read_text() and "### a" not in md.read_text()
+
+
+def test_runs_made_apart_merge_from_their_json(tmp_path) -> None:
+    report.write_json([_run("a")], tmp_path / "a.json")
+    report.write_json([_run("b")], tmp_path / "b.json")
+    merged = report.read_json(tmp_path / "a.json") + report.read_json(tmp_path / "b.json")
+    assert [r.name for r in merged] == ["a", "b"] and merged[0].variants["defaults"]["hit@1"] == 0.5

@@ -2,6 +2,7 @@
 
     python -m muninn.evals.corpora check [CORPUS ...]     answers unique in each converted tree
     python -m muninn.evals.corpora run [CORPUS ...] --out evals/results
+    python -m muninn.evals.corpora report RUN.json ... --out evals/results   (merge runs made apart)
 
 `run` needs the stack up (`muninn up`; MUNINN_CONFIG names it) and writes corpora.md (the tables),
 corpora.json (every rank) and corpora.png under --out. Exit 2 on a question set that fails its
@@ -20,22 +21,24 @@ from muninn.evals.corpora import harness, report, sources
 from muninn.evals.corpora import questions as qmod
 
 
-def _check(names: list[str], cache: Path | None) -> int:
+def _check(names: list[str], cache: Path | None) -> tuple[int, dict[str, sources.Built]]:
+    """Build each corpus and check its answers; (exit code, the built corpora)."""
     bad = 0
+    out = {}
     for name in names:
-        built = sources.build(name, cache)
+        built = out[name] = sources.build(name, cache)
         problems = qmod.check(built.tree, built.questions) if built.tree else []
-        print(f"{name}: {built.origin}; {len(built.questions.questions)} questions, "
-              f"{'ok' if not problems else f'{len(problems)} problem(s)'}")
+        verdict = "ok" if not problems else f"{len(problems)} problem(s)"
+        print(f"{name}: {built.origin}; {len(built.questions.questions)} questions, {verdict}", flush=True)
         for p in problems:
             print(f"  {p}")
         bad += len(problems)
-    return ExitCode.BAD_INPUT if bad else ExitCode.OK
+    return (ExitCode.BAD_INPUT if bad else ExitCode.OK), out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora", description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=["check", "run"])
+    ap.add_argument("command", choices=["check", "run", "report"])
     ap.add_argument("corpora", nargs="*",
                     help=f"default: {' '.join(sources.DEFAULT)}; all: {' '.join(sources.CORPORA)}")
     ap.add_argument("--cache", type=Path, help="downloads and converted trees (default ~/.cache/muninn/corpora)")
@@ -43,26 +46,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="export folders and keyword indexes (default <cache>/work)")
     ap.add_argument("--variants", nargs="+", choices=list(harness.VARIANTS), help="default: all")
     args = ap.parse_args(argv)
+    if args.command == "report":
+        runs = [r for f in args.corpora for r in report.read_json(Path(f))]
+        report.write_all(runs, args.out, "python -m muninn.evals.corpora run " + " ".join(r.name for r in runs))
+        print(report.table(runs))
+        return ExitCode.OK
     names = args.corpora or sources.DEFAULT
+    command = "python -m muninn.evals.corpora run " + " ".join(names)
     try:
-        if args.command == "check":
-            return _check(names, args.cache)
-        if code := _check(names, args.cache):
+        cache = args.cache or sources.cache_dir()
+        code, built = _check(names, cache)
+        if code or args.command == "check":
             return code
         settings = config.load()
-        cache = args.cache or sources.cache_dir()
-        built = {n: sources.build(n, cache) for n in names}
         runs = harness.run(settings, built, args.work or cache / "work", say=lambda m: print(m, file=sys.stderr),
-                           variants=args.variants)
+                           variants=args.variants, on_done=lambda so_far: report.write_all(so_far, args.out, command))
     except MuninnError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return getattr(exc, "exit_code", 1)
-    text = report.table(runs)
-    report.write_markdown(runs, args.out / "corpora.md", "python -m muninn.evals.corpora run " + " ".join(names))
-    report.write_json(runs, args.out / "corpora.json")
-    report.plot(runs, args.out / "corpora.png")
-    print(text)
-    return 0
+        return getattr(exc, "exit_code", ExitCode.CHECK_FAILED)
+    print(report.table(runs))
+    return ExitCode.OK
 
 
 if __name__ == "__main__":

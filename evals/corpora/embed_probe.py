@@ -92,6 +92,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("exports", type=Path, help="a folder of fact files (what `muninn export` wrote)")
     ap.add_argument("--sample", type=int, default=40)
+    ap.add_argument("--budget-only", action="store_true", help="only the token budget (no server needed)")
     args = ap.parse_args()
     settings = config.load()
     files = sorted(p for p in args.exports.rglob("*.md") if not any(s.startswith(".") for s in p.parts))
@@ -99,7 +100,9 @@ def main() -> None:
     tok.no_truncation()
     out = {"model": settings.embed.model, "budget": token_budget(files, tok, settings.embed.max_tokens)}
     step = max(len(files) // args.sample, 1)
-    out["find score by query text (1.000 = the stored text)"] = stored_text(files[::step][: args.sample], settings)
+    if not args.budget_only:
+        out["find score by query text (1.000 = the stored text)"] = stored_text(files[::step][: args.sample],
+                                                                                settings)
     print(json.dumps(out, indent=1))
 
 

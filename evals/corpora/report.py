@@ -54,6 +54,16 @@ def write_json(runs: list[CorpusRun], path: Path) -> Path:
     return path
 
 
+def read_json(path: Path) -> list[CorpusRun]:
+    return [CorpusRun(**r) for r in json.loads(path.read_text())]
+
+
+def write_all(runs: list[CorpusRun], out: Path, command: str) -> None:
+    write_markdown(runs, out / "corpora.md", command)
+    write_json(runs, out / "corpora.json")
+    plot(runs, out / "corpora.png")
+
+
 def plot(runs: list[CorpusRun], path: Path) -> Path:
     """hit@4 and hit@10 of every variant and baseline, one panel per corpus."""
     import matplotlib

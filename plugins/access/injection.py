@@ -85,7 +85,10 @@ class Secrets:
 
     def prepare(self, secret_ids: Collection[str], *, env_name: str | None = None, stdin: bool = False,
                 part: str | None = None) -> Injection:
-        """One run's injection. With `stdin` the (single) secret goes to the child's stdin, not its env."""
+        """One run's injection. `env_name` (a variable name) and `stdin` (the value on the child's stdin
+        instead of its env) are for one secret, as `secret exec` takes them."""
+        if (stdin or env_name) and len(secret_ids) != 1:
+            raise MuninnError("--env and --stdin name one secret's variable or value", fix="pass one secret id")
         if stdin:
             (secret_id,) = secret_ids
             return Injection({}, self.redactor(secret_ids), self.stdin_value(secret_id, part))
