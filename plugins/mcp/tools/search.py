@@ -30,7 +30,10 @@ def _search(session: GuardSession, query: str, target: str | None, k: int,
     # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
     result = session.searcher.search(query, k=max(k * 3, 12), target=target, **switches)
     hits = [h.to_dict() for h in result.hits if session.readable(h.uri)]
-    return hits[:k], list(result.warnings)
+    warnings = list(result.warnings)
+    if session.index_problem and session.index_problem not in warnings:
+        warnings.append(session.index_problem)
+    return hits[:k], warnings
 
 
 def handle(session: GuardSession, p: _SearchParams) -> Output:
