@@ -32,7 +32,7 @@ from muninn.guards.leak_gate import LeakGate
 from muninn.guards.mask import mask_bytes, masking_redactor
 from muninn.guards.patterns import PatternScanner
 from muninn.guards.redact import ENCODINGS, Redactor
-from muninn.guards.rules import RULES
+from muninn.guards.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "evals" / "results" / "security_export.md"
@@ -141,13 +141,13 @@ def measure(n: int) -> tuple[list[tuple], dict[str, object]]:
         e2e = _export_names(Path(tmp), dict(list(known.items())[:40]))
     _row(rows, "paths end to end: file, folder, heading, title → export → every path, id, ledger", *e2e)
 
-    rules = PatternScanner(rules=list(RULES.values()), use_ds=False)
+    rules = PatternScanner(rules=list(all_rules().values()), use_ds=False)
     caught = sum(any(s in t[x.start:x.end] for x in rules.scan(t)) for t, s in SHELL_CASES)
     _row(rows, "command-line passwords (sshpass, mysql, docker login, redis-cli, htpasswd, env)", len(SHELL_CASES),
          caught)
     caught = sum(any(s in t[x.start:x.end] for x in rules.scan(t)) for t, s in PROSE_CASES)
     _row(rows, "passwords in prose and other languages", len(PROSE_CASES), caught)
-    new = PatternScanner(rules=[RULES["shell-password"], RULES["prose-password"]], use_ds=False)
+    new = PatternScanner(rules=[all_rules()["shell-password"], all_rules()["prose-password"]], use_ds=False)
     _row(rows, "… their false-positive table (ordinary sentences; hidden = wrongly redacted)", len(FALSE_POSITIVES),
          sum(bool(new.scan(t)) for t in FALSE_POSITIVES))
 
@@ -217,7 +217,7 @@ def prose_false_redactions(known: dict[str, str]) -> dict[str, object]:
     known = {**known, **secret_values.collect([ROOT / "examples" / "secrets.yaml"])}
     files = [p for p in PROSE_FILES if p.is_file()]
     docs = [p.read_text(errors="replace") for p in files]
-    old_rules = [r for name, r in RULES.items() if name not in ("shell-password", "prose-password")]
+    old_rules = [r for name, r in all_rules().items() if name not in ("shell-password", "prose-password")]
     before = Redactor({v: i for v, i in known.items() if secret_values.is_secretish(v)},
                       scanner=PatternScanner(rules=old_rules))
     after = Redactor(known, patterns=True, encodings=ENCODINGS, views=True)

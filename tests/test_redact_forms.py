@@ -26,7 +26,7 @@ from muninn.guards.leak_gate import LeakGate
 from muninn.guards.mask import mask_bytes, masking_redactor
 from muninn.guards.patterns import PatternScanner
 from muninn.guards.redact import ENCODINGS, Redactor
-from muninn.guards.rules import RULES
+from muninn.guards.rules import all_rules
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +127,7 @@ def test_overlapping_values_are_all_hidden(known: dict[str, str], text: str, vie
 
 @pytest.fixture(scope="module")
 def rules_only() -> PatternScanner:
-    return PatternScanner(rules=list(RULES.values()), use_ds=False)
+    return PatternScanner(rules=list(all_rules().values()), use_ds=False)
 
 
 @pytest.mark.parametrize(("text", "secret"), SHELL_CASES + PROSE_CASES)
@@ -140,7 +140,7 @@ def test_pattern_only_password_forms(rules_only: PatternScanner, text: str, secr
 
 @pytest.mark.parametrize("text", FALSE_POSITIVES + PROSE)
 def test_new_rules_leave_ordinary_prose_alone(text: str) -> None:
-    new = PatternScanner(rules=[RULES["shell-password"], RULES["prose-password"]], use_ds=False)
+    new = PatternScanner(rules=[all_rules()["shell-password"], all_rules()["prose-password"]], use_ds=False)
     assert new.scan(text) == [], text
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, is_placeholder, register
+from muninn.guards.rules import Rule, is_placeholder
 
 # A shell word: single-quoted, double-quoted or bare.
 _WORD = r"(?:'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n]*)\"|(?P<bare>[^\s'\"`;|&<>()]+))"
@@ -34,7 +34,6 @@ _PATTERNS = (
 )
 
 
-@register
 class ShellPassword(Rule):
     name = "shell-password"
     patterns = _PATTERNS
