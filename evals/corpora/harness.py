@@ -135,9 +135,10 @@ def export_and_sync(settings: Settings, client: OpenViking, say: Say = print, tr
         except ServerError as exc:
             # A batch can outlast the client timeout while the server embeds on busy cores. Sync
             # converges on rerun (its manifest keeps what was confirmed), so rerun it as a user would.
-            if attempt == tries or "timed out" not in str(exc):
+            if attempt == tries or not any(w in str(exc) for w in ("timed out", "busy")):
                 raise
-            say(f"sync attempt {attempt} timed out; rerunning sync (it resumes from its manifest)")
+            say(f"sync attempt {attempt}: {exc}; waiting for indexing, then rerunning sync (it resumes)")
+            client.wait()      # the timed-out batch is still indexing: a write now would be refused as busy
     missing = sum(r.missing_after_wait for r in synced.values())
     return {"facts": sum(r.facts for r in reports.values()), "dropped": len(dropped), "missing": missing,
             "written": sum(r.written for r in synced.values())}
