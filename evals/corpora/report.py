@@ -19,8 +19,8 @@ def table(runs: list[CorpusRun]) -> str:
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         for name, m in r.variants.items():
             label = f"*{name}*" if name in BASELINES else name
-            lines.append(f"| {label} | {m['n']} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} "
-                         f"| {m['p50_ms']:.0f} |")
+            lines.append(f"| {label} | {m['n']} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} "
+                         f"| {m['MRR']:.3f} | {m['p50_ms']:.0f} |")
         kinds = sorted({k for v in r.by_kind.values() for k in v})
         if len(kinds) > 1:
             lines += ["", "hit@4 by kind of question:", "",
