@@ -1,15 +1,19 @@
 """The audit log: one JSON line per guarded call.
 
-Each line holds the time, profile, tool, the arguments (every string passed through the caller's
-redactor and capped, so no secret value or whole observation lands in the log), the decision,
-the reason and the duration. The file is created 0600 and appended to line by line: a crash
-loses at most the call in flight, and concurrent servers never interleave within a line.
+Each line holds the time, profile, tool, the arguments, the decision, the reason and the
+duration. Every string in it, argument keys included, passes the caller's scrubber (known values
+and patterns) before it is capped, so neither a secret nor the prefix of one a cap would cut
+lands in the log; the whole line is capped too. Line separators other than `\n` that JSON leaves
+raw (U+2028, U+2029, U+0085) are escaped, so any line reader sees one record per line. The file
+is created 0600 and appended to line by line: a crash loses at most the call in flight, and
+concurrent servers never interleave within a line.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,22 +21,47 @@ from pathlib import Path
 from typing import Any
 
 MAX_VALUE_CHARS = 200
+MAX_KEY_CHARS = 64
+MAX_LINE_CHARS = 4096
+SCRUB_MARGIN = 4096
+# Characters str.splitlines() (and many log readers) break a line at, which json.dumps leaves raw.
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+_SEPARATOR = re.compile("[\u2028\u2029\x85]")
 
 Scrub = Callable[[str], str]
 
 
+def _capped(text: str, scrub: Scrub, cap: int) -> str:
+    # Scrub before the cap, never after: a value the cap cuts is one the scrubber no longer knows. The
+    # scrubber sees the cap plus a margin that holds any secret starting inside the cap (a 4096-bit PEM
+    # key is ~3.3 KB), which bounds the pattern pass's cost on a 20,000-character observation.
+    size = len(text)
+    text = scrub(text[: cap + SCRUB_MARGIN])
+    return text if len(text) <= cap else text[:cap] + f"…[{max(size, len(text)) - cap} more chars]"
+
+
 def redact_arguments(arguments: Any, scrub: Scrub, cap: int = MAX_VALUE_CHARS) -> Any:
-    """Arguments with every string scrubbed and capped; structure, numbers and booleans are kept."""
+    """Arguments with every string, keys included, scrubbed and capped; structure, numbers and booleans kept."""
     if isinstance(arguments, dict):
-        return {str(k): redact_arguments(v, scrub, cap) for k, v in arguments.items()}
+        return {_capped(str(k), scrub, MAX_KEY_CHARS): redact_arguments(v, scrub, cap) for k, v in arguments.items()}
     if isinstance(arguments, list | tuple):
         return [redact_arguments(v, scrub, cap) for v in arguments]
     if isinstance(arguments, str):
-        text = scrub(arguments)
-        return text if len(text) <= cap else text[:cap] + f"…[{len(text) - cap} more chars]"
+        return _capped(arguments, scrub, cap)
     if arguments is None or isinstance(arguments, bool | int | float):
         return arguments
     return f"<{type(arguments).__name__}>"
+
+
+def encode(line: dict[str, Any]) -> bytes:
+    """One record as one line: separators escaped, and arguments summarised if the line is too long."""
+    text = json.dumps(line, ensure_ascii=False)
+    if len(text) > MAX_LINE_CHARS:
+        args = json.dumps(line["arguments"], ensure_ascii=False)
+        line = {**line, "arguments": {"_truncated": args[: MAX_LINE_CHARS // 2] + f"…[{len(args)} chars]"}}
+        text = json.dumps(line, ensure_ascii=False)
+    # backslashreplace: a lone surrogate from a JSON-RPC "\\ud800" is written as its escape, not a crash.
+    return (_SEPARATOR.sub(lambda m: _SEPARATORS[m.group(0)], text) + "\n").encode("utf-8", "backslashreplace")
 
 
 class AuditLog:
@@ -48,13 +77,13 @@ class AuditLog:
         line = {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "profile": profile,
-            "tool": tool,
+            "tool": _capped(tool, self.scrub, MAX_KEY_CHARS),   # the caller names the tool: it is an argument too
             "arguments": redact_arguments(arguments, self.scrub),
             "decision": decision,
-            "reason": self.scrub(reason),
+            "reason": _capped(reason, self.scrub, MAX_LINE_CHARS // 4),
             "duration_ms": round(duration_ms, 3),
         }
-        data = (json.dumps(line, ensure_ascii=False) + "\n").encode()
+        data = encode(line)
         with self._lock:
             os.write(self._fd, data)  # one write per line: O_APPEND keeps lines whole
         return line
@@ -66,4 +95,5 @@ class AuditLog:
 def read(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # split("\n"), not splitlines(): a record is exactly one "\n"-ended line whatever it holds.
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]

@@ -51,7 +51,9 @@ _BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/", "/
 # -o KEY=VALUE only (no spaces, no quotes), KEY compared the way ssh does (case-insensitively).
 _SSH_OPTIONS = {
     "batchmode": one_of("yes", "no"), "connecttimeout": INT, "connectionattempts": INT,
-    "stricthostkeychecking": one_of("yes"), "serveraliveinterval": INT, "serveralivecountmax": INT,
+    # no/accept-new add the host key to known_hosts: only with UserKnownHostsFile=/dev/null (checked in _ssh).
+    "stricthostkeychecking": one_of("yes", "no", "accept-new"), "userknownhostsfile": one_of("/dev/null"),
+    "serveraliveinterval": INT, "serveralivecountmax": INT,
     "loglevel": one_of("QUIET", "FATAL", "ERROR", "INFO", "quiet", "fatal", "error", "info"),
     "passwordauthentication": one_of("yes", "no"), "kbdinteractiveauthentication": one_of("yes", "no"),
     "preferredauthentications": one_of("publickey", "password", "keyboard-interactive", "publickey,password"),
@@ -60,7 +62,7 @@ _SSH_OPTIONS = {
 
 
 def _ssh_option(text: str) -> str | None:
-    m = re.fullmatch(r"([A-Za-z]+)=([A-Za-z0-9._@:,-]+)", text)
+    m = re.fullmatch(r"([A-Za-z]+)=([A-Za-z0-9._@:,/-]+)", text)
     if not m:
         return f"{text!r} is not KEY=VALUE (no spaces or quotes)"
     check = _SSH_OPTIONS.get(m.group(1).lower())
@@ -95,12 +97,17 @@ def _ssh(words: Sequence[Word]) -> None:
             continue
         if host is not None:
             break
-        if not _USER_HOST.fullmatch(word.text) or HOST(_USER_HOST.fullmatch(word.text).group(1)):  # type: ignore
+        target = _USER_HOST.fullmatch(word.text)
+        if target is None or HOST(target.group(1)):
             raise Refused(f"{word.text!r} is not [USER@]HOST")
         host = word.text
         i += 1
     if host is None:
         raise Refused("no host")
+    settings = {k.lower(): v for k, _, v in (o.partition("=") for o in options.get("-o", []))}
+    if settings.get("stricthostkeychecking", "yes") != "yes" and "userknownhostsfile" not in settings:
+        raise Refused("StrictHostKeyChecking other than yes writes ~/.ssh/known_hosts: add "
+                      "-o UserKnownHostsFile=/dev/null")
     remote = words[i:]
     if not remote:
         raise Refused("no remote command: would open an interactive session")

@@ -2,13 +2,17 @@
 
 Memory is history. An agent once recorded a "verification" of something due 14 hours later,
 and the thing it claimed had not happened then happened. So an observation whose time, or any
-explicit date or timestamp in its text, lies after now is refused with the reason, unless the
-caller marks it as a plan. So is wording that can only point after now: "tomorrow", "next Monday",
-"later today", "14 hours from now".
+explicit date or timestamp in its text, title or tags, lies after now is refused with the reason,
+unless the caller marks it as a plan. So is wording that can only point after now (date_words.py):
+"tomorrow", "tmrw", "next Monday", "in two days", "48h from now", "the week after next". So is an
+observation_at before the account existed: nothing was observed there then.
 
-Ambiguous wording is let through: "in 3 hours" is as often a duration ("the restore finished in
-3 hours"), "tonight" may be this very night, and a bare "on Monday" or "at 18:00" is as often
-the past one. A check that refused those would refuse ordinary incident write-ups.
+Dates are read in the forms people write them: ISO, `2027/03/01`, `01.03.2027` (both day-first and
+month-first; the earliest reading counts), and named months with ordinals, "of" and other languages
+("the 1st of March 2027", "March the 1st, 2027", "1er mars 2027", "1. März 2027", "March 2027"), the
+named ones resolved by dateparser. Ambiguous wording is let through: "finished in 3 hours" is a
+duration, "tonight" may be this very night, and a bare "on Monday", "at 18:00" or "in March" is as
+often the past one. A check that refused those would refuse ordinary incident write-ups.
 """
 
 from __future__ import annotations
@@ -17,26 +21,27 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
-# Clocks drift a little between the agent's host and ours; more than this is a claim about later.
-SKEW = timedelta(minutes=5)
+from muninn.guards.date_words import SKEW, ahead_words
 
-_MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
-_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})\b")
-_MDY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
-_UNIT = {"minute": timedelta(minutes=1), "hour": timedelta(hours=1), "day": timedelta(days=1),
-         "week": timedelta(weeks=1), "month": timedelta(days=28), "year": timedelta(days=365)}
-_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-          "seventeen eighteen nineteen twenty").split()
-_COUNT = {"a": 1, "an": 1, "a few": 3, "several": 3, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-          **{w: i for i, w in enumerate(_WORDS, start=1)}}
-_COUNTS = "|".join(sorted(_COUNT, key=len, reverse=True)).replace(" ", r"\s+")   # longest first: "a few"
-_FROM_NOW = re.compile(rf"\b(\d+|{_COUNTS})\s+({'|'.join(_UNIT)})s?\s+from\s+now\b", re.I)
-_AHEAD = re.compile(
-    r"\b(?:tomorrow|(?:the\s+)?day\s+after\s+tomorrow|later\s+today|"
-    r"(?:next|this\s+coming)\s+(?:week|weekend|month|quarter|year|monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday))\b", re.I)
+_YMD = re.compile(r"\b(\d{4})([/.])(\d{1,2})\2(\d{1,2})\b")
+_NUMERIC = re.compile(r"\b(\d{1,2})([/.-])(\d{1,2})\2(\d{4})\b")     # day-first or month-first
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+_ORDINAL = {w: i for i, w in enumerate(_ORDINALS, start=1)}
+_ORDINAL.update({f"twenty-{w}": 20 + i for i, w in enumerate(_ORDINALS[:9], start=1)})
+_ORDINAL.update({"thirtieth": 30, "thirty-first": 31})
+_DAY = rf"(?:\d{{1,2}}(?:st|nd|rd|th|er|e|º|\.)?|{'|'.join(sorted(_ORDINAL, key=len, reverse=True))})"
+_NAME = r"[^\W\d_]{3,12}\.?"
+_NAMED = re.compile(
+    rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+|de\s+)?{_NAME},?\s+(?:de\s+)?\d{{4}}\b"      # the 1st of March 2027
+    rf"|\b{_NAME}\s+(?:the\s+)?{_DAY},?\s+\d{{4}}\b"                                 # March the 1st, 2027
+    rf"|\b{_NAME}\s+(?:of\s+)?\d{{4}}\b", re.I)                                       # March 2027
+_NOT_MONTHS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun "
+    "and for since from until version release build".split())
+# dateparser's languages: more of them cost start-up time (~0.3 s each, once per process).
+_LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pt"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,24 @@ def _tz(text: str | None) -> tzinfo:
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
-def _month(name: str) -> int | None:
-    return _MONTHS.get(name[:3].lower())
+def _named(span: str) -> datetime | None:
+    """The first moment a date with a named month can mean, through dateparser; None if it is not one."""
+    import dateparser  # ~1 s to import with its language data: only when a text names a month
+
+    words = span.split()
+    if any(w.lower().strip(".,") in _NOT_MONTHS for w in words):
+        return None
+    text = " ".join(str(_ORDINAL.get(w.lower(), w)) for w in words if w.lower() != "the")
+    parsed = dateparser.parse(text, languages=_LANGUAGES, settings={
+        "PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"], "RETURN_AS_TIMEZONE_AWARE": False})
+    return parsed.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC) if parsed else None
+
+
+def _day(y: int, mo: int, d: int) -> datetime | None:
+    try:
+        return datetime.combine(date(y, mo, d), time(), UTC)
+    except ValueError:
+        return None
 
 
 def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
@@ -70,27 +91,17 @@ def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
                 out.append((m.group(0), moment, False))
         except ValueError:
             continue
-    for rx, order in ((_DMY, "dmy"), (_MDY, "mdy")):
-        for m in rx.finditer(text):
-            a, b, y = m.groups()
-            day, mon = (a, b) if order == "dmy" else (b, a)
-            month = _month(mon)
-            if month is None:
-                continue
-            try:
-                out.append((m.group(0), datetime.combine(date(int(y), month, int(day)), time(), UTC), True))
-            except ValueError:
-                continue
-    return out
-
-
-def ahead_words(text: str) -> list[str]:
-    """Wording that can only mean a moment after the one it is written in, as written."""
-    out = [m.group(0) for m in _AHEAD.finditer(text)]
-    for m in _FROM_NOW.finditer(text):
-        n = int(m.group(1)) if m.group(1).isdigit() else _COUNT[" ".join(m.group(1).lower().split())]
-        if n * _UNIT[m.group(2).lower()] > SKEW:
-            out.append(m.group(0))
+    for m in _YMD.finditer(text):
+        if (day := _day(int(m.group(1)), int(m.group(3)), int(m.group(4)))) is not None:
+            out.append((m.group(0), day, True))
+    for m in _NUMERIC.finditer(text):
+        a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        readings = [r for r in (_day(y, b, a), _day(y, a, b)) if r is not None]
+        if readings:
+            out.append((m.group(0), min(readings), True))
+    for m in _NAMED.finditer(text):
+        if (day := _named(m.group(0))) is not None:
+            out.append((m.group(0), day, True))
     return out
 
 
@@ -101,9 +112,14 @@ def parse_when(value: str) -> datetime:
 
 
 def check_observation(text: str, observed_at: datetime | None = None, *, plan: bool = False,
-                      now: datetime | None = None) -> DateDecision:
-    """Refuse an observation that claims a time after `now` (the earliest reading of each date counts)."""
+                      now: datetime | None = None, not_before: datetime | None = None) -> DateDecision:
+    """Refuse an observation that claims a time after `now` (the earliest reading of each date counts),
+    or an `observed_at` before `not_before` (when the account it is recorded in was created)."""
     now = now or datetime.now(UTC)
+    if observed_at is not None and not_before is not None and observed_at < not_before - SKEW:
+        return DateDecision(False, f"observed_at {observed_at.isoformat()} is before this account was created "
+                                   f"({not_before.isoformat()}): nothing was observed here then; "
+                                   "give the time it was actually observed")
     if plan:
         return DateDecision(True, "marked as a plan: future dates are allowed")
     if observed_at is not None and observed_at > now + SKEW:

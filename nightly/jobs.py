@@ -1,4 +1,5 @@
-"""The job registry and the shared context every job gets."""
+"""What a nightly job is given and returns. Jobs are registered through the `register_jobs` hook
+(muninn.nightly.plugin for the built-in ones, in the order they run)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,6 @@ class JobResult:
 @dataclass
 class Context:
     settings: Settings
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 JobFn = Callable[[Context], JobResult]
-JOBS: dict[str, JobFn] = {}
-
-
-def job(name: str) -> Callable[[JobFn], JobFn]:
-    def register(fn: JobFn) -> JobFn:
-        JOBS[name] = fn
-        return fn
-    return register

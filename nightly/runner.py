@@ -8,25 +8,24 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from muninn.core import registry
 from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
-from muninn.nightly import acl_drift, completeness, skills, snapshots, verify  # noqa: F401  (register jobs)
-from muninn.nightly.jobs import JOBS, Context, JobResult
-
-ORDER = ("acl-drift", "skills-drift", "leak-gate", "completeness", "verify")
+from muninn.nightly.jobs import Context, JobResult
 
 
 def run(settings: Settings, only: list[str] | None = None) -> list[JobResult]:
-    names = only or [n for n in ORDER if n in JOBS] + [n for n in JOBS if n not in ORDER]
-    unknown = [n for n in names if n not in JOBS]
+    jobs = registry.jobs()
+    names = only or list(jobs)
+    unknown = [n for n in names if n not in jobs]
     if unknown:
-        raise MuninnError(f"unknown nightly job(s): {', '.join(unknown)}", fix=f"known: {', '.join(JOBS)}")
+        raise MuninnError(f"unknown nightly job(s): {', '.join(unknown)}", fix=f"known: {', '.join(jobs)}")
     results = []
     ctx = Context(settings)
     for name in names:
         t = time.perf_counter()
         try:
-            result = JOBS[name](ctx)
+            result = jobs[name](ctx)
         except MuninnError as exc:  # a job's domain error is its failure reason, not the run's end
             result = JobResult(name, False, str(exc))
         result.seconds = round(time.perf_counter() - t, 2)
@@ -35,7 +34,7 @@ def run(settings: Settings, only: list[str] | None = None) -> list[JobResult]:
 
 
 def save(settings: Settings, results: list[JobResult]) -> Path:
-    folder = settings.workspace / "nightly"
+    folder = settings.paths.nightly_reports
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
     path.write_text(json.dumps(report(results), indent=2))

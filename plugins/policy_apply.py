@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 
 from muninn.core import accounts, credentials
 from muninn.core.client import OpenViking
@@ -97,6 +98,15 @@ def apply(settings: Settings, policy: Policy, say: Say = print) -> ApplyReport:
                 ensured = accounts.ensure_user(root, ring, account, p.user, role="admin" if i == 0 else "user")
                 say(f"{account}/{p.user}: {ensured.action}")
                 report.users.append({"reader": p.name, **asdict(ensured)})
+            # The server's creation time when it lists one; else now, for an account created just now.
+            # An account that existed before with no server time gets no record: the check then has
+            # nothing to go on, rather than a guess that would refuse true observations.
+            created = accounts.server_created_at(root, account)
+            if created is None and any(u["account"] == account and u["action"] == "created account"
+                                       for u in report.users):
+                created = datetime.now(UTC)
+            if created is not None:
+                accounts.record_created(settings.workspace, account, created)
             root.enable_acl(account)
             with _admin(settings, profiles) as admin:
                 areas = sorted({a for p in profiles for a in p.areas})

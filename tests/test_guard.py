@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from muninn.cli import app
-from muninn.core import policy
+from muninn.core import policy, registry
 from muninn.core.errors import ConfigError
 from muninn.guards import audit, dates
 from muninn.guards import tools as tool_guard
@@ -80,7 +80,7 @@ def test_default_agent_tools_exclude_nothing_forbidden(tmp_path: Path) -> None:
     path.write_text(BASE.replace("    tools: [recall_search, recall_read, recall_remember]\n", ""))
     raven = policy.load(path).profile("raven")
     assert not set(raven.tools) & policy.AGENT_FORBIDDEN
-    assert set(raven.tools) <= set(policy.TOOLS)
+    assert set(raven.tools) <= set(registry.tool_access())
 
 
 def test_unknown_profile_is_a_config_error(pol: policy.Policy) -> None:
@@ -121,7 +121,7 @@ def test_a_crashing_check_is_a_deny(pol: policy.Policy) -> None:
 
 def test_visible_tools_come_from_the_same_check(pol: policy.Policy) -> None:
     raven = pol.profile("raven")
-    shown = tool_guard.visible_tools(raven, frozenset(policy.TOOLS))
+    shown = tool_guard.visible_tools(raven, frozenset(registry.tool_access()))
     assert shown == [t for t in raven.tools if tool_guard.check_tool(raven, t).allowed]
     assert tool_guard.visible_tools(raven, frozenset({"recall_read"})) == ["recall_read"]
 
@@ -233,3 +233,38 @@ def test_doctor_reports_the_policy(tmp_path: Path, isolated_keyring: Path) -> No
     cfg.write_text(f"guard: {{policy: {bad}}}\n")
     (check,) = doctor_check.guard_policy(config.load(cfg))
     assert check.level == "fail" and f"{bad}:7" in check.detail
+
+
+AGENT_WITHOUT_TOOLS = BASE.replace("    tools: [recall_search, recall_read, recall_remember]\n", "")
+
+
+@pytest.mark.parametrize("policy_text", [
+    AGENT_WITHOUT_TOOLS,
+    AGENT_WITHOUT_TOOLS.replace("    remember_to: raven\n", ""),   # no remember area needed without recall_remember
+])
+def test_an_agent_without_tools_gets_read_only_tools(tmp_path: Path, policy_text: str) -> None:
+    from muninn.plugins.mcp import registry
+
+    path = tmp_path / "policy.yaml"
+    path.write_text(policy_text)
+    raven = policy.load(path).profile("raven")
+    specs = registry.all_tools()
+    assert raven.tools == policy.AGENT_DEFAULT_TOOLS
+    for name in ("recall_access_exec", "recall_verify", "recall_remember"):
+        assert name not in raven.tools
+        assert not tool_guard.check_tool(raven, name).allowed
+    # Each default is, by its own annotations, a tool that only reads what muninn holds.
+    for name in raven.tools:
+        spec = specs[name]
+        assert spec.read_only and not spec.destructive and not spec.open_world and not spec.live, name
+    # ...and every tool that only reads that way is a default: the list is not short by accident.
+    closed = {n for n, s in specs.items() if s.read_only and not s.open_world and not s.live}
+    assert set(raven.tools) == closed
+
+
+@pytest.mark.parametrize("tool", ["recall_access_exec", "recall_verify", "recall_remember"])
+def test_tools_with_reach_are_given_to_an_agent_only_by_name(tmp_path: Path, tool: str) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text(BASE.replace("tools: [recall_search, recall_read, recall_remember]", f"tools: [{tool}]"))
+    raven = policy.load(path).profile("raven")
+    assert raven.tools == (tool,) and tool_guard.check_tool(raven, tool).allowed

@@ -100,3 +100,13 @@ def test_drift_is_detected_and_reported_by_the_cli(stack, applied, tmp_path) -> 
     assert fixed.returncode == 0, fixed.stderr
     assert stack.cli("policy", "check", "--policy", str(path)).returncode == 0
 
+
+
+def test_apply_records_when_each_account_was_created(applied, stack) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from muninn.core import accounts
+
+    account, _, _ = applied
+    created = accounts.created_at(stack.settings.workspace, account)
+    assert created is not None and datetime.now(UTC) - timedelta(hours=2) < created <= datetime.now(UTC)

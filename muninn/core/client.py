@@ -133,10 +133,12 @@ class OpenViking:
         result = self._call("create account", None, self._sdk.admin_create_account, account, admin_user)
         return result["user_key"]
 
-    def account_exists(self, account: str) -> bool:
+    def list_accounts(self) -> list[dict[str, Any]]:
         accounts = self._call("list accounts", None, self._sdk.admin_list_accounts)
-        ids = {a.get("account_id") for a in accounts} if isinstance(accounts, list) else set()
-        return account in ids
+        return [a for a in accounts if isinstance(a, dict)] if isinstance(accounts, list) else []
+
+    def account_exists(self, account: str) -> bool:
+        return account in {a.get("account_id") for a in self.list_accounts()}
 
     def register_user(self, account: str, user: str, role: str = "user") -> str:
         result = self._call("register user", None, self._sdk.admin_register_user, account, user, role)

@@ -38,6 +38,8 @@ class ExitCode(IntEnum):
                            "or the keyword index is unreadable")
     UPGRADE_NEEDED = 11, ("the workspace needs an upgrade step muninn cannot take alone (the sentence names "
                           "the command), or was written by a newer muninn")
+    WRITE_FAILED = 12, ("a file could not be written (disk full, read-only folder), with the file named; "
+                        "nothing half-written is left")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
 
 

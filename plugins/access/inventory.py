@@ -21,7 +21,6 @@ from muninn.core.inventory_file import InventoryEntry, Located, load_files
 
 from . import access_log, catalog, injection, prereq, steps
 from .injection import Injection
-from .paths import resolve_files, store_path
 from .results import last_verified_line
 from .runner import RunResult
 from .vault import Vault
@@ -75,17 +74,19 @@ def _script(parsed: Sequence[steps.Step], context: str | None, line: str) -> str
 
 
 class Inventory:
-    def __init__(self, settings: Settings, entries: Mapping[str, Located], who: str | None = None) -> None:
+    def __init__(self, settings: Settings, entries: Mapping[str, Located], who: str | None = None,
+                 scrub: access_log.Scrub | None = None) -> None:
         self.settings = settings
         self.entries = dict(entries)
         self.who = who or access_log.default_who()
+        self.scrub = scrub   # for the access log's free text; None: patterns only
 
     @classmethod
-    def open(cls, settings: Settings, who: str | None = None) -> Inventory:
-        return cls(settings, load_files(resolve_files(settings, settings.inventory.files)), who)
+    def open(cls, settings: Settings, who: str | None = None, scrub: access_log.Scrub | None = None) -> Inventory:
+        return cls(settings, load_files([settings.paths.resolve(f) for f in settings.inventory.files]), who, scrub)
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.workspace, who=self.who, action=action, **fields)
+        access_log.write(self.settings.paths.access_log, who=self.who, action=action, scrub=self.scrub, **fields)
 
     def get(self, entry_id: str) -> InventoryEntry:
         """By id, or by an alias or name when exactly one entry has it."""
@@ -116,7 +117,8 @@ class Inventory:
 
     def exec(self, entry_id: str, command: Sequence[str] | str, *, stdout: BinaryIO | None = None,
              stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None) -> RunResult:
-        """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked."""
+        """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked.
+        The child reads /dev/null (the runner's rule): never this process's stdin, the MCP stream under `mcp`."""
         entry = self.get(entry_id)
         shown = command if isinstance(command, str) else shlex.join(command)
         try:
@@ -125,7 +127,7 @@ class Inventory:
             self._log("access-exec", secret_id=entry.id, command=shown, exit_code=down.exit_code,
                       refused=str(down))
             raise
-        if entry.secrets or store_path(self.settings).exists():
+        if entry.secrets or self.settings.paths.vault_store.exists():
             vault = vault or Vault.open(self.settings, who=self.who)
             prepared = vault.secrets.prepare(entry.secrets)
         else:

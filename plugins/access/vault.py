@@ -1,7 +1,7 @@
 """The vault as the CLI and the MCP server call it. Nothing here returns a value, except `get`,
 which refuses unless its caller says it is writing to a real terminal.
 
-    vault = Vault.open(settings)               # who = $MUNINN_WHO or the OS user
+    vault = Vault.open(settings)               # who = the OS user (from the uid), or the caller's name
     vault.find("token for jira")              # [metadata...], best first
     vault.show("jira-api-token")              # metadata + use + last verified
     exec_command_line("jira-api-token", ["curl", ...])   # the line an agent runs
@@ -24,7 +24,6 @@ from muninn.guards.redact import Redactor
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets
-from .paths import resolve_files, store_path
 from .results import last_verified_line
 from .runner import RunResult
 from .store import Store, SyncReport
@@ -61,7 +60,7 @@ class Vault:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = Store(store_path(self.settings), Keyring(self.settings.keyring.backend),
+            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
                                 self.settings.vault.key_name)
         return self._store
 
@@ -74,11 +73,14 @@ class Vault:
             self._store.close()
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.workspace, who=self.who, action=action, **fields)
+        # Every stored value that looks like a secret, and the patterns: a query may hold one.
+        access_log.write(self.settings.paths.access_log, who=self.who, action=action,
+                         scrub=lambda text: access_log.patterns_only(self.secrets.redactor().redact(text).text),
+                         **fields)
 
     # --- sync --------------------------------------------------------------------------------
     def sync(self, files: Sequence[Path] | None = None, dry_run: bool = False) -> SyncReport:
-        paths = resolve_files(self.settings, files if files is not None else self.settings.vault.files)
+        paths = [self.settings.paths.resolve(f) for f in (files if files is not None else self.settings.vault.files)]
         if not paths:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")

@@ -9,10 +9,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from muninn.core import factfile
+from muninn.core import accounts, factfile
 from muninn.core.errors import Refused
 from muninn.guards import dates
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
@@ -38,24 +38,30 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
         observed = (dates.parse_when(p.observed_at) if p.observed_at else now).astimezone(UTC)
     except ValueError:
         raise Refused(f"observed_at {p.observed_at!r} is not an ISO time (e.g. 2026-10-18T14:00:00Z)") from None
-    verdict = dates.check_observation(p.text, observed, plan=p.kind == "plan", now=now)
+    # The title and the tags are read for dates as well as the text: each lands where readers see it.
+    said = "\n".join([p.title or "", *p.tags, p.text])
+    # observed_at before the account existed is refused; `policy apply` records when that was.
+    created = accounts.created_at(session.settings.workspace, session.profile.account)
+    verdict = dates.check_observation(said, observed, plan=p.kind == "plan", now=now, not_before=created)
     if not verdict.allowed:
         raise Refused(verdict.reason)
-    title = (p.title or p.text.strip().splitlines()[0])[:120]
+    # Values and patterns are scrubbed before anything is derived from the text: the file name,
+    # the 120-character title and the tags are cut or slugged from scrubbed text, so no cut or slug
+    # can keep part of a value the scrubber would have caught whole.
+    body = session.redactor.scrub_all(p.text)
+    title = session.redactor.scrub_all(p.title) if p.title else (body.strip().splitlines() or ["note"])[0]
+    title = title[:120]
     name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
     folder = "plans" if p.kind == "plan" else "observations"
     uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
-    # Values and patterns are scrubbed before they are stored: memory is read by every other reader.
-    body = session.redactor.scrub_all(p.text)
-    shown = session.redactor.scrub_all(title)
     # Dated by when it was observed (UTC, with the time of day), so --since, recency and questions
     # about a day find it; the fact file's owner writes the keys every reader expects.
     doc = factfile.render(factfile.FactFile(
         id=f"{folder}/{session.profile.name}/{name.removesuffix('.md')}", source=folder, kind=p.kind,
-        title=shown, body=body, breadcrumb=(f"{p.kind.capitalize()} by {session.profile.name}", shown),
+        title=title, body=body, breadcrumb=(f"{p.kind.capitalize()} by {session.profile.name}", title),
         lead=f"{p.kind.capitalize()} by {session.profile.name} ({session.profile.kind}), "
-             f"{observed:%Y-%m-%d %H:%M} UTC: {shown}",
-        date=factfile.format_date(observed), tags=tuple(_slug(t) for t in p.tags),
+             f"{observed:%Y-%m-%d %H:%M} UTC: {title}",
+        date=factfile.format_date(observed), tags=tuple(_slug(session.redactor.scrub_all(t)) for t in p.tags),
         extra={"written_by": session.profile.name, "trust": "trusted" if session.profile.trusted else "untrusted",
                "observed_at": observed.isoformat(), "recorded_at": now.isoformat()},
     )).text
@@ -63,7 +69,7 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
 
 
-register(ToolSpec(
+REMEMBER = ToolSpec(
     name="recall_remember",
     description=(
         "Record an observation in this reader's own area of the shared memory. Only after it "
@@ -71,5 +77,5 @@ register(ToolSpec(
         "write secret values (they are redacted anyway). Other readers see it labelled as written by "
         "an agent."
     ),
-    params=RememberParams, handler=handle, read_only=False, destructive=False, idempotent=False,
-))
+    params=RememberParams, handler=handle, access="write", read_only=False, destructive=False, idempotent=False,
+)

@@ -1,0 +1,92 @@
+"""Wording that can only point after the moment it is written in ("tmrw", "in two days", "48h from
+now", "the week after next", "next Friday"), as opposed to wording a past-tense note uses too.
+
+dateparser reads relative wording, but not as this check needs: it returns a point in time for
+"finished in 3 hours" (a duration), reads "48h from now" as two days ago, and does not know "tmrw"
+or "the week after next" (measured in evals/results/security_mcp.md). Here only the direction
+matters, so a small grammar decides it: a forward keyword, an amount with "from now", or "in"
+plus an amount that is not a duration.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+# Clocks drift a little between the agent's host and ours; more than this is a claim about later.
+SKEW = timedelta(minutes=5)
+
+_UNITS: dict[str, timedelta] = {}
+for _names, _size in (
+    (("minute", "minutes", "min", "mins", "m"), timedelta(minutes=1)),
+    (("hour", "hours", "hr", "hrs", "h"), timedelta(hours=1)),
+    (("day", "days", "d"), timedelta(days=1)),
+    (("week", "weeks", "wk", "wks", "w"), timedelta(weeks=1)),
+    (("fortnight", "fortnights"), timedelta(weeks=2)),
+    (("month", "months", "mo", "mos"), timedelta(days=28)),
+    (("quarter", "quarters"), timedelta(days=89)),
+    (("year", "years", "yr", "yrs", "y"), timedelta(days=365)),
+):
+    for _name in _names:
+        _UNITS[_name] = _size
+_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen twenty").split()
+COUNT = {"a": 1, "an": 1, "a few": 3, "a couple of": 2, "a couple": 2, "couple of": 2, "several": 3, "few": 3,
+         "thirty": 30, "forty": 40, "forty-eight": 48, "fifty": 50, "sixty": 60, "seventy-two": 72,
+         **{w: i for i, w in enumerate(_WORDS, start=1)}}
+_COUNTS = "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in sorted(COUNT, key=len, reverse=True))
+# "48h", "2 days", "two weeks", "a couple of hours", "1.5 hours". A unit is glued only to digits ("48h"),
+# and a counted word needs a whole unit word: "in any" is not "in an y(ear)".
+_UNIT_NAMES = "|".join(sorted(_UNITS, key=len, reverse=True))
+_WORD_UNITS = "|".join(sorted((u for u in _UNITS if len(u) > 1), key=len, reverse=True))
+_AMOUNT = (rf"(?:(?P<n>\d+(?:\.\d+)?)\s*-?\s*(?P<unit>{_UNIT_NAMES})"
+           rf"|(?P<w>{_COUNTS})\s+(?P<wunit>{_WORD_UNITS}))\b")
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun"
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_PERIODS = rf"week|weekend|month|quarter|year|sprint|release|{_WEEKDAYS}|{_MONTHS}"
+
+# Forward keywords. "The next week" / "that next Monday" are narrative ("the next week the errors
+# fell"), so "next" counts only when no article or demonstrative stands before it.
+_AHEAD = re.compile(
+    r"\b(?:tomorrow|tmrw|tmw|tmr|tomoz|2morrow|2moro|"
+    r"(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr)|later\s+(?:today|tonight|this\s+(?:week|month|year))|"
+    rf"(?<!the\s)(?<!that\s)(?<!this\s)(?<!a\s)next\s+(?:{_PERIODS})|"
+    rf"this\s+coming\s+(?:{_PERIODS})|"
+    r"(?:the\s+)?(?:day|week|weekend|month|quarter|year)\s+after\s+next|"
+    rf"(?:{_WEEKDAYS})\s+(?:of\s+)?next\s+week)\b", re.I)
+_FROM_NOW = re.compile(rf"\b{_AMOUNT}\s+(?:from\s+(?:now|today|tomorrow)|hence|out\s+from\s+now)\b", re.I)
+_IN = re.compile(rf"\bin\s+(?:(?:about|around|roughly|approximately|~)\s+)?(?:another\s+|the\s+next\s+)?{_AMOUNT}",
+                 re.I)
+# "in 3 hours" after one of these (within a few words) is how long something took, not when.
+_DURATION_CUE = re.compile(
+    r"\b(?:\w+ed|took|ran|run|done|built|went|spent|lasted|fixed|finished|completed|resolved|recovered|"
+    r"drained|cleared|rebuilt|converged|failed|happened|was|were|had|been|got|came|over|only|just|all|"
+    r"once|twice|times|whole|entire|total)\b", re.I)
+_CUE_WINDOW = 4   # words looked at before "in"
+
+
+def _amount(m: re.Match[str]) -> timedelta:
+    if m.group("n"):
+        return float(m.group("n")) * _UNITS[m.group("unit").lower()]
+    return COUNT[" ".join(m.group("w").lower().split())] * _UNITS[m.group("wunit").lower()]
+
+
+def _is_duration(text: str, start: int, end: int) -> bool:
+    """A cue word in the same clause just before "in N units", or just after it ("in 2 days the cert
+    expired"): the amount says how long something took or when it happened, not a time ahead."""
+    before = re.split(r"[.;:!?\n]", text[:start])[-1].split()[-_CUE_WINDOW:]
+    after = re.split(r"[,.;:!?\n]", text[end:])[0].split()[:_CUE_WINDOW]   # "in 2 days, confirmed": a claim
+    return bool(_DURATION_CUE.search(" ".join(before + after)))
+
+
+def ahead_words(text: str) -> list[str]:
+    """Wording that can only mean a moment after the one it is written in, as written."""
+    out = [m.group(0) for m in _AHEAD.finditer(text)]
+    for m in _FROM_NOW.finditer(text):
+        if _amount(m) > SKEW:
+            out.append(m.group(0))
+    for m in _IN.finditer(text):
+        if _amount(m) > SKEW and not _is_duration(text, m.start(), m.end()):
+            out.append(m.group(0))
+    return out
