@@ -25,9 +25,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from string import printable
 
-from confusable_homoglyphs import confusables
+from muninn.guards.forms import skeleton as _skeleton
 
 OPEN = "<untrusted-data"
 CLOSE = "</untrusted-data>"
@@ -57,17 +56,6 @@ def _decode(token: str) -> str:
     else:
         return html.unescape(token)
     return chr(code) if code <= 0x10FFFF else "\ufffd"
-
-
-@cache
-def _skeleton() -> dict[str, str]:
-    """Non-ASCII character → the printable ASCII character it is confusable with (Unicode's table)."""
-    out: dict[str, str] = {}
-    for target in printable.strip():
-        for entry in confusables.confusables_data.get(target, []):
-            if not entry["c"].isascii() and len(entry["c"]) == 1:
-                out.setdefault(entry["c"], target)
-    return out
 
 
 def _fold(ch: str) -> str:
