@@ -26,8 +26,8 @@ from muninn.guards.date_words import SKEW, ahead_words
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
 _YMD = re.compile(r"\b(\d{4})([/.-])(\d{1,2})\2(\d{1,2})\b")         # 2027/03/01, 2027-3-1
 # The same date without separators, a year and month alone (the month has not begun), a two-digit year.
-_COMPACT = re.compile(r"(?<![\d.-])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d.-])")
-_YEAR_MONTH = re.compile(r"(?<![\d.-])(20\d{2})[-/](0[1-9]|1[0-2])(?![\d.-]|/\d)")
+_COMPACT = re.compile(r"(?<![\d.-])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d-]|\.\d)")
+_YEAR_MONTH = re.compile(r"(?<![\d.-])(20\d{2})[-/](0[1-9]|1[0-2])(?![\d-]|[./]\d)")
 _SHORT_YEAR = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{2})(?![\d/])")
 # Every dash and minus (U+2010 hyphen, en/em dash, minus sign, small and fullwidth forms) reads as '-'.
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
