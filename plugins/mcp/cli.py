@@ -65,6 +65,7 @@ def serve(
     _use_config(ctx, config)
     session = GuardSession.open(cliutil.settings(ctx), profile, policy)
     try:
+        session.refresh_index()   # incremental: only files changed since the last walk are read
         if http:
             cliutil.say(f"muninn mcp: profile {profile!r} on http://127.0.0.1:{http}/mcp")
             anyio.run(server.serve_http, session, http)
