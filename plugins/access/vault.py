@@ -16,6 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from muninn.core import hooks
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, MuninnError
@@ -86,6 +87,9 @@ class Vault:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
         entries = load_files(paths)  # every file validates before the store is touched
+        if not dry_run:  # the nightly leak scan remembers values about to be retired (as salted hashes)
+            hooks.before_vault_sync(self.settings, lambda: [(f"{i}.{p}" if p else i, v)
+                                                            for i, p, v in self.store.all_values()])
         return self.store.sync(entries, dry_run=dry_run)
 
     # --- metadata ----------------------------------------------------------------------------
