@@ -3,7 +3,7 @@
 Agents and assistant sessions write straight into the server, and anything can bypass export, so
 the nightly scan reads every file back and checks it with the independent leak gate (every live
 known value in every form, and every pattern rule) and with the ledger of retired values
-(`retired.py`). With ACLs on, one key does not see every area, so the tree is walked as the CLI's
+(`guards/retired.py`). With ACLs on, one key does not see every area, so the tree is walked as the CLI's
 own user and then as each policy reader whose key is in the keyring, over that reader's areas.
 Files are told apart by account and URI, so a file seen by two keys is read once.
 
@@ -22,8 +22,9 @@ from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
 from muninn.export.pipeline import known_files
 from muninn.guards.leak_gate import LeakGate
+from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import collect
-from muninn.nightly import retired
+from muninn.plugins.access.paths import retired_path
 
 # What the CLI's own user walks: every scope OpenViking 0.5.2 serves to a user key.
 SCOPES = ("viking://resources", "viking://agent", "viking://user")
@@ -68,7 +69,7 @@ class Scanner:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.known = collect(known_files(settings))     # value -> secret id
-        ledger = retired.Ledger(retired.ledger_path(settings))
+        ledger = Ledger(retired_path(settings))
         ledger.remember((i, v) for v, i in self.known.items())
         self.hashes = ledger.retired(self.known)
         self.gate = LeakGate(self.known)

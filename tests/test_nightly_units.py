@@ -14,7 +14,8 @@ import yaml
 
 from muninn.core import config
 from muninn.core.errors import AuthError, ExitCode, MuninnError, ServerError
-from muninn.nightly import lock, purge, retired, runner, server_scan
+from muninn.guards import retired
+from muninn.nightly import lock, purge, runner, server_scan
 from muninn.nightly.jobs import JOBS, Context, JobResult, job
 
 SECRET = "Zq8vN3kT5pW2rX7m"
@@ -250,7 +251,9 @@ def test_vault_sync_feeds_the_ledger_with_the_values_it_replaces(tmp_path, isola
     Vault(s).sync()
     secrets.write_text("- id: bot\n  service: chat\n  value: N3wR0tatedV4lue77\n")
     Vault(s).sync()
-    scanner = retired.Ledger(retired.ledger_path(s)).retired(["N3wR0tatedV4lue77"])
+    from muninn.plugins.access.paths import retired_path
+
+    scanner = retired.Ledger(retired_path(s)).retired(["N3wR0tatedV4lue77"])
     assert [h.secret_id for h in scanner.scan(f"old token {SECRET}")] == ["bot"]
 
 

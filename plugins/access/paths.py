@@ -16,3 +16,8 @@ def resolve_files(settings: Settings, files: Sequence[Path]) -> list[Path]:
 
 def store_path(settings: Settings) -> Path:
     return (settings.vault.store or settings.workspace / "vault" / "vault.sqlite").expanduser()
+
+
+def retired_path(settings: Settings) -> Path:
+    """Salted hashes of every value the vault ever held (`guards/retired.py`), next to the store."""
+    return store_path(settings).with_name("retired-hashes.json")

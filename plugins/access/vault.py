@@ -16,16 +16,16 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from muninn.core import hooks
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.secrets_file import env_names, load_files
 from muninn.guards.redact import Redactor
+from muninn.guards.retired import Ledger
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets
-from .paths import resolve_files, store_path
+from .paths import resolve_files, retired_path, store_path
 from .results import last_verified_line
 from .runner import RunResult
 from .store import Store, SyncReport
@@ -87,10 +87,14 @@ class Vault:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
         entries = load_files(paths)  # every file validates before the store is touched
-        if not dry_run:  # the nightly leak scan remembers values about to be retired (as salted hashes)
-            hooks.before_vault_sync(self.settings, lambda: [(f"{i}.{p}" if p else i, v)
-                                                            for i, p, v in self.store.all_values()])
-        return self.store.sync(entries, dry_run=dry_run)
+        plan = self.store.sync(entries, dry_run=True)
+        if dry_run:
+            return plan
+        # Values about to be replaced stay findable on the server, as salted hashes.
+        leaving = [*plan.changed, *plan.removed]
+        Ledger(retired_path(self.settings)).remember(
+            (f"{i}.{p}" if p else i, v) for i in leaving for p, v in self.store.values(i).items())
+        return self.store.sync(entries)
 
     # --- metadata ----------------------------------------------------------------------------
     def find(self, query: str, limit: int = 10) -> list[dict]:

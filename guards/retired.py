@@ -1,10 +1,10 @@
 """Salted hashes of every secret value muninn has known, so a value rotated out of the vault that
 already reached the server is still found.
 
-The ledger (`<home>/nightly/known-hashes.json`, 0600) holds one random salt and, per value, a keyed
-BLAKE2b digest, its length, whether it holds whitespace, and its secret id; never the value. It
-is fed before every `vault sync` (the values about to be replaced) and by each server leak scan
-(the live values), so a value that was live at either moment is remembered after it is gone.
+The ledger (next to the vault store, `retired-hashes.json`, 0600) holds one random salt and, per
+value, a keyed BLAKE2b digest, its length, whether it holds whitespace, and its secret id; never
+the value. `vault sync` feeds it the values it is about to replace, and each server leak scan the
+live values, so a value that was live at either moment is remembered after it is gone.
 
 Finding a hashed value needs candidate strings. A value without whitespace can only occur inside
 a run of non-space characters at least as long as itself, so every window of the value's length
@@ -22,18 +22,14 @@ import hashlib
 import json
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from muninn.core import hooks, paths
-from muninn.core.config import Settings
+from muninn.core import paths
 
 _RUN = re.compile(r"\S+")
-
-
-def ledger_path(settings: Settings) -> Path:
-    return settings.workspace / "nightly" / "known-hashes.json"
 
 
 def _digest(salt: bytes, value: str) -> str:
@@ -104,13 +100,5 @@ class HashScanner:
 
 
 def _line_of(line_starts: list[int], pos: int) -> int:
-    from bisect import bisect_right
-
     return bisect_right(line_starts, pos)
 
-
-def _before_vault_sync(settings: Settings, values: list[tuple[str, str]]) -> None:
-    Ledger(ledger_path(settings)).remember(values)
-
-
-hooks.on_before_vault_sync(_before_vault_sync)
