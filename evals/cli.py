@@ -8,18 +8,19 @@ import typer
 
 from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, err_console, say, settings
 from muninn.evals import report
+from muninn.plugins.search.flags import Switches, switch_flags
 
 app = typer.Typer()
 
 
 @app.command("eval")
+@switch_flags
 def eval_cmd(
     ctx: typer.Context,
     set_name: str = typer.Option("ops", "--set", help="A shipped set name (evals/questions/NAME.yaml) or a path."),
     k: int = typer.Option(4, "-k", help="A question counts as found when an expected file is in the top k."),
     label: str = typer.Option("", help="A name for this run in the comparison and the plot, e.g. 'before-fusion'."),
-    no_rerank: bool = typer.Option(False, "--no-rerank", help="Measure without the cross-encoder."),
-    no_hybrid: bool = typer.Option(False, "--no-hybrid", help="Measure vectors only."),
+    switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
     plot: Path = typer.Option(None, help="Where to write the PNG (default <workspace>/evals/<set>.png)."),
     json_out: bool = JsonOpt,
 ) -> None:
@@ -28,7 +29,7 @@ def eval_cmd(
 
     Editing a question set unseals it: the next run says so instead of comparing.
     """
-    flags = {k2: False for k2, off in (("rerank", no_rerank), ("hybrid", no_hybrid)) if off}
+    flags = {name: False for name, value in switches.items() if value is False}
     out = err_console if json_out else console
     run = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, **flags)
     if json_out:

@@ -24,7 +24,6 @@ from muninn.export import pipeline, sync
 from muninn.plugins import policy_apply, stack
 from muninn.plugins.access.vault import Vault
 from muninn.plugins.search import keyword
-from muninn.plugins.search.pipeline import index_path
 
 DEMO_QUERY = "where do I look at a docker container's logs"
 Say = Callable[[str], None]
@@ -39,7 +38,7 @@ def build_indexes(settings: Settings, pol: policy_mod.Policy, say: Say) -> None:
     for p in pol.profiles.values():
         with OpenViking.user(settings, p.account, p.user) as client:
             stats = keyword.build_from_openviking(client, "viking://resources",
-                                                  index_path(settings, p.account, p.user))
+                                                  settings.paths.search_index(p.account, p.user))
         say(f"keyword index for {p.name}: {stats}")
 
 

@@ -304,7 +304,7 @@ def main() -> None:
     settings = config.load()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     settings = with_search(settings, overrides)
-    workdir = settings.workspace / "evals"
+    workdir = settings.paths.evals
     workdir.mkdir(parents=True, exist_ok=True)
     variants = {v: VARIANTS[v] for v in args.variants}
     for spec in args.tries:

@@ -19,7 +19,7 @@ def set_path(name_or_path: str) -> Path:
 
 
 def runs_dir(settings: Settings) -> Path:
-    return settings.workspace / "evals"
+    return settings.paths.evals
 
 
 def run_through_search(settings: Settings, path: Path, k: int, label: str, **flags: Any) -> sealed.EvalRun:

@@ -82,7 +82,7 @@ def export(
     sources.get(kind)
     # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
     # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
-    report = pipeline.run(kind, path, out, pipeline.known_files(settings(ctx), secrets))
+    report = pipeline.run(kind, path, out, settings(ctx).paths.known_secret_files(secrets))
     if json_out:
         emit_json(report.as_json())
     else:
@@ -132,7 +132,7 @@ def sync_cmd(
             reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress)
         else:
             reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
-                                         manifest_dir=s.workspace / "sync", on_progress=on_progress,
+                                         manifest_dir=s.paths.sync_manifests, on_progress=on_progress,
                                          settings=s, gate=gate)}
     if json_out:
         emit_json(reports[to].as_json() if src != "all" else {a: r.as_json() for a, r in reports.items()})

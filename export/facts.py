@@ -57,6 +57,7 @@ class Fact:
             tags=tuple(fn(t) for t in self.tags), breadcrumb=tuple(fn(b) for b in self.breadcrumb),
             source_path=fn(self.source_path), key=fn(self.key), kind=fn(self.kind),
             date=fn(self.date) if self.date else self.date,
+            neighbours=fn(self.neighbours) if self.neighbours else self.neighbours,
         )
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from muninn.core import yamlfile
+from muninn.core import atomic, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import sources
@@ -122,7 +121,8 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
 def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards: Guards,
                 skipped: Callable[[], dict[str, str]] = dict) -> ExportReport:
     report = ExportReport(out=out)
-    out.mkdir(parents=True, exist_ok=True)
+    with atomic.translated(out):
+        out.mkdir(parents=True, exist_ok=True)
     ledger = _ledger_file(out, kind, path)
     previous = set(json.loads(ledger.read_text())["files"]) if ledger.exists() else set()
     current: dict[str, str] = {}   # relative path -> sha256 of the bytes written (what sync checks)
@@ -140,28 +140,27 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
         if findings:
             report.dropped.append({"path": guards.redactor.redact_path(rendered.path),
                                    "reason": Dropped(rendered.path, findings).reason})
-            target.unlink(missing_ok=True)
+            with atomic.translated(target):
+                target.unlink(missing_ok=True)
             continue
         data = rendered.text.encode("utf-8")
         current[rendered.path] = hashlib.sha256(data).hexdigest()
         if target.exists() and target.read_bytes() == data:
             report.unchanged += 1
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        # Atomic: a full disk or a kill leaves the previous file (or none), never a truncated one.
+        atomic.write_bytes(target, data)
         report.written += 1
     for stale in sorted(previous - set(current)):
         # Only files an earlier run of this same source wrote: anything else in `out` is left alone.
         if (out / stale).is_file():
-            (out / stale).unlink()
+            with atomic.translated(out / stale):
+                (out / stale).unlink()
+                _prune_empty(out, (out / stale).parent)
             report.removed += 1
-            _prune_empty(out, (out / stale).parent)
-    ledger.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ledger.with_suffix(".tmp")
     # The ledger names the source too: redacted like a path, so a value in a folder name stays out.
-    tmp.write_text(json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
-                               "files": dict(sorted(current.items()))}, indent=0))
-    os.replace(tmp, ledger)
+    atomic.write_text(ledger, json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
+                                          "files": dict(sorted(current.items()))}, indent=0))
     report.skipped = dict(skipped())
     return report
 
@@ -218,19 +217,8 @@ class Configured:
         return area_dir(settings, self.area) / self.name
 
 
-def _relative(settings: Settings, p: Path) -> Path:
-    p = p.expanduser()
-    if p.is_absolute() or settings.source_file is None:
-        return p
-    return settings.source_file.parent / p
-
-
-def exports_root(settings: Settings) -> Path:
-    return _relative(settings, settings.export.out) if settings.export.out else settings.workspace / "exports"
-
-
 def area_dir(settings: Settings, area: str) -> Path:
-    return exports_root(settings) / area.removeprefix("viking://resources/")
+    return settings.paths.exports / area.removeprefix("viking://resources/")
 
 
 def configured(settings: Settings) -> list[Configured]:
@@ -248,7 +236,7 @@ def configured(settings: Settings) -> list[Configured]:
                                fix="give one of them a different `name:`")
         seen[(s.area, name)] = i
         sources.get(s.kind)
-        out.append(Configured(i, s.kind, _relative(settings, s.path), s.area, name, s.options))
+        out.append(Configured(i, s.kind, settings.paths.resolve(s.path), s.area, name, s.options))
     return out
 
 
@@ -258,19 +246,11 @@ def _doc(settings: Settings) -> yamlfile.Document:
     return yamlfile.Document(path=Path("muninn.yaml"), data={})
 
 
-def known_files(settings: Settings, extra: Iterable[Path] = ()) -> list[Path]:
-    """Every file whose values are redacted in `export all`: vault, guard, export, secrets sources."""
-    files = [*settings.vault.files, *settings.guard.secret_files, *settings.export.secret_files]
-    files = [_relative(settings, f) for f in files] + [Path(f) for f in extra]
-    files += [_relative(settings, s.path) for s in settings.sources if s.kind == "secrets"]
-    return list(dict.fromkeys(files))
-
-
 def run_all(settings: Settings, extra_secrets: Iterable[Path] = ()) -> dict[str, ExportReport]:
     """Export every configured source. All of them share one set of known values."""
     doc = _doc(settings)
     entries = configured(settings)
-    guards = Guards.from_files(known_files(settings, extra_secrets))
+    guards = Guards.from_files(settings.paths.known_secret_files(extra_secrets))
     reports: dict[str, ExportReport] = {}
     for c in entries:
         def validate(model: type, data: Any, _i: int = c.index) -> Any:

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from muninn.core import hooks, paths
+from muninn.core import paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound
+from muninn.core.workspace import Workspace
 from muninn.export.facts import slug
 from muninn.export.sync_gate import SyncGate
 
@@ -95,10 +96,9 @@ class Manifest:
             self.files, self.pending = dict(data.get("files", {})), dict(data.get("pending", {}))
 
     @classmethod
-    def for_target(cls, client: OpenViking, to_uri: str, folder: Path | None = None) -> Manifest:
+    def for_target(cls, client: OpenViking, to_uri: str, folder: Path) -> Manifest:
         header = {"server": client.url, "identity": client.key_name, "to": to_uri}
         digest = sha(json.dumps(header, sort_keys=True).encode())[:12]
-        folder = folder or paths.home() / "sync"
         return cls(folder / f"{slug(to_uri.removeprefix(AREA_PREFIX), 60)}-{digest}.json", header)
 
     def owned(self) -> set[str]:
@@ -137,7 +137,9 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
         # An empty or mistyped folder with --prune would delete everything muninn ever wrote here.
         raise ConfigError("refusing to prune from a folder without fact files", path=str(src_dir),
                           fix="check the folder; to empty the area, remove its files explicitly")
-    manifest = Manifest.for_target(client, to_uri, manifest_dir)
+    # Without settings there is no `home:` to honour: $MUNINN_HOME or the XDG default.
+    workspace = settings.paths if settings is not None else Workspace(paths.home())
+    manifest = Manifest.for_target(client, to_uri, manifest_dir or workspace.sync_manifests)
     report = SyncReport(manifest=manifest.path)
     client.ensure_dir(to_uri)
     remote = remote_files(client, to_uri)
@@ -202,7 +204,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     report.missing = sorted(rel for rel in expected if rel not in present)
     report.missing_after_wait = len(report.missing)
     if settings is not None and (written or removed):
-        hooks.after_sync(settings, to_uri, written, removed)
+        registry.after_sync(settings, to_uri, written, removed)
     return report
 
 
@@ -225,6 +227,6 @@ def sync_all(client: OpenViking, settings: Any, prune: bool = False,
     gate.check([(area_dir(settings, a), local_files(area_dir(settings, a))) for a in areas
                 if area_dir(settings, a).is_dir()])
     return {area: sync(client, area_dir(settings, area), area, prune, batch_size=settings.export.batch_size,
-                       manifest_dir=settings.workspace / "sync", on_progress=on_progress, settings=settings,
+                       manifest_dir=settings.paths.sync_manifests, on_progress=on_progress, settings=settings,
                        gate=gate)
             for area in areas}

@@ -3,7 +3,8 @@ upload and refuses the sync (exit 3, nothing uploaded) if any file
 
 - was not written by `muninn export` (not in an export ledger: `pipeline.ledger_hashes`),
 - was edited after export (its sha256 differs from the ledger's, or the ledger has none), or
-- holds a known value or a pattern hit in its text or its relative path (`LeakGate`).
+- holds a known value or a pattern hit in its text or its relative path (`LeakGate`), or
+- is not a whole fact file (`factfile.problem`: empty, no front matter, missing keys, truncated).
 
 Export already gated what it wrote; this catches what happened in between: a hand-added note, a
 fact edited in place, a value declared after the export ran. Names are shown with any value in
@@ -17,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from muninn.core import factfile
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.guards import secret_values
@@ -26,6 +28,7 @@ from muninn.guards.redact import Redactor
 NOT_EXPORTED = "not-written-by-export"
 EDITED = "edited-after-export"
 UNVERIFIED = "ledger-has-no-hash"   # written by an older muninn: export again
+NOT_A_FACT = "not-a-fact-file"      # empty, no front matter, missing keys, truncated (factfile.problem)
 
 
 class SyncRefused(MuninnError):
@@ -45,9 +48,8 @@ class SyncGate:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SyncGate:
-        from muninn.export.pipeline import known_files
 
-        return cls.from_known(secret_values.collect(known_files(settings)))
+        return cls.from_known(secret_values.collect(settings.paths.known_secret_files()))
 
     def refused(self, root: Path, local: dict[str, bytes]) -> list[Dropped]:
         """Every file of `local` (relative path -> bytes under `root`) that may not be uploaded."""
@@ -57,6 +59,9 @@ class SyncGate:
         out: list[Dropped] = []
         for rel, data in sorted(local.items()):
             findings: list[Finding] = []
+            text = data.decode("utf-8", errors="replace")
+            if why := factfile.problem(text):
+                findings.append(Finding(f"{NOT_A_FACT}:{why}", None, 0))
             expected = written.get(rel)
             if expected is None:
                 findings.append(Finding(NOT_EXPORTED, None, 0))
@@ -64,7 +69,7 @@ class SyncGate:
                 findings.append(Finding(UNVERIFIED, None, 0))
             elif expected != hashlib.sha256(data).hexdigest():
                 findings.append(Finding(EDITED, None, 0))
-            findings += self.gate.scan_path(rel) + self.gate.scan(data.decode("utf-8", errors="replace"))
+            findings += self.gate.scan_path(rel) + self.gate.scan(text)
             if findings:
                 out.append(Dropped(self.names.redact_path(rel), findings))
         return out

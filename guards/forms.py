@@ -90,6 +90,13 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
 
 # --- the normalised view ---
 
+# Views ignore markup and spacing (and, folded, case and separators), so a short needle would
+# match across words: a value needs 6 characters to get a view, and its view form 4 (normalised)
+# or 5 (folded) characters: `W$Io_2` is `W$Io2` normalised, `DSA:31` is `dsa31` folded.
+VALUE_MIN = 6
+NORMALISED_MIN = 4
+FOLDED_MIN = 5
+
 # Markdown marks that split a word without changing it: emphasis, strike-through, inline code.
 _MARKUP = frozenset("*_`~")
 # Invisible characters that are not format (Cf) characters but still render as nothing.
@@ -131,17 +138,37 @@ def normalise(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
-def normalised(value: str) -> str:
-    return normalise(value)[0]
+def normalised_text(text: str) -> str:
+    """`normalise(text)[0]` without the offset map: searching needs only this; the map is built
+    only when something is found (most texts hold no value)."""
+    return _ASCII_DROP.sub("", text) if text.isascii() else normalise(text)[0]
+
+
+def folded_text(text: str) -> str:
+    """`folded(text)[0]` without the offset map."""
+    return _FOLD.sub("", text.lower()) if text.isascii() else folded(text)[0]
+
+
+def normalised(value: str) -> str | None:
+    """The normalised form of a needle, or None when it is too short to search for in a view."""
+    view = normalise(value)[0]
+    return view if len(value) >= VALUE_MIN and len(view) >= NORMALISED_MIN else None
 
 
 _FOLD = re.compile(r"[^a-z0-9]+")
+_KEEP = re.compile(r"[a-z0-9]+")
 
 
-def folded(text: str) -> tuple[str, list[int]]:
+def folded(text: str, normal: tuple[str, list[int]] | None = None) -> tuple[str, list[int]]:
     """The view paths are compared on: lower case, ASCII letters and digits only, so every slug,
-    case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`) folds to one string."""
-    view, where = normalise(text)
+    case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`) folds to one string.
+    `normal` is `normalise(text)` when the caller has it already."""
+    view, where = normal if normal is not None else normalise(text)
+    if view.isascii():
+        # The common case, in C: runs of letters and digits of the lower-cased view.
+        lowered = view.lower()
+        runs = list(_KEEP.finditer(lowered))
+        return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
     ascii_view = unicodedata.normalize("NFKD", view)
     if len(ascii_view) != len(view):
         # NFKD split a character (é -> e + accent): keep the offsets by folding one at a time.
@@ -157,3 +184,9 @@ def folded(text: str) -> tuple[str, list[int]]:
 
 def fold(value: str) -> str:
     return folded(value)[0]
+
+
+def fold_needle(value: str) -> str | None:
+    """The folded form of a needle, or None when it is too short to search for in a view."""
+    view = fold(value)
+    return view if len(value) >= VALUE_MIN and len(view) >= FOLDED_MIN else None

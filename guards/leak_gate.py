@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -25,13 +25,19 @@ from typing import Any
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards.forms import ENCODINGS, fold, folded, forms_of, normalise, normalised
+from muninn.guards.forms import (
+    ENCODINGS,
+    fold_needle,
+    folded,
+    folded_text,
+    forms_of,
+    normalise,
+    normalised,
+    normalised_text,
+)
 
 KNOWN_VALUE = "known-value"
 KNOWN_VALUE_IN_PATH = "known-value-in-path"
-# The normalised and folded views ignore markup, spacing, case and separators: shorter needles
-# would match across words.
-_VIEW_MIN = 6
 # Values the gate accepts next to a label: redaction markers and documentation placeholders.
 _HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
 _SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|>]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
@@ -196,8 +202,8 @@ class LeakGate:
         self._ids = list(needles.values())
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
         self._multiline = any("\n" in v or "\r" in v for v in self._values)
-        self._view = _ViewNeedles({normalised(v): i for v, i in needles.items()})
-        self._fold = _ViewNeedles({fold(v): i for v, i in known.items() if v})
+        self._view = _ViewNeedles({normalised(v): i for v, i in known.items() if v})   # raw values only
+        self._fold = _ViewNeedles({fold_needle(v): i for v, i in known.items() if v})
         self.patterns = patterns
 
     def scan(self, text: str) -> list[Finding]:
@@ -219,7 +225,7 @@ class LeakGate:
                     out += [Finding(KNOWN_VALUE, self._ids[idx], lines.at(kept[start])) for idx, start, _ in found]
             # Split by markup, zero-width characters or an indented wrap: still the value.
             # Any case, slug or separator spelling (a value that came in through a file name).
-            found = self._view.find(*normalise(text)) + self._fold.find(*folded(text))
+            found = self._view.find(text, normalised_text, normalise) + self._fold.find(text, folded_text, folded)
             out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
             out.extend(scan(text))
@@ -227,7 +233,8 @@ class LeakGate:
 
     def scan_path(self, rel: str) -> list[Finding]:
         """A known value in a relative path, in any case, slug or separator variant (line 0)."""
-        return sorted({Finding(KNOWN_VALUE_IN_PATH, secret_id, 0) for secret_id, _ in self._fold.find(*folded(rel))},
+        found = self._fold.find(rel, folded_text, folded)
+        return sorted({Finding(KNOWN_VALUE_IN_PATH, secret_id, 0) for secret_id, _ in found},
                       key=lambda f: f.secret_id or "")
 
     def check_file(self, path: Path) -> list[Finding]:
@@ -256,14 +263,18 @@ class LeakGate:
 class _ViewNeedles:
     """Needles in a view of the text (normalised or folded); finds map back through the offset map."""
 
-    def __init__(self, needles: dict[str, str]) -> None:
-        kept = {n: i for n, i in needles.items() if len(n) >= _VIEW_MIN}
+    def __init__(self, needles: dict[str | None, str]) -> None:
+        kept = {n: i for n, i in needles.items() if n}   # None: too short for a view
         self._ids = list(kept.values())
         self._ac = ahocorasick_rs.AhoCorasick(list(kept)) if kept else None
 
-    def find(self, view: str, where: list[int]) -> list[tuple[str, int]]:
-        """(secret id, offset in the original text) per match."""
-        if self._ac is None or not view:
+    def find(self, text: str, view_of: Callable[[str], str],
+             mapped: Callable[[str], tuple[str, list[int]]]) -> list[tuple[str, int]]:
+        """(secret id, offset in the original text) per match; the offset map is built only on a match."""
+        if self._ac is None or not text:
             return []
-        return [(self._ids[i], where[start])
-                for i, start, _ in self._ac.find_matches_as_indexes(_encodable(view), overlapping=True)]
+        found = self._ac.find_matches_as_indexes(_encodable(view_of(text)), overlapping=True)
+        if not found:
+            return []
+        where = mapped(text)[1]
+        return [(self._ids[i], where[start]) for i, start, _ in found]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from muninn.guards.rules import MARKER_PREFIX, RULES, Rule
+from muninn.guards.rules import MARKER_PREFIX, Rule, all_rules
 
 DS_PREFIX = "ds:"
 _DISABLED_PLUGINS = {"IPPublicDetector"}
@@ -197,7 +197,7 @@ class PatternScanner:
 
     def __init__(self, rules: Iterable[Rule] | None = None, *, use_ds: bool = True, prefilter: bool = True,
                  filename: str = "note.md") -> None:
-        self.rules = list(RULES.values() if rules is None else rules)
+        self.rules = list(all_rules().values() if rules is None else rules)
         self.use_ds = use_ds
         self.prefilter = prefilter
         self.filename = filename

@@ -31,13 +31,19 @@ import ahocorasick_rs
 
 from muninn.core.config import Encoding
 from muninn.guards import secret_values
-from muninn.guards.forms import ENCODINGS, fold, folded, forms_of, normalise, normalised
+from muninn.guards.forms import (
+    ENCODINGS,
+    fold_needle,
+    folded,
+    folded_text,
+    forms_of,
+    normalise,
+    normalised,
+    normalised_text,
+)
 from muninn.guards.patterns import PatternScanner
 
 __all__ = ["ENCODINGS", "Encoding", "Hit", "Redacted", "Redactor", "encoded_forms", "marker"]
-# Needles shorter than this are left out of the normalised and folded views: those views ignore
-# markup, spacing (and for paths, case and separators), so a short needle would match across words.
-VIEW_MIN = 6
 # A value cut at a boundary (a title cut at 80 characters) keeps a prefix: one this long is hidden.
 CUT_MIN = 6
 PATH_MARKER = "redacted"
@@ -99,14 +105,16 @@ class Redactor:
         self._ids = list(needles.values())
         self._needle_text = list(needles)
         self._markers = [marker(secret_id) for secret_id, _ in self._ids]
-        # Bytes, not str: ahocorasick-rs is faster on bytes (64 vs 38 MB/s measured). DFA: for
-        # 10,000 values it builds in ~0.35 s CPU instead of ~0.07 s, and searches faster; the pass
-        # runs on every fact and every MCP result, the build once. Standard + overlapping: two known
-        # values that overlap in the text (`abc123XYZ` and `XYZ789`) are both found and merged.
+        # Bytes, not str: ahocorasick-rs is faster on bytes (64 vs 38 MB/s measured). DFA for up to
+        # ~20,000 needles (10,000 raw values: ~0.35 s CPU to build, the fastest search); beyond that
+        # (export: every value in every form, ~6 needles a value) the DFA took 28 s to build for
+        # 60,000 needles against 6 s for the default, searching at 18 against 15 MB/s: default.
+        # Standard + overlapping: two known values that overlap in the text (`abc123XYZ` and
+        # `XYZ789`) are both found and merged.
         self._ac = ahocorasick_rs.BytesAhoCorasick(
             [n.encode() for n in self._needle_text],
             matchkind=ahocorasick_rs.MatchKind.Standard,
-            implementation=ahocorasick_rs.Implementation.DFA,
+            implementation=ahocorasick_rs.Implementation.DFA if len(needles) <= 20_000 else None,
         ) if needles else None
         self.longest = max((len(n) for n in self._needle_text), default=0)
         self._multiline = any("\n" in n or "\r" in n for n in self._needle_text)
@@ -115,12 +123,21 @@ class Redactor:
         self.reach = 3 * self.longest
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
         self.views = views
-        self._view = _Needles({normalised(n): i for i, n in enumerate(self._needle_text)}) if views else None
-        self._fold = _Needles({fold(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
-                                                                                  strict=True)) if enc == "raw"})
-        raw = [n for n, (_, enc) in zip(self._needle_text, self._ids, strict=True) if enc == "raw"]
-        self._prefixes = sorted(n for n in raw if len(n) > CUT_MIN) if views else []
-        self._position = {n: i for i, n in enumerate(self._needle_text)} if views else {}
+        # Views hold raw values only: a split base64 form is not worth 5x the automaton.
+        self._view = _Needles({normalised(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
+                                                                                      strict=True)) if enc == "raw"}) \
+            if views else None
+        self._fold = _Needles({fold_needle(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
+                                                                                         strict=True)) if enc == "raw"})
+        # Cut prefixes: an automaton over the first CUT_MIN characters of each value finds where a
+        # prefix may start; a bisect per line end would cost ~1 ms a line with 10,000 values.
+        heads: dict[str, list[int]] = {}
+        for i, n in enumerate(self._needle_text):
+            if views and self._ids[i][1] == "raw" and len(n) > CUT_MIN:
+                heads.setdefault(n[:CUT_MIN], []).append(i)
+        self._heads = list(heads.values())
+        self._head_ac = ahocorasick_rs.AhoCorasick(list(heads), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if heads else None
 
     @classmethod
     def from_files(cls, paths: Iterable[Path], patterns: bool = True,
@@ -149,7 +166,7 @@ class Redactor:
     def redact_path(self, path: str) -> str:
         """A path or id with every case, slug and separator variant of a value replaced by
         `redacted` (path-safe). Compared on the folded view (`forms.folded`); `/` is kept."""
-        spans = self._fold.find(*folded(path))
+        spans = self._fold.find(path, folded_text, folded)
         if not spans:
             return path
         pieces: list[str] = []
@@ -203,7 +220,8 @@ class Redactor:
         if self._view is not None:
             # A value renamed into a file name comes back in the text too ("from runbooks/zq7-kp2x.md"):
             # the folded view (any case, slug or separator spelling) runs over text when views are on.
-            extra = self._view.find(*normalise(text)) + self._fold.find(*folded(text)) + self._cut_spans(text)
+            extra = (self._view.find(text, normalised_text, normalise) + self._fold.find(text, folded_text, folded)
+                     + self._cut_spans(text))
             if extra:
                 spans = _merge(spans + extra)
         if not spans:
@@ -222,19 +240,24 @@ class Redactor:
 
     def _cut_spans(self, text: str) -> list[tuple[int, int, int]]:
         """A prefix of a value at the end of the text, of a line, or before `…`: what a cut keeps.
-        Prefixes of only letters and spaces are left alone (`correct horse` is words before it is a
-        prefix of a declared phrase)."""
-        if not self._prefixes:
+        Prefixes of ordinary words are left alone (`correct horse` is words before it is a prefix of
+        a declared phrase); `EEsAoC` (capitals inside) is not a word."""
+        if self._head_ac is None:
             return []
+        found = self._head_ac.find_matches_as_indexes(_SURROGATE.sub("\ufffd", text), overlapping=True)
+        if not found:
+            return []
+        ends = sorted({len(text), *(m.start() for m in _CUT_AT.finditer(text))})
         out: list[tuple[int, int, int]] = []
-        ends = {len(text), *(m.start() for m in _CUT_AT.finditer(text))}
-        limit = min(self.longest, 128)
-        for end in sorted(ends):
-            for k in range(min(limit, end), CUT_MIN - 1, -1):
-                tail = text[end - k:end]
-                i = bisect_left(self._prefixes, tail)
-                if i < len(self._prefixes) and self._prefixes[i].startswith(tail) and not _wordy(tail):
-                    out.append((self._position[self._prefixes[i]], end - k, end))
+        for head, start, _ in found:
+            at = bisect_left(ends, start + CUT_MIN)
+            if at == len(ends):
+                continue
+            end = ends[at]
+            tail = text[start:end]
+            for idx in self._heads[head]:
+                if self._needle_text[idx].startswith(tail) and not _wordy(tail):
+                    out.append((idx, start, end))
                     break
         return out
 
@@ -260,8 +283,12 @@ class Redactor:
         return Redacted("".join(pieces), hits)
 
 
+_WORD = re.compile(r"[^\W\d_]?[^\W\d_A-Z]*|[^\W\d_a-z]+")
+
+
 def _wordy(text: str) -> bool:
-    return all(c.isalpha() or c == " " for c in text)
+    """Ordinary words only (`correct horse`, `Staple`): letters, capitalised at most at the start."""
+    return all(_WORD.fullmatch(w) for w in text.split(" "))
 
 
 _CUT_AT = re.compile(r"[ \t]*(?:\r?\n|…|\.\.\.)")
@@ -271,16 +298,21 @@ class _Needles:
     """An Aho-Corasick automaton over needles in one view (normalised or folded) of the text;
     matches are mapped back to the original text through the view's offset map."""
 
-    def __init__(self, needles: dict[str, int]) -> None:
-        kept = {n: i for n, i in needles.items() if len(n) >= VIEW_MIN}
+    def __init__(self, needles: dict[str | None, int]) -> None:
+        kept = {n: i for n, i in needles.items() if n}   # None: too short for a view
         self._index = list(kept.values())
         self._ac = ahocorasick_rs.AhoCorasick(list(kept), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if kept else None
 
-    def find(self, view: str, where: list[int]) -> list[tuple[int, int, int]]:
-        if self._ac is None or not view:
+    def find(self, text: str, view_of: Callable[[str], str],
+             mapped: Callable[[str], tuple[str, list[int]]]) -> list[tuple[int, int, int]]:
+        """Matches in `view_of(text)`, mapped back through `mapped(text)` (built only on a match)."""
+        if self._ac is None or not text:
             return []
-        found = self._ac.find_matches_as_indexes(_SURROGATE.sub("\ufffd", view), overlapping=True)
+        found = self._ac.find_matches_as_indexes(_SURROGATE.sub("\ufffd", view_of(text)), overlapping=True)
+        if not found:
+            return []
+        where = mapped(text)[1]
         return _merge([(self._index[i], where[start], where[end - 1] + 1) for i, start, end in found])
 
 

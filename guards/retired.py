@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from muninn.core import paths
+from muninn.core import atomic
 
 _RUN = re.compile(r"\S+")
 
@@ -62,7 +62,7 @@ class Ledger:
                 self.entries[h] = {"id": secret_id, "length": len(value), "space": any(c.isspace() for c in value)}
                 added += 1
         if added or not self.path.exists():
-            paths.private_file(self.path, json.dumps({"salt": self.salt.hex(), "entries": self.entries}))
+            atomic.write_text(self.path, json.dumps({"salt": self.salt.hex(), "entries": self.entries}), mode=0o600)
         return added
 
     def retired(self, live: Iterable[str]) -> HashScanner:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ParamSpec
 
-from muninn.core.policy import AGENT_FORBIDDEN, TOOLS, Profile
+from muninn.core import registry
+from muninn.core.policy import AGENT_FORBIDDEN, Profile
 from muninn.guards import uri as uri_guard
 
 P = ParamSpec("P")
@@ -47,7 +48,7 @@ def fail_closed(fn: Callable[P, Decision]) -> Callable[P, Decision]:
 def check_tool(profile: Profile, tool: str) -> Decision:
     if profile.is_agent and tool in AGENT_FORBIDDEN:
         return Decision(False, f"{tool!r} is never available to agent profiles")
-    if tool not in TOOLS:
+    if tool not in registry.tool_access():
         return Decision(False, f"{tool!r} is not a muninn tool; nothing else passes through the guard")
     if tool not in profile.tools:
         return Decision(False, f"{tool!r} is not in profile {profile.name!r}'s tools")
@@ -58,13 +59,13 @@ def check_tool(profile: Profile, tool: str) -> Decision:
 def check_call(profile: Profile, tool: str, uri: str | None = None, access: str | None = None) -> Decision:
     """The whole decision for one call: the tool, then the URI against the read or write prefixes.
 
-    `access` defaults to what the tool does to the tree (policy.TOOLS); a URI given to a tool
+    `access` defaults to what the tool does to the tree (its ToolSpec.access); a URI given to a tool
     that touches no tree is checked as a read.
     """
     decision = check_tool(profile, tool)
     if not decision.allowed or uri is None:
         return decision
-    access = access or TOOLS.get(tool, "read")
+    access = access or registry.tool_access().get(tool, "read")
     if access == "write":
         got = uri_guard.check(uri, profile.write_prefixes, "write")
     else:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 from muninn.plugins import policy_apply
 
 
-@job("acl-drift")
 def acl_drift(ctx: Context) -> JobResult:
     pol = policy_mod.load_for(ctx.settings)
     states = policy_apply.drift(ctx.settings, pol)

@@ -1,5 +1,5 @@
-"""`muninn nightly`: for cron. Exit 0 clean, 1 findings or drift, 12 when a job could not run,
-13 when another run holds the lock. A JSON report is kept per run."""
+"""`muninn nightly`: for cron. Exit 0 clean, 1 findings or drift, 13 when a job could not run,
+14 when another run holds the lock. A JSON report is kept per run."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def nightly(
     over every exported tree, a leak scan of everything on the server, completeness of synced areas,
     the verify sweep.
 
-    Every job runs even if an earlier one failed; one run at a time (a second exits 13 naming the
-    first one's PID). Exit 0 clean (warnings allowed), 1 findings, 12 a job could not run. The report
+    Every job runs even if an earlier one failed; one run at a time (a second exits 14 naming the
+    first one's PID). Exit 0 clean (warnings allowed), 1 findings, 13 a job could not run. The report
     is written to <workspace>/nightly/<time>.json. Example crontab line:
 
         15 3 * * *  muninn nightly --json > /dev/null || notify-owner
@@ -47,7 +47,7 @@ def nightly(
             console.print(_table(data["jobs"]))
             say(f"report: {path} (finished {data.get('finished', '?')})")
         raise typer.Exit(data.get("exit_code", 0 if data.get("ok") else 1))
-    with lock.held(runner.folder(s) / "lock"):
+    with lock.held(s.paths.nightly_lock):
         results = runner.run(s, only)
         path = runner.save(s, results)
     data = runner.report(results)

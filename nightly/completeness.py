@@ -6,10 +6,9 @@ from __future__ import annotations
 from muninn.core.client import OpenViking
 from muninn.export.pipeline import configured
 from muninn.export.sync import Manifest, remote_files
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 
 
-@job("completeness")
 def completeness(ctx: Context) -> JobResult:
     if not ctx.settings.sources:
         return JobResult("completeness", True, "no sources configured", {})
@@ -17,7 +16,7 @@ def completeness(ctx: Context) -> JobResult:
     counted = 0
     with OpenViking.user(ctx.settings) as client:
         for area in sorted({c.area for c in configured(ctx.settings)}):
-            manifest = Manifest.for_target(client, area, ctx.settings.workspace / "sync")
+            manifest = Manifest.for_target(client, area, ctx.settings.paths.sync_manifests)
             present = remote_files(client, area)
             owned = manifest.owned()
             counted += len(owned)

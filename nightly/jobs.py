@@ -1,4 +1,5 @@
-"""The job registry and the shared context every job gets.
+"""What a nightly job is given and returns. Jobs are registered through the `register_jobs` hook
+(muninn.nightly.plugin for the built-in ones, in the order they run).
 
 A job returns a `JobResult` whose `status` is one of:
 - `ok`: nothing found;
@@ -40,11 +41,3 @@ class Context:
 
 
 JobFn = Callable[[Context], JobResult]
-JOBS: dict[str, JobFn] = {}
-
-
-def job(name: str) -> Callable[[JobFn], JobFn]:
-    def register(fn: JobFn) -> JobFn:
-        JOBS[name] = fn
-        return fn
-    return register

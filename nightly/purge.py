@@ -82,7 +82,7 @@ def owned_uris(settings: Settings) -> set[str]:
     out: set[str] = set()
     with OpenViking.user(settings) as client:
         for area in {c.area for c in configured(settings)}:
-            manifest = Manifest.for_target(client, area, settings.workspace / "sync")
+            manifest = Manifest.for_target(client, area, settings.paths.sync_manifests)
             out |= {f"{area}/{rel}" for rel in manifest.owned()}
     return out
 

@@ -10,37 +10,29 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from muninn.core import atomic, registry
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.nightly import (  # noqa: F401  (register jobs)
-    acl_drift,
-    completeness,
-    server_leak_scan,
-    skills,
-    snapshots,
-    verify,
-)
-from muninn.nightly.jobs import JOBS, Context, JobResult
-
-ORDER = ("acl-drift", "skills-drift", "leak-gate", "server-leak-scan", "completeness", "verify")
+from muninn.nightly.jobs import Context, JobResult
 
 
 def folder(settings: Settings) -> Path:
-    return settings.workspace / "nightly"
+    return settings.paths.nightly_reports
 
 
 def run(settings: Settings, only: list[str] | None = None) -> list[JobResult]:
-    names = only or [n for n in ORDER if n in JOBS] + [n for n in JOBS if n not in ORDER]
-    unknown = [n for n in names if n not in JOBS]
+    jobs = registry.jobs()
+    names = only or list(jobs)
+    unknown = [n for n in names if n not in jobs]
     if unknown:
-        raise MuninnError(f"unknown nightly job(s): {', '.join(unknown)}", fix=f"known: {', '.join(JOBS)}")
+        raise MuninnError(f"unknown nightly job(s): {', '.join(unknown)}", fix=f"known: {', '.join(jobs)}")
     results = []
     ctx = Context(settings)
     for name in names:
         t = time.perf_counter()
         try:
-            result = JOBS[name](ctx)
-        except Exception as exc:  # any crash is this job's failure, never the run's end)
+            result = jobs[name](ctx)
+        except Exception as exc:  # any crash is this job's failure, never the run's end
             reason = str(exc) if isinstance(exc, MuninnError) else f"{type(exc).__name__}: {exc}"
             result = JobResult(name, False, f"could not run: {reason}", status="error")
         result.seconds = round(time.perf_counter() - t, 2)
@@ -65,9 +57,7 @@ def save(settings: Settings, results: list[JobResult]) -> Path:
     out = folder(settings)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({**report(results), "finished": datetime.now(UTC).isoformat()}, indent=2))
-    tmp.replace(path)
+    atomic.write_text(path, json.dumps({**report(results), "finished": datetime.now(UTC).isoformat()}, indent=2))
     for old in reports(settings)[:-settings.nightly.keep_reports]:
         old.unlink(missing_ok=True)
     return path

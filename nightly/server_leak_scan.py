@@ -5,10 +5,9 @@ cleans them."""
 from __future__ import annotations
 
 from muninn.nightly import server_scan
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 
 
-@job("server-leak-scan")
 def server_leak_scan(ctx: Context) -> JobResult:
     report = server_scan.scan(ctx.settings)
     data = report.to_json()

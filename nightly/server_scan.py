@@ -20,11 +20,9 @@ from muninn.core import credentials, policy
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
-from muninn.export.pipeline import known_files
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import collect
-from muninn.plugins.access.paths import retired_path
 
 # What the CLI's own user walks: every scope OpenViking 0.5.2 serves to a user key.
 SCOPES = ("viking://resources", "viking://agent", "viking://user")
@@ -68,8 +66,8 @@ class Scanner:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.known = collect(known_files(settings))     # value -> secret id
-        ledger = Ledger(retired_path(settings))
+        self.known = collect(settings.paths.known_secret_files())     # value -> secret id
+        ledger = Ledger(settings.paths.retired_hashes)
         ledger.remember((i, v) for v, i in self.known.items())
         self.hashes = ledger.retired(self.known)
         self.gate = LeakGate(self.known)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from muninn.core.client import OpenViking
 from muninn.core.errors import NotFound
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 
 SKILLS = "viking://agent/skills"
 
 
-@job("skills-drift")
 def skills_drift(ctx: Context) -> JobResult:
     approved = set(ctx.settings.nightly.approved_skills)
     with OpenViking.user(ctx.settings) as client:

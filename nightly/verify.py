@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from muninn.nightly.jobs import Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 from muninn.plugins.access import sweep
 
 WARN = frozenset({"skipped"})
 
 
-@job("verify")
 def verify(ctx: Context) -> JobResult:
     if not ctx.settings.inventory.files and not ctx.settings.vault.files:
         return JobResult("verify", True, "no inventory or vault configured", {})

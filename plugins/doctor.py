@@ -1,8 +1,8 @@
 """`muninn doctor`: what is installed, running and reachable, and how to fix what is not.
 
-Each check is a function registered with `@check`; other parts register theirs the same way
-(the reranker's weights, the vault's key...). A check never prints a secret value: keys are
-listed by name only.
+Each check is a function that returns `Check` lines; every part registers its own through the
+`register_checks` hook (the reranker's weights, the vault's key...), these included. A check never
+prints a secret value: keys are listed by name only.
 """
 
 from __future__ import annotations
@@ -10,32 +10,14 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Literal
+from dataclasses import asdict
 
-from muninn.core import credentials
+from muninn.core import credentials, registry
+from muninn.core.checks import Check, CheckFn
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
+from muninn.core.hookspecs import hookimpl
 from muninn.plugins import stack
-
-Level = Literal["ok", "warn", "fail"]
-
-
-@dataclass
-class Check:
-    name: str
-    level: Level
-    detail: str
-    fix: str = ""
-
-
-CheckFn = Callable[[Settings], list[Check]]
-CHECKS: list[CheckFn] = []
-
-
-def check(fn: CheckFn) -> CheckFn:
-    CHECKS.append(fn)
-    return fn
 
 
 def _version(dist: str) -> str | None:
@@ -45,7 +27,6 @@ def _version(dist: str) -> str | None:
         return None
 
 
-@check
 def packages(settings: Settings) -> list[Check]:
     out = []
     wanted = {
@@ -63,13 +44,11 @@ def packages(settings: Settings) -> list[Check]:
     return out
 
 
-@check
 def config_file(settings: Settings) -> list[Check]:
     where = str(settings.source_file) if settings.source_file else "no file (defaults)"
     return [Check("config", "ok", f"{where}; workspace {settings.workspace}")]
 
 
-@check
 def keyring_backend(settings: Settings) -> list[Check]:
     try:
         ring = credentials.Keyring(settings.keyring.backend)
@@ -84,7 +63,6 @@ def keyring_backend(settings: Settings) -> list[Check]:
     return out
 
 
-@check
 def server_install(settings: Settings) -> list[Check]:
     binary = stack.server_binary(settings)
     if binary.exists():
@@ -92,7 +70,6 @@ def server_install(settings: Settings) -> list[Check]:
     return [Check("openviking-server", "fail", f"{binary} missing", "run `muninn server install` or `muninn up`")]
 
 
-@check
 def running(settings: Settings) -> list[Check]:
     out = []
     for comp in stack.status(settings):
@@ -104,7 +81,6 @@ def running(settings: Settings) -> list[Check]:
     return out
 
 
-@check
 def embedding_model(settings: Settings) -> list[Check]:
     from muninn.core.errors import MuninnError
     from muninn.plugins.embed.model import is_onnx, model_path
@@ -119,7 +95,6 @@ def embedding_model(settings: Settings) -> list[Check]:
                   "folder or one with model.onnx + tokenizer.json")]
 
 
-@check
 def verify_sandbox(settings: Settings) -> list[Check]:
     from muninn.guards import sandbox
 
@@ -130,9 +105,15 @@ def verify_sandbox(settings: Settings) -> list[Check]:
 
 def run(settings: Settings) -> list[Check]:
     results: list[Check] = []
-    for fn in CHECKS:
+    for fn in registry.checks():
         results.extend(fn(settings))
     return results
+
+
+@hookimpl
+def register_checks(register: Callable[[CheckFn], None]) -> None:
+    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, verify_sandbox):
+        register(fn)
 
 
 def as_dicts(results: list[Check]) -> list[dict]:

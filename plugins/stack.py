@@ -42,12 +42,8 @@ class Component:
     detail: str = ""
 
 
-def stack_dir(settings: Settings) -> Path:
-    return settings.workspace / "stack"
-
-
 def _state_file(settings: Settings) -> Path:
-    return stack_dir(settings) / "stack.json"
+    return settings.paths.stack / "stack.json"
 
 
 def _read_state(settings: Settings) -> dict[str, dict]:
@@ -186,7 +182,7 @@ def ov_conf(settings: Settings) -> dict:
     """Vectors only, no VLM, embeddings from the sidecar. The root key comes from the environment
     (`$VAR` is expanded by the server), so it is never written to disk."""
     return {
-        "storage": {"workspace": str(stack_dir(settings) / "data")},
+        "storage": {"workspace": str(settings.paths.stack / "data")},
         "server": {"host": settings.server.host, "port": settings.server.port,
                    "auth_mode": "api_key", "root_api_key": f"${ROOT_KEY_ENV}"},
         "embedding": {"dense": {
@@ -234,7 +230,7 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     if settings.server.url:
         say(f"server.url is set ({settings.server.url}): muninn does not manage that server.")
     state = _read_state(settings)
-    root = stack_dir(settings)
+    root = settings.paths.stack
     env = dict(os.environ)
     components = {c.name: c for c in status(settings)}
 

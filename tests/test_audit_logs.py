@@ -107,18 +107,18 @@ def test_a_lone_surrogate_does_not_break_the_log(tmp_path: Path) -> None:
 @pytest.mark.parametrize("secret", list(SECRETS))
 @pytest.mark.parametrize("field", ["query", "command", "refused"])
 def test_access_log_scrubs_what_the_caller_typed(tmp_path: Path, secret: str, field: str) -> None:
-    access_log.write(tmp_path, who="tester", action="access-find", scrub=REDACTOR.scrub_all,
+    access_log.write(tmp_path / "access.jsonl", who="tester", action="access-find", scrub=REDACTOR.scrub_all,
                      **{field: f"find {SECRETS[secret]} please"})
-    raw = access_log.log_path(tmp_path).read_text()
+    raw = (tmp_path / "access.jsonl").read_text()
     for piece in _pieces(SECRETS[secret]):
         assert piece not in raw
-    assert access_log.read(tmp_path)[-1]["who"] == "tester"
+    assert access_log.read(tmp_path / "access.jsonl")[-1]["who"] == "tester"
 
 
 @pytest.mark.parametrize("secret", list(PATTERNED))
 def test_access_log_scrubs_patterns_without_a_scrubber(tmp_path: Path, secret: str) -> None:
-    access_log.write(tmp_path, who="tester", action="find", query=f"where is {PATTERNED[secret]}")
-    assert PATTERNED[secret] not in access_log.log_path(tmp_path).read_text()
+    access_log.write(tmp_path / "access.jsonl", who="tester", action="find", query=f"where is {PATTERNED[secret]}")
+    assert PATTERNED[secret] not in (tmp_path / "access.jsonl").read_text()
 
 
 @pytest.mark.parametrize("variable", ["MUNINN_WHO", "USER", "LOGNAME", "LNAME", "USERNAME"])
@@ -140,6 +140,6 @@ def test_inventory_find_logs_a_scrubbed_query(tmp_path: Path, monkeypatch: pytes
     settings = config.load(cfg)
     Inventory.open(settings, scrub=REDACTOR.scrub_all).find(f"box {KNOWN} {PATTERNED['github']}")
     Inventory.open(settings).find(f"box {PATTERNED['aws']}")
-    raw = access_log.log_path(settings.workspace).read_text()
+    raw = settings.paths.access_log.read_text()
     assert KNOWN not in raw and PATTERNED["github"] not in raw and PATTERNED["aws"] not in raw
-    assert {line["who"] for line in access_log.read(settings.workspace)} == {pwd.getpwuid(os.getuid()).pw_name}
+    assert {line["who"] for line in access_log.read(settings.paths.access_log)} == {pwd.getpwuid(os.getuid()).pw_name}

@@ -102,6 +102,20 @@ def test_redact_path_catches_every_spelling_and_only_them(path: str, changed: bo
     _no_variant(out)
 
 
+def test_every_rendered_field_is_redacted_neighbours_included(tmp_path: Path) -> None:
+    """A child section carries its parents' text as context: a pattern-only secret there (no known
+    value, so only the redactor's rules see it) must be redacted too."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    filler = "Plain words about the maintenance window and who to call.\n" * 8
+    (notes / "db.md").write_text(f"# DB\n\nsshpass -p 'Hx7!pQ2zrt' ssh root@db01\n\n{filler}\n## Restore\n\n{filler}"
+                                 f"\n## Verify\n\n{filler}")
+    out = tmp_path / "out"
+    pipeline.run("notes", notes, out)
+    text = "\n".join(p.read_text() for p in out.rglob("*.md"))
+    assert "Hx7!pQ2zrt" not in text and "[REDACTED:shell-password]" in text
+
+
 # --- declared values ---
 
 @pytest.mark.parametrize(("value", "kept"), [

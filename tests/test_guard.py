@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from muninn.cli import app
-from muninn.core import policy
+from muninn.core import policy, registry
 from muninn.core.errors import ConfigError
 from muninn.guards import audit, dates
 from muninn.guards import tools as tool_guard
@@ -80,7 +80,7 @@ def test_default_agent_tools_exclude_nothing_forbidden(tmp_path: Path) -> None:
     path.write_text(BASE.replace("    tools: [recall_search, recall_read, recall_remember]\n", ""))
     raven = policy.load(path).profile("raven")
     assert not set(raven.tools) & policy.AGENT_FORBIDDEN
-    assert set(raven.tools) <= set(policy.TOOLS)
+    assert set(raven.tools) <= set(registry.tool_access())
 
 
 def test_unknown_profile_is_a_config_error(pol: policy.Policy) -> None:
@@ -121,7 +121,7 @@ def test_a_crashing_check_is_a_deny(pol: policy.Policy) -> None:
 
 def test_visible_tools_come_from_the_same_check(pol: policy.Policy) -> None:
     raven = pol.profile("raven")
-    shown = tool_guard.visible_tools(raven, frozenset(policy.TOOLS))
+    shown = tool_guard.visible_tools(raven, frozenset(registry.tool_access()))
     assert shown == [t for t in raven.tools if tool_guard.check_tool(raven, t).allowed]
     assert tool_guard.visible_tools(raven, frozenset({"recall_read"})) == ["recall_read"]
 

@@ -116,7 +116,7 @@ def test_exec_runs_steps_injects_and_masks(setup) -> None:
                                       "exit 3"], stdout=out, stderr=err)
     assert result.exit_code == 3
     assert out.getvalue() == b"ops-prod [REDACTED:jira-api-token]\n"
-    lines = access_log.read(inv.settings.workspace)
+    lines = access_log.read(inv.settings.paths.access_log)
     assert lines[-1]["action"] == "access-exec" and lines[-1]["exit_code"] == 3 and lines[-1]["who"] == "tester"
 
 
@@ -135,7 +135,7 @@ def test_exec_with_vpn_down_fails_fast_with_one_sentence(setup, listener: socket
         inv.exec("ops-cluster", ["sh", "-c", "echo should-not-run"], stdout=io.BytesIO(), stderr=io.BytesIO())
     assert str(down.value) == "prerequisite 'vpn' is down: connect the VPN and retry"
     assert down.value.exit_code == 7
-    assert access_log.read(inv.settings.workspace)[-1]["exit_code"] == 7
+    assert access_log.read(inv.settings.paths.access_log)[-1]["exit_code"] == 7
 
 
 def test_cli_access_exec_and_show(setup, listener: socket.socket) -> None:

@@ -3,7 +3,7 @@ audit logs rely on. Change them only together with a migration note."""
 
 from __future__ import annotations
 
-from muninn.core.policy import TOOLS
+from muninn.core.registry import tool_access
 from muninn.plugins.mcp import registry
 
 
@@ -28,7 +28,7 @@ def test_tool_contract_is_pinned() -> None:
         "recall_access_exec": (["command", "id", "timeout"], ["command", "id"], False, True, False),
         "recall_verify": (["dry_run", "ids"], [], True, False, True),
     }
-    assert set(specs) == set(TOOLS)
+    assert set(specs) == set(tool_access())
 
 
 def test_every_tool_schema_is_a_closed_object() -> None:
@@ -39,5 +39,15 @@ def test_every_tool_schema_is_a_closed_object() -> None:
 
 
 def test_every_description_teaches_something() -> None:
-    for name, spec in registry.available().items():
+    for name, spec in registry.all_tools().items():
         assert len(spec.description) > 60, name
+
+
+def test_each_tools_access_is_pinned_on_its_spec() -> None:
+    """What a tool does to the tree decides which prefixes the guard checks its URI against."""
+    assert tool_access() == {
+        "recall_search": "read", "recall_read": "read", "recall_list": "read", "recall_remember": "write",
+        "recall_secret_find": "none", "recall_secret_show": "none", "recall_secret_command": "none",
+        "recall_access_find": "none", "recall_access_show": "none", "recall_access_exec": "none",
+        "recall_verify": "none", "recall_status": "none",
+    }

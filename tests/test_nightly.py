@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from muninn.core import config, credentials
+from muninn.core import config, credentials, hookspecs, registry
 from muninn.core.client import OpenViking
 from muninn.export import sync
 from muninn.nightly import runner
-from muninn.nightly.jobs import JOBS, Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 from muninn.plugins import policy_apply
 
 pytestmark = pytest.mark.integration
@@ -117,14 +117,20 @@ def test_a_file_lost_on_the_server_is_incomplete(world) -> None:
 def test_a_crashing_job_does_not_stop_the_others_and_the_cli_exits_1(world, stack) -> None:
     from muninn.core.errors import MuninnError
 
-    @job("explodes")
     def explodes(ctx: Context) -> JobResult:
         raise MuninnError("the thing is broken")
 
+    class Plugin:
+        @hookspecs.hookimpl
+        def register_jobs(self, register) -> None:
+            register("explodes", explodes)
+
+    plugin = Plugin()
+    registry.add(plugin)
     try:
         results = runner.run(world["settings"], ["explodes", "leak-gate"])
     finally:
-        JOBS.pop("explodes")
+        registry.remove(plugin)
     assert [r.ok for r in results] == [False, True]
     assert "the thing is broken" in results[0].detail
     out = stack.cli("--config", str(world["config"]), "nightly", "--only", "acl-drift", "--json")

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from muninn.core import config
+from muninn.core import config, hookspecs, registry
 from muninn.core.errors import AuthError, ExitCode, MuninnError, ServerError
 from muninn.guards import retired
 from muninn.nightly import lock, purge, runner, server_scan
-from muninn.nightly.jobs import JOBS, Context, JobResult, job
+from muninn.nightly.jobs import Context, JobResult
 
 SECRET = "Zq8vN3kT5pW2rX7m"
 
@@ -30,16 +30,22 @@ def settings(tmp_path: Path):
 
 @pytest.fixture
 def jobs():
-    """Register throw-away jobs; always unregistered."""
-    added: list[str] = []
+    """Register throw-away jobs through the registry, as an outside plugin would; always removed."""
+    added: list[object] = []
 
     def add(name: str, fn):
-        job(name)(fn)
-        added.append(name)
+        class Plugin:
+            @hookspecs.hookimpl
+            def register_jobs(self, register) -> None:
+                register(name, fn)
+
+        plugin = Plugin()
+        registry.add(plugin)
+        added.append(plugin)
 
     yield add
-    for name in added:
-        JOBS.pop(name, None)
+    for plugin in added:
+        registry.remove(plugin)
 
 
 # --- statuses and exit codes ---------------------------------------------------------------
@@ -251,9 +257,7 @@ def test_vault_sync_feeds_the_ledger_with_the_values_it_replaces(tmp_path, isola
     Vault(s).sync()
     secrets.write_text("- id: bot\n  service: chat\n  value: N3wR0tatedV4lue77\n")
     Vault(s).sync()
-    from muninn.plugins.access.paths import retired_path
-
-    scanner = retired.Ledger(retired_path(s)).retired(["N3wR0tatedV4lue77"])
+    scanner = retired.Ledger(s.paths.retired_hashes).retired(["N3wR0tatedV4lue77"])
     assert [h.secret_id for h in scanner.scan(f"old token {SECRET}")] == ["bot"]
 
 

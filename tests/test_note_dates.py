@@ -33,6 +33,10 @@ DATED = [
     ("1 JANUARY 2024", dt.date(2024, 1, 1)),
     ("Retro (2024-12-31)", dt.date(2024, 12, 31)),
     ("1:56 pm on 8 May, 2023", dt.datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+    ("Caroline, 8 May 2023 at 1:56 PM (session 1)", dt.datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+    ("May 8, 2023, 09:05", dt.datetime(2023, 5, 8, 9, 5, tzinfo=UTC)),
+    ("8 May 2023 at 12:00 am", dt.datetime(2023, 5, 8, 0, 0, tzinfo=UTC)),
+    ("8 May 2023 at 25:00", dt.date(2023, 5, 8)),                   # not a time: the day alone
     ("2025-05-14 14:30 call", dt.datetime(2025, 5, 14, 14, 30, tzinfo=UTC)),
     ("2025-05-14T09:30:00+02:00", dt.datetime(2025, 5, 14, 7, 30, tzinfo=UTC)),
 ]

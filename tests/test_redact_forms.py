@@ -12,19 +12,21 @@ import subprocess
 import pytest
 from planted import PROSE
 
+from muninn.evals.security_cases import (
+    FALSE_POSITIVES,
+    OVERLAPS,
+    PROSE_CASES,
+    SHELL_CASES,
+    SHELL_PRINTERS,
+    SPLITS,
+    VALUES,
+)
 from muninn.guards import forms
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.mask import mask_bytes, masking_redactor
 from muninn.guards.patterns import PatternScanner
 from muninn.guards.redact import ENCODINGS, Redactor
-from muninn.guards.rules import RULES
-
-VALUES = {
-    "Zq7#kP2x": "short-random",
-    "p@ss w0rd with $pace's": "shell-hostile",
-    "Xk9-pQ2m_Zr7t!vB3n": "long-mixed",
-    "correct horse battery staple": "phrase",
-}
+from muninn.guards.rules import all_rules
 
 
 @pytest.fixture(scope="module")
@@ -41,12 +43,6 @@ def _bash(script: str, value: str) -> str:
     return subprocess.run(["bash", "-c", script, "_", value], capture_output=True, text=True, check=True).stdout
 
 
-SHELL_PRINTERS = {
-    "printf %q": 'printf "%q\\n" "$1"',
-    "declare -p": 'v=$1; declare -p v',
-    "${v@Q}": 'v=$1; echo "${v@Q}"',
-    "set": 'v=$1; set | grep "^v="',
-}
 
 
 @pytest.mark.parametrize("value", list(VALUES))
@@ -79,22 +75,6 @@ def test_python_quoting_forms_too(export_redactor: Redactor) -> None:
             assert value not in export_redactor.redact(text).text
 
 
-SPLITS = [
-    ("emphasis", lambda v: f"**{v[:3]}**{v[3:]}"),
-    ("italic", lambda v: f"_{v[:4]}_{v[4:]}"),
-    ("strike", lambda v: f"{v[:2]}~~{v[2:5]}~~{v[5:]}"),
-    ("inline code", lambda v: f"`{v[:3]}`{v[3:]}"),
-    ("zero-width space", lambda v: "\u200b".join(v)),
-    ("soft hyphen", lambda v: f"{v[:4]}\u00ad{v[4:]}"),
-    ("zero-width joiner", lambda v: f"{v[:2]}\u200d{v[2:]}"),
-    ("word joiner", lambda v: f"{v[:5]}\u2060{v[5:]}"),
-    ("bom inside", lambda v: f"{v[:3]}\ufeff{v[3:]}"),
-    ("bidi mark", lambda v: f"{v[:3]}\u200e{v[3:]}"),
-    ("wrapped, indented", lambda v: f"{v[:4]}\n    {v[4:]}"),
-    ("wrapped in a list item", lambda v: f"- {v[:5]}\n  {v[5:]}"),
-    ("full-width", lambda v: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in v)),
-    ("combined", lambda v: f"**`{v[:2]}`**\u200b{v[2:4]}\u00ad\n   {v[4:]}"),
-]
 
 
 @pytest.mark.parametrize("value", list(VALUES))
@@ -127,13 +107,6 @@ def test_letters_only_words_are_not_taken_for_a_cut_phrase(export_redactor: Reda
         assert export_redactor.redact(text).text == text
 
 
-OVERLAPS = [
-    ({"abcdef123XYZ": "a", "XYZ789qrs": "b"}, "x abcdef123XYZ789qrs y"),                # suffix/prefix
-    ({"K9zQ7wPx2L": "a", "7wPx2": "b"}, "K9zQ7wPx2L"),                                 # nested
-    ({"Aa1Bb2Cc3": "a", "Cc3Dd4Ee5": "b", "Ee5Ff6Gg7": "c"}, "Aa1Bb2Cc3Dd4Ee5Ff6Gg7!"),  # chained
-    ({"Qq1Ww2Ee3Rr": "a", "Ww2Ee3Rr4Tt5Yy": "b"}, "Qq1Ww2Ee3Rr4Tt5Yy"),               # second longer
-    ({"m0nK3y_b1z": "a", "b1z_z00": "b"}, "`m0nK3y_b1z_z00`"),
-]
 
 
 @pytest.mark.parametrize(("known", "text"), OVERLAPS)
@@ -150,80 +123,11 @@ def test_overlapping_values_are_all_hidden(known: dict[str, str], text: str, vie
 
 # --- pattern-only forms ---
 
-SHELL_CASES = [
-    ("sshpass -p 'Hunter2!' ssh root@db01", "Hunter2!"),
-    ("sshpass -pS3cr3t ssh backup@nas", "S3cr3t"),
-    ("sshpass -v -p \"w1ld card\" scp f host:", "w1ld card"),
-    ("mysql -uroot -pS3cr3t! app", "S3cr3t!"),
-    ("mysqldump -h db -u app --password=Pa55word appdb", "Pa55word"),
-    ("mariadb -u root -p'x7!yz' -e 'select 1'", "x7!yz"),
-    ("docker login -u bob -p Xyz123abc registry.example.com", "Xyz123abc"),
-    ("docker login --password=abc12345 registry.example.com", "abc12345"),
-    ("podman login -u me --password hunter22 quay.io", "hunter22"),
-    ("redis-cli -h cache -a 'R3dis!pw' ping", "R3dis!pw"),
-    ("redis-cli -a rEd1sPw --no-auth-warning info", "rEd1sPw"),
-    ("htpasswd -b /etc/nginx/.htpasswd alice S3cret99", "S3cret99"),
-    ("htpasswd -bc /etc/nginx/.htpasswd alice Sup3rS3cret", "Sup3rS3cret"),
-    ("htpasswd -nb alice S3cret99", "S3cret99"),
-    ("PGPASSWORD=pgpw123 psql -h db -U app", "pgpw123"),
-    ("MYSQL_PWD='my pw 1' mysql -u root", "my pw 1"),
-    ("export REDISCLI_AUTH=r3disAuth", "r3disAuth"),
-    ("SSHPASS=abc12345 sshpass -e ssh host", "abc12345"),
-    ("curl -u admin:Adm1nPw https://jenkins.example.com/api", "Adm1nPw"),
-    ("$ sudo mysql -u root -pR00tPw -e 'show databases'", "R00tPw"),
-]
-PROSE_CASES = [
-    ("the root password was Summer2024!", "Summer2024!"),
-    ("The admin password is now Tr0ub4dor&3.", "Tr0ub4dor&3"),
-    ("password → Zq7#kP2x", "Zq7#kP2x"),
-    ("password -> hunter22", "hunter22"),
-    ("the password for root was set to Xy7z9Qa1.", "Xy7z9Qa1"),
-    ("wifi password changed to GuestNet2025", "GuestNet2025"),
-    ("Passwort: Geheim123", "Geheim123"),
-    ("Das Kennwort ist Fr!hling99", "Fr!hling99"),
-    ("mot de passe : Tr0ub4dor&3", "Tr0ub4dor&3"),
-    ("le mot de passe est Soleil2024", "Soleil2024"),
-    ("contraseña: Qw3rty!", "Qw3rty!"),
-    ("la contraseña es Verano2024", "Verano2024"),
-    ("senha = abc123def", "abc123def"),
-    ("wachtwoord: Zomer2024!", "Zomer2024!"),
-    ("hasło: Lato2024#", "Lato2024#"),
-    ("lösenord: Sommar2024", "Sommar2024"),
-    ("пароль: Пароль2024", "Пароль2024"),
-    ("パスワード：Xk9pQ2mz", "Xk9pQ2mz"),
-    ("パスワードは Xk9pQ2mz です", "Xk9pQ2mz"),
-    ("密码：Xk9pQ2mz", "Xk9pQ2mz"),
-    ("**Password** → `Qw3rtY8u`", "Qw3rtY8u"),
-]
-FALSE_POSITIVES = [
-    "the password was changed yesterday",
-    "password → see vault entry vm-sudo",
-    "password → vm-sudo",
-    "Passwort: im Tresor",
-    "le mot de passe est dans le coffre",
-    "la contraseña es secreta",
-    "the password was reset in INC-1234 by the on-call",
-    "rotate the password -> done",
-    "mysql -u root -p mydb",
-    "mysql -p",
-    "docker login registry.example.com",
-    "redis-cli -h cache ping",
-    "htpasswd -c /etc/nginx/.htpasswd alice",
-    "PGPASSWORD=$PGPASS psql -h db",
-    "sshpass -f ~/.pw ssh host",
-    "sshpass -p \"$(cat ~/.pw)\" ssh host",
-    "curl -u admin https://example.com",
-    "the password policy is 12 characters minimum",
-    "Password: <your password>",
-    "password is ***",
-    "パスワードは金庫にあります",
-    "the password manager is Bitwarden",
-]
 
 
 @pytest.fixture(scope="module")
 def rules_only() -> PatternScanner:
-    return PatternScanner(rules=list(RULES.values()), use_ds=False)
+    return PatternScanner(rules=list(all_rules().values()), use_ds=False)
 
 
 @pytest.mark.parametrize(("text", "secret"), SHELL_CASES + PROSE_CASES)
@@ -236,7 +140,7 @@ def test_pattern_only_password_forms(rules_only: PatternScanner, text: str, secr
 
 @pytest.mark.parametrize("text", FALSE_POSITIVES + PROSE)
 def test_new_rules_leave_ordinary_prose_alone(text: str) -> None:
-    new = PatternScanner(rules=[RULES["shell-password"], RULES["prose-password"]], use_ds=False)
+    new = PatternScanner(rules=[all_rules()["shell-password"], all_rules()["prose-password"]], use_ds=False)
     assert new.scan(text) == [], text
 
 

@@ -12,8 +12,8 @@ from typing import ClassVar
 import pytest
 import rerank_model
 
+from muninn.core import registry
 from muninn.core.config import RerankSettings, Settings
-from muninn.plugins import doctor
 from muninn.plugins.search import doctor_check, keyword, rerank
 from muninn.plugins.search.pipeline import Searcher, rerank_text
 from muninn.plugins.search.stages import StageError
@@ -61,7 +61,7 @@ def test_hub_id_resolves_from_local_cache_only(tmp_path, monkeypatch) -> None:
 
 
 def test_doctor_warns_on_missing_weights_with_the_fix(tiny, tmp_path) -> None:
-    assert doctor_check.reranker_weights in doctor.CHECKS
+    assert doctor_check.reranker_weights in registry.checks()
     missing = Settings(search={"rerank": {"model": str(tmp_path / "absent"), "fallbacks": []}})
     [check] = doctor_check.reranker_weights(missing)
     assert check.level == "warn" and "fusion order" in check.detail and "search.rerank.model" in check.fix

@@ -49,7 +49,7 @@ def test_busy_port_is_one_sentence_and_nonzero(stack, tmp_path: Path) -> None:
 
 def test_stale_pid_file_is_reported_and_cleared(tmp_path: Path) -> None:
     settings = config.load(environ={"MUNINN_HOME": str(tmp_path)})
-    state = stack_mod.stack_dir(settings) / "stack.json"
+    state = settings.paths.stack / "stack.json"
     state.parent.mkdir(parents=True)
     state.write_text(json.dumps({"server": {"pid": 999_999_9}, "embed": {"pid": 999_999_8}}))
     notes = [c.detail for c in stack_mod.status(settings)]

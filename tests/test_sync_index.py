@@ -10,7 +10,6 @@ import yaml
 from muninn.core import config, credentials
 from muninn.export import sync
 from muninn.plugins.search import keyword
-from muninn.plugins.search.pipeline import index_path
 
 pytestmark = pytest.mark.integration
 
@@ -29,7 +28,7 @@ def test_sync_indexes_written_facts_and_forgets_pruned_ones(stack, tmp_path: Pat
     area = "viking://resources/idx"
 
     sync.sync(client, src, area, settings=settings)
-    db = index_path(settings)
+    db = settings.paths.search_index()
     index = keyword.KeywordIndex(db)
     try:
         hits = index.candidates("WireGuard tunnel", area, 5)

@@ -201,13 +201,13 @@ def test_access_log_records_every_call_without_values(vault: Vault) -> None:
     with pytest.raises(Refused):
         vault.get("vm-sudo", tty=False)
     assert vault.get("vm-sudo", tty=True) == PASSWORD
-    lines = access_log.read(vault.settings.workspace)
+    lines = access_log.read(vault.settings.paths.access_log)
     assert [line["action"] for line in lines] == ["find", "show", "exec", "get", "get"]
     execd = lines[2]
     assert execd["who"] == "tester" and execd["id"] == "jira-api-token" and execd["exit_code"] == 5
     assert execd["command"] == "sh -c 'exit 5'" and execd["time"]
     assert lines[3]["exit_code"] == Refused.exit_code
-    raw = access_log.log_path(vault.settings.workspace).read_text()
+    raw = vault.settings.paths.access_log.read_text()
     assert PASSWORD not in raw and TOKEN not in raw
 
 

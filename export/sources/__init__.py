@@ -1,27 +1,23 @@
-"""The source registry: one module per source, each registering itself here.
+"""Sources: one module per source, a class with `kind`, an `Options` model and `facts()`.
 
-Built-in sources go through the same door an outside plugin uses: a module calls
-`@register` on a class with `kind`, an `Options` model and `facts()`. Outside packages
-declare an entry point in the group `muninn.sources` pointing at their module; importing it
-registers the class.
+Built-in sources go through the same door an outside plugin uses: the `register_sources` hook
+(muninn.export.plugin registers the ones named in BUILTIN; an outside package declares an entry
+point in the group `muninn`, see muninn.core.hookspecs).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from muninn.core import registry
 from muninn.core.errors import ConfigError
 from muninn.export.facts import Fact
 
 BUILTIN = ("tasks", "notes", "observations", "secrets", "inventory", "repo")
-_REGISTRY: dict[str, type[Source]] = {}
-_loaded = False
 
 
 class Options(BaseModel):
@@ -46,34 +42,15 @@ class Source(Protocol):
         ...
 
 
-def register(cls: type[Source]) -> type[Source]:
-    if cls.kind in _REGISTRY and _REGISTRY[cls.kind] is not cls:
-        raise ValueError(f"source kind {cls.kind!r} is registered twice")
-    _REGISTRY[cls.kind] = cls
-    return cls
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for name in BUILTIN:
-        importlib.import_module(f"muninn.export.sources.{name}")
-    for ep in entry_points(group="muninn.sources"):
-        ep.load()
-
-
 def kinds() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
+    return sorted(registry.sources())
 
 
 def get(kind: str) -> type[Source]:
-    _load()
-    if kind not in _REGISTRY:
-        raise ConfigError(f"unknown source kind {kind!r}", key="kind", fix=f"use one of: {', '.join(kinds())}")
-    return _REGISTRY[kind]
+    found = registry.sources()
+    if kind not in found:
+        raise ConfigError(f"unknown source kind {kind!r}", key="kind", fix=f"use one of: {', '.join(sorted(found))}")
+    return found[kind]
 
 
 def build(kind: str, path: Path, options: dict[str, Any] | None = None,

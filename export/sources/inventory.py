@@ -12,14 +12,13 @@ from pathlib import Path
 
 from muninn.core.inventory_file import load_files
 from muninn.export.facts import Fact, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 
 
 class InventoryOptions(Options):
     pass
 
 
-@register
 class InventorySource:
     kind = "inventory"
     help = "Inventory YAML: one access card per host, cluster, account or service"

@@ -24,7 +24,7 @@ from muninn.core import datescan, factfile
 from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, parse_front_matter, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 from muninn.export.sources.tasks import iso_date
 
 
@@ -60,7 +60,6 @@ def title_of(path: Path) -> str:
 _SINGULAR = {"incidents": "incident", "runbooks": "runbook", "notes": "note", "postmortems": "postmortem"}
 
 
-@register
 class NotesSource:
     kind = "notes"
     help = "Markdown tree: one fact per heading section, with its breadcrumb"

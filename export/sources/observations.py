@@ -26,7 +26,7 @@ from pydantic import Field
 from muninn.core import factfile
 from muninn.core.errors import ConfigError
 from muninn.export.facts import Fact, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 from muninn.export.sources.tasks import iso_date
 
 
@@ -73,7 +73,6 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else _cut(text, limit) + f"\n… [{len(text) - limit} more characters cut]"
 
 
-@register
 class ObservationsSource:
     kind = "observations"
     help = "Agent observation log (JSONL: ts, tool, input, output): one fact per tool call"

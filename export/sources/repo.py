@@ -18,7 +18,7 @@ from pydantic import Field
 from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 
 
 class RepoOptions(Options):
@@ -49,7 +49,6 @@ def _is_binary(data: bytes) -> bool:
     return False
 
 
-@register
 class RepoSource:
     kind = "repo"
     help = "Git repository at a ref: text files as facts (.gitignore honoured, binaries skipped)"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from muninn.core.secrets_file import load_files
 from muninn.export.facts import Fact, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 
 
 class SecretsOptions(Options):
@@ -22,7 +22,6 @@ class SecretsOptions(Options):
 EXPORTED = ("service", "environment", "kind", "username", "url", "use")
 
 
-@register
 class SecretsSource:
     kind = "secrets"
     help = "Secrets YAML: one fact per secret with its metadata, never the value"

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from muninn.core.errors import ConfigError
 from muninn.export.facts import Fact, slug
-from muninn.export.sources import Options, register
+from muninn.export.sources import Options
 
 
 class ProjectTable(Options):
@@ -85,7 +85,6 @@ def _tags(value: object) -> tuple[str, ...]:
     return tuple(t.strip() for t in text.split(",") if t.strip())
 
 
-@register
 class TasksSource:
     kind = "tasks"
     help = "SQLite task/roadmap database: one fact per task, observation or mistake"

@@ -1,8 +1,8 @@
 """muninn's own redaction rules: what detect-secrets misses or finds too late.
 
-One module per rule, each a `Rule` subclass registered with `@register`, the way a
-detect-secrets plugin declares `secret_type` and `denylist`. The built-in rules go through the
-same door an outside rule would: import the module and it is registered.
+One module per rule, each a `Rule` subclass, the way a detect-secrets plugin declares
+`secret_type` and `denylist`. The built-in rules go through the same door an outside rule would:
+the `register_rules` hook (muninn.guards.plugin lists them).
 
 A rule's `name` is a contract: it is written into redacted files as `[REDACTED:<name>]` and into
 leak reports, so renaming one needs a migration.
@@ -80,33 +80,8 @@ class Rule:
 _WORD = re.compile(r"[A-Za-z0-9_]")
 
 
-RULES: dict[str, Rule] = {}
+def all_rules() -> dict[str, Rule]:
+    """{name: rule}: the built-in rules (muninn.guards.plugin) and any outside plugin's, from the registry."""
+    from muninn.core import registry
 
-
-def register(cls: type[Rule]) -> type[Rule]:
-    if cls.name in RULES:
-        raise ValueError(f"duplicate redaction rule name {cls.name!r}")
-    RULES[cls.name] = cls()
-    return cls
-
-
-def _load_builtin() -> None:
-    from muninn.guards.rules import (  # noqa: F401  (imported to register)
-        auth_header,
-        aws,
-        azure,
-        gcp,
-        github,
-        jwt,
-        labelled,
-        private_key,
-        prose_password,
-        shell_password,
-        slack,
-        stripe,
-        url_credentials,
-        vendor,
-    )
-
-
-_load_builtin()
+    return {name: cls() for name, cls in registry.rules().items()}

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, looks_random, register
+from muninn.guards.rules import Rule, looks_random
 
 
-@register
 class AuthHeader(Rule):
     name = "auth-header"
     patterns = (

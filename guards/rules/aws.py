@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class AwsKey(Rule):
     name = "aws-key"
     patterns = (re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class AzureKey(Rule):
     name = "azure-key"
     patterns = (

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class GitHubToken(Rule):
     name = "github-token"
     patterns = (re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),)

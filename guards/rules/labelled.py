@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, looks_random, register
+from muninn.guards.rules import Rule, looks_random
 
 _QUALIFIER = (
     r"api|access|secret|auth|bot|client|private|app|service|signing|encryption|master|deploy|refresh"
@@ -32,7 +32,6 @@ _PATTERN = re.compile(
 )
 
 
-@register
 class LabelledSecret(Rule):
     name = "labelled-secret"
     patterns = (_PATTERN,)

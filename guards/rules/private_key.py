@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class PrivateKey(Rule):
     name = "private-key"
     patterns = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, is_placeholder, register
+from muninn.guards.rules import Rule, is_placeholder
 
 LABELS = (
     "password", "passphrase", "passcode", "passwort", "kennwort", "mot de passe", "contraseña", "contrasena",
@@ -49,7 +49,6 @@ def _made_up(value: str) -> bool:
     return (has_letter and has_digit) or symbol or inner_capital
 
 
-@register
 class ProsePassword(Rule):
     name = "prose-password"
     patterns = (_PATTERN,)

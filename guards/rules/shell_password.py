@@ -2,16 +2,17 @@
 reads: `sshpass -p v`, `mysql -pv` / `--password=v`, `docker login -p v`, `redis-cli -a v`,
 `htpasswd -b file user v`, `curl -u user:v`, `PGPASSWORD=v psql`, `MYSQL_PWD`, `REDISCLI_AUTH`, `SSHPASS`.
 
-The flag says it is a password, so any value that is not a placeholder (`$PASS`, `"$(cat f)"`,
-`<pw>`) is redacted, however short. `mysql -p` with a space after it prompts (the next word is a
-database name), so only the attached `-pv` form counts.
+The flag says it is a password, so any value of 3 characters or more that is not a placeholder
+(`$PASS`, `"$(cat f)"`, `<pw>`) is redacted; shorter ones are documentation (`mysql -pv`).
+`mysql -p` with a space after it prompts (the next word is a database name), so only the
+attached `-pv` form counts.
 """
 
 from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, is_placeholder, register
+from muninn.guards.rules import Rule, is_placeholder
 
 # A shell word: single-quoted, double-quoted or bare.
 _WORD = r"(?:'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n]*)\"|(?P<bare>[^\s'\"`;|&<>()]+))"
@@ -33,7 +34,6 @@ _PATTERNS = (
 )
 
 
-@register
 class ShellPassword(Rule):
     name = "shell-password"
     patterns = _PATTERNS
@@ -53,5 +53,5 @@ class ShellPassword(Rule):
                 group = next(g for g in ("sq", "dq", "bare") if m.group(g) is not None)
                 start, end = m.span(group)
                 value = text[start:end]
-                if start < end and not is_placeholder(value) and not value.startswith(("$", "`")):
+                if end - start >= 3 and not is_placeholder(value) and not value.startswith(("$", "`")):
                     yield start, end

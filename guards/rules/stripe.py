@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class StripeKey(Rule):
     name = "stripe-key"
     patterns = (re.compile(r"(?:sk|rk|pk|whsec)_(?:(?:live|test)_)?[A-Za-z0-9]{16,}"),)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class UrlCredentials(Rule):
     name = "url-credentials"
     patterns = (re.compile(r"://[^\s:@/'\"]*:(?P<secret>[^\s@/'\"]+)@"),)

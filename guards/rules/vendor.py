@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, register
+from muninn.guards.rules import Rule
 
 
-@register
 class VendorToken(Rule):
     name = "vendor-token"
     patterns = (

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from muninn.core import paths, yamlfile
 from muninn.core.errors import ConfigError
+from muninn.core.workspace import Workspace
 
 
 class Section(BaseModel):
@@ -238,7 +239,12 @@ class Settings(Section):
 
     @property
     def workspace(self) -> Path:
-        return (self.home or paths.home()).expanduser()
+        return self.paths.home
+
+    @property
+    def paths(self) -> Workspace:
+        """Every path in the workspace, and the one rule for paths written in muninn.yaml."""
+        return Workspace.of(self)
 
     @property
     def server_venv(self) -> Path:

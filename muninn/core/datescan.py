@@ -28,6 +28,7 @@ _ORD = r"(?:st|nd|rd|th)?"
 _BEFORE = r"(?<![\w./:-])"
 _AFTER = r"(?![\w/-]|[.,:-]\d)"
 _TIME = (r"(?P<hh>[01]?\d|2[0-3]):(?P<mm>[0-5]\d)(?::(?P<ss>[0-5]\d))?\s*(?P<ampm>[ap]\.?m\.?)?")
+_LATER = r"(?:,?\s+(?:at\s+)?(?P<hh2>[01]?\d|2[0-3]):(?P<mm2>[0-5]\d)\s*(?P<ampm2>[ap]\.?m\.?)?(?![\w:]))?"
 
 _PATTERNS: list[re.Pattern[str]] = [
     # year first, one separator used twice: 2025-05-14, 2025/05/14, with an optional time of day
@@ -37,9 +38,10 @@ _PATTERNS: list[re.Pattern[str]] = [
     re.compile(rf"{_BEFORE}{_YEAR}\.(?P<month>0[1-9]|1[0-2])\.(?P<day>0[1-9]|[12]\d|3[01]){_AFTER}"),
     # day first with dots (the European way): 14.05.2025
     re.compile(rf"{_BEFORE}{_DAY}\.{_MON}\.{_YEAR}{_AFTER}"),
-    # month names, day first or month first, an optional weekday before and time before "on"
-    re.compile(rf"(?:{_TIME}\s+on\s+)?{_BEFORE}{_DAY}{_ORD}\s+(?:of\s+)?{_NAME},?\s+{_YEAR}{_AFTER}", re.I),
-    re.compile(rf"(?:{_TIME}\s+on\s+)?{_BEFORE}{_NAME}\s+{_DAY}{_ORD},?\s+{_YEAR}{_AFTER}", re.I),
+    # month names, day first or month first, a time of day before ("1:56 pm on 8 May, 2023") or after
+    # ("8 May 2023 at 1:56 PM")
+    re.compile(rf"(?:{_TIME}\s+on\s+)?{_BEFORE}{_DAY}{_ORD}\s+(?:of\s+)?{_NAME},?\s+{_YEAR}{_AFTER}{_LATER}", re.I),
+    re.compile(rf"(?:{_TIME}\s+on\s+)?{_BEFORE}{_NAME}\s+{_DAY}{_ORD},?\s+{_YEAR}{_AFTER}{_LATER}", re.I),
 ]
 # In a file name, where words are joined by - or _: a day bounded by those (2025-05-14-dns-outage,
 # notes_2025_05_14), or a compact one at the start only (20250514-call, 20250514T0930-call): a
@@ -52,7 +54,7 @@ _EARLIEST, _LATEST = 1970, 2100
 
 
 def _build(m: re.Match[str]) -> dt.date | dt.datetime | None:
-    g = {k: v for k, v in m.groupdict().items() if v is not None}
+    g = {k.removesuffix("2"): v for k, v in m.groupdict().items() if v is not None}
     month = int(g["month"]) if "month" in g else _MONTHS[g["mname"].lower().rstrip(".")]
     try:
         day = dt.date(int(g["year"]), month, int(g["day"]))

@@ -201,6 +201,27 @@ def parse(text: str) -> FactFile:
     )
 
 
+_RENDERED = re.compile(r"\A---\n(.*\n)content_hash: ([0-9a-f]+)\n---\n(.*)\Z", re.S)
+
+
+def problem(text: str) -> str | None:
+    """Why `text` is not a whole fact file as `render` writes one (None when it is): `empty`,
+    `no-front-matter`, `missing-keys:a,b`, or `content-hash-mismatch` (truncated or edited).
+    Sync refuses such files, so a half-written export is never uploaded as a fact."""
+    if not text.strip():
+        return "empty"
+    meta, _ = split_front_matter(text)
+    if not meta:
+        return "no-front-matter"
+    missing = [k for k in KEYS if k not in meta]
+    if missing:
+        return "missing-keys:" + ",".join(missing)
+    m = _RENDERED.match(text)
+    if not m or content_hash(m.group(1) + m.group(3)) != m.group(2):
+        return "content-hash-mismatch"
+    return None
+
+
 def parse_date(value: Any) -> dt.datetime | None:
     """A front matter date (date, datetime or ISO string, with or without a time of day) as an
     aware UTC datetime; a date without a time is midnight UTC; anything else is None."""

@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from muninn.core import credentials, paths, yamlfile
+from muninn.core import credentials, registry, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 
@@ -37,23 +37,6 @@ Level = Literal["read", "write", "manage"]
 Kind = Literal["owner", "assistant", "agent"]
 Access = Literal["read", "write", "none"]
 LEVEL_RANK = {"read": 1, "write": 2, "manage": 3}
-
-# The tools the MCP server can offer, and what each does to the tree. Names are a contract:
-# agents' instructions files and audit logs name them, so rename only with a migration.
-TOOLS: dict[str, Access] = {
-    "recall_search": "read",
-    "recall_read": "read",
-    "recall_list": "read",
-    "recall_remember": "write",
-    "recall_secret_find": "none",
-    "recall_secret_show": "none",
-    "recall_secret_command": "none",
-    "recall_access_find": "none",
-    "recall_access_show": "none",
-    "recall_access_exec": "none",
-    "recall_verify": "none",
-    "recall_status": "none",
-}
 
 # OpenViking's own MCP tools that no agent profile may ever hold, whatever policy.yaml says:
 # they add content every agent loads (add_resource, add_skill), destroy history (forget, rm),
@@ -72,12 +55,6 @@ AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
     "recall_search", "recall_read", "recall_list", "recall_secret_find", "recall_secret_show",
     "recall_secret_command", "recall_access_find", "recall_access_show", "recall_status",
 )
-
-_DEFAULT_TOOLS: dict[str, tuple[str, ...]] = {
-    "owner": tuple(TOOLS),
-    "assistant": tuple(TOOLS),
-    "agent": AGENT_DEFAULT_TOOLS,
-}
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
@@ -172,6 +149,7 @@ def _build(doc: yamlfile.Document) -> Policy:
             raise doc.error_at(("areas", name), "area names are lowercase letters, digits, - and _")
         areas[name] = _area_uri(doc, ("areas", name), uri)
     profiles: dict[str, Profile] = {}
+    known = registry.tool_access()  # tool names are checked against what is registered, outside plugins too
     for name, r in model.readers.items():
         loc = ("readers", name)
         if not _NAME.match(name):
@@ -180,14 +158,14 @@ def _build(doc: yamlfile.Document) -> Policy:
             if area not in areas:
                 raise doc.error_at((*loc, "areas", area), f"unknown area {area!r}",
                                    fix=f"declare it under `areas:` (known: {', '.join(sorted(areas))})")
-        tools = tuple(r.tools) if r.tools is not None else _DEFAULT_TOOLS[r.kind]
+        tools = tuple(r.tools) if r.tools is not None else AGENT_DEFAULT_TOOLS if r.kind == "agent" else tuple(known)
         for i, tool in enumerate(tools):
             tloc = (*loc, "tools", i)
             if r.kind == "agent" and tool in AGENT_FORBIDDEN:
                 raise doc.error_at(tloc, f"agent readers may never hold {tool!r}",
                                    fix="remove it: the guard refuses it whatever the policy says")
-            if tool not in TOOLS:
-                raise doc.error_at(tloc, f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
+            if tool not in known:
+                raise doc.error_at(tloc, f"unknown tool {tool!r} (known: {', '.join(known)})")
         if len(set(tools)) != len(tools):
             raise doc.error_at((*loc, "tools"), "a tool is listed twice")
         ranked = {a: LEVEL_RANK[lv] for a, lv in r.areas.items()}
@@ -217,14 +195,7 @@ def load(path: Path | str) -> Policy:
 
 def path_for(settings: Settings, override: Path | None = None) -> Path:
     """`override`, else `guard.policy` (relative to muninn.yaml), else `<XDG config>/muninn/policy.yaml`."""
-    if override is not None:
-        return override.expanduser()
-    if settings.guard.policy is not None:
-        path = settings.guard.policy.expanduser()
-        if not path.is_absolute() and settings.source_file is not None:
-            path = settings.source_file.parent / path
-        return path
-    return paths.config_dir() / "policy.yaml"
+    return override.expanduser() if override is not None else settings.paths.policy
 
 
 def load_for(settings: Settings, override: Path | None = None) -> Policy:

@@ -6,9 +6,9 @@ settings after an upgrade of muninn runs `ensure`: each step newer than the work
 user's sources, is named in one sentence with the command that does it. A step marked `required`
 stops every command until that is done (UpgradeNeeded); the others are said once.
 
-A part that owns a file in the workspace registers its own step (`register`), the way it registers
-an after-sync hook, so this module never imports the parts above core. Any later format change
-(dates with a time of day, a renamed key) adds a step here or through `register`, never a second
+A part that owns a file in the workspace registers its own step through the `register_upgrades`
+hook (muninn.core.registry), so this module never imports the parts above core. Any later format change
+(dates with a time of day, a renamed key) adds a step here or through that hook, never a second
 mechanism.
 """
 
@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core.errors import ExitCode, MuninnError
-
-FORMAT_FILE = "format.json"
+from muninn.core.workspace import Workspace
 
 
 class UpgradeNeeded(MuninnError):
@@ -45,7 +44,8 @@ class Step:
 
 
 def _exports_exist(home: Path) -> bool:
-    return any((home / "exports").rglob("*.md")) if (home / "exports").is_dir() else False
+    exports = Workspace(home).exports
+    return any(exports.rglob("*.md")) if exports.is_dir() else False
 
 
 _STEPS: list[Step] = [
@@ -54,19 +54,20 @@ _STEPS: list[Step] = [
 ]
 
 
-def register(step: Step) -> Step:
-    if step not in _STEPS:
-        _STEPS.append(step)
-    return step
+def steps() -> list[Step]:
+    """muninn's own steps plus those the parts above core own (the `register_upgrades` hook)."""
+    from muninn.core import registry
+
+    return [*_STEPS, *registry.upgrade_steps()]
 
 
 def current() -> int:
-    return max(s.to for s in _STEPS)
+    return max(s.to for s in steps())
 
 
 def read_format(home: Path) -> int | None:
     """The workspace's format; 0 for a workspace from before format files; None for no workspace."""
-    file = home / FORMAT_FILE
+    file = Workspace(home).format_file
     if file.is_file():
         try:
             return int(json.loads(file.read_text())["format"])
@@ -81,9 +82,10 @@ def read_format(home: Path) -> int | None:
 def _stamp(home: Path, fmt: int) -> None:
     home.mkdir(parents=True, exist_ok=True)
     stamp = {"format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
-    tmp = home / f".{FORMAT_FILE}.{os.getpid()}.tmp"     # two first commands at once must not share it
+    file = Workspace(home).format_file
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")     # two first commands at once must not share it
     tmp.write_text(json.dumps(stamp) + "\n")
-    tmp.replace(home / FORMAT_FILE)
+    tmp.replace(file)
 
 
 def ensure(home: Path, say: Callable[[str], None]) -> list[str]:
@@ -97,7 +99,7 @@ def ensure(home: Path, say: Callable[[str], None]) -> list[str]:
         raise UpgradeNeeded(f"workspace {home} is in format {fmt}, newer than this muninn (format {now})",
                             fix="upgrade muninn, or point MUNINN_HOME at another workspace")
     notices: list[str] = []
-    for step in sorted((s for s in _STEPS if s.to > fmt), key=lambda s: s.to):
+    for step in sorted((s for s in steps() if s.to > fmt), key=lambda s: s.to):
         if not step.pending(home):
             continue
         if step.apply is not None:

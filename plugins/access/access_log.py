@@ -51,17 +51,12 @@ def _scrubbed(value: Any, scrub: Scrub) -> Any:
     return value
 
 
-def log_path(workspace: Path) -> Path:
-    return Path(workspace) / "logs" / "access.jsonl"
-
-
-def write(workspace: Path, *, who: str, action: str, secret_id: str | None = None, command: str | None = None,
+def write(path: Path, *, who: str, action: str, secret_id: str | None = None, command: str | None = None,
           exit_code: int | None = None, scrub: Scrub | None = None, **extra: Any) -> None:
     line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "who": who, "action": action,
             "id": secret_id, "command": command, "exit_code": exit_code, **extra}
     clean = scrub or patterns_only
     line = {k: v if k in _OURS else _scrubbed(v, clean) for k, v in line.items()}
-    path = log_path(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(line, sort_keys=True) + "\n").encode()
     with _LOCK:
@@ -72,8 +67,7 @@ def write(workspace: Path, *, who: str, action: str, secret_id: str | None = Non
             os.close(fd)
 
 
-def read(workspace: Path) -> list[dict]:
-    path = log_path(workspace)
+def read(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

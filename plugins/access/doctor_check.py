@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
+from muninn.core.checks import Check
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.core.inventory_file import load_files
-from muninn.plugins import doctor
 
-from .paths import resolve_files, store_path
 from .store import Store
 
 
-@doctor.check
-def vault(settings: Settings) -> list[doctor.Check]:
-    files = resolve_files(settings, settings.vault.files)
+def vault(settings: Settings) -> list[Check]:
+    files = [settings.paths.resolve(f) for f in settings.vault.files]
     missing = [str(f) for f in files if not f.exists()]
     out = []
     if not files:
-        out.append(doctor.Check("vault files", "warn", "none configured", "list secrets YAML under `vault.files`"))
+        out.append(Check("vault files", "warn", "none configured", "list secrets YAML under `vault.files`"))
     elif missing:
-        out.append(doctor.Check("vault files", "fail", f"missing: {', '.join(missing)}", "fix `vault.files`"))
+        out.append(Check("vault files", "fail", f"missing: {', '.join(missing)}", "fix `vault.files`"))
     else:
-        out.append(doctor.Check("vault files", "ok", ", ".join(str(f) for f in files)))
-    path = store_path(settings)
+        out.append(Check("vault files", "ok", ", ".join(str(f) for f in files)))
+    path = settings.paths.vault_store
     if not path.exists():
-        out.append(doctor.Check("vault store", "warn", f"{path} not created yet", "run `muninn vault sync`"))
+        out.append(Check("vault store", "warn", f"{path} not created yet", "run `muninn vault sync`"))
         return out
     try:
         store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
@@ -34,20 +32,19 @@ def vault(settings: Settings) -> list[doctor.Check]:
         finally:
             store.close()
     except CredentialError as exc:
-        return [*out, doctor.Check("vault store", "fail", exc.message, exc.fix or "")]
-    out.append(doctor.Check("vault store", "ok", f"{path}: {count} value(s) decrypt with the keyring key"))
+        return [*out, Check("vault store", "fail", exc.message, exc.fix or "")]
+    out.append(Check("vault store", "ok", f"{path}: {count} value(s) decrypt with the keyring key"))
     return out
 
 
-@doctor.check
-def inventory(settings: Settings) -> list[doctor.Check]:
-    files = resolve_files(settings, settings.inventory.files)
+def inventory(settings: Settings) -> list[Check]:
+    files = [settings.paths.resolve(f) for f in settings.inventory.files]
     if not files:
-        return [doctor.Check("inventory", "warn", "no files configured", "list inventory YAML under "
+        return [Check("inventory", "warn", "no files configured", "list inventory YAML under "
                              "`inventory.files`")]
     try:
         entries = load_files(files)
     except ConfigError as exc:
-        return [doctor.Check("inventory", "fail", str(exc), "fix the entry named")]
+        return [Check("inventory", "fail", str(exc), "fix the entry named")]
     prereqs = sum(1 for e in entries.values() if e.entry.is_prerequisite)
-    return [doctor.Check("inventory", "ok", f"{len(entries)} entries, {prereqs} prerequisite(s)")]
+    return [Check("inventory", "ok", f"{len(entries)} entries, {prereqs} prerequisite(s)")]

@@ -22,7 +22,6 @@ from muninn.core.inventory_file import InventoryEntry, Located, load_files
 
 from . import access_log, catalog, injection, prereq, steps
 from .injection import Injection
-from .paths import resolve_files, store_path
 from .results import last_verified_line
 from .runner import RunResult
 from .vault import Vault
@@ -85,10 +84,10 @@ class Inventory:
 
     @classmethod
     def open(cls, settings: Settings, who: str | None = None, scrub: access_log.Scrub | None = None) -> Inventory:
-        return cls(settings, load_files(resolve_files(settings, settings.inventory.files)), who, scrub)
+        return cls(settings, load_files([settings.paths.resolve(f) for f in settings.inventory.files]), who, scrub)
 
     def _log(self, action: str, **fields) -> None:
-        access_log.write(self.settings.workspace, who=self.who, action=action, scrub=self.scrub, **fields)
+        access_log.write(self.settings.paths.access_log, who=self.who, action=action, scrub=self.scrub, **fields)
 
     def get(self, entry_id: str) -> InventoryEntry:
         """By id, or by an alias or name when exactly one entry has it."""
@@ -130,7 +129,7 @@ class Inventory:
             self._log("access-exec", secret_id=entry.id, command=shown, exit_code=down.exit_code,
                       refused=str(down))
             raise
-        if entry.secrets or store_path(self.settings).exists():
+        if entry.secrets or self.settings.paths.vault_store.exists():
             vault = vault or Vault.open(self.settings, who=self.who)
             prepared = vault.secrets.prepare(entry.secrets)
         else:

@@ -29,10 +29,6 @@ class Result:
         return asdict(self)
 
 
-def default_path(settings: Settings) -> Path:
-    return (settings.verify.results or settings.workspace / "verify" / "results.sqlite").expanduser()
-
-
 class ResultStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -43,7 +39,7 @@ class ResultStore:
 
     @classmethod
     def open(cls, settings: Settings) -> ResultStore:
-        return cls(default_path(settings))
+        return cls(settings.paths.verify_results)
 
     def save(self, results: list[Result]) -> None:
         with self.db:

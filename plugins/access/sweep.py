@@ -36,7 +36,6 @@ from muninn.guards import command_guard, sandbox
 from . import access_log, injection, prereq, steps
 from .classify import classify
 from .injection import Injection, Secrets
-from .paths import resolve_files, store_path
 from .results import Result, ResultStore, now_iso
 from .vault import Vault
 
@@ -99,9 +98,9 @@ def _secret_items(metas: list[dict], entries: Mapping[str, Located]) -> list[Ite
 
 def plan(settings: Settings, ids: Sequence[str] = (), vault: Vault | None = None) -> list[Item]:
     """Every item the sweep would run (or only `ids` and the prerequisites they need)."""
-    entries = load_files(resolve_files(settings, settings.inventory.files))
+    entries = load_files([settings.paths.resolve(f) for f in settings.inventory.files])
     metas: list[dict] = []
-    if vault is not None or store_path(settings).exists():
+    if vault is not None or settings.paths.vault_store.exists():
         metas = (vault or Vault.open(settings)).store.all_metadata()
     names = {m["id"]: list(env_names(m).values()) for m in metas}
     items = _inventory_items(entries, names) + _secret_items(metas, entries)
@@ -148,7 +147,7 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
     parallel = parallel or settings.verify.parallel
     timeout = timeout or settings.verify.timeout
     env = dict(os.environ if env is None else env)
-    entries = load_files(resolve_files(settings, settings.inventory.files))
+    entries = load_files([settings.paths.resolve(f) for f in settings.inventory.files])
     prereq_ids = [i.id for i in items if i.kind == "prerequisite"]
     statuses = prereq.check_many(entries, prereq_ids)
     results: dict[tuple[str, str], Result] = {}
@@ -169,7 +168,7 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
                                                    item.command, now_iso())
         else:
             runnable.append(item)
-    needs_vault = any(i.secrets for i in runnable) or store_path(settings).exists()
+    needs_vault = any(i.secrets for i in runnable) or settings.paths.vault_store.exists()
     if needs_vault and vault is None:
         vault = Vault.open(settings, who=who)
     secrets = vault.secrets if vault is not None else Secrets(None, settings.vault.mask_encodings)
@@ -199,6 +198,6 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
             rs.close()
     for r in ordered:
         if r.kind == "secret":
-            access_log.write(settings.workspace, who=who or access_log.default_who(), action="verify",
+            access_log.write(settings.paths.access_log, who=who or access_log.default_who(), action="verify",
                              secret_id=r.id, command=r.command, status=r.status)
     return ordered

@@ -25,7 +25,6 @@ from muninn.guards.retired import Ledger
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets
-from .paths import resolve_files, retired_path, store_path
 from .results import last_verified_line
 from .runner import RunResult
 from .store import Store, SyncReport
@@ -62,7 +61,7 @@ class Vault:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = Store(store_path(self.settings), Keyring(self.settings.keyring.backend),
+            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
                                 self.settings.vault.key_name)
         return self._store
 
@@ -76,13 +75,13 @@ class Vault:
 
     def _log(self, action: str, **fields) -> None:
         # Every stored value that looks like a secret, and the patterns: a query may hold one.
-        access_log.write(self.settings.workspace, who=self.who, action=action,
+        access_log.write(self.settings.paths.access_log, who=self.who, action=action,
                          scrub=lambda text: access_log.patterns_only(self.secrets.redactor().redact(text).text),
                          **fields)
 
     # --- sync --------------------------------------------------------------------------------
     def sync(self, files: Sequence[Path] | None = None, dry_run: bool = False) -> SyncReport:
-        paths = resolve_files(self.settings, files if files is not None else self.settings.vault.files)
+        paths = [self.settings.paths.resolve(f) for f in (files if files is not None else self.settings.vault.files)]
         if not paths:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
@@ -92,7 +91,7 @@ class Vault:
             return plan
         # Values about to be replaced stay findable on the server, as salted hashes.
         leaving = [*plan.changed, *plan.removed]
-        Ledger(retired_path(self.settings)).remember(
+        Ledger(self.settings.paths.retired_hashes).remember(
             (f"{i}.{p}" if p else i, v) for i in leaving for p, v in self.store.values(i).items())
         return self.store.sync(entries)
 

@@ -11,7 +11,6 @@ import typer
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
 
-from . import doctor_check  # noqa: F401  (registers the vault and inventory doctor lines)
 from .vault import Vault, exec_command_line
 
 vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.",

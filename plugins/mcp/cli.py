@@ -10,12 +10,10 @@ from pathlib import Path
 
 import typer
 
-from muninn.core import cliutil
+from muninn.core import cliutil, registry
 from muninn.core import policy as policy_mod
 from muninn.core.errors import ExitCode
-from muninn.core.policy import TOOLS
 from muninn.guards import tools as tool_guard
-from muninn.plugins.mcp import doctor_check  # noqa: F401  (registers the guard's doctor lines)
 
 app = typer.Typer(
     name="mcp", invoke_without_command=True, no_args_is_help=False,
@@ -61,15 +59,11 @@ def serve(
         raise typer.BadParameter("--profile is required to serve (see policy.yaml's readers)")
     import anyio
 
-    from muninn.plugins.mcp import registry, server
+    from muninn.plugins.mcp import server
     from muninn.plugins.mcp.session import GuardSession
 
     _use_config(ctx, config)
     session = GuardSession.open(cliutil.settings(ctx), profile, policy)
-    specs = registry.all_tools()
-    for tool in session.profile.tools:
-        if tool in specs and specs[tool].unavailable:
-            cliutil.say(f"muninn mcp: {tool} is in profile {profile!r} but not served: {specs[tool].unavailable}")
     try:
         if http:
             cliutil.say(f"muninn mcp: profile {profile!r} on http://127.0.0.1:{http}/mcp")
@@ -113,7 +107,7 @@ def check_cmd(
     if json_out:
         cliutil.emit_json({"profile": profile, "tool": tool, "uri": uri, "decision": decision.word,
                            "reason": decision.reason, "canonical_uri": decision.canonical_uri,
-                           "access": TOOLS.get(tool)})
+                           "access": registry.tool_access().get(tool)})
     else:
         typer.echo(f"{decision.word}: {decision.reason}")
     raise typer.Exit(ExitCode.OK if decision.allowed else ExitCode.CHECK_FAILED)

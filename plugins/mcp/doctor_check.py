@@ -6,36 +6,34 @@ import os
 
 from muninn.core import credentials
 from muninn.core import policy as policy_mod
+from muninn.core.checks import Check
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, CredentialError
-from muninn.plugins import doctor
-from muninn.plugins.mcp.session import audit_path
 
 
-@doctor.check
-def guard_policy(settings: Settings) -> list[doctor.Check]:
+def guard_policy(settings: Settings) -> list[Check]:
     path = policy_mod.path_for(settings)
     if not path.exists():
-        return [doctor.Check("guard policy", "warn", f"{path} missing: `muninn mcp` cannot start",
+        return [Check("guard policy", "warn", f"{path} missing: `muninn mcp` cannot start",
                              "copy examples/policy.yaml there (or set guard.policy in muninn.yaml) and edit it")]
     try:
         pol = policy_mod.load(path)
     except ConfigError as exc:
-        return [doctor.Check("guard policy", "fail", str(exc), "fix the line named")]
-    out = [doctor.Check("guard policy", "ok", f"{path}: {len(pol.profiles)} readers, {len(pol.areas)} areas")]
+        return [Check("guard policy", "fail", str(exc), "fix the line named")]
+    out = [Check("guard policy", "ok", f"{path}: {len(pol.profiles)} readers, {len(pol.areas)} areas")]
     try:
         ring = credentials.Keyring(settings.keyring.backend)
         missing = [p.name for p in pol.profiles.values() if not ring.get(p.key_name)]
     except CredentialError as exc:
-        return [*out, doctor.Check("guard keys", "fail", exc.message, exc.fix or "")]
+        return [*out, Check("guard keys", "fail", exc.message, exc.fix or "")]
     if missing:
-        out.append(doctor.Check("guard keys", "warn", f"no key in the keyring for {', '.join(missing)}",
+        out.append(Check("guard keys", "warn", f"no key in the keyring for {', '.join(missing)}",
                                 "run `muninn policy apply`"))
     else:
-        out.append(doctor.Check("guard keys", "ok", "every reader's key is in the keyring (names only checked)"))
-    log = audit_path(settings)
+        out.append(Check("guard keys", "ok", "every reader's key is in the keyring (names only checked)"))
+    log = settings.paths.audit_log
     parent = next((p for p in (log, *log.parents) if p.exists()), None)
     writable = parent is not None and os.access(parent, os.W_OK)
-    out.append(doctor.Check("guard audit log", "ok" if writable else "fail", str(log),
+    out.append(Check("guard audit log", "ok" if writable else "fail", str(log),
                             "" if writable else "make its folder writable or set guard.audit_log"))
     return out

@@ -9,29 +9,16 @@ fallback: if a store exists and cannot be opened, the server does not start.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
-
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.guards import secret_values
 from muninn.guards.redact import Redactor
-from muninn.plugins.access.paths import store_path
 from muninn.plugins.access.store import Store
-
-
-def _resolve(settings: Settings, files: Iterable[Path]) -> list[Path]:
-    base = settings.source_file.parent if settings.source_file is not None else Path.cwd()
-    return [(f if f.expanduser().is_absolute() else base / f).expanduser() for f in files]
-
-
-def known_files(settings: Settings) -> list[Path]:
-    return _resolve(settings, [*settings.vault.files, *settings.guard.secret_files])
 
 
 def vault_values(settings: Settings) -> dict[str, str]:
     """{value: secret id} for every secret-ish value in the vault's store, if there is one."""
-    path = store_path(settings)
+    path = settings.paths.vault_store
     if not path.exists():
         return {}
     store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
@@ -58,7 +45,7 @@ class ValueRedactor:
     @classmethod
     def from_settings(cls, settings: Settings) -> ValueRedactor:
         known = vault_values(settings)
-        for value, secret_id in secret_values.collect(known_files(settings)).items():
+        for value, secret_id in secret_values.collect(settings.paths.known_secret_files()).items():
             known.setdefault(value, secret_id)
         return cls(known)
 

@@ -1,9 +1,10 @@
-"""The tool registry. Each tool is one small module that calls `register(ToolSpec(...))`; the built-in
-tools go through the same door an outside plugin would.
+"""What a tool is. Each tool is one small module declaring a `ToolSpec`; the built-in tools are
+registered by muninn.plugins.mcp.plugin through the `register_tools` hook, the door an outside
+plugin uses too (muninn.core.registry).
 
 A tool declares its parameters as a pydantic model (the input schema is generated from it, and
-arguments are validated against it before the handler runs) and its annotations. What a tool may
-touch is not declared here: that is the policy's job (muninn.core.policy.TOOLS) and the guard's.
+arguments are validated against it before the handler runs), its annotations, and `access`: what
+it does to the tree. Which profile may call it, on which URIs, is the policy's and the guard's job.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict
+
+from muninn.core import registry
+from muninn.core.policy import Access
 
 if TYPE_CHECKING:
     from muninn.plugins.mcp.session import GuardSession
@@ -40,15 +44,15 @@ class ToolSpec:
     description: str
     params: type[Params]
     handler: Handler
+    # What the tool does to the tree ("read", "write" or "none"); the guard checks a URI against it.
+    # Names and access are a contract: agents' instructions and audit logs name them.
+    access: Access
     read_only: bool = True
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = False
     # A live tool checks the world as it is now; calling one resets the history-only nudge.
     live: bool = False
-    # Set when a backend this tool needs is absent: the tool is then not listed, and the server
-    # says so on stderr and in recall_status (never a silent gap).
-    unavailable: str | None = None
 
     @property
     def annotations(self) -> ToolAnnotations:
@@ -61,23 +65,6 @@ class ToolSpec:
         return schema
 
 
-REGISTRY: dict[str, ToolSpec] = {}
-
-
-def register(spec: ToolSpec) -> ToolSpec:
-    if spec.name in REGISTRY:
-        raise ValueError(f"tool {spec.name!r} registered twice")
-    REGISTRY[spec.name] = spec
-    return spec
-
-
-def available() -> dict[str, ToolSpec]:
-    from muninn.plugins.mcp import tools  # noqa: F401  (imports register the built-in tools)
-
-    return {name: spec for name, spec in REGISTRY.items() if spec.unavailable is None}
-
-
 def all_tools() -> dict[str, ToolSpec]:
-    from muninn.plugins.mcp import tools  # noqa: F401
-
-    return dict(REGISTRY)
+    """{name: spec} of every registered tool, built-in and outside."""
+    return registry.tools()

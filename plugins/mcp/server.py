@@ -35,7 +35,7 @@ def call(session: GuardSession, name: str, arguments: dict[str, Any] | None) -> 
     decision, reason, out = "deny", "", None
     try:
         checked = tool_guard.check_tool(session.profile, name)
-        spec = registry.available().get(name)
+        spec = registry.all_tools().get(name)
         if not checked.allowed:
             reason = checked.reason
         elif spec is None:
@@ -72,7 +72,7 @@ def call(session: GuardSession, name: str, arguments: dict[str, Any] | None) -> 
 
 
 def listed_tools(session: GuardSession) -> list[types.Tool]:
-    specs = registry.available()
+    specs = registry.all_tools()
     return [
         types.Tool(name=name, description=specs[name].description, input_schema=specs[name].input_schema(),
                    annotations=specs[name].annotations)

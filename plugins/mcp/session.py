@@ -27,10 +27,6 @@ NUDGE = ("Memory is history. You have searched it {n} times in a row: for the cu
          "command) instead of searching again.")
 
 
-def audit_path(settings: Settings) -> Path:
-    return (settings.guard.audit_log or settings.workspace / "audit" / "mcp.jsonl").expanduser()
-
-
 @dataclass
 class GuardSession:
     settings: Settings
@@ -50,7 +46,7 @@ class GuardSession:
         redactor = ValueRedactor.from_settings(settings)
         return cls(settings=settings, policy=pol, profile=prof, redactor=redactor,
                    # Values and patterns: an argument is whatever the agent typed, never pre-redacted.
-                   audit=AuditLog(audit_path(settings), redactor.scrub_all))
+                   audit=AuditLog(settings.paths.audit_log, redactor.scrub_all))
 
     @property
     def client(self) -> OpenViking:
@@ -64,10 +60,10 @@ class GuardSession:
         """The search pipeline, kept for the session (it holds the reranker and the content cache),
         as this profile's identity and with this identity's own keyword index."""
         if self._searcher is None:
-            from muninn.plugins.search.pipeline import Searcher, index_path
+            from muninn.plugins.search.pipeline import Searcher
 
             self._searcher = Searcher(self.settings, client=self.client,
-                                      index=index_path(self.settings, self.profile.account, self.profile.user))
+                                      index=self.settings.paths.search_index(self.profile.account, self.profile.user))
         return self._searcher
 
     def close(self) -> None:

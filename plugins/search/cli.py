@@ -16,24 +16,22 @@ from muninn.plugins.search import (
     doctor_check,  # noqa: F401  (registers the reranker check)
     keyword,
 )
-from muninn.plugins.search.pipeline import Searcher, index_path
+from muninn.plugins.search.flags import Switches, switch_flags
+from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.stages import SearchError, SearchResult
 
 app = typer.Typer()
 
 
 @app.command("search")
+@switch_flags
 def search_cmd(
     ctx: typer.Context,
     query: str = typer.Argument(None, help="Words, a question, or an identifier (INC-10963, a host, an IP)."),
     k: int = typer.Option(None, "-k", help="Hits to return (default search.k, 4)."),
     target: str = typer.Option(None, "--target", help="Search only under this URI (default search.target)."),
     since: str = typer.Option(None, "--since", help="Only facts dated after: 7d, 24h, 30m, 2w or an ISO date."),
-    no_rerank: bool = typer.Option(False, "--no-rerank", help="Skip the cross-encoder: fusion order."),
-    no_hybrid: bool = typer.Option(False, "--no-hybrid", help="Vectors only: no BM25 keyword fusion."),
-    no_routing: bool = typer.Option(False, "--no-routing", help="Send identifiers through vectors too."),
-    no_recency: bool = typer.Option(False, "--no-recency", help="No nudge for newer facts."),
-    no_dates: bool = typer.Option(False, "--no-dates", help="Ignore days the query names (\"on 3 June, 2023\")."),
+    switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
     brief: bool = typer.Option(False, "--briefing", help="A token-budgeted briefing, round-robin across sources."),
     tokens: int = typer.Option(None, "--tokens", help="Briefing budget in tokens (default search.briefing_tokens)."),
     batch: Path = typer.Option(None, "--batch", help="JSONL file, one {\"id\", \"query\", \"target\"?} a line "
@@ -60,16 +58,13 @@ def search_cmd(
       muninn search --batch questions.jsonl --json
     """
     s = settings(ctx)
-    flags = dict(rerank=False if no_rerank else None, hybrid=False if no_hybrid else None,
-                 routing=False if no_routing else None, recency=False if no_recency else None,
-                 dates=False if no_dates else None)
     if batch is None and not query:
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
     with Searcher(s) as searcher:
         if batch is not None:
-            _batch(searcher, batch, k, since, flags)
+            _batch(searcher, batch, k, since, switches)
             return
-        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens, **flags)
+        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens, **switches)
     for warning in result.warnings:
         say(f"[yellow]warning:[/] {warning}")
     if json_out:
@@ -80,7 +75,7 @@ def search_cmd(
         _table(result)
 
 
-def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, flags: dict) -> None:
+def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, switches: Switches) -> None:
     lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
     with lines:
         for lineno, line in enumerate(lines, start=1):
@@ -91,7 +86,7 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, fla
                 qid, text = item["id"], item["query"]
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
-            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since, **flags)
+            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since, **switches)
             # The same fields as one search's --json, keyed by the line's id.
             sys.stdout.write(json.dumps({"id": qid, **result.to_dict()}, default=str) + "\n")
             sys.stdout.flush()
@@ -138,7 +133,7 @@ def index_cmd(ctx: typer.Context,
     files are skipped (content hash), vanished ones are dropped.
     """
     s = settings(ctx)
-    path = index_path(s)
+    path = s.paths.search_index()
     with OpenViking.user(s) as client:
         stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
     out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}

@@ -3,17 +3,15 @@ failure: searches still work by fusion, and say so in every result."""
 
 from __future__ import annotations
 
+from muninn.core.checks import Check
 from muninn.core.config import Settings
-from muninn.plugins import doctor
 from muninn.plugins.search import rerank
-from muninn.plugins.search.pipeline import index_path
 
 
-@doctor.check
-def reranker_weights(settings: Settings) -> list[doctor.Check]:
+def reranker_weights(settings: Settings) -> list[Check]:
     cfg = settings.search.rerank
     if not cfg.enabled:
-        return [doctor.Check("reranker", "ok", "switched off (search.rerank.enabled: false)")]
+        return [Check("reranker", "ok", "switched off (search.rerank.enabled: false)")]
     problems: list[str] = []
     for model in [cfg.model, *cfg.fallbacks]:
         try:
@@ -24,15 +22,14 @@ def reranker_weights(settings: Settings) -> list[doctor.Check]:
         detail = f"{model} -> {where}"
         if problems:
             detail += f" (fallback: {'; '.join(problems)})"
-        return [doctor.Check("reranker", "ok", detail)]
-    return [doctor.Check("reranker", "warn", f"{'; '.join(problems)}; searches fall back to fusion order "
+        return [Check("reranker", "ok", detail)]
+    return [Check("reranker", "warn", f"{'; '.join(problems)}; searches fall back to fusion order "
                          "and say so", rerank._FIX)]
 
 
-@doctor.check
-def keyword_index(settings: Settings) -> list[doctor.Check]:
-    path = index_path(settings)
+def keyword_index(settings: Settings) -> list[Check]:
+    path = settings.paths.search_index()
     if path.exists():
-        return [doctor.Check("keyword index", "ok", str(path))]
-    return [doctor.Check("keyword index", "warn", f"{path} missing: searches run vector-only and say so",
+        return [Check("keyword index", "ok", str(path))]
+    return [Check("keyword index", "warn", f"{path} missing: searches run vector-only and say so",
                          "run `muninn search-index`")]

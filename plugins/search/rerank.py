@@ -134,8 +134,11 @@ class OnnxBackend:
                                             providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
-        # The query is short and must survive whole; only the document is cut.
-        self.tokenizer.enable_truncation(max_length, strategy="only_second")
+        # Cut the longer of the two, a token at a time, until the pair fits: a question (under half of
+        # max_length) survives whole and only the document is cut, as with only_second; a pasted log
+        # as the query is cut too instead of failing ("second sequence not long enough to be truncated").
+        # CrossEncoder's tokenizer truncates longest_first too; FlagReranker caps the query at 3/4.
+        self.tokenizer.enable_truncation(max_length, strategy="longest_first")
         self.tokenizer.enable_padding()
         self.batch_size = batch_size
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from muninn.core import upgrade
+from muninn.core.workspace import Workspace
 from muninn.plugins.search import keyword
 
 
 def _indexes(home: Path) -> list[Path]:
-    folder = home / "search"
+    folder = Workspace(home).search_indexes
     return sorted(folder.glob("*.sqlite")) if folder.is_dir() else []
 
 
@@ -20,6 +21,6 @@ def _reopen(home: Path) -> None:
         keyword.connect(path).close()
 
 
-upgrade.register(upgrade.Step(
+STEP = upgrade.Step(
     1, "keyword indexes re-read each file's date (observations remembered before format 1 were undated)",
-    apply=_reopen, pending=lambda home: bool(_indexes(home))))
+    apply=_reopen, pending=lambda home: bool(_indexes(home)))

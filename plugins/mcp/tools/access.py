@@ -16,7 +16,7 @@ from pydantic import Field
 from muninn.core.errors import Refused
 from muninn.plugins.access.inventory import Inventory
 from muninn.plugins.access.prereq import PrerequisiteDown
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 MAX_OUTPUT = 20_000
@@ -76,23 +76,23 @@ def exec_(session: GuardSession, p: ExecParams) -> Output:
                          "stdout": output, "masked": len(result.hits)})
 
 
-register(ToolSpec(
+ACCESS_FIND = ToolSpec(
     name="recall_access_find",
     description=(
         "Find how to reach a cluster, VM, cloud account or internal service. Use it before reaching "
         "anything; never read ~/.kube/config, ~/.ssh/config or env scripts to work it out."
     ),
-    params=FindParams, handler=find,
-))
-register(ToolSpec(
+    params=FindParams, handler=find, access="none",
+)
+ACCESS_SHOW = ToolSpec(
     name="recall_access_show",
     description=(
         "Show an inventory entry's access block: prerequisites (e.g. vpn), ordered steps, the proof "
         "command, linked secret ids, and when it was last verified."
     ),
-    params=ShowParams, handler=show,
-))
-register(ToolSpec(
+    params=ShowParams, handler=show, access="none",
+)
+ACCESS_EXEC = ToolSpec(
     name="recall_access_exec",
     description=(
         "Run a command on an inventory entry: prerequisites are checked first, the access steps run in "
@@ -100,6 +100,6 @@ register(ToolSpec(
         "is down (e.g. the VPN), tell the user and stop: a 403 without VPN is not a bad token. This is "
         "the live check to use instead of searching memory for current state."
     ),
-    params=ExecParams, handler=exec_, read_only=False, destructive=True, idempotent=False, open_world=True,
-    live=True,
-))
+    params=ExecParams, handler=exec_, access="none", read_only=False, destructive=True, idempotent=False,
+    open_world=True, live=True,
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 MAX_ENTRIES = 500
@@ -27,11 +27,11 @@ def handle(session: GuardSession, p: ListParams) -> Output:
                   {"uri": uri, "entries": [{"uri": e.uri, "is_dir": e.is_dir} for e in entries]})
 
 
-register(ToolSpec(
+LIST = ToolSpec(
     name="recall_list",
     description=(
         "List a folder of the shared memory, or, with no URI, the areas this reader may use and its "
         "level in each (read, write, manage). Prefer recall_search to browsing."
     ),
-    params=ListParams, handler=handle,
-))
+    params=ListParams, handler=handle, access="read",
+)

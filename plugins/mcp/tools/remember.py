@@ -12,7 +12,7 @@ from pydantic import Field
 from muninn.core import accounts, factfile
 from muninn.core.errors import Refused
 from muninn.guards import dates
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
@@ -69,7 +69,7 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
 
 
-register(ToolSpec(
+REMEMBER = ToolSpec(
     name="recall_remember",
     description=(
         "Record an observation in this reader's own area of the shared memory. Only after it "
@@ -77,5 +77,5 @@ register(ToolSpec(
         "write secret values (they are redacted anyway). Other readers see it labelled as written by "
         "an agent."
     ),
-    params=RememberParams, handler=handle, read_only=False, destructive=False, idempotent=False,
-))
+    params=RememberParams, handler=handle, access="write", read_only=False, destructive=False, idempotent=False,
+)

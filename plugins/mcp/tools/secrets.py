@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from muninn.plugins.access.vault import Vault, exec_command_line
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 # Metadata that may leave: the vault keeps values elsewhere, this is belt and braces.
@@ -80,29 +80,29 @@ def command(session: GuardSession, p: CommandParams) -> Output:
                   {"id": p.id, "command_line": line})
 
 
-register(ToolSpec(
+SECRET_FIND = ToolSpec(
     name="recall_secret_find",
     description=(
         "Find a credential by what it is for ('token for jira', 'sudo on the VMs'). Credentials come "
         "only from here: never ask for a secret, never read a .env or config file for one. Returns "
         "ids and metadata, never values."
     ),
-    params=FindParams, handler=find,
-))
-register(ToolSpec(
+    params=FindParams, handler=find, access="none",
+)
+SECRET_SHOW = ToolSpec(
     name="recall_secret_show",
     description=(
         "Show a credential's metadata and its `use` line (the calling convention: bearer header, "
         "basic auth, env variable). Never the value. Next step: recall_secret_command."
     ),
-    params=ShowParams, handler=show,
-))
-register(ToolSpec(
+    params=ShowParams, handler=show, access="none",
+)
+SECRET_COMMAND = ToolSpec(
     name="recall_secret_command",
     description=(
         "Get the one line to run a command with a credential injected: `muninn secret exec ID -- CMD`. "
         "Write the command with the environment variable ($JIRA_API_TOKEN), never the value; the "
         "value goes into the child process only and its output is masked. Run the returned line yourself."
     ),
-    params=CommandParams, handler=command,
-))
+    params=CommandParams, handler=command, access="none",
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from muninn.core.errors import ServerError
 from muninn.guards import tools as tool_guard
 from muninn.plugins.mcp import registry
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
@@ -15,8 +15,6 @@ class StatusParams(Params):
 
 def handle(session: GuardSession, p: StatusParams) -> Output:
     prof = session.profile
-    specs = registry.all_tools()
-    missing = {t: specs[t].unavailable for t in prof.tools if t in specs and specs[t].unavailable}
     try:
         health = session.client.health()
         server = "ok" if health.get("status") in ("ok", "healthy", None) else str(health.get("status"))
@@ -26,19 +24,18 @@ def handle(session: GuardSession, p: StatusParams) -> Output:
         "profile": prof.name, "kind": prof.kind, "account": prof.account, "user": prof.user,
         "read_prefixes": list(prof.read_prefixes), "write_prefixes": list(prof.write_prefixes),
         "remember_to": prof.remember_to,
-        "tools": tool_guard.visible_tools(prof, frozenset(registry.available())),
-        "unavailable_tools": missing, "server": server, "redacted_values": session.redactor.count,
+        "tools": tool_guard.visible_tools(prof, frozenset(registry.all_tools())),
+        "server": server, "redacted_values": session.redactor.count,
         "search_backend": "openviking-find (muninn pipeline not wired)",
     }
     lines = [f"reader {prof.name} ({prof.kind}) as {prof.account}/{prof.user}; server: {server}",
              "reads: " + ", ".join(prof.read_prefixes), "writes: " + (", ".join(prof.write_prefixes) or "none"),
              "tools: " + ", ".join(data["tools"])]
-    lines += [f"unavailable: {t}: {why}" for t, why in missing.items()]
     return Output("\n".join(lines), data)
 
 
-register(ToolSpec(
+STATUS = ToolSpec(
     name="recall_status",
     description="Show which reader this server acts as, its areas and tools, and whether memory is reachable.",
-    params=StatusParams, handler=handle,
-))
+    params=StatusParams, handler=handle, access="none",
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from muninn.plugins.access import sweep
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec, register
+from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
@@ -33,7 +33,7 @@ def handle(session: GuardSession, p: VerifyParams) -> Output:
     return Output("\n".join(lines) or "Nothing to verify.", {"dry_run": False, "results": rows})
 
 
-register(ToolSpec(
+VERIFY = ToolSpec(
     name="recall_verify",
     description=(
         "Check, read-only, that credentials and access routes still work: one status per item (ok, "
@@ -41,5 +41,5 @@ register(ToolSpec(
         "with the reason. Run it before a task that spans several systems or after an auth error, and "
         "act on the reason it gives."
     ),
-    params=VerifyParams, handler=handle, read_only=True, idempotent=True, open_world=True, live=True,
-))
+    params=VerifyParams, handler=handle, access="none", read_only=True, idempotent=True, open_world=True, live=True,
+)

@@ -1,0 +1,19 @@
+"""muninn's own export sources, registered through the hook an outside source would use."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from muninn.core.hookspecs import hookimpl
+
+
+@hookimpl
+def register_sources(register: Callable[[type], Any]) -> None:
+    from muninn.export.sources import BUILTIN
+
+    for kind in BUILTIN:
+        module = importlib.import_module(f"muninn.export.sources.{kind}")
+        (cls,) = [v for v in vars(module).values() if getattr(v, "kind", None) == kind and isinstance(v, type)]
+        register(cls)

@@ -1,0 +1,34 @@
+"""muninn's own redaction rules, registered through the hook an outside rule would use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from muninn.core.hookspecs import hookimpl
+
+
+@hookimpl
+def register_rules(register: Callable[[type], Any]) -> None:
+    from muninn.guards.rules import (
+        auth_header,
+        aws,
+        azure,
+        gcp,
+        github,
+        jwt,
+        labelled,
+        private_key,
+        prose_password,
+        shell_password,
+        slack,
+        stripe,
+        url_credentials,
+        vendor,
+    )
+
+    for rule in (auth_header.AuthHeader, aws.AwsKey, azure.AzureKey, gcp.GcpKey, github.GitHubToken, jwt.Jwt,
+                 labelled.LabelledSecret, private_key.PrivateKey, prose_password.ProsePassword,
+                 shell_password.ShellPassword, slack.SlackToken, stripe.StripeKey,
+                 url_credentials.UrlCredentials, vendor.VendorToken):
+        register(rule)

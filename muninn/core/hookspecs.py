@@ -1,0 +1,56 @@
+"""The extension points. muninn's own parts and outside plugins implement the same hooks.
+
+An outside package declares an entry point in the group `muninn` naming a module that holds
+`@hookimpl` functions; muninn's own plugin modules are listed in `muninn.core.registry.BUILTIN`
+and go through the same door. A `register_*` hook is handed a `register` callable and calls it
+once per thing it adds; the hook is called each time the registry is asked, so nothing depends
+on which module happened to be imported first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from muninn.core.config import Settings
+
+hookspec = pluggy.HookspecMarker("muninn")
+hookimpl = pluggy.HookimplMarker("muninn")
+
+
+@hookspec
+def register_sources(register: Callable[[type], Any]) -> None:
+    """Export sources: `register(cls)`, cls with `kind`, `Options` and `facts()`."""
+
+
+@hookspec
+def register_rules(register: Callable[[type], Any]) -> None:
+    """Redaction rules: `register(cls)`, a `muninn.guards.rules.Rule` subclass with a unique `name`."""
+
+
+@hookspec
+def register_tools(register: Callable[[Any], Any]) -> None:
+    """MCP tools: `register(spec)`, a `muninn.plugins.mcp.registry.ToolSpec` (its `access` included)."""
+
+
+@hookspec
+def register_checks(register: Callable[[Callable[[Settings], list[Any]]], Any]) -> None:
+    """`muninn doctor` lines: `register(fn)`, fn(settings) -> list[muninn.core.checks.Check]."""
+
+
+@hookspec
+def register_jobs(register: Callable[[str, Callable[[Any], Any]], Any]) -> None:
+    """Nightly jobs: `register(name, fn)`, fn(muninn.nightly.jobs.Context) -> JobResult."""
+
+
+@hookspec
+def register_upgrades(register: Callable[[Any], Any]) -> None:
+    """Workspace upgrade steps: `register(step)`, a muninn.core.upgrade.Step for a file the plugin owns."""
+
+
+@hookspec
+def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
+    """Called after a sync wrote `written` ({uri: content}) and removed `removed` under `area`."""

@@ -1,0 +1,124 @@
+"""The one registry: every source, redaction rule, MCP tool, doctor check, nightly job, workspace
+upgrade step and after-sync hook comes through here, in llm's style (pluggy hooks; see
+muninn.core.hookspecs).
+
+`BUILTIN` is the one list of muninn's own plugin modules. They are named, not imported, so core
+stays at the bottom of the import order. A plugin module keeps its top-level imports light and
+imports what it registers inside the hook where that is heavy or would loop back (rules, tools),
+so whether a check or a hook runs never depends on which CLI module was imported. Outside plugins
+come in by the `muninn` entry-point group.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pluggy
+
+from muninn.core import hookspecs
+from muninn.core.config import Settings
+
+BUILTIN = (
+    "muninn.guards.plugin",          # redaction rules
+    "muninn.export.plugin",          # sources
+    "muninn.plugins.doctor",         # packages, config, keyring, server, stack, embedding model
+    "muninn.plugins.search.plugin",  # reranker and keyword-index checks; keyword index after sync
+    "muninn.plugins.access.plugin",  # vault, inventory and verify checks
+    "muninn.plugins.mcp.plugin",     # tools; guard policy check
+    "muninn.nightly.plugin",         # nightly jobs
+)
+
+_pm: pluggy.PluginManager | None = None
+# What each register_* hook gave, kept until a plugin is added or removed: the guard asks for the
+# tool names on every call.
+_cache: dict[str, Any] = {}
+
+
+def manager() -> pluggy.PluginManager:
+    global _pm
+    if _pm is None:
+        pm = pluggy.PluginManager("muninn")
+        pm.add_hookspecs(hookspecs)
+        for name in BUILTIN:
+            pm.register(importlib.import_module(name), name=name)
+        pm.load_setuptools_entrypoints("muninn")
+        _pm = pm
+    return _pm
+
+
+def add(plugin: object, name: str | None = None) -> None:
+    """Register a plugin object or module at run time (tests, embedding muninn in another program)."""
+    manager().register(plugin, name=name)
+    _cache.clear()
+
+
+def remove(plugin: object) -> None:
+    manager().unregister(plugin)
+    _cache.clear()
+
+
+def _collect(hook: str, key: Callable[[Any], str], what: str) -> dict[str, Any]:
+    if hook not in _cache:
+        _cache[hook] = _gather(hook, key, what)
+    return dict(_cache[hook])
+
+
+def _gather(hook: str, key: Callable[[Any], str], what: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+
+    def register(*args: Any) -> None:
+        item = args[0] if len(args) == 1 else args
+        name = key(item)
+        if name in out and out[name] != item:
+            raise ValueError(f"{what} {name!r} is registered twice")
+        out[name] = item
+
+    _call(hook, register)
+    return out
+
+
+def _call(hook: str, register: Callable[..., None]) -> None:
+    # In registration order (pluggy calls last-registered first): built-ins in BUILTIN's order, then
+    # outside plugins, so `muninn doctor` and `tools/list` keep a stable order.
+    for impl in getattr(manager().hook, hook).get_hookimpls():
+        impl.function(register=register)
+
+
+def sources() -> dict[str, type]:
+    """{kind: source class}."""
+    return _collect("register_sources", lambda cls: cls.kind, "source kind")
+
+
+def rules() -> dict[str, type]:
+    """{rule name: Rule subclass}."""
+    return _collect("register_rules", lambda cls: cls.name, "redaction rule")
+
+
+def tools() -> dict[str, Any]:
+    """{tool name: ToolSpec}."""
+    return _collect("register_tools", lambda spec: spec.name, "tool")
+
+
+def tool_access() -> dict[str, str]:
+    """{tool name: what it does to the tree ("read", "write", "none")}, from each ToolSpec."""
+    return {name: spec.access for name, spec in tools().items()}
+
+
+def checks() -> list[Callable[[Settings], list[Any]]]:
+    return list(_collect("register_checks", lambda fn: f"{fn.__module__}.{fn.__qualname__}", "doctor check").values())
+
+
+def jobs() -> dict[str, Callable[[Any], Any]]:
+    """{job name: fn}, in the order `muninn nightly` runs them."""
+    return {name: fn for name, fn in _collect("register_jobs", lambda pair: pair[0], "nightly job").values()}
+
+
+def upgrade_steps() -> list[Any]:
+    """Workspace upgrade steps (muninn.core.upgrade.Step) that parts above core own."""
+    return list(_collect("register_upgrades", lambda step: f"{step.to}:{step.what}", "upgrade step").values())
+
+
+def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
+    manager().hook.after_sync(settings=settings, area=area, written=written, removed=removed)

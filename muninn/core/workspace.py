@@ -1,0 +1,127 @@
+"""Where everything of one muninn install lives: every `<home>/…` path, and the one rule for paths
+written in muninn.yaml (relative to muninn.yaml, `~` expanded). Reached as `settings.paths`.
+
+A part never spells `home / "..."` itself: a new file in the workspace gets a property here, so a
+later move (or an upgrade step that moves it) has one place to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from muninn.core import paths
+
+if TYPE_CHECKING:
+    from muninn.core.config import Settings
+
+
+@dataclass(frozen=True)
+class Workspace:
+    home: Path
+    # muninn.yaml, when there is one: relative paths in it are relative to its folder.
+    config_file: Path | None = None
+    settings: Settings | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> Workspace:
+        return cls((settings.home or paths.home()).expanduser(), settings.source_file, settings)
+
+    def resolve(self, path: Path | str) -> Path:
+        """A path as written in muninn.yaml: `~` expanded, relative to muninn.yaml's folder (to the
+        current directory when there is no file)."""
+        p = Path(path).expanduser()
+        if p.is_absolute() or self.config_file is None:
+            return p
+        return self.config_file.parent / p
+
+    def _override(self, section: str, key: str) -> Path | None:
+        value = getattr(getattr(self.settings, section), key) if self.settings is not None else None
+        return self.resolve(value) if value is not None else None
+
+    # The workspace format (muninn.core.upgrade).
+    @property
+    def format_file(self) -> Path:
+        return self.home / "format.json"
+
+    @property
+    def stack(self) -> Path:
+        """ov.conf, the server's data and logs, stack.json."""
+        return self.home / "stack"
+
+    @property
+    def sync_manifests(self) -> Path:
+        """What each sync wrote, one manifest per server, identity and area."""
+        return self.home / "sync"
+
+    @property
+    def exports(self) -> Path:
+        """Fact files of `export all` (`export.out`)."""
+        return self._override("export", "out") or self.home / "exports"
+
+    @property
+    def search_indexes(self) -> Path:
+        return self.home / "search"
+
+    def search_index(self, account: str | None = None, user: str | None = None) -> Path:
+        """One keyword index per identity: it must hold only what that reader may read (`search.index`
+        overrides it for the configured one)."""
+        if override := self._override("search", "index"):
+            return override
+        ov = self.settings.openviking if self.settings is not None else None
+        account = account or (ov.account if ov else "default")
+        user = user or (ov.user if ov else "default")
+        return self.search_indexes / f"{account}.{user}.sqlite"
+
+    @property
+    def audit_log(self) -> Path:
+        """The MCP guard's audit log (`guard.audit_log`)."""
+        return self._override("guard", "audit_log") or self.home / "audit" / "mcp.jsonl"
+
+    @property
+    def access_log(self) -> Path:
+        return self.home / "logs" / "access.jsonl"
+
+    @property
+    def nightly_reports(self) -> Path:
+        return self.home / "nightly"
+
+    @property
+    def evals(self) -> Path:
+        return self.home / "evals"
+
+    @property
+    def vault_store(self) -> Path:
+        """The encrypted vault (`vault.store`)."""
+        return self._override("vault", "store") or self.home / "vault" / "vault.sqlite"
+
+    @property
+    def retired_hashes(self) -> Path:
+        """Salted hashes of every value the vault replaced (muninn.guards.retired), next to the store."""
+        return self.vault_store.with_name("retired-hashes.json")
+
+    @property
+    def nightly_lock(self) -> Path:
+        return self.nightly_reports / "lock"
+
+    @property
+    def verify_results(self) -> Path:
+        """The verify sweep's stored results (`verify.results`)."""
+        return self._override("verify", "results") or self.home / "verify" / "results.sqlite"
+
+    @property
+    def policy(self) -> Path:
+        """policy.yaml: `guard.policy`, else next to the user's muninn.yaml in the XDG config dir."""
+        return self._override("guard", "policy") or paths.config_dir() / "policy.yaml"
+
+    def known_secret_files(self, extra: Iterable[Path] = ()) -> list[Path]:
+        """Every file whose values are secret, for value redaction and the leak gate alike: the vault's
+        YAML, `guard.secret_files`, `export.secret_files`, every `secrets` source, then `extra` (given
+        on the command line, so relative to the current directory)."""
+        s = self.settings
+        written = [] if s is None else [*s.vault.files, *s.guard.secret_files, *s.export.secret_files,
+                                        *(src.path for src in s.sources if src.kind == "secrets")]
+        files = [self.resolve(f) for f in written] + [Path(f).expanduser() for f in extra]
+        return list(dict.fromkeys(files))

@@ -1,0 +1,21 @@
+"""The built-in nightly jobs, in the order `muninn nightly` runs them, registered through the hook an
+outside job would use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from muninn.core.hookspecs import hookimpl
+
+
+@hookimpl
+def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
+    from muninn.nightly import acl_drift, completeness, server_leak_scan, skills, snapshots, verify
+
+    register("acl-drift", acl_drift.acl_drift)
+    register("skills-drift", skills.skills_drift)
+    register("leak-gate", snapshots.leak_gate)
+    register("server-leak-scan", server_leak_scan.server_leak_scan)
+    register("completeness", completeness.completeness)
+    register("verify", verify.verify)

@@ -1,0 +1,16 @@
+"""The access package's doctor lines (vault, inventory, last verify sweep), registered through the
+hook an outside plugin would use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from muninn.core.hookspecs import hookimpl
+from muninn.plugins.access import doctor_check
+
+
+@hookimpl
+def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    register(doctor_check.vault)
+    register(doctor_check.inventory)

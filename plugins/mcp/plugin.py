@@ -1,0 +1,26 @@
+"""The MCP server's built-in tools and its doctor line, registered through the hooks an outside
+plugin would use. The order here is the order `tools/list` and a default owner profile show."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from muninn.core.hookspecs import hookimpl
+
+
+@hookimpl
+def register_tools(register: Callable[[Any], Any]) -> None:
+    from muninn.plugins.mcp.tools import access, listing, read, remember, search, secrets, status, verify
+
+    for spec in (search.SEARCH, read.READ, listing.LIST, remember.REMEMBER, secrets.SECRET_FIND,
+                 secrets.SECRET_SHOW, secrets.SECRET_COMMAND, access.ACCESS_FIND, access.ACCESS_SHOW,
+                 access.ACCESS_EXEC, verify.VERIFY, status.STATUS):
+        register(spec)
+
+
+@hookimpl
+def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.mcp import doctor_check
+
+    register(doctor_check.guard_policy)

@@ -1,0 +1,125 @@
+"""The fusion features: what linear fusion scores each candidate on, and what the rerank adds again.
+
+A feature has a `name` (its key in the fusion), a `weight` in linear fusion, a `blend` after the
+rerank (0: not added again), `shown` (its key in a hit's stage_scores, or None) and
+`score(state, uris)`. A feature whose `applies` is False this query is left out of both. A new
+feature is one class here and one entry in FEATURES; the order of FEATURES is the order of the sums.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from muninn.core.config import SearchSettings
+from muninn.plugins.search.state import SearchState
+
+
+class Feature(Protocol):
+    name: str
+    shown: str | None
+
+    def weight(self, cfg: SearchSettings) -> float: ...
+
+    def blend(self, cfg: SearchSettings) -> float: ...
+
+    def applies(self, state: SearchState) -> bool: ...
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]: ...
+
+
+class _Base:
+    shown: str | None = None
+
+    def blend(self, cfg: SearchSettings) -> float:
+        return 0.0
+
+    def applies(self, state: SearchState) -> bool:
+        return True
+
+
+class Keyword(_Base):
+    """BM25 of the sought words: a candidate BM25 does not match scores 0."""
+
+    name = "keyword"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.keyword_weight
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        assert state.searcher.index is not None
+        return state.searcher.index.scores(state.match, uris)
+
+
+class FileCosine(_Base):
+    """The sought words' cosine to the whole file (both cosines come from the linear stage's one sidecar call)."""
+
+    name, shown = "vector", "file_cos"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.vector_weight
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        return state.cosines["file"]
+
+
+class FactCosine(_Base):
+    """The cosine to the fact alone, without its neighbouring context."""
+
+    name, shown = "fact", "fact_cos"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.fact_weight
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        return state.cosines["fact"]
+
+
+class Header(_Base):
+    """How much of the query a file's title or breadcrumb names, on the facet words only (those that
+    head at least `header_min_share` of the indexed files under the target: a speaker, a project).
+    Added again after the rerank: a cross-encoder reads "Caroline said" as two words, not as who said it."""
+
+    name, shown = "header", "header"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.header_weight
+
+    def blend(self, cfg: SearchSettings) -> float:
+        return cfg.rerank.header_blend
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        index, cfg, docs = state.searcher.index, state.cfg, state.docs
+        assert index is not None and state.analysis is not None
+        if not cfg.header_weight:
+            return {}
+        terms = state.analysis.terms
+        # Only words some candidate's header names can count: most queries need no index lookup.
+        named = set(terms) & set().union(*(docs[u].header_words for u in uris))
+        if not named:
+            return {}
+        shares = index.header_share(sorted(named), state.request.target)
+        facets = {w for w, share in shares.items() if share >= cfg.header_min_share}
+        return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
+
+
+class DateMatch(_Base):
+    """How near a file's date is to the days the query names (1 inside, less a day either side).
+    Added again after the rerank: a cross-encoder cannot tell that 2 May is the day after 1 May."""
+
+    name, shown = "date", "date"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.date_weight
+
+    def blend(self, cfg: SearchSettings) -> float:
+        return cfg.rerank.date_blend
+
+    def applies(self, state: SearchState) -> bool:
+        return state.window is not None
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        assert state.window is not None
+        return {u: state.window.match(state.docs[u].date, state.cfg.date_slack_days) for u in uris}
+
+
+FEATURES: tuple[Feature, ...] = (Keyword(), FileCosine(), FactCosine(), Header(), DateMatch())

@@ -1,0 +1,33 @@
+"""The search plugin's hooks: its doctor lines, the keyword index kept current after each sync, and
+the index's workspace upgrade step. Imports happen inside each hook: the reranker loader behind
+them must not load for `muninn --help`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from muninn.core.config import Settings
+from muninn.core.hookspecs import hookimpl
+
+
+@hookimpl
+def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.search import doctor_check
+
+    register(doctor_check.reranker_weights)
+    register(doctor_check.keyword_index)
+
+
+@hookimpl
+def register_upgrades(register: Callable[[Any], Any]) -> None:
+    from muninn.plugins.search import upgrade_index
+
+    register(upgrade_index.STEP)
+
+
+@hookimpl
+def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
+    from muninn.plugins.search.sync_hook import refresh_keyword_index
+
+    refresh_keyword_index(settings, area, written, removed)

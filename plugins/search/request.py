@@ -1,0 +1,68 @@
+"""What one search asks for, resolved once: the settings' defaults plus the call's overrides.
+
+A stage that can be switched off declares a `Switch`; the request holds one on/off per switch, so
+the CLI flags (`--no-<name>`), the MCP parameters and `Searcher.search(**switches)` all come from
+the stage list instead of being written out in each of them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from muninn.core.config import SearchSettings
+from muninn.plugins.search import recency
+from muninn.plugins.search.stages import SearchError
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A setting that turns a stage on or off: `--no-<name>` on the CLI, `<name>=False` per call."""
+
+    name: str
+    help: str
+    setting: Callable[[SearchSettings], bool] | None = None   # default: the `search.<name>` setting
+    agent: bool = False     # offered to agents as a recall_search parameter
+
+    def default(self, cfg: SearchSettings) -> bool:
+        return bool(self.setting(cfg) if self.setting else getattr(cfg, self.name))
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    text: str
+    k: int
+    target: str
+    now: dt.datetime
+    since_at: dt.datetime | None
+    briefing: bool
+    tokens: int
+    switches: Mapping[str, bool] = field(default_factory=dict)
+
+    def on(self, switch: str) -> bool:
+        return self.switches[switch]
+
+    @classmethod
+    def resolve(cls, cfg: SearchSettings, declared: Iterable[Switch], text: str, *, k: int | None = None,
+                target: str | None = None, since: str | None = None, briefing: bool = False,
+                tokens: int | None = None, now: dt.datetime | None = None,
+                overrides: Mapping[str, bool | None] | None = None) -> SearchRequest:
+        """`None` for any argument or override means "as configured in muninn.yaml"."""
+        text = text.strip()
+        if not text:
+            raise SearchError("empty query", fix="pass the words or identifier to look for")
+        now = now or dt.datetime.now(dt.UTC)
+        since_at = None
+        if since:
+            since_at = recency.parse_since(since, now)
+            if since_at is None:
+                raise SearchError(f"--since {since!r} is neither a span (7d, 24h, 30m, 2w) nor an ISO date")
+        switches = {s.name: s.default(cfg) for s in declared}
+        for name, value in (overrides or {}).items():
+            if name not in switches:
+                raise TypeError(f"search() got an unknown switch {name!r}; the stages switch {sorted(switches)}")
+            if value is not None:
+                switches[name] = bool(value)
+        return cls(text=text, k=k or cfg.k, target=(target or cfg.target).rstrip("/"), now=now, since_at=since_at,
+                   briefing=briefing, tokens=tokens or cfg.briefing_tokens, switches=switches)

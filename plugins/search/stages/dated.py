@@ -1,0 +1,22 @@
+"""BM25's top among the files dated in the query's window: the lists above looked for the rest of
+the question, the files dated then get a list of their own."""
+
+from __future__ import annotations
+
+from muninn.plugins.search.stages import check_candidates
+from muninn.plugins.search.state import SearchState
+
+
+class Dated:
+    name = "dated"
+    switch = None
+
+    def applies(self, state: SearchState) -> bool:
+        return state.window is not None and state.searcher.index is not None
+
+    def run(self, state: SearchState) -> None:
+        assert state.searcher.index is not None and state.window is not None
+        cfg, target = state.cfg, state.request.target
+        got = state.searcher.index.candidates(state.match, target, cfg.keyword_top,
+                                              between=state.window.bounds(cfg.date_slack_days))
+        state.lists[self.name] = check_candidates(self.name, got, target, cfg.keyword_top)

@@ -1,0 +1,20 @@
+"""BM25 candidates from the reader's own keyword index."""
+
+from __future__ import annotations
+
+from muninn.plugins.search.stages import check_candidates
+from muninn.plugins.search.state import SearchState
+
+
+class Keyword:
+    name = "keyword"
+    switch = None
+
+    def applies(self, state: SearchState) -> bool:
+        return state.route != "vector" and state.searcher.index is not None
+
+    def run(self, state: SearchState) -> None:
+        assert state.searcher.index is not None
+        target, top = state.request.target, state.cfg.keyword_top
+        got = state.searcher.index.candidates(state.match, target, top)
+        state.lists[self.name] = check_candidates(self.name, got, target, top)

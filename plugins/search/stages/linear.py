@@ -1,0 +1,37 @@
+"""Linear fusion: every candidate of the union scored on the same features (features.py), each
+z-scored over the candidates. It needs both lists; RRF order stays when the embedding sidecar is down."""
+
+from __future__ import annotations
+
+from muninn.plugins.search import dense, fusion
+from muninn.plugins.search.features import FEATURES
+from muninn.plugins.search.state import SearchState
+
+
+class Linear:
+    name = "linear"
+    switch = None
+
+    def applies(self, state: SearchState) -> bool:
+        return state.cfg.fusion == "linear" and {"vector", "keyword"} <= state.lists.keys() and bool(state.fused)
+
+    def run(self, state: SearchState) -> None:
+        assert state.sought is not None
+        uris = [c.uri for c in state.fused]
+        docs = state.docs
+        try:
+            # One sidecar call for both texts of every candidate (only the uncached ones are sent).
+            cos = state.searcher.dense.cosines(state.sought.query, [docs[u].text for u in uris]
+                                               + [docs[u].fact or docs[u].body for u in uris])
+        except dense.DenseUnavailable as exc:
+            state.warn(f"linear fusion skipped, results are in RRF order: {exc}")
+            return
+        state.cosines = {"file": dict(zip(uris, cos[:len(uris)], strict=True)),
+                         "fact": dict(zip(uris, cos[len(uris):], strict=True))}
+        used = [f for f in FEATURES if f.applies(state)]
+        state.features = {f.name: f.score(state, uris) for f in used}
+        for c in state.fused:
+            for f in used:
+                if f.shown:
+                    c.stage_scores[f.shown] = round(state.features[f.name].get(c.uri, 0.0), 4)
+        state.fused = fusion.linear(state.fused, state.features, {f.name: f.weight(state.cfg) for f in used})

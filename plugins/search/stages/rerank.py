@@ -1,0 +1,77 @@
+"""The cross-encoder reads the query whole against each of the first `rerank.candidates` fused
+candidates; its score, blended with the fusion score and the features that have a blend, orders them."""
+
+from __future__ import annotations
+
+import math
+
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import fusion
+from muninn.plugins.search import rerank as rerank_mod
+from muninn.plugins.search.features import FEATURES
+from muninn.plugins.search.request import Switch
+from muninn.plugins.search.stages import check_scores
+from muninn.plugins.search.state import SearchState
+
+
+class Rerank:
+    name = "rerank"
+    switch = Switch("rerank", "Skip the cross-encoder: fusion order.", setting=lambda cfg: cfg.rerank.enabled)
+
+    def applies(self, state: SearchState) -> bool:
+        return bool(state.fused)
+
+    def run(self, state: SearchState) -> None:
+        searcher, cfg = state.searcher, state.cfg.rerank
+        model = searcher.reranker()
+        if model is None:
+            state.warn(f"rerank skipped, results are in fusion order: {searcher.rerank_problem}")
+            return
+        head, tail = state.fused[: cfg.candidates], state.fused[cfg.candidates:]
+        texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars) for c in head]
+        try:
+            scores = check_scores(model.name, model.rerank(state.request.text, texts), len(texts))
+        except rerank_mod.RerankUnavailable as exc:
+            state.warn(f"rerank skipped, results are in fusion order: {exc}")
+            return
+        before = [c.score for c in head]
+        for c, s in zip(head, scores, strict=True):
+            c.stage_scores["rerank"] = round(s, 5)
+        # Rank in logit space, z-scored: sigmoid scores saturate (0.0001 vs 0.0005), and the recency
+        # prior that follows would then reorder every weak candidate by date alone. `blend` keeps a
+        # little of the retrieval evidence: z(rerank logit) + blend * z(fusion score), plus each
+        # feature's own blend of its z-score (features.py says why header and date are read again).
+        extra = [(weight, fusion.zscores([state.features.get(feat.name, {}).get(c.uri, 0.0) for c in head]))
+                 for feat in FEATURES if (weight := feat.blend(state.cfg))]
+        for i, (c, r, f) in enumerate(zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before),
+                                          strict=True)):
+            c.score = r + cfg.blend * f + sum(weight * z[i] for weight, z in extra)
+        head.sort(key=lambda c: -c.score)
+        # Candidates the reranker did not see stay below the ones it did, in their order, without
+        # stretching the range that the recency prior scales to.
+        floor = min((c.score for c in head), default=0.0)
+        for i, c in enumerate(tail, start=1):
+            c.score = floor - 1e-3 * i
+        state.fused = head + tail
+        state.reranked_by = getattr(model, "model", None) or model.name
+
+
+def _logit(p: float) -> float:
+    """Back from a 0..1 rerank score to the model's logit, where z-scores are meaningful."""
+    p = min(max(p, 1e-7), 1 - 1e-7)
+    return math.log(p / (1 - p))
+
+
+def rerank_text(d: docmod.Doc, chars: int) -> str:
+    """What the cross-encoder reads: breadcrumb and title, the fact, then its neighbouring context,
+    marked as such, in what is left of `chars`. On LoCoMo dev, reading the context after the fact
+    lifted hit@10 from 0.862 to 0.892 over the fact alone (evals/results/locomo.md): a reply is
+    judged with the line it answers."""
+    lead = " > ".join(x for x in (d.breadcrumb, d.title) if x)
+    body = d.fact or d.body
+    if lead and body.startswith(d.title):
+        lead = d.breadcrumb      # a header line that is the title is not said twice
+    text = f"{lead}\n{body}" if lead else body
+    if d.context and len(text) < chars:
+        text += "\n(context: " + " ".join(d.context.split()) + ")"
+    return text[:chars]

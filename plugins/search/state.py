@@ -1,0 +1,70 @@
+"""The one state every stage reads and writes, and the Stage contract.
+
+A stage is a small object in `plugins/search/stages/`: a `name` (its key in `timings_ms`), the
+`switch` that turns it off (or None), `applies(state)` (whether there is work for it on this query)
+and `run(state)`. The runner in pipeline.py times each stage it runs; no stage times itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from muninn.core.config import SearchSettings
+from muninn.plugins.search import query
+from muninn.plugins.search.doc import Doc
+from muninn.plugins.search.query import Analysis
+from muninn.plugins.search.query_dates import Window
+from muninn.plugins.search.request import SearchRequest, Switch
+from muninn.plugins.search.stages import Candidate
+
+if TYPE_CHECKING:
+    from muninn.plugins.search.pipeline import Searcher
+
+
+@dataclass
+class SearchState:
+    request: SearchRequest
+    searcher: Searcher
+    analysis: Analysis | None = None
+    sought: Analysis | None = None      # what vectors and BM25 look for: the query less the days it names
+    route: str = "vector"               # "keyword" (identifier), "hybrid", "vector"
+    window: Window | None = None        # the days the query names, when they are used
+    lists: dict[str, list[Candidate]] = field(default_factory=dict)
+    fused: list[Candidate] = field(default_factory=list)
+    docs: dict[str, Doc] = field(default_factory=dict)
+    cosines: dict[str, dict[str, float]] = field(default_factory=dict)    # "file", "fact": uri -> cosine
+    features: dict[str, dict[str, float]] = field(default_factory=dict)   # fusion feature -> uri -> value
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    reranked_by: str | None = None
+
+    @property
+    def cfg(self) -> SearchSettings:
+        return self.searcher.cfg
+
+    @property
+    def match(self) -> str:
+        """The FTS5 expression of what is sought."""
+        assert self.sought is not None
+        return query.fts_query(self.sought)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def use_route(self, route: str) -> None:
+        """Take `route`, unless it needs the keyword index and there is none: then vectors, said once."""
+        if route != "vector" and self.searcher.index is None:
+            self.warn(f"keyword stage skipped: {self.searcher.index_problem}")
+            route = "vector"
+        self.route = route
+
+
+class Stage(Protocol):
+    name: str
+    switch: Switch | None
+
+    def applies(self, state: SearchState) -> bool: ...
+
+    def run(self, state: SearchState) -> None: ...
