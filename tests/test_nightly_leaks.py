@@ -154,3 +154,43 @@ def test_a_leak_over_a_file_muninn_synced_is_removed_and_sync_brings_it_back_cle
         sync.sync_all(client, settings)
         assert "systemctl restart worker" in client.read(uri)
     assert _scan(stack, world) == (0, _scan(stack, world)[1]) and _scan(stack, world)[1]["found"] == []
+
+
+FACTS = {
+    "viking://resources/agents/diary/boiler.md": "# Boiler\nThe boiler pressure valve was replaced on 2 November.\n",
+    "viking://resources/agents/diary/backups/nas.md": "# NAS\nThe nas snapshot job moved to 02:30 after the scrub.\n",
+    "viking://resources/agents/diary/printer.md": "# Printer\nThe office printer needs the PCL6 driver, not PS.\n",
+}
+
+
+def test_backup_then_delete_the_agents_area_then_restore_finds_its_facts_again(stack, world) -> None:
+    import tarfile
+
+    with _raven(world) as raven:
+        raven.batch_write("viking://resources/agents/diary", FACTS, wait=True)
+    made = _cli(stack, world, "backup", "create", "--json")
+    assert made.returncode == 0, made.stderr
+    report = json.loads(made.stdout)
+    assert report["areas"]["viking://resources/agents/diary"] >= len(FACTS)
+    assert {"vault store", "policy.yaml", "retired-hashes.json"} <= set(report["included"])
+    assert any(i.startswith("account list") for i in report["included"]) and report["skipped"] == []
+    with tarfile.open(report["path"]) as tar:
+        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())
+    assert LIVE.encode() not in blob and OLD.encode() not in blob and NEW.encode() not in blob
+
+    with _raven(world) as raven:
+        for uri in FACTS:
+            raven.rm(uri)
+        raven.wait()
+        left = {e.uri for e in raven.walk("viking://resources/agents/diary")}
+    assert not set(FACTS) & left
+
+    restored = _cli(stack, world, "backup", "restore", report["path"], "--to", "viking://resources/agents/diary",
+                    "--json")
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(restored.stdout)["as"] == "raven"
+    with _raven(world) as raven:
+        assert {uri: raven.read(uri) for uri in FACTS} == FACTS
+    wrong = _cli(stack, world, "backup", "restore", report["path"], "--to", "viking://resources/nowhere")
+    assert wrong.returncode == 1 and "viking://resources/agents/diary" in wrong.stderr
+    assert "Traceback" not in wrong.stderr

@@ -301,3 +301,24 @@ def test_redaction_covers_retired_spans_and_live_values(tmp_path) -> None:
     out = purge.redacted(text, finding, Redactor({"Live9Value9Token77": "live"}))
     assert SECRET not in out and "Live9Value9Token77" not in out
     assert out.count("[REDACTED:old-bot]") == 2 and "[REDACTED:live]" in out
+
+
+# --- backups ------------------------------------------------------------------------------
+
+def test_only_the_last_n_backups_are_kept_and_they_are_private(settings, tmp_path) -> None:
+    from muninn.nightly import backup
+
+    settings.nightly.keep_backups = 2
+    made = [backup.create(settings).path for _ in range(4)]
+    kept = sorted(backup.folder(settings).glob("muninn-backup-*.tar.gz"))
+    assert kept == made[-2:]
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
+    assert "account list: no root key in the keyring" in backup.create(settings).skipped
+
+
+def test_restoring_an_area_the_backup_does_not_hold_names_the_ones_it_does(settings) -> None:
+    from muninn.nightly import backup
+
+    made = backup.create(settings)
+    with pytest.raises(MuninnError, match="holds no area viking://resources/x"):
+        backup.restore(settings, made.path, "viking://resources/x")

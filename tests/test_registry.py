@@ -28,7 +28,7 @@ BUILTINS = [
       "muninn.plugins.search.doctor_check.keyword_index", "muninn.plugins.access.doctor_check.vault",
       "muninn.plugins.mcp.doctor_check.guard_policy"]),
     ("jobs", "list(registry.jobs())",
-     ["acl-drift", "skills-drift", "leak-gate", "server-leak-scan", "completeness", "verify"]),
+     ["acl-drift", "skills-drift", "leak-gate", "server-leak-scan", "completeness", "verify", "backup"]),
     ("upgrades", "[s.to for s in registry.upgrade_steps()]", [1]),
     ("after_sync", "[i.plugin_name for i in registry.manager().hook.after_sync.get_hookimpls()]",
      ["muninn.plugins.search.plugin"]),

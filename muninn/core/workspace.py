@@ -103,6 +103,11 @@ class Workspace:
         return self.vault_store.with_name("retired-hashes.json")
 
     @property
+    def backups(self) -> Path:
+        """Dated tars of what cannot be rebuilt (`muninn nightly`'s backup job)."""
+        return self.home / "backups"
+
+    @property
     def nightly_lock(self) -> Path:
         return self.nightly_reports / "lock"
 
