@@ -22,14 +22,11 @@ import hashlib
 import json
 import os
 import re
-from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core import atomic
-
-_RUN = re.compile(r"\S+")
 
 
 def _digest(salt: bytes, value: str) -> str:
@@ -77,6 +74,8 @@ class HashScanner:
         self.entries = entries
         self.solid = sorted({e["length"] for e in entries.values() if not e["space"]})
         self.spaced = sorted({e["length"] for e in entries.values() if e["space"]})
+        # Only runs at least as long as the shortest value can hold one: prose words are skipped whole.
+        self._runs = re.compile(rf"\S{{{self.solid[0]},}}") if self.solid else None
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -85,20 +84,19 @@ class HashScanner:
         if not self.entries:
             return []
         hits: dict[tuple[int, int], HashHit] = {}
-        line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-        spans = [(m.start(), m.end(), self.solid) for m in _RUN.finditer(text)] if self.solid else []
+        spans = [(m.start(), m.end(), self.solid) for m in self._runs.finditer(text)] if self._runs else []
         if self.spaced:
-            spans += [(s, s + len(line), self.spaced) for s, line in zip(line_starts, text.split("\n"), strict=True)]
+            start = 0
+            for line in text.split("\n"):
+                spans.append((start, start + len(line), self.spaced))
+                start += len(line) + 1
+        keyed = hashlib.blake2b(key=self.salt, digest_size=16)   # copied per window: no key set-up each time
         for start, end, lengths in spans:
             for n in lengths:
                 for i in range(start, end - n + 1):
-                    entry = self.entries.get(_digest(self.salt, text[i:i + n]))
+                    h = keyed.copy()
+                    h.update(text[i:i + n].encode())
+                    entry = self.entries.get(h.hexdigest())
                     if entry is not None:
-                        line = _line_of(line_starts, i)
-                        hits[(i, i + n)] = HashHit(entry["id"], line, i, i + n)
+                        hits[(i, i + n)] = HashHit(entry["id"], text.count("\n", 0, i) + 1, i, i + n)
         return sorted(hits.values(), key=lambda h: h.start)
-
-
-def _line_of(line_starts: list[int], pos: int) -> int:
-    return bisect_right(line_starts, pos)
-
