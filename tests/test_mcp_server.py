@@ -564,3 +564,21 @@ def test_raven_finds_shared_facts_by_identifier_and_what_it_remembered_at_once(w
             assert uri in [h["uri"] for h in data["hits"]], (when, query, data)
             if route:
                 assert data["route"] == route, data
+
+
+@pytest.mark.parametrize("client", ["claude", "generic"])
+def test_the_printed_client_config_starts_a_working_server_exactly_as_printed(world: dict[str, Any], stack,
+                                                                              client: str) -> None:
+    proc = stack.cli("-c", str(world["config"]), "mcp", "config", "--client", client, "--profile", "raven")
+    assert proc.returncode == 0, proc.stderr
+    server = json.loads(proc.stdout)["mcpServers"]["muninn"]     # stdout is the JSON alone
+    params = StdioServerParameters(command=server["command"], args=server["args"], env=server["env"])
+
+    async def main() -> dict[str, Any]:
+        async with Client(params, read_timeout_seconds=120) as mcp_client:
+            return {"tools": [t.name for t in (await mcp_client.list_tools()).tools],
+                    "status": await mcp_client.call_tool("recall_status", {})}
+
+    out = anyio.run(main)
+    assert sorted(out["tools"]) == sorted(RAVEN_TOOLS)
+    assert not out["status"].is_error and "raven" in _text(out["status"]), _text(out["status"])
