@@ -40,6 +40,9 @@ class ExitCode(IntEnum):
                           "the command), or was written by a newer muninn")
     WRITE_FAILED = 12, ("a file could not be written (disk full, read-only folder), with the file named; "
                         "nothing half-written is left")
+    JOB_FAILED = 13, ("a nightly job could not run (it raised: its reason is in the report); "
+                      "the other jobs still ran")
+    BUSY = 14, "another `muninn nightly` holds the lock (the sentence names its PID)"
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
 
 
