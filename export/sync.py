@@ -18,15 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from muninn.core import paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound
+from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy
 from muninn.core.workspace import Workspace
 from muninn.export.facts import slug
 from muninn.export.sync_gate import SyncGate
@@ -112,6 +114,24 @@ class Manifest:
         os.replace(tmp, self.path)  # atomic: a kill never leaves half a manifest
 
 
+def while_busy(call: Callable[[], Any], wait: float, sleep: Callable[[float], None] = time.sleep) -> Any:
+    """`call()`, retried with backoff (0.5 s doubling to 8 s) while the server answers CONFLICT
+    ("resource is busy": it is still indexing an earlier write, e.g. right after a restart), for at
+    most `wait` seconds; then the busy error, with how long it waited."""
+    deadline, delay = time.monotonic() + wait, 0.5
+    while True:
+        try:
+            return call()
+        except ServerBusy as exc:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServerBusy(f"{exc.message}; still busy after {wait:.0f} s of retries", uri=exc.uri,
+                                 fix="wait for indexing to finish (`muninn status`), then rerun; or raise "
+                                     "server.busy_wait in muninn.yaml") from None
+            sleep(min(delay, left))
+            delay = min(delay * 2, 8.0)
+
+
 def remote_files(client: OpenViking, to_uri: str) -> set[str]:
     """Relative paths of every file under the area, walked folder by folder (listings truncate)."""
     try:
@@ -123,13 +143,16 @@ def remote_files(client: OpenViking, to_uri: str) -> set[str]:
 def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
          batch_size: int = 100, manifest_dir: Path | None = None,
          on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
-         gate: SyncGate | None = None) -> SyncReport:
+         gate: SyncGate | None = None, busy_wait: float | None = None) -> SyncReport:
     """Make the area hold exactly the fact files of `src_dir` that muninn owns there.
 
     With `gate`, the bytes about to be uploaded are gated first (`sync_gate`): a refusal raises
     SyncRefused (exit 3) before anything is written. With `settings`, the after-sync hooks (e.g.
-    the search plugin's keyword index) hear what was written and removed."""
+    the search plugin's keyword index) hear what was written and removed. Writes wait up to
+    `busy_wait` seconds (default: settings.server.busy_wait) while the server says it is busy."""
     to_uri = check_area(to_uri)
+    if busy_wait is None:
+        busy_wait = settings.server.busy_wait if settings is not None else 120.0
     local = local_files(Path(src_dir))
     if gate is not None:
         gate.check([(Path(src_dir), local)])
@@ -141,7 +164,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     workspace = settings.paths if settings is not None else Workspace(paths.home())
     manifest = Manifest.for_target(client, to_uri, manifest_dir or workspace.sync_manifests)
     report = SyncReport(manifest=manifest.path)
-    client.ensure_dir(to_uri)
+    while_busy(partial(client.ensure_dir, to_uri), busy_wait)
     remote = remote_files(client, to_uri)
     owned = manifest.owned()
 
@@ -173,8 +196,8 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
         batch = dict(items[start:start + batch_size])
         manifest.pending.update({rel: sha(data) for rel, data in batch.items()})
         manifest.save()
-        result = client.batch_write(to_uri, {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()},
-                                    mode="replace", wait=True)
+        files = {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()}
+        result = while_busy(partial(client.batch_write, to_uri, files, mode="replace", wait=True), busy_wait)
         confirmed = _confirmed(result, to_uri, batch)
         for rel in confirmed:
             manifest.files[rel] = manifest.pending.pop(rel)
@@ -188,7 +211,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     vanished = sorted(manifest.owned() - set(local))
     if prune and vanished:
         for i, rel in enumerate(vanished, 1):
-            client.rm(f"{to_uri}/{rel}")
+            while_busy(partial(client.rm, f"{to_uri}/{rel}"), busy_wait)
             removed.append(f"{to_uri}/{rel}")
             manifest.files.pop(rel, None)
             manifest.pending.pop(rel, None)

@@ -93,6 +93,10 @@ class ServerDown(ServerError):
     """Nothing listens where the server should be."""
 
 
+class ServerBusy(ServerError):
+    """CONFLICT ("resource is busy"): the area is still indexing an earlier write; worth a retry."""
+
+
 class AuthError(ServerError):
     """401/403: the key is wrong or lacks the right on this URI."""
 
