@@ -15,17 +15,18 @@ busy") to a second batch on the same root while the first is still being indexed
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
-import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from muninn.core import paths, registry
+from muninn.core import atomic, paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy
@@ -86,16 +87,41 @@ def local_files(src_dir: Path) -> dict[str, bytes]:
 
 
 class Manifest:
-    """What muninn wrote to one area for one identity on one server."""
+    """What muninn wrote to one area for one identity on one server.
+
+    Saved atomically under a unique temp name (`atomic.write_text`), so a reader never sees half a
+    manifest and two writers never share a temp file; `locked()` holds an exclusive lock for a
+    whole read-modify-write (one sync), so two syncs of the same area take turns instead of one
+    overwriting what the other recorded."""
 
     def __init__(self, path: Path, header: dict[str, str]) -> None:
         self.path = path
         self.header = header
         self.files: dict[str, str] = {}
         self.pending: dict[str, str] = {}
-        if path.exists():
-            data = json.loads(path.read_text())
+        self.load()
+
+    def load(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text())
             self.files, self.pending = dict(data.get("files", {})), dict(data.get("pending", {}))
+        except (ValueError, AttributeError, TypeError):
+            raise ConfigError("the sync manifest is not valid JSON", path=str(self.path),
+                              fix="delete it: the next sync adopts remote files whose bytes match") from None
+
+    @contextmanager
+    def locked(self) -> Iterator[Manifest]:
+        """Exclusive for the block (waits for another sync of the same target), re-read inside it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                self.load()
+                yield self
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
     @classmethod
     def for_target(cls, client: OpenViking, to_uri: str, folder: Path) -> Manifest:
@@ -107,11 +133,8 @@ class Manifest:
         return set(self.files) | set(self.pending)
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({**self.header, "files": self.files, "pending": self.pending},
-                                  indent=0, sort_keys=True))
-        os.replace(tmp, self.path)  # atomic: a kill never leaves half a manifest
+        atomic.write_text(self.path, json.dumps({**self.header, "files": self.files, "pending": self.pending},
+                                                indent=0, sort_keys=True), mode=0o600)
 
 
 def while_busy(call: Callable[[], Any], wait: float, sleep: Callable[[float], None] = time.sleep) -> Any:
@@ -163,6 +186,13 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     # Without settings there is no `home:` to honour: $MUNINN_HOME or the XDG default.
     workspace = settings.paths if settings is not None else Workspace(paths.home())
     manifest = Manifest.for_target(client, to_uri, manifest_dir or workspace.sync_manifests)
+    with manifest.locked():
+        return _sync_locked(client, manifest, to_uri, local, prune, batch_size, busy_wait, on_progress, settings)
+
+
+def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dict[str, bytes], prune: bool,
+                 batch_size: int, busy_wait: float, on_progress: Callable[[int, int], None] | None,
+                 settings: Settings | None) -> SyncReport:
     report = SyncReport(manifest=manifest.path)
     while_busy(partial(client.ensure_dir, to_uri), busy_wait)
     remote = remote_files(client, to_uri)

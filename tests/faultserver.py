@@ -1,5 +1,5 @@
 """A real HTTP server on 127.0.0.1 that speaks just enough of OpenViking's API for muninn's client
-(mkdir, ls, read, batch-write, rm, wait, health), and answers with an injected fault on demand:
+(mkdir, ls, read, batch-write, rm, find, wait, health), and answers with an injected fault on demand:
 invalid JSON with 200, a JSON array, a null result, an HTML 500, a slow answer, a connection cut
 mid-reply, or CONFLICT ("resource is busy"). Faults are injected on the wire, so the whole SDK and
 httpx path runs for real."""
@@ -131,6 +131,14 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
             elif url.path == "/api/v1/fs" and method == "DELETE":
                 state.files.pop(q.get("uri", ""), None)
                 self._ok({})
+            elif url.path == "/api/v1/search/find":
+                # A stand-in for vector search: files sharing a word with the query, by overlap.
+                words = set(str(body.get("query", "")).lower().split())
+                target = str(body.get("target_uri") or "").rstrip("/")
+                scored = sorted(((len(words & set(text.lower().split())) / (len(words) or 1), uri)
+                                 for uri, text in state.files.items() if uri.startswith(target + "/")), reverse=True)
+                self._ok({"resources": [{"uri": u, "score": round(sc, 3), "level": 2}
+                                        for sc, u in scored[: int(body.get("limit") or 10)] if sc > 0]})
             elif url.path == "/api/v1/system/wait":
                 self._ok({})
             else:

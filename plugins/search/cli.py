@@ -126,17 +126,25 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
 @app.command("search-index")
 def index_cmd(ctx: typer.Context,
               root: str = typer.Option(None, "--root", help="Walk this URI (default search.target)."),
+              rebuild: bool = typer.Option(False, "--rebuild", help="Move the current index aside (kept as "
+                                           "<name>.damaged-<time>) and build a new one from the server: the "
+                                           "repair for a damaged index."),
               json_out: bool = JsonOpt) -> None:
     """Build or refresh the local BM25 keyword index by walking OpenViking with your key.
 
     Sync keeps it current on its own; run this after writing facts some other way. Unchanged
-    files are skipped (content hash), vanished ones are dropped.
+    files are skipped (content hash), vanished ones are dropped. With --rebuild, the current file
+    is moved aside first, so a damaged index is always repaired.
     """
     s = settings(ctx)
     path = s.paths.search_index()
+    aside = keyword.move_aside(path) if rebuild else None
+    if aside:
+        say(f"moved {path} aside to {aside}")
     with OpenViking.user(s) as client:
         stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
-    out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}
+    out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed,
+           "moved_aside": str(aside) if aside else None}
     if json_out:
         emit_json(out)
     else:

@@ -51,6 +51,69 @@ class IndexError_(MuninnError):
     exit_code = ExitCode.SEARCH_CONTRACT
 
 
+class IndexDamaged(IndexError_):
+    """The index file is damaged (truncated, overwritten, not SQLite): searches carry on vector-only
+    and say so; `muninn search-index --rebuild` moves it aside and builds a new one."""
+
+
+def damaged(path: Path, detail: str) -> IndexDamaged:
+    return IndexDamaged(f"keyword index {path} is damaged ({detail})",
+                        fix="run `muninn search-index --rebuild` to move it aside and rebuild it from the server")
+
+
+_MAGIC = b"SQLite format 3\x00"
+
+
+def header_problem(path: Path) -> str | None:
+    """What the file's first 100 bytes say is wrong with it, without opening it as a database:
+    empty, not SQLite, or shorter than the page count its header records (a truncated copy).
+    Cheap enough for every open; `quick_check` (doctor) reads every page."""
+    size = path.stat().st_size
+    if size == 0:
+        return "0 bytes: truncated"
+    with path.open("rb") as fh:
+        head = fh.read(100)
+    if len(head) < 100 or not head.startswith(_MAGIC):
+        return "not a SQLite database"
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    # The header's page count is valid only when its version-valid-for equals the change counter.
+    if head[24:28] == head[92:96] and size < page_size * pages:
+        return f"truncated: {size} of {page_size * pages} bytes"
+    return None
+
+
+def quick_check(path: Path) -> str | None:
+    """SQLite's own check of every page (PRAGMA quick_check); None when the file is sound."""
+    if problem := header_problem(path):
+        return problem
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+            conn.execute("SELECT count(*) FROM docs").fetchone()
+            conn.execute("SELECT count(*) FROM fts").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    return None if rows == ["ok"] else "; ".join(rows[:3])
+
+
+def move_aside(path: Path) -> Path | None:
+    """Rename the index (and its journal and vector cache) to `<name>.damaged-<UTC time>`: kept for
+    a post-mortem, out of the way of a rebuild. None when there was nothing to move."""
+    if not path.exists():
+        return None
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    for extra in ("-journal", "-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+    path.rename(aside)
+    return aside
+
+
 @dataclass
 class IndexStats:
     indexed: int = 0
@@ -59,8 +122,21 @@ class IndexStats:
 
 
 def connect(db_path: Path | str) -> sqlite3.Connection:
+    """The index, opened (and created or migrated); IndexDamaged for a damaged file, never a
+    silently empty index in its place."""
     path = Path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and (problem := header_problem(path)):
+        raise damaged(path, problem)
+    try:
+        return _connect(path)
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as exc:   # SQLITE_CORRUPT, SQLITE_NOTADB
+        raise damaged(path, str(exc)) from None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, check_same_thread=False)
     columns = [r[1] for r in conn.execute("PRAGMA table_info(docs)")]
     if columns and "id" not in columns:
@@ -218,6 +294,8 @@ class KeywordIndex:
             rows = self._conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, str(exc)) from None
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
         return [Candidate(uri=uri, score=-s, stage_scores={"keyword": round(-s, 4)}) for uri, s in rows]
 
@@ -233,6 +311,8 @@ class KeywordIndex:
             rows = self._conn.execute(sql, (query, *ids)).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, str(exc)) from None
         return {ids[rowid]: -s for rowid, s in rows}
 
     def header_share(self, words: list[str], target: str | None = None) -> dict[str, float]:
@@ -258,6 +338,8 @@ class KeywordIndex:
                 n = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *scoped)).fetchone()[0]
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                raise damaged(self.path, str(exc)) from None
             out[word] = n / total
         return out
 
