@@ -85,7 +85,13 @@ class Vault:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
         entries = load_files(paths)  # every file validates before the store is touched
-        return self.store.sync(entries, dry_run=dry_run)
+        if self._store is None and not dry_run:
+            # The repair for a damaged store: moved aside, rebuilt from the YAML.
+            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
+                                self.settings.vault.key_name, repair=True)
+        report = self.store.sync(entries, dry_run=dry_run)
+        report.moved_aside = str(self.store.moved_aside) if self.store.moved_aside else None
+        return report
 
     # --- metadata ----------------------------------------------------------------------------
     def find(self, query: str, limit: int = 10) -> list[dict]:

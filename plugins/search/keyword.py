@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from muninn.core import sqlitefile
 from muninn.core.client import OpenViking
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
@@ -61,44 +63,9 @@ def damaged(path: Path, detail: str) -> IndexDamaged:
                         fix="run `muninn search-index --rebuild` to move it aside and rebuild it from the server")
 
 
-_MAGIC = b"SQLite format 3\x00"
-
-
-def header_problem(path: Path) -> str | None:
-    """What the file's first 100 bytes say is wrong with it, without opening it as a database:
-    empty, not SQLite, or shorter than the page count its header records (a truncated copy).
-    Cheap enough for every open; `quick_check` (doctor) reads every page."""
-    size = path.stat().st_size
-    if size == 0:
-        return "0 bytes: truncated"
-    with path.open("rb") as fh:
-        head = fh.read(100)
-    if len(head) < 100 or not head.startswith(_MAGIC):
-        return "not a SQLite database"
-    page_size = int.from_bytes(head[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(head[28:32], "big")
-    # The header's page count is valid only when its version-valid-for equals the change counter.
-    if head[24:28] == head[92:96] and size < page_size * pages:
-        return f"truncated: {size} of {page_size * pages} bytes"
-    return None
-
-
 def quick_check(path: Path) -> str | None:
-    """SQLite's own check of every page (PRAGMA quick_check); None when the file is sound."""
-    if problem := header_problem(path):
-        return problem
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
-            conn.execute("SELECT count(*) FROM docs").fetchone()
-            conn.execute("SELECT count(*) FROM fts").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
-    return None if rows == ["ok"] else "; ".join(rows[:3])
+    """SQLite's own check of every page, and both tables readable; None when the file is sound."""
+    return sqlitefile.quick_check(path, ("docs", "fts"))
 
 
 def move_aside(path: Path) -> Path | None:
@@ -121,12 +88,24 @@ class IndexStats:
     removed: int = 0
 
 
+@contextmanager
+def _damage_named(path: Path) -> Iterator[None]:
+    """SQLite's "malformed" / "not a database" anywhere in the block as IndexDamaged (one sentence
+    with the repair), not a traceback; an OperationalError (locked, bad query) stays what it is."""
+    try:
+        yield
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise damaged(path, str(exc)) from None
+
+
 def connect(db_path: Path | str) -> sqlite3.Connection:
     """The index, opened (and created or migrated); IndexDamaged for a damaged file, never a
     silently empty index in its place."""
     path = Path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() and (problem := header_problem(path)):
+    if path.exists() and (problem := sqlitefile.header_problem(path)):
         raise damaged(path, problem)
     try:
         return _connect(path)
@@ -189,7 +168,7 @@ def _items(files: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterable[tup
 def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[str, str]]) -> IndexStats:
     """Add or update fact files, given as {viking URI: file content}. Returns what changed."""
     stats = IndexStats()
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for uri, text in _items(files):
             d = docmod.parse(uri, text[:MAX_TEXT])
             row = conn.execute("SELECT rowid, content_hash FROM docs WHERE uri = ?", (uri,)).fetchone()
@@ -213,7 +192,7 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
 
 def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
     removed = 0
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for uri in uris:
             row = conn.execute("SELECT rowid FROM docs WHERE uri = ?", (uri,)).fetchone()
             if row:
@@ -238,7 +217,7 @@ def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, wo
         pairs = [p for p in pool.map(fetch, uris) if p is not None]
     stats = index_facts(db_path, pairs)
     present = {u for u, _ in pairs}
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         stale = [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ?", _under(root))
                  if u not in present]
     conn.close()
