@@ -44,3 +44,10 @@ def quick_check(path: Path, tables: tuple[str, ...] = ()) -> str | None:
     except sqlite3.DatabaseError as exc:
         return str(exc)
     return None if rows == ["ok"] else "; ".join(rows[:3])
+
+
+def is_damage(exc: sqlite3.Error) -> bool:
+    """SQLITE_CORRUPT or SQLITE_NOTADB: the file is damaged. A constraint, a lock or a bad query
+    (IntegrityError, OperationalError) is not, and keeps its own meaning."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or type(exc) is sqlite3.DatabaseError

@@ -94,9 +94,9 @@ def _damage_named(path: Path) -> Iterator[None]:
     with the repair), not a traceback; an OperationalError (locked, bad query) stays what it is."""
     try:
         yield
-    except sqlite3.OperationalError:
-        raise
     except sqlite3.DatabaseError as exc:
+        if not sqlitefile.is_damage(exc):
+            raise
         raise damaged(path, str(exc)) from None
 
 
@@ -107,12 +107,8 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and (problem := sqlitefile.header_problem(path)):
         raise damaged(path, problem)
-    try:
+    with _damage_named(path):
         return _connect(path)
-    except sqlite3.OperationalError:
-        raise
-    except sqlite3.DatabaseError as exc:   # SQLITE_CORRUPT, SQLITE_NOTADB
-        raise damaged(path, str(exc)) from None
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -274,6 +270,8 @@ class KeywordIndex:
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
+            if not sqlitefile.is_damage(exc):
+                raise
             raise damaged(self.path, str(exc)) from None
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
         return [Candidate(uri=uri, score=-s, stage_scores={"keyword": round(-s, 4)}) for uri, s in rows]
@@ -291,6 +289,8 @@ class KeywordIndex:
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
+            if not sqlitefile.is_damage(exc):
+                raise
             raise damaged(self.path, str(exc)) from None
         return {ids[rowid]: -s for rowid, s in rows}
 
@@ -318,6 +318,8 @@ class KeywordIndex:
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
             except sqlite3.DatabaseError as exc:
+                if not sqlitefile.is_damage(exc):
+                    raise
                 raise damaged(self.path, str(exc)) from None
             out[word] = n / total
         return out
