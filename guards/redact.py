@@ -33,6 +33,7 @@ from muninn.core.config import Encoding
 from muninn.guards import secret_values
 from muninn.guards.forms import (
     ENCODINGS,
+    escape_end,
     fold_needle,
     folded,
     folded_text,
@@ -313,7 +314,7 @@ class _Needles:
         if not found:
             return []
         where = mapped(text)[1]
-        return _merge([(self._index[i], where[start], where[end - 1] + 1) for i, start, end in found])
+        return _merge([(self._index[i], where[start], escape_end(text, where[end - 1])) for i, start, end in found])
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -149,7 +149,7 @@ def test_the_table_goes_between_the_markers_and_the_findings_around_it_stay(tmp_
     report.write_markdown([_run("a")], md, "cmd a")
     text = md.read_text()
     assert "old table" not in text and "findings before" in text and "findings after" in text
-    assert "| defaults | 0.500 | 0.500 | 0.500 | 0.500 | 6 |" in text and "| *BM25 baseline* |" in text
+    assert "| defaults | 2 | 0.500 | 0.500 | 0.500 | 0.500 | 6 |" in text and "| *BM25 baseline* |" in text
     report.write_markdown([_run("b")], md, "cmd b")                  # a rerun replaces, never appends
     assert md.read_text().count(report.BEGIN) == 1 and "### b" in md.read_text() and "### a" not in md.read_text()
 

@@ -24,8 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("muninn", "guards", "export", "plugins", "nightly", "evals")
 
-# Folder or file (relative to the repo) → part; the longest matching prefix wins. plugins/vault,
-# plugins/inventory and plugins/verify were the access part until they merged into plugins/access.
+# Folder or file (relative to the repo) → part; the longest matching prefix wins.
 PARTS = {
     "muninn": "core",
     "muninn/core": "core",
@@ -36,9 +35,6 @@ PARTS = {
     "plugins": "stack",
     "plugins/search": "search",
     "plugins/access": "access",
-    "plugins/vault": "access",
-    "plugins/inventory": "access",
-    "plugins/verify": "access",
     "plugins/mcp": "mcp",
     "nightly": "nightly",
     "evals": "evals",
@@ -140,7 +136,9 @@ PLANTED = [
     ("evals/x.py", "from muninn.plugins.mcp import server", True),
     ("nightly/x.py", "from muninn import cli", False),                      # nothing imports the CLI
     ("plugins/embed/x.py", "from muninn.plugins.stack import up", True),    # embed is part of stack
-    ("plugins/vault/x.py", "from muninn.plugins.access import store", True),  # the legacy access folders
+    ("plugins/access/x.py", "from muninn.plugins.search import keyword", False),  # peers meet only below
+    ("plugins/access/x.py", "from muninn.plugins.mcp.session import GuardSession", False),
+    ("plugins/mcp/x.py", "from muninn.plugins.access.vault import Vault", True),
     ("plugins/doctor.py", "from muninn.plugins.search import doctor_check", False),
 ]
 

@@ -44,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, help="downloads and converted trees (default ~/.cache/muninn/corpora)")
     ap.add_argument("--out", type=Path, default=Path("evals/results"), help="where corpora.md/.json/.png go")
     ap.add_argument("--work", type=Path, help="export folders and keyword indexes (default <cache>/work)")
-    ap.add_argument("--variants", nargs="+", choices=list(harness.VARIANTS), help="default: all")
+    # Named without their leading dashes here ("no-rerank"): argparse would read "--no-rerank" as an option.
+    bare = {v.lstrip("-"): v for v in harness.VARIANTS}
+    ap.add_argument("--variants", nargs="+", choices=list(bare), help="default: all")
+    ap.add_argument("--sample", type=int, help="at most this many questions per corpus, evenly spaced (the "
+                    "report says how many ran)")
     args = ap.parse_args(argv)
     if args.command == "report":
         runs = [r for f in args.corpora for r in report.read_json(Path(f))]
@@ -59,8 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         if code or args.command == "check":
             return code
         settings = config.load()
+        if args.sample:
+            for b in built.values():
+                qs = b.questions.questions
+                step = max(len(qs) / args.sample, 1.0)
+                b.questions.questions = [qs[int(i * step)] for i in range(min(args.sample, len(qs)))]
         runs = harness.run(settings, built, args.work or cache / "work", say=lambda m: print(m, file=sys.stderr),
-                           variants=args.variants, on_done=lambda so_far: report.write_all(so_far, args.out, command))
+                           variants=[bare[v] for v in args.variants or bare],
+                           on_done=lambda so_far: report.write_all(so_far, args.out, command))
     except MuninnError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", ExitCode.CHECK_FAILED)

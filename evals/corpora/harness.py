@@ -23,7 +23,7 @@ from typing import Any
 
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings, SourceSettings
-from muninn.core.errors import ExitCode, MuninnError
+from muninn.core.errors import ExitCode, MuninnError, ServerError
 from muninn.evals.corpora import baselines
 from muninn.evals.corpora.questions import Question, norm
 from muninn.evals.corpora.sources import Built
@@ -118,17 +118,27 @@ def corpus_settings(settings: Settings, built: Built, root: str, workdir: Path) 
     return settings.model_copy(update={
         "sources": srcs,
         # Small batches: a 100-file batch written with wait=True outlasts the client's 60 s timeout
-        # while the server embeds ~1.5 files/s on 2 busy cores. Same files, same path, more calls.
+        # while the server embeds ~1 file/s on 2 busy cores. Same files, same path, more calls.
         "export": settings.export.model_copy(update={"out": workdir / "exports",
-                                                     "batch_size": min(settings.export.batch_size, 20)}),
+                                                     "batch_size": min(settings.export.batch_size, 10)}),
         "search": settings.search.model_copy(update={"index": workdir / "keyword.sqlite"}),
     })
 
 
-def export_and_sync(settings: Settings, client: OpenViking) -> dict[str, Any]:
+def export_and_sync(settings: Settings, client: OpenViking, say: Say = print, tries: int = 4) -> dict[str, Any]:
     reports = pipeline.run_all(settings)
     dropped = [d for r in reports.values() for d in r.dropped]
-    synced = sync.sync_all(client, settings)
+    for attempt in range(1, tries + 1):
+        try:
+            synced = sync.sync_all(client, settings)
+            break
+        except ServerError as exc:
+            # A batch can outlast the client timeout while the server embeds on busy cores. Sync
+            # converges on rerun (its manifest keeps what was confirmed), so rerun it as a user would.
+            if attempt == tries or not any(w in str(exc) for w in ("timed out", "busy")):
+                raise
+            say(f"sync attempt {attempt}: {exc}; waiting for indexing, then rerunning sync (it resumes)")
+            client.wait()      # the timed-out batch is still indexing: a write now would be refused as busy
     missing = sum(r.missing_after_wait for r in synced.values())
     return {"facts": sum(r.facts for r in reports.values()), "dropped": len(dropped), "missing": missing,
             "written": sum(r.written for r in synced.values())}
@@ -155,7 +165,7 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
     cfg = corpus_settings(settings, built, root, workdir / name)
     t0 = time.perf_counter()
     say(f"{name}: exporting and syncing {len(secs)} facts")
-    stats = export_and_sync(cfg, client)
+    stats = export_and_sync(cfg, client, say)
     run.seconds["export+sync"] = round(time.perf_counter() - t0, 1)
     if stats["missing"] or stats["dropped"]:
         run.warnings.append(f"export/sync: {stats}")

@@ -15,11 +15,12 @@ def table(runs: list[CorpusRun]) -> str:
         lines += [f"### {r.name}", "",
                   f"{r.origin}; {r.facts} facts, {r.questions} questions; export + sync "
                   f"{r.seconds.get('export+sync', 0):.0f} s.", "",
-                  "| variant | hit@1 | hit@4 | hit@10 | MRR@10 | p50 ms |", "| --- | --- | --- | --- | --- | --- |"]
+                  "| variant | n | hit@1 | hit@4 | hit@10 | MRR@10 | p50 ms |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
         for name, m in r.variants.items():
             label = f"*{name}*" if name in BASELINES else name
-            lines.append(f"| {label} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} "
-                         f"| {m['p50_ms']:.0f} |")
+            lines.append(f"| {label} | {m['n']} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} "
+                         f"| {m['MRR']:.3f} | {m['p50_ms']:.0f} |")
         kinds = sorted({k for v in r.by_kind.values() for k in v})
         if len(kinds) > 1:
             lines += ["", "hit@4 by kind of question:", "",

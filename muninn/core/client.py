@@ -72,6 +72,7 @@ class Entry:
     uri: str
     is_dir: bool
     size: int | None = None
+    modified: str | None = None   # the server's modTime: with size, what an incremental walk compares
 
 
 class OpenViking:
@@ -288,7 +289,7 @@ class OpenViking:
                 raise self._bad("ls", uri, f"an entry without a uri: {_brief(repr(item), 80)}")
             else:
                 out.append(Entry(uri=item["uri"].rstrip("/"), is_dir=bool(item.get("isDir", item.get("is_dir"))),
-                                 size=item.get("size")))
+                                 size=item.get("size"), modified=item.get("modTime")))
         return out
 
     def walk(self, uri: str) -> Iterator[Entry]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import BinaryIO
 
@@ -117,10 +116,9 @@ class Inventory:
                                      "exec": access_command_line(entry.id, ["CMD"])}
 
     def exec(self, entry_id: str, command: Sequence[str] | str, *, stdout: BinaryIO | None = None,
-             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None,
-             stdin_data: bytes | None = None) -> RunResult:
+             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None) -> RunResult:
         """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked.
-        `stdin_data` is all the child reads (None: it shares this process's stdin)."""
+        The child reads /dev/null (the runner's rule): never this process's stdin, the MCP stream under `mcp`."""
         entry = self.get(entry_id)
         shown = command if isinstance(command, str) else shlex.join(command)
         try:
@@ -138,8 +136,6 @@ class Inventory:
         # Like verify: no kubeconfig rewrite (other shells share it); the command gets --context instead.
         context = steps.kube_context(parsed)
         script = partial(_script, parsed, context)
-        if stdin_data is not None:
-            prepared = replace(prepared, stdin=stdin_data)
         result = injection.run(command, prepared, wrap=script, timeout=timeout,
                                stdout=stdout or sys.stdout.buffer, stderr=stderr or sys.stderr.buffer)
         self._log("access-exec", secret_id=entry.id, command=prepared.mask(shown),

@@ -25,7 +25,7 @@ import shutil
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
@@ -132,10 +132,9 @@ def _run_item(item: Item, prepared: Injection, env: Mapping[str, str], timeout: 
         status, reason = "missing", f"{absent} is not installed (not on PATH)"
     else:
         out, err = io.BytesIO(), io.BytesIO()
-        # An empty stdin (EOF at once): a proof never reads input, and under `muninn mcp` the inherited
-        # stdin would be the MCP stream itself.
-        done = injection.run(sandbox.script(item.script, sandbox_mode), replace(prepared, stdin=b""), base_env=env,
-                             stdout=out, stderr=err, timeout=timeout)
+        # The runner gives the child /dev/null for stdin: under `muninn mcp` ours is the MCP stream itself.
+        done = injection.run(sandbox.script(item.script, sandbox_mode), prepared, base_env=env, stdout=out, stderr=err,
+                             timeout=timeout)
         text = err.getvalue().decode(errors="replace") + "\n" + out.getvalue().decode(errors="replace")
         status, reason = classify(done.exit_code, text, done.timed_out, timeout, item.command)
     return Result(item.kind, item.id, status, reason, item.command, now_iso(), round(time.monotonic() - started, 3))

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core import sqlitefile
-from muninn.core.client import OpenViking
+from muninn.core.client import Entry, OpenViking
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
@@ -198,10 +198,31 @@ def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
     return removed
 
 
-def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, workers: int = 8) -> IndexStats:
-    """Walk `root` on the server with `client`'s key, index every file, drop rows that vanished."""
-    root = root.rstrip("/")
-    uris = [e.uri for e in client.walk(root)]
+STAMPS = """
+CREATE TABLE IF NOT EXISTS stamps (uri TEXT PRIMARY KEY, stamp TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _stamp(entry: Entry) -> str | None:
+    """What the listing says about a file: unchanged size and modTime mean unchanged content."""
+    modified = getattr(entry, "modified", None)   # a listing without modTime: always read
+    return f"{entry.size}:{modified}" if modified is not None else None
+
+
+def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path: Path | str,
+                          workers: int = 8) -> IndexStats:
+    """Walk `root` (one URI or several) on the server with `client`'s key, index every file, drop rows
+    that vanished. Incremental: a file whose listed size and modTime match the last walk is not read
+    (the listing is the whole cost of an unchanged file)."""
+    roots = [root] if isinstance(root, str) else list(root)
+    roots = [r.rstrip("/") for r in roots]
+    entries = [e for r in roots for e in client.walk(r)]
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
+        conn.executescript(STAMPS)
+        known = dict(conn.execute("SELECT uri, stamp FROM stamps").fetchall())
+    conn.close()
+    changed = [e for e in entries if _stamp(e) is None or known.get(e.uri) != _stamp(e)]
 
     def fetch(uri: str) -> tuple[str, str] | None:
         try:
@@ -210,15 +231,38 @@ def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, wo
             return None  # deleted between the listing and the read
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pairs = [p for p in pool.map(fetch, uris) if p is not None]
+        pairs = [p for p in pool.map(fetch, [e.uri for e in changed]) if p is not None]
     stats = index_facts(db_path, pairs)
-    present = {u for u, _ in pairs}
+    stats.unchanged += len(entries) - len(changed)
+    present = {e.uri for e in entries}
+    stale: list[str] = []
     with _damage_named(Path(db_path)), connect(db_path) as conn:
-        stale = [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ?", _under(root))
-                 if u not in present]
+        for r in roots:
+            stale += [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ?", _under(r))
+                      if u not in present]
+        read = {u for u, _ in pairs}
+        conn.executemany("INSERT OR REPLACE INTO stamps (uri, stamp) VALUES (?, ?)",
+                         [(e.uri, _stamp(e)) for e in changed if e.uri in read and _stamp(e) is not None])
+        conn.executemany("DELETE FROM stamps WHERE uri = ?", [(u,) for u in stale])
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walked_at', ?)",
+                     (dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),))
     conn.close()
     stats.removed = remove_facts(db_path, stale)
     return stats
+
+
+def walked_at(db_path: Path | str) -> dt.datetime | None:
+    """When the last walk of the server finished (None: never walked, or no index)."""
+    if not Path(db_path).exists():
+        return None
+    conn = sqlite3.connect(Path(db_path))
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'walked_at'").fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    finally:
+        conn.close()
+    return dt.datetime.fromisoformat(row[0]) if row else None
 
 
 def _under(target: str) -> tuple[str, str]:
@@ -234,11 +278,10 @@ class KeywordIndex:
 
     name = "keyword"
 
-    def __init__(self, db_path: Path | str) -> None:
+    def __init__(self, db_path: Path | str, fix: str = "muninn search-index") -> None:
         self.path = Path(db_path)
         if not self.path.exists():
-            raise IndexError_(f"no keyword index at {self.path}",
-                              fix="run `muninn search-index` (or sync facts) to build it")
+            raise IndexError_(f"no keyword index at {self.path}", fix=f"run `{fix}` to build it")
         self._conn = connect(self.path)
         self.match = ""   # set per call by the pipeline: the FTS5 expression for this query
 

@@ -64,9 +64,8 @@ def exec_(session: GuardSession, p: ExecParams) -> Output:
     # written half to stdout and half to stderr is caught whole) and read in the order they were written.
     out = io.BytesIO()
     try:
-        # stdin_data=b"": the child reads EOF, never the MCP stream this server is reading.
-        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout,
-                                          stdin_data=b"")
+        # The child reads /dev/null (plugins/access/runner.py), never the MCP stream this server is reading.
+        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout)
     except PrerequisiteDown as down:
         raise Refused(f"{down.message}. Do not retry or debug credentials.") from None
     output = out.getvalue().decode(errors="replace")[-MAX_OUTPUT:]
