@@ -1,5 +1,5 @@
 """A damaged vault store, damaged for real on disk: every `secret` command says so in one sentence
-(exit 13) with the way to restore it, never "unknown secret" from a store read as empty;
+(exit 15) with the way to restore it, never "unknown secret" from a store read as empty;
 `vault sync` moves it aside and rebuilds it from the YAML; the MCP redactor still starts with the
 YAML's values while the vault tools answer with the sentence."""
 

@@ -222,6 +222,8 @@ class NightlySettings(Section):
 
     approved_skills: list[str] = Field(default_factory=list, description="Names allowed under viking://agent/skills; "
                                        "any other skill fails the nightly check")
+    keep_reports: int = Field(30, ge=1, description="Reports kept in <workspace>/nightly/ (oldest removed first)")
+    keep_backups: int = Field(7, ge=1, description="Backup tars kept in <workspace>/backups/ (oldest removed first)")
 
 
 class Settings(Section):

@@ -100,6 +100,20 @@ class Workspace:
         return self._override("vault", "store") or self.home / "vault" / "vault.sqlite"
 
     @property
+    def retired_hashes(self) -> Path:
+        """Salted hashes of every value the vault replaced (muninn.guards.retired), next to the store."""
+        return self.vault_store.with_name("retired-hashes.json")
+
+    @property
+    def backups(self) -> Path:
+        """Dated tars of what cannot be rebuilt (`muninn nightly`'s backup job)."""
+        return self.home / "backups"
+
+    @property
+    def nightly_lock(self) -> Path:
+        return self.nightly_reports / "lock"
+
+    @property
     def verify_results(self) -> Path:
         """The verify sweep's stored results (`verify.results`)."""
         return self._override("verify", "results") or self.home / "verify" / "results.sqlite"

@@ -21,6 +21,7 @@ from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.secrets_file import env_names, load_files
 from muninn.guards.redact import Redactor
+from muninn.guards.retired import Ledger
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets
@@ -89,7 +90,14 @@ class Vault:
             # The repair for a damaged store: moved aside, rebuilt from the YAML.
             self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
                                 self.settings.vault.key_name, repair=True)
-        report = self.store.sync(entries, dry_run=dry_run)
+        plan = self.store.sync(entries, dry_run=True)
+        if dry_run:
+            return plan
+        # Values about to be replaced stay findable on the server, as salted hashes.
+        leaving = [*plan.changed, *plan.removed]
+        Ledger(self.settings.paths.retired_hashes).remember(
+            (f"{i}.{p}" if p else i, v) for i in leaving for p, v in self.store.values(i).items())
+        report = self.store.sync(entries)
         report.moved_aside = str(self.store.moved_aside) if self.store.moved_aside else None
         return report
 
