@@ -582,3 +582,35 @@ def test_the_printed_client_config_starts_a_working_server_exactly_as_printed(wo
     out = anyio.run(main)
     assert sorted(out["tools"]) == sorted(RAVEN_TOOLS)
     assert not out["status"].is_error and "raven" in _text(out["status"]), _text(out["status"])
+
+
+def test_status_counts_each_readable_area_from_the_readers_own_index(raven: dict[str, Any]) -> None:
+    data = raven["status"].structured_content
+    stores = {row["area"]: row for row in data["stores"]}
+    assert set(stores) == {"shared", "raven"}, stores           # never bob's or wren's
+    assert stores["shared"]["files"] >= 2 + len(STRADDLE) and stores["raven"]["files"] >= 2, stores
+    assert all(str(row["index"]).startswith("walked ") for row in stores.values()), stores
+    assert "search_backend" not in data
+
+
+# (only, the area URIs every hit must lie in; None: refused)
+ONLY = [(["shared"], ["viking://resources/shared"]), (["raven"], ["viking://resources/agents/raven"]),
+        (["shared", "raven"], ["viking://resources/shared", "viking://resources/agents/raven"]),
+        (["bob"], None), (["wren"], None), (["shared", "bob"], None), (["../shared"], None)]
+
+
+def test_a_search_limited_with_only_stays_inside_those_areas(world: dict[str, Any]) -> None:
+    async def script(client: Client) -> dict[str, Any]:
+        return {i: await client.call_tool("recall_search", {"query": "deploy runbook observation", "k": 10,
+                                                            "only": only})
+                for i, (only, _) in enumerate(ONLY)}
+
+    out = _session(world, "raven", script)
+    for i, (only, inside) in enumerate(ONLY):
+        result = out[i]
+        if inside is None:
+            assert result.is_error and "not an area this reader may read" in _text(result), (only, _text(result))
+            continue
+        uris = [h["uri"] for h in result.structured_content["hits"]]
+        assert uris, (only, _text(result))
+        assert all(any(u.startswith(a + "/") for a in inside) for u in uris), (only, uris)

@@ -191,3 +191,29 @@ def test_a_refresh_that_fails_becomes_a_warning_naming_the_readers_fix(setup) ->
 
     warning = reader_index.refresh_quietly(settings, pol.profile("raven"), _Down())  # type: ignore[arg-type]
     assert warning and "muninn search-index --profile raven" in warning and "not answering" in warning
+
+
+def _dated(title: str, date: str) -> str:
+    return f"---\nsource: notes\ndate: {date}\n---\n# {title}\nbody\n"
+
+
+@pytest.mark.parametrize("reader, expected", [
+    ("raven", {"shared": (2, "2026-11-02"), "raven": (1, "2026-11-30T09:15")}),
+    ("wren", {"shared": (2, "2026-11-02"), "wren": (0, None)}),
+    ("owner", {"shared": (2, "2026-11-02"), "raven": (1, "2026-11-30T09:15"), "bob": (1, "2025-01-01")}),
+])
+def test_store_status_counts_each_readable_area_and_says_how_fresh_the_index_is(setup, reader, expected) -> None:
+    settings, pol = setup
+    files = {"viking://resources/shared/a.md": _dated("A", "2026-10-01"),
+             "viking://resources/shared/b.md": _dated("B", "2026-11-02"),
+             "viking://resources/agents/raven/o.md": _dated("O", "2026-11-30T09:15:00+00:00"),
+             "viking://resources/agents/bob/d.md": _dated("D", "2025-01-01")}
+    reader_index.after_write(settings, files, [], pol, own=False)
+    profile = pol.profile(reader)
+    rows = reader_index.store_status(settings, profile, pol.areas)
+    got = {r["area"]: (r["files"], (r["newest"] or None) and str(r["newest"])[:len(expected[r["area"]][1] or "")])
+           for r in rows}
+    assert got == {a: (n, d) for a, (n, d) in expected.items()}
+    assert all(f"muninn search-index --profile {reader}" in str(r["index"]) for r in rows)   # never walked
+    reader_index.refresh(settings, profile, _Server({}))  # type: ignore[arg-type]
+    assert all(str(r["index"]).startswith("walked ") for r in reader_index.store_status(settings, profile, pol.areas))

@@ -200,6 +200,15 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
     return stats
 
 
+def area_stats(db_path: Path | str, target: str) -> tuple[int, str | None]:
+    """(files, newest date) under `target` in the index."""
+    with connect(db_path) as conn:
+        count, newest = conn.execute("SELECT count(*), max(date) FROM docs WHERE uri >= ? AND uri < ?",
+                                     _under(target)).fetchone()
+    conn.close()
+    return count, newest
+
+
 def walked_at(db_path: Path | str) -> dt.datetime | None:
     """When the last walk of the server finished (None: never walked, or no index)."""
     if not Path(db_path).exists():

@@ -99,3 +99,18 @@ def refresh_quietly(settings: Settings, profile: Profile, client: OpenViking) ->
         return (f"keyword index for reader {profile.name!r} may be stale (refresh at start failed: "
                 f"{exc.message}): run `{fix_command(profile)}`")
     return None
+
+
+def store_status(settings: Settings, profile: Profile, areas: Mapping[str, str]) -> list[dict[str, object]]:
+    """For each area the reader can read: its file count and newest fact's date in the reader's index,
+    and how fresh that index is (seed 001's `recall status`). Local: no server call."""
+    path = index_path(settings, profile)
+    walked = keyword.walked_at(path)
+    fresh = problem(settings, profile) or f"walked {walked:%Y-%m-%d %H:%M} UTC"
+    rows: list[dict[str, object]] = []
+    for name, uri in sorted(areas.items()):
+        if name not in profile.areas:
+            continue
+        count, newest = keyword.area_stats(path, uri) if path.exists() else (0, None)
+        rows.append({"area": name, "uri": uri, "files": count, "newest": newest, "index": fresh})
+    return rows

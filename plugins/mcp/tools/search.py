@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from muninn.core.errors import Refused
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search.flags import Switches, agent_params, agent_switches
@@ -17,6 +18,8 @@ class _SearchParams(Params):
                        "identifier (ticket key, hostname, IP, path)")
     k: int = Field(4, ge=1, le=20, description="How many hits to return")
     target: str | None = Field(None, description="Only search under this viking:// folder (must be readable)")
+    only: list[str] | None = Field(None, max_length=20, description="Only these areas, by name (e.g. "
+                                   "['shared', 'raven']); recall_status lists the readable ones")
     since: str | None = Field(None, max_length=40, description="Only facts dated after: 30m, 24h, 7d, 2w or an "
                               "ISO date (e.g. '1h' for what was recorded in the last hour)")
 
@@ -38,9 +41,29 @@ def _search(session: GuardSession, query: str, target: str | None, k: int, switc
     return hits[:k], warnings, result.route
 
 
+def _areas(session: GuardSession, names: list[str]) -> list[str]:
+    """The URIs of the named areas, each one this reader may read (checked like any other URI)."""
+    readable = sorted(a for a in session.profile.areas)
+    uris = []
+    for name in dict.fromkeys(names):
+        if name not in readable:
+            raise Refused(f"{name!r} is not an area this reader may read (readable: {', '.join(readable)})")
+        uris.append(session.require("recall_search", session.policy.areas[name], "read"))
+    return uris
+
+
 def handle(session: GuardSession, p: _SearchParams) -> Output:
     target = session.require("recall_search", p.target, "read") if p.target else None
-    hits, warnings, route = _search(session, p.query, target, p.k, agent_switches(p), p.since)
+    if p.only:
+        # One search per area, merged by score: each stays inside its area, the best k of all are kept.
+        hits, warnings, route = [], [], "vector"
+        for uri in _areas(session, p.only):
+            got, said, route = _search(session, p.query, uri, p.k, agent_switches(p), p.since)
+            hits += got
+            warnings += [w for w in said if w not in warnings]
+        hits = sorted(hits, key=lambda h: -h["score"])[:p.k]
+    else:
+        hits, warnings, route = _search(session, p.query, target, p.k, agent_switches(p), p.since)
     blocks, data = [], []
     for i, hit in enumerate(hits, 1):
         untrusted = session.untrusted(hit["uri"])
