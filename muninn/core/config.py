@@ -32,6 +32,10 @@ class ServerSettings(Section):
     venv: Path | None = Field(None, description="Server venv (default: <XDG data>/muninn/server-venv)")
     command: str | None = Field(None, description="An openviking-server binary to use instead of the venv's")
     start_timeout: float = Field(90.0, gt=0, description="Seconds to wait for /health after start")
+    timeout: float = Field(60.0, gt=0, description="Seconds for one call to the server; slower is an error "
+                           "(exit 5). Waiting for indexing has its own, longer limit")
+    busy_wait: float = Field(120.0, ge=0, description="Seconds sync waits, retrying with backoff, while the "
+                             "server answers CONFLICT (resource is busy) before giving up (exit 5)")
 
     @property
     def base_url(self) -> str:

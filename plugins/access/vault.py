@@ -86,6 +86,10 @@ class Vault:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
         entries = load_files(paths)  # every file validates before the store is touched
+        if self._store is None and not dry_run:
+            # The repair for a damaged store: moved aside, rebuilt from the YAML.
+            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
+                                self.settings.vault.key_name, repair=True)
         plan = self.store.sync(entries, dry_run=True)
         if dry_run:
             return plan
@@ -93,7 +97,9 @@ class Vault:
         leaving = [*plan.changed, *plan.removed]
         Ledger(self.settings.paths.retired_hashes).remember(
             (f"{i}.{p}" if p else i, v) for i in leaving for p, v in self.store.values(i).items())
-        return self.store.sync(entries)
+        report = self.store.sync(entries)
+        report.moved_aside = str(self.store.moved_aside) if self.store.moved_aside else None
+        return report
 
     # --- metadata ----------------------------------------------------------------------------
     def find(self, query: str, limit: int = 10) -> list[dict]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from muninn.core import sqlitefile
 from muninn.core.client import Entry, OpenViking
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
@@ -51,6 +53,34 @@ class IndexError_(MuninnError):
     exit_code = ExitCode.SEARCH_CONTRACT
 
 
+class IndexDamaged(IndexError_):
+    """The index file is damaged (truncated, overwritten, not SQLite): searches carry on vector-only
+    and say so; `muninn search-index --rebuild` moves it aside and builds a new one."""
+
+
+def damaged(path: Path, detail: str) -> IndexDamaged:
+    return IndexDamaged(f"keyword index {path} is damaged ({detail})",
+                        fix="run `muninn search-index --rebuild` to move it aside and rebuild it from the server")
+
+
+def quick_check(path: Path) -> str | None:
+    """SQLite's own check of every page, and both tables readable; None when the file is sound."""
+    return sqlitefile.quick_check(path, ("docs", "fts"))
+
+
+def move_aside(path: Path) -> Path | None:
+    """Rename the index (and its journal and vector cache) to `<name>.damaged-<UTC time>`: kept for
+    a post-mortem, out of the way of a rebuild. None when there was nothing to move."""
+    if not path.exists():
+        return None
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    for extra in ("-journal", "-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+    path.rename(aside)
+    return aside
+
+
 @dataclass
 class IndexStats:
     indexed: int = 0
@@ -58,9 +88,30 @@ class IndexStats:
     removed: int = 0
 
 
+@contextmanager
+def _damage_named(path: Path) -> Iterator[None]:
+    """SQLite's "malformed" / "not a database" anywhere in the block as IndexDamaged (one sentence
+    with the repair), not a traceback; an OperationalError (locked, bad query) stays what it is."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if not sqlitefile.is_damage(exc):
+            raise
+        raise damaged(path, str(exc)) from None
+
+
 def connect(db_path: Path | str) -> sqlite3.Connection:
+    """The index, opened (and created or migrated); IndexDamaged for a damaged file, never a
+    silently empty index in its place."""
     path = Path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and (problem := sqlitefile.header_problem(path)):
+        raise damaged(path, problem)
+    with _damage_named(path):
+        return _connect(path)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, check_same_thread=False)
     columns = [r[1] for r in conn.execute("PRAGMA table_info(docs)")]
     if columns and "id" not in columns:
@@ -113,7 +164,7 @@ def _items(files: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterable[tup
 def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[str, str]]) -> IndexStats:
     """Add or update fact files, given as {viking URI: file content}. Returns what changed."""
     stats = IndexStats()
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for uri, text in _items(files):
             d = docmod.parse(uri, text[:MAX_TEXT])
             row = conn.execute("SELECT rowid, content_hash FROM docs WHERE uri = ?", (uri,)).fetchone()
@@ -137,7 +188,7 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
 
 def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
     removed = 0
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for uri in uris:
             row = conn.execute("SELECT rowid FROM docs WHERE uri = ?", (uri,)).fetchone()
             if row:
@@ -167,7 +218,7 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
     roots = [root] if isinstance(root, str) else list(root)
     roots = [r.rstrip("/") for r in roots]
     entries = [e for r in roots for e in client.walk(r)]
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         conn.executescript(STAMPS)
         known = dict(conn.execute("SELECT uri, stamp FROM stamps").fetchall())
     conn.close()
@@ -185,7 +236,7 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
     stats.unchanged += len(entries) - len(changed)
     present = {e.uri for e in entries}
     stale: list[str] = []
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for r in roots:
             stale += [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ?", _under(r))
                       if u not in present]
@@ -270,6 +321,10 @@ class KeywordIndex:
             rows = self._conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            if not sqlitefile.is_damage(exc):
+                raise
+            raise damaged(self.path, str(exc)) from None
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
         return [Candidate(uri=uri, score=-s, stage_scores={"keyword": round(-s, 4)}) for uri, s in rows]
 
@@ -285,6 +340,10 @@ class KeywordIndex:
             rows = self._conn.execute(sql, (query, *ids)).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            if not sqlitefile.is_damage(exc):
+                raise
+            raise damaged(self.path, str(exc)) from None
         return {ids[rowid]: -s for rowid, s in rows}
 
     def header_share(self, words: list[str], target: str | None = None) -> dict[str, float]:
@@ -310,6 +369,10 @@ class KeywordIndex:
                 n = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *scoped)).fetchone()[0]
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                if not sqlitefile.is_damage(exc):
+                    raise
+                raise damaged(self.path, str(exc)) from None
             out[word] = n / total
         return out
 

@@ -75,6 +75,12 @@ class Searcher:
         self._reranker = reranker
         self._rerank_problem = ""
 
+    def drop_index(self, problem: str) -> None:
+        """Stop using a keyword index found damaged mid-search; later stages see no index."""
+        if self.index:
+            self.index.close()
+        self.index, self.index_problem, self.fetcher.index = None, problem, None
+
     def close(self) -> None:
         self.dense.close()
         if self.index:
