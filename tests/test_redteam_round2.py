@@ -262,3 +262,14 @@ def test_past_tense_notes_with_dates_pass(text: str) -> None:
 @pytest.mark.parametrize("text", FUTURE_NOT_CAUGHT)
 def test_future_wordings_out_of_scope(text: str) -> None:
     assert check_observation(text, now=NOW).allowed
+
+
+# --- 3c. what an untrusted agent writes into memory (recall_remember, the audit log) -----------------------
+def test_an_agent_cannot_write_a_declared_value_in_an_encoded_or_split_form() -> None:
+    from muninn.plugins.mcp.redaction import ValueRedactor
+
+    scrubber = ValueRedactor({VALUE: "db_pw"})
+    for form in ("ref " + base64.b64encode(VALUE.encode()).decode(), VALUE[:5] + "\u200b" + VALUE[5:],
+                 _spelled(lambda c: f"%{ord(c):02x}"), VALUE.replace("k", "\u043a"), f"**{VALUE[:6]}**{VALUE[6:]}"):
+        assert "[REDACTED:db_pw]" in scrubber.scrub_all(form), form
+    assert scrubber.scrub_all("Restarted nginx; 100% of hosts answered.") == "Restarted nginx; 100% of hosts answered."

@@ -15,6 +15,7 @@ from __future__ import annotations
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.guards import secret_values
+from muninn.guards.forms import ENCODINGS
 from muninn.guards.redact import Redactor
 from muninn.plugins.access.store import Store, VaultDamaged
 
@@ -46,7 +47,16 @@ class ValueRedactor:
 
     def __init__(self, known: dict[str, str]) -> None:
         self.count = len(known)
+        self._known = known
         self._redactor = Redactor(known)
+        self._writer: Redactor | None = None
+
+    def _writes(self) -> Redactor:
+        """What an agent writes becomes a fact file: every form of the table and the normalised view,
+        as export uses (base64, %XX, a value split by U+200B or markup, a homoglyph). Built on first use."""
+        if self._writer is None:
+            self._writer = Redactor(self._known, encodings=ENCODINGS, views=True, scanner=self._redactor.scanner)
+        return self._writer
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ValueRedactor:
@@ -59,4 +69,4 @@ class ValueRedactor:
         return self._redactor.redact_values(text).text
 
     def scrub_all(self, text: str) -> str:
-        return self._redactor.redact(text).text
+        return self._writes().redact(text).text
