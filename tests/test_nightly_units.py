@@ -322,3 +322,15 @@ def test_restoring_an_area_the_backup_does_not_hold_names_the_ones_it_does(setti
     made = backup.create(settings)
     with pytest.raises(MuninnError, match="holds no area viking://resources/x"):
         backup.restore(settings, made.path, "viking://resources/x")
+
+
+@pytest.mark.parametrize(("entries", "parsed"), [
+    (["triage"], {"triage": None}),
+    (["triage@sha256:ABCD"], {"triage": "abcd"}),
+    (["a", "b@sha256:01"], {"a": None, "b": "01"}),
+    ([], {}),
+])
+def test_approved_skills_are_names_optionally_pinned_by_content(entries, parsed) -> None:
+    from muninn.nightly.skills import parse_approved
+
+    assert parse_approved(entries) == parsed

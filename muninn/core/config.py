@@ -221,7 +221,8 @@ class NightlySettings(Section):
     """`muninn nightly`: what counts as drift."""
 
     approved_skills: list[str] = Field(default_factory=list, description="Names allowed under viking://agent/skills; "
-                                       "any other skill fails the nightly check")
+                                       "any other skill fails the nightly check. `name@sha256:<hex>` also pins its "
+                                       "content (the job's report gives each skill's hash)")
     keep_reports: int = Field(30, ge=1, description="Reports kept in <workspace>/nightly/ (oldest removed first)")
     keep_backups: int = Field(7, ge=1, description="Backup tars kept in <workspace>/backups/ (oldest removed first)")
 
