@@ -59,6 +59,8 @@ class EmbedSettings(Section):
     threads: int | None = Field(None, ge=1, description="torch threads for an encode (default: every core; "
                                 "requests take turns, so one encode may use them all)")
     batch_size: int = Field(32, ge=1)
+    fact_text: bool = Field(True, description="Embed a fact file's breadcrumb, fact and context, not its front "
+                            "matter (factfile.embed_text). Changing it means re-embedding: sync into a fresh tree")
 
     @property
     def base_url(self) -> str:

@@ -222,6 +222,26 @@ def problem(text: str) -> str | None:
     return None
 
 
+# Names what `embed_text` keeps: vectors cached by text are keyed by it, so changing the rule
+# re-embeds instead of mixing two rules in one cache.
+EMBED_RULE = "crumb-body-context-v1"
+
+
+def embed_text(text: str) -> str:
+    """What an embedder reads of a fact file: the breadcrumb, the fact, then its neighbouring context.
+
+    Not the front matter nor the lead line: ids, paths, tags and the content hash took about two
+    thirds of a 256-token window on documentation, leaving ~350 characters of the body
+    (evals/results/corpora.md). Anything that is not a fact file (a query, plain markdown) comes back
+    unchanged, so one rule serves stored files and questions alike."""
+    meta, _ = split_front_matter(text)
+    if not meta or not ({"id", "content_hash"} & meta.keys()):
+        return text
+    ff = parse(text)
+    head = CRUMB.join(ff.breadcrumb) or ff.title
+    return "\n\n".join(part for part in (head, ff.body, ff.context) if part.strip())
+
+
 def parse_date(value: Any) -> dt.datetime | None:
     """A front matter date (date, datetime or ISO string, with or without a time of day) as an
     aware UTC datetime; a date without a time is midnight UTC; anything else is None."""

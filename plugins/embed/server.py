@@ -14,6 +14,8 @@ import numpy as np
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
+from muninn.core import factfile
+
 MAX_INPUTS = 2048
 
 
@@ -32,7 +34,8 @@ def encode_vector(vec: np.ndarray, encoding: str) -> list[float] | str:
     return [float(x) for x in vec]
 
 
-def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 32) -> FastAPI:
+def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 32,
+               fact_text: bool = True) -> FastAPI:
     app = FastAPI(title="muninn embedding sidecar")
     # torch on 2 cores: concurrent encodes only fight over the threads, so requests take turns.
     lock = threading.Lock()
@@ -55,6 +58,9 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
         dim = req.dimensions or native_dim
         if dim > native_dim:
             raise HTTPException(400, f"dimensions={dim} exceeds the model's {native_dim}")
+        if fact_text:
+            # OpenViking sends a fact file whole; the vector should read the fact, not its front matter.
+            texts = [factfile.embed_text(t) for t in texts]
         with lock:
             vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                                    convert_to_numpy=True, show_progress_bar=False)
@@ -81,5 +87,5 @@ def serve(settings, host: str | None = None, port: int | None = None) -> None:
     from muninn.plugins.embed.model import load
 
     model, native_dim = load(settings)
-    app = create_app(model, native_dim, settings.model_name, settings.batch_size)
+    app = create_app(model, native_dim, settings.model_name, settings.batch_size, settings.fact_text)
     uvicorn.run(app, host=host or settings.host, port=port or settings.port, log_level="warning")

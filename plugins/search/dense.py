@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import ExitCode, MuninnError
 
@@ -42,6 +43,8 @@ class DenseScorer:
     def __init__(self, embed: EmbedSettings, cache: Path | str | None = None, timeout: float = 10.0) -> None:
         self.url = f"{embed.base_url}/v1/embeddings"
         self.model = embed.model_name
+        # The sidecar applies factfile.embed_text when fact_text is on: the same text, another vector.
+        self._rule = factfile.EMBED_RULE if embed.fact_text else "whole"
         self._http = httpx.Client(timeout=timeout)
         self._mem: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -63,7 +66,7 @@ class DenseScorer:
             self._conn.close()
 
     def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.model}\0{text}".encode()).hexdigest()
+        return hashlib.sha256(f"{self.model}\0{self._rule}\0{text}".encode()).hexdigest()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text; cached ones are not sent again."""
