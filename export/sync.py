@@ -15,18 +15,21 @@ busy") to a second batch on the same root while the first is still being indexed
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
-import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from muninn.core import paths, registry
+from muninn.core import atomic, paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound
+from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy
 from muninn.core.workspace import Workspace
 from muninn.export.facts import slug
 from muninn.export.sync_gate import SyncGate
@@ -84,16 +87,41 @@ def local_files(src_dir: Path) -> dict[str, bytes]:
 
 
 class Manifest:
-    """What muninn wrote to one area for one identity on one server."""
+    """What muninn wrote to one area for one identity on one server.
+
+    Saved atomically under a unique temp name (`atomic.write_text`), so a reader never sees half a
+    manifest and two writers never share a temp file; `locked()` holds an exclusive lock for a
+    whole read-modify-write (one sync), so two syncs of the same area take turns instead of one
+    overwriting what the other recorded."""
 
     def __init__(self, path: Path, header: dict[str, str]) -> None:
         self.path = path
         self.header = header
         self.files: dict[str, str] = {}
         self.pending: dict[str, str] = {}
-        if path.exists():
-            data = json.loads(path.read_text())
+        self.load()
+
+    def load(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text())
             self.files, self.pending = dict(data.get("files", {})), dict(data.get("pending", {}))
+        except (ValueError, AttributeError, TypeError):
+            raise ConfigError("the sync manifest is not valid JSON", path=str(self.path),
+                              fix="delete it: the next sync adopts remote files whose bytes match") from None
+
+    @contextmanager
+    def locked(self) -> Iterator[Manifest]:
+        """Exclusive for the block (waits for another sync of the same target), re-read inside it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                self.load()
+                yield self
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
     @classmethod
     def for_target(cls, client: OpenViking, to_uri: str, folder: Path) -> Manifest:
@@ -105,11 +133,26 @@ class Manifest:
         return set(self.files) | set(self.pending)
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({**self.header, "files": self.files, "pending": self.pending},
-                                  indent=0, sort_keys=True))
-        os.replace(tmp, self.path)  # atomic: a kill never leaves half a manifest
+        atomic.write_text(self.path, json.dumps({**self.header, "files": self.files, "pending": self.pending},
+                                                indent=0, sort_keys=True), mode=0o600)
+
+
+def while_busy(call: Callable[[], Any], wait: float, sleep: Callable[[float], None] = time.sleep) -> Any:
+    """`call()`, retried with backoff (0.5 s doubling to 8 s) while the server answers CONFLICT
+    ("resource is busy": it is still indexing an earlier write, e.g. right after a restart), for at
+    most `wait` seconds; then the busy error, with how long it waited."""
+    deadline, delay = time.monotonic() + wait, 0.5
+    while True:
+        try:
+            return call()
+        except ServerBusy as exc:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServerBusy(f"{exc.message}; still busy after {wait:.0f} s of retries", uri=exc.uri,
+                                 fix="wait for indexing to finish (`muninn status`), then rerun; or raise "
+                                     "server.busy_wait in muninn.yaml") from None
+            sleep(min(delay, left))
+            delay = min(delay * 2, 8.0)
 
 
 def remote_files(client: OpenViking, to_uri: str) -> set[str]:
@@ -123,13 +166,16 @@ def remote_files(client: OpenViking, to_uri: str) -> set[str]:
 def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
          batch_size: int = 100, manifest_dir: Path | None = None,
          on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
-         gate: SyncGate | None = None) -> SyncReport:
+         gate: SyncGate | None = None, busy_wait: float | None = None) -> SyncReport:
     """Make the area hold exactly the fact files of `src_dir` that muninn owns there.
 
     With `gate`, the bytes about to be uploaded are gated first (`sync_gate`): a refusal raises
     SyncRefused (exit 3) before anything is written. With `settings`, the after-sync hooks (e.g.
-    the search plugin's keyword index) hear what was written and removed."""
+    the search plugin's keyword index) hear what was written and removed. Writes wait up to
+    `busy_wait` seconds (default: settings.server.busy_wait) while the server says it is busy."""
     to_uri = check_area(to_uri)
+    if busy_wait is None:
+        busy_wait = settings.server.busy_wait if settings is not None else 120.0
     local = local_files(Path(src_dir))
     if gate is not None:
         gate.check([(Path(src_dir), local)])
@@ -140,8 +186,15 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     # Without settings there is no `home:` to honour: $MUNINN_HOME or the XDG default.
     workspace = settings.paths if settings is not None else Workspace(paths.home())
     manifest = Manifest.for_target(client, to_uri, manifest_dir or workspace.sync_manifests)
+    with manifest.locked():
+        return _sync_locked(client, manifest, to_uri, local, prune, batch_size, busy_wait, on_progress, settings)
+
+
+def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dict[str, bytes], prune: bool,
+                 batch_size: int, busy_wait: float, on_progress: Callable[[int, int], None] | None,
+                 settings: Settings | None) -> SyncReport:
     report = SyncReport(manifest=manifest.path)
-    client.ensure_dir(to_uri)
+    while_busy(partial(client.ensure_dir, to_uri), busy_wait)
     remote = remote_files(client, to_uri)
     owned = manifest.owned()
 
@@ -173,8 +226,8 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
         batch = dict(items[start:start + batch_size])
         manifest.pending.update({rel: sha(data) for rel, data in batch.items()})
         manifest.save()
-        result = client.batch_write(to_uri, {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()},
-                                    mode="replace", wait=True)
+        files = {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()}
+        result = while_busy(partial(client.batch_write, to_uri, files, mode="replace", wait=True), busy_wait)
         confirmed = _confirmed(result, to_uri, batch)
         for rel in confirmed:
             manifest.files[rel] = manifest.pending.pop(rel)
@@ -188,7 +241,7 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     vanished = sorted(manifest.owned() - set(local))
     if prune and vanished:
         for i, rel in enumerate(vanished, 1):
-            client.rm(f"{to_uri}/{rel}")
+            while_busy(partial(client.rm, f"{to_uri}/{rel}"), busy_wait)
             removed.append(f"{to_uri}/{rel}")
             manifest.files.pop(rel, None)
             manifest.pending.pop(rel, None)

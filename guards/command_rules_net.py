@@ -36,8 +36,10 @@ _WRITE_OUT = matches(rf"(?:[A-Za-z0-9 :,=_./-]|\\n|%\{{(?:{_WRITE_OUT_VARS})\}})
 _HEADER = matches(r"[A-Za-z0-9-]{1,64}:[ -~]{0,4096}", "a 'Name: value' header (not @FILE)")
 _USER = matches(r"[^@\s][ -~]{0,511}", "user:password (not @FILE)")
 # curl guesses ftp/dict/ldap... from a host name without a scheme: those are refused.
-_URL = re.compile(r"(?:https?://)?(?!(?:ftp|dict|ldap|imap|pop3|smtp|gopher|telnet|tftp|rtsp|mqtt|smb)\.)"
-                  r"(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~:/?&=%+,@-]*)?",
+# The guess reads the host, so the check comes after any `user@` (`u@ftp.example.com` is FTP).
+# With an explicit http(s):// nothing is guessed.
+_URL = re.compile(r"(?:https?://(?:[A-Za-z0-9._-]+@)?|(?:[A-Za-z0-9._-]+@)?"
+                  r"(?!(?:ftp|dict|ldap|imap|pop3|smtp|gopher|telnet|tftp|rtsp|mqtt|smb)\.))[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~:/?&=%+,@-]*)?",
                   re.IGNORECASE)
 
 

@@ -44,18 +44,28 @@ _AMOUNT = (rf"(?:(?P<n>\d+(?:\.\d+)?)\s*-?\s*(?P<unit>{_UNIT_NAMES})"
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun"
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_PERIODS = rf"week|weekend|month|quarter|year|sprint|release|{_WEEKDAYS}|{_MONTHS}"
+_PERIODS = rf"week|weekend|month|quarter|year|wk|mo|mth|yr|qtr|sprint|release|{_WEEKDAYS}|{_MONTHS}"
+# "tomorrow" as people mistype it: tommorow, tomorow, tomorrrow, 2morow, 2moro, tmrw.
+_TOMORROW = r"(?:t[o0]?|2)m+[o0]*r+[o0]*w*|tmw|tomoz"
+# Other languages' "tomorrow" / "the day after tomorrow". Spanish "mañana" and German/Dutch "morgen"
+# also mean "morning": not after the words that make them that ("esta mañana", "heute Morgen").
+_FOREIGN = (r"demain|apr[eè]s-demain|[uü]e?bermorgen|overmorgen|domani|dopodomani|pasado\s+ma[nñ]ana|"
+            r"amanh[aã]|depois\s+de\s+amanh[aã]|"
+            r"(?<!la\s)(?<!esta\s)(?<!de\s)(?<!por\s)(?<!cada\s)ma[nñ]ana|"
+            r"(?<!heute\s)(?<!gestern\s)(?<!guten\s)(?<!goede\s)(?<!am\s)(?<!den\s)(?<!jeden\s)(?<!diesen\s)"
+            r"(?<!deze\s)(?<!this\s)(?<!good\s)(?<!de\s)morgen")
 
 # Forward keywords. "The next week" / "that next Monday" are narrative ("the next week the errors
 # fell"), so "next" counts only when no article or demonstrative stands before it.
 _AHEAD = re.compile(
-    r"\b(?:tomorrow|tmrw|tmw|tmr|tomoz|2morrow|2moro|"
-    r"(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr)|later\s+(?:today|tonight|this\s+(?:week|month|year))|"
-    rf"(?<!the\s)(?<!that\s)(?<!this\s)(?<!a\s)next\s+(?:{_PERIODS})|"
+    rf"\b(?:{_TOMORROW}|{_FOREIGN}|"
+    rf"(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|later\s+(?:today|tonight|this\s+(?:week|month|year))|"
+    rf"(?<!the\s)(?<!that\s)(?<!this\s)(?<!a\s)(?:next|nxt)\s+(?:{_PERIODS})|"
     rf"this\s+coming\s+(?:{_PERIODS})|"
     r"(?:the\s+)?(?:day|week|weekend|month|quarter|year)\s+after\s+next|"
     rf"(?:{_WEEKDAYS})\s+(?:of\s+)?next\s+week)\b", re.I)
 _FROM_NOW = re.compile(rf"\b{_AMOUNT}\s+(?:from\s+(?:now|today|tomorrow)|hence|out\s+from\s+now)\b", re.I)
+_NOW_PLUS = re.compile(rf"\bnow\s*\+\s*{_AMOUNT}", re.I)   # now+2d
 _IN = re.compile(rf"\bin\s+(?:(?:about|around|roughly|approximately|~)\s+)?(?:another\s+|the\s+next\s+)?{_AMOUNT}",
                  re.I)
 # "in 3 hours" after one of these (within a few words) is how long something took, not when.
@@ -83,7 +93,7 @@ def _is_duration(text: str, start: int, end: int) -> bool:
 def ahead_words(text: str) -> list[str]:
     """Wording that can only mean a moment after the one it is written in, as written."""
     out = [m.group(0) for m in _AHEAD.finditer(text)]
-    for m in _FROM_NOW.finditer(text):
+    for m in (*_FROM_NOW.finditer(text), *_NOW_PLUS.finditer(text)):
         if _amount(m) > SKEW:
             out.append(m.group(0))
     for m in _IN.finditer(text):

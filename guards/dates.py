@@ -24,7 +24,13 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from muninn.guards.date_words import SKEW, ahead_words
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
-_YMD = re.compile(r"\b(\d{4})([/.])(\d{1,2})\2(\d{1,2})\b")
+_YMD = re.compile(r"\b(\d{4})([/.-])(\d{1,2})\2(\d{1,2})\b")         # 2027/03/01, 2027-3-1
+# The same date without separators, a year and month alone (the month has not begun), a two-digit year.
+_COMPACT = re.compile(r"(?<![\d.-])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d-]|\.\d)")
+_YEAR_MONTH = re.compile(r"(?<![\d.-])(20\d{2})[-/](0[1-9]|1[0-2])(?![\d-]|[./]\d)")
+_SHORT_YEAR = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{2})(?![\d/])")
+# Every dash and minus (U+2010 hyphen, en/em dash, minus sign, small and fullwidth forms) reads as '-'.
+_DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
 _NUMERIC = re.compile(r"\b(\d{1,2})([/.-])(\d{1,2})\2(\d{4})\b")     # day-first or month-first
 _ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
              "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
@@ -36,7 +42,8 @@ _NAME = r"[^\W\d_]{3,12}\.?"
 _NAMED = re.compile(
     rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+|de\s+)?{_NAME},?\s+(?:de\s+)?\d{{4}}\b"      # the 1st of March 2027
     rf"|\b{_NAME}\s+(?:the\s+)?{_DAY},?\s+\d{{4}}\b"                                 # March the 1st, 2027
-    rf"|\b{_NAME}\s+(?:of\s+)?\d{{4}}\b", re.I)                                       # March 2027
+    rf"|\b{_NAME}\s+(?:of\s+)?\d{{4}}\b"                                               # March 2027
+    rf"|\b\d{{1,2}}-{_NAME}-\d{{4}}\b", re.I)                                           # 01-Mar-2027
 _NOT_MONTHS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun "
     "and for since from until version release build".split())
@@ -62,7 +69,7 @@ def _named(span: str) -> datetime | None:
     """The first moment a date with a named month can mean, through dateparser; None if it is not one."""
     import dateparser  # ~1 s to import with its language data: only when a text names a month
 
-    words = span.split()
+    words = re.split(r"\s+|(?<=\d)-|-(?=\d)", span)   # `01-Mar-2027`; `twenty-first` stays one word
     if any(w.lower().strip(".,") in _NOT_MONTHS for w in words):
         return None
     text = " ".join(str(_ORDINAL.get(w.lower(), w)) for w in words if w.lower() != "the")
@@ -81,6 +88,7 @@ def _day(y: int, mo: int, d: int) -> datetime | None:
 def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
     """(as written, the earliest moment it can mean, date-only?) for each explicit date in `text`."""
     out: list[tuple[str, datetime, bool]] = []
+    text = _DASHES.sub("-", text)   # one character for one: spans stay where they were
     for m in _ISO.finditer(text):
         y, mo, d, hh, mm, ss, tz = m.groups()
         try:
@@ -96,6 +104,16 @@ def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
             out.append((m.group(0), day, True))
     for m in _NUMERIC.finditer(text):
         a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        readings = [r for r in (_day(y, b, a), _day(y, a, b)) if r is not None]
+        if readings:
+            out.append((m.group(0), min(readings), True))
+    for m in _COMPACT.finditer(text):
+        if (day := _day(int(m.group(1)), int(m.group(2)), int(m.group(3)))) is not None:
+            out.append((m.group(0), day, True))
+    for m in _YEAR_MONTH.finditer(text):
+        out.append((m.group(0), datetime(int(m.group(1)), int(m.group(2)), 1, tzinfo=UTC), True))
+    for m in _SHORT_YEAR.finditer(text):
+        a, b, y = int(m.group(1)), int(m.group(2)), 2000 + int(m.group(3))
         readings = [r for r in (_day(y, b, a), _day(y, a, b)) if r is not None]
         if readings:
             out.append((m.group(0), min(readings), True))

@@ -17,12 +17,17 @@ still the value. Its offset map lets a match be redacted in the original text.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import cache
+from string import printable
 from typing import get_args
 from urllib.parse import quote, quote_plus
+
+from confusable_homoglyphs import confusables
 
 from muninn.core.config import Encoding
 
@@ -108,12 +113,59 @@ def _dropped(ch: str) -> bool:
 
 
 _ASCII_DROP = re.compile(r"[*_`~\s]+")
+# One escaped character (an HTML entity, %XX, \xXX, \uXXXX, \u{X}, \NNN octal): decoded in the view, so
+# `&#90;&#113;…`, `%5A%71…` and a half-escaped JSON string are the value they spell.
+ESCAPE = re.compile(r"&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9a-fA-F]{2}"
+                    r"|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\[0-7]{3}")
+# HTML tags and comments split a word in rendered markdown without showing: `Zq7k<b></b>P2x`.
+_TAG = re.compile(r"<!--.{0,200}?-->|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>", re.S)
+_ASCII_TOKENS = re.compile(rf"(?P<drop>[*_`~\s]+|{_TAG.pattern})|(?P<esc>{ESCAPE.pattern})", re.S)
+_MAY_HIDE = re.compile(rf"{ESCAPE.pattern}|{_TAG.pattern}", re.S)
+
+
+def decode_escape(token: str) -> str:
+    """The character one `ESCAPE` match spells (U+FFFD when it names none)."""
+    if token[0] == "%":
+        code = int(token[1:], 16)
+    elif token[0] == "\\":
+        code = int(token[1:], 8) if token[1] in "01234567" else int(token[2:].strip("{}"), 16)
+    else:
+        return html.unescape(token)
+    return chr(code) if code <= 0x10FFFF else "\ufffd"
+
+
+@cache
+def skeleton() -> dict[str, str]:
+    """Non-ASCII character → the printable ASCII character it is confusable with (Unicode's table):
+    a value typed with a Cyrillic `к` or a Greek `ο` is still the value a reader sees. The table
+    lists some lower-case lookalikes only under their capital (`К` → `K`): those are added too."""
+    out: dict[str, str] = {}
+    for target in printable.strip():
+        for entry in confusables.confusables_data.get(target, []):
+            if not entry["c"].isascii() and len(entry["c"]) == 1:
+                out.setdefault(entry["c"], target)
+    for ch, target in list(out.items()):
+        low = ch.lower()
+        if target.isupper() and len(low) == 1 and low != ch and not low.isascii():
+            out.setdefault(low, target.lower())
+    return out
+
+
+def _view_chars(ch: str) -> str:
+    """What one non-ASCII character (or one decoded escape) adds to the normalised view."""
+    if ch.isascii():
+        return "" if _dropped(ch) else ch
+    table = skeleton()
+    return "".join(table.get(c, c) for c in unicodedata.normalize("NFKC", table.get(ch, ch)) if not _dropped(c))
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
-    """(view, where) — `view[i]` came from `text[where[i]]`. NFKC per character, invisible and
-    markup characters and whitespace left out. Both needles and text go through it, so `_` or `*`
-    inside a value costs nothing."""
+    """(view, where) — `view[i]` came from `text[where[i]]`. NFKC per character, confusables mapped
+    to the ASCII they look like, escapes decoded, invisible and markup characters, HTML tags and
+    whitespace left out. Both needles and text go through it, so `_` or `*` inside a value costs
+    nothing. A decoded escape maps to where it starts (`escape_end` finds where it ends)."""
+    if ("&" in text or "%" in text or "\\" in text or "<" in text) and _MAY_HIDE.search(text):
+        return _normalise_escaped(text)
     if text.isascii():
         # The common case, in C: runs of kept characters between dropped ones.
         view: list[str] = []
@@ -129,24 +181,53 @@ def normalise(text: str) -> tuple[str, list[int]]:
     chars: list[str] = []
     where = []
     for i, ch in enumerate(text):
-        if _dropped(ch):
-            continue
-        for c in (unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch):
-            if not _dropped(c):
-                chars.append(c)
-                where.append(i)
+        for c in _view_chars(ch):
+            chars.append(c)
+            where.append(i)
     return "".join(chars), where
+
+
+def _normalise_escaped(text: str) -> tuple[str, list[int]]:
+    """`normalise` for text that holds escapes or HTML tags: plain runs as usual, each escape decoded."""
+    view: list[str] = []
+    where: list[int] = []
+
+    def plain(start: int, end: int) -> None:
+        part, offsets = normalise(text[start:end])
+        view.append(part)
+        where.extend(start + o for o in offsets)
+
+    pos = 0
+    for m in _ASCII_TOKENS.finditer(text):
+        plain(pos, m.start())
+        if m.group("esc"):
+            for c in _view_chars(decode_escape(m.group(0))):
+                view.append(c)
+                where.append(m.start())
+        pos = m.end()
+    plain(pos, len(text))
+    return "".join(view), where
+
+
+def escape_end(text: str, pos: int) -> int:
+    """Where the view character that came from `text[pos]` ends in `text` (past a whole escape)."""
+    m = ESCAPE.match(text, pos)
+    return m.end() if m else pos + 1
 
 
 def normalised_text(text: str) -> str:
     """`normalise(text)[0]` without the offset map: searching needs only this; the map is built
     only when something is found (most texts hold no value)."""
-    return _ASCII_DROP.sub("", text) if text.isascii() else normalise(text)[0]
+    if text.isascii() and not _MAY_HIDE.search(text):
+        return _ASCII_DROP.sub("", text)
+    return normalise(text)[0]
 
 
 def folded_text(text: str) -> str:
     """`folded(text)[0]` without the offset map."""
-    return _FOLD.sub("", text.lower()) if text.isascii() else folded(text)[0]
+    if text.isascii() and not _MAY_HIDE.search(text):
+        return _FOLD.sub("", text.lower())
+    return folded(text)[0]
 
 
 def normalised(value: str) -> str | None:

@@ -6,13 +6,14 @@ opening one), so every spelling a reader could take for a tag is replaced before
 
 "Every spelling" is decided on one normalised view of the text, never on a list of strings:
 
-    encoded characters decoded (HTML entities, %XX, \\uXXXX, \\xXX; twice, for double encoding)
+    encoded characters decoded (HTML entities, %XX, \\uXXXX, \\u{X}, \\xXX, \\NNN octal; twice, for double encoding)
     → NFKD compatibility forms (fullwidth, circled, small forms) with combining marks dropped
     → invisible characters (format: zero-width, soft hyphen, bidi controls) dropped
     → case folded → Unicode confusables mapped to the ASCII they look like (`‹` → `<`, `∕` → `/`)
     → separators dropped (whitespace, dashes, connectors such as `_`)
 
-and a tag is `<` then an optional `/` then `untrusteddata` in that view. The view is built from
+and a tag is `<` then `untrusteddata` in that view, with anything that is not a letter or digit
+between them skipped (`/`, `\\/`, `.`, `**`, an HTML comment: up to 24 such characters). The view is built from
 each place a tag can start, as far as it still reads as a tag, so the replacement covers exactly
 the original span and ordinary text costs one regex scan.
 """
@@ -24,9 +25,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from string import printable
 
-from confusable_homoglyphs import confusables
+from muninn.guards.forms import skeleton as _skeleton
 
 OPEN = "<untrusted-data"
 CLOSE = "</untrusted-data>"
@@ -35,8 +35,11 @@ REMOVED = "[forged label removed]"
 # One encoded character: an HTML entity (named, decimal, hex; `;` optional as browsers allow),
 # a URL escape, or a JSON/Python escape.
 _ENCODED = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?"
-                      r"|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}")
-_TAG_VIEW = "</untrusteddata"   # a tag in the view: `<`, an optional `/`, the name
+                      r"|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\[0-7]{3}")
+_TAG_VIEW = "<untrusteddata"   # a tag in the view: `<`, then the name's letters
+# Between `<` and the name's letters a reader skips what is not a letter or digit (`/`, `\/`, `.`, `**`,
+# `<!---->`): at most this many such characters in all, so a `<` in prose ends the look quickly.
+_GAP = 24
 _FOLDS: dict[str, str] = {}   # character → its view (a cache: text repeats few characters)
 _DROPPED = frozenset({"Mn", "Me", "Cf", "Cc", "Zs", "Zl", "Zp", "Pd", "Pc"})
 # The characters whose NFKD form holds `<` (≮, small and fullwidth forms): a scan of all of Unicode
@@ -46,21 +49,13 @@ _LT_COMPAT = "\u226e\ufe64\uff1c"
 
 def _decode(token: str) -> str:
     if token[0] == "%":
-        return chr(int(token[1:], 16))
-    if token[0] == "\\":
-        return chr(int(token[2:], 16))
-    return html.unescape(token)
-
-
-@cache
-def _skeleton() -> dict[str, str]:
-    """Non-ASCII character → the printable ASCII character it is confusable with (Unicode's table)."""
-    out: dict[str, str] = {}
-    for target in printable.strip():
-        for entry in confusables.confusables_data.get(target, []):
-            if not entry["c"].isascii() and len(entry["c"]) == 1:
-                out.setdefault(entry["c"], target)
-    return out
+        code = int(token[1:], 16)
+    elif token[0] == "\\":
+        # \074 (octal), \xXX, \uXXXX, \u{X}
+        code = int(token[1:], 8) if token[1] in "01234567" else int(token[2:].strip("{}"), 16)
+    else:
+        return html.unescape(token)
+    return chr(code) if code <= 0x10FFFF else "\ufffd"
 
 
 def _fold(ch: str) -> str:
@@ -103,9 +98,15 @@ def _view_from(text: str, pos: int) -> Iterator[tuple[str, int]]:
 def _tag_at(text: str, start: int) -> int | None:
     """Where a tag that starts at `start` ends in the original, or None if none does."""
     want = 0
+    gap = 0
     for c, end in _view_from(text, start):
-        if want == 1 and c != "/":
-            want = 2          # the `/` is optional: an opening tag is forged as often as a closing one
+        # `/` and all other punctuation are skipped: `</untrusted.data>` and `<\/untrusted**-data>` read as
+        # the closing tag, and an opening tag is forged as often as a closing one.
+        if want > 0 and not c.isalnum():
+            gap += 1
+            if gap > _GAP:
+                return None
+            continue
         if c != _TAG_VIEW[want]:
             return None
         want += 1

@@ -33,6 +33,7 @@ from muninn.core.config import Encoding
 from muninn.guards import secret_values
 from muninn.guards.forms import (
     ENCODINGS,
+    escape_end,
     fold_needle,
     folded,
     folded_text,
@@ -47,6 +48,7 @@ __all__ = ["ENCODINGS", "Encoding", "Hit", "Redacted", "Redactor", "encoded_form
 # A value cut at a boundary (a title cut at 80 characters) keeps a prefix: one this long is hidden.
 CUT_MIN = 6
 PATH_MARKER = "redacted"
+DFA_MAX_NEEDLES = 2_000   # see Redactor.__init__: above this the DFA's build costs more than its search saves
 # Line breaks a value may be wrapped over (PEM, base64(1), `xxd -p`, a terminal): see _spans.
 _BREAKS = re.compile(rb"[\r\n]")
 
@@ -105,16 +107,18 @@ class Redactor:
         self._ids = list(needles.values())
         self._needle_text = list(needles)
         self._markers = [marker(secret_id) for secret_id, _ in self._ids]
-        # Bytes, not str: ahocorasick-rs is faster on bytes (64 vs 38 MB/s measured). DFA for up to
-        # ~20,000 needles (10,000 raw values: ~0.35 s CPU to build, the fastest search); beyond that
-        # (export: every value in every form, ~6 needles a value) the DFA took 28 s to build for
-        # 60,000 needles against 6 s for the default, searching at 18 against 15 MB/s: default.
+        # Bytes, not str: ahocorasick-rs is faster on bytes (64 vs 38 MB/s measured). A DFA searches
+        # prose ~3.5x faster than the contiguous NFA (91 vs 26 MB/s, overlapping) but its build grows
+        # much faster: 0.2 s against 0.02 s for 2,000 needles, 3.0 s against 0.4 s for 12,000 (2,000
+        # values in every export form), where it would pay back only past ~90 MB of text. So a DFA
+        # only up to DFA_MAX_NEEDLES.
         # Standard + overlapping: two known values that overlap in the text (`abc123XYZ` and
         # `XYZ789`) are both found and merged.
         self._ac = ahocorasick_rs.BytesAhoCorasick(
             [n.encode() for n in self._needle_text],
             matchkind=ahocorasick_rs.MatchKind.Standard,
-            implementation=ahocorasick_rs.Implementation.DFA if len(needles) <= 20_000 else None,
+            implementation=ahocorasick_rs.Implementation.DFA if len(needles) <= DFA_MAX_NEEDLES
+            else ahocorasick_rs.Implementation.ContiguousNFA,
         ) if needles else None
         self.longest = max((len(n) for n in self._needle_text), default=0)
         self._multiline = any("\n" in n or "\r" in n for n in self._needle_text)
@@ -313,7 +317,7 @@ class _Needles:
         if not found:
             return []
         where = mapped(text)[1]
-        return _merge([(self._index[i], where[start], where[end - 1] + 1) for i, start, end in found])
+        return _merge([(self._index[i], where[start], escape_end(text, where[end - 1])) for i, start, end in found])
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

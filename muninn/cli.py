@@ -15,6 +15,7 @@ from muninn.core.cliutil import err_console
 from muninn.core.errors import MuninnError
 from muninn.evals import cli as evals_cli
 from muninn.export import cli as export_cli
+from muninn.nightly import backup_cli, leak_cli
 from muninn.nightly import cli as nightly_cli
 from muninn.plugins import doctor_cli, fs_cli, policy_cli, stack_cli
 from muninn.plugins.access import inventory_cli, vault_cli, verify_cli
@@ -46,6 +47,8 @@ app.add_typer(doctor_cli.app)
 app.add_typer(fs_cli.app)
 app.add_typer(policy_cli.app, name="policy")
 app.add_typer(nightly_cli.app)
+app.add_typer(leak_cli.app, name="leak")
+app.add_typer(backup_cli.app, name="backup")
 app.add_typer(evals_cli.app)
 app.add_typer(export_cli.app)
 app.add_typer(search_cli.app)

@@ -11,10 +11,12 @@ from muninn.core.hookspecs import hookimpl
 
 @hookimpl
 def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
-    from muninn.nightly import acl_drift, completeness, skills, snapshots, verify
+    from muninn.nightly import acl_drift, backup, completeness, server_leak_scan, skills, snapshots, verify
 
     register("acl-drift", acl_drift.acl_drift)
     register("skills-drift", skills.skills_drift)
     register("leak-gate", snapshots.leak_gate)
+    register("server-leak-scan", server_leak_scan.server_leak_scan)
     register("completeness", completeness.completeness)
     register("verify", verify.verify)
+    register("backup", backup.backup_job)

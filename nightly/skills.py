@@ -1,7 +1,12 @@
 """Skills drift: every agent loads viking://agent/skills, and any user's key can write there
-(OpenViking 0.5.2 has no server-side write control on it). Anything not on the approved list fails."""
+(OpenViking 0.5.2 has no server-side write control on it). A skill not on the approved list fails,
+and so does an approved skill pinned by content (`name@sha256:<hex>` in `nightly.approved_skills`)
+whose content changed: the hash is over every file under the skill, path and text, in path order.
+Each skill's current hash is in the job's data, to pin it."""
 
 from __future__ import annotations
+
+import hashlib
 
 from muninn.core.client import OpenViking
 from muninn.core.errors import NotFound
@@ -10,14 +15,38 @@ from muninn.nightly.jobs import Context, JobResult
 SKILLS = "viking://agent/skills"
 
 
+def content_hash(client: OpenViking, skill_uri: str) -> str:
+    digest = hashlib.sha256()
+    for uri in sorted(e.uri for e in client.walk(skill_uri)):
+        rel = uri[len(skill_uri):]
+        digest.update(f"{len(rel)}:{rel}".encode())
+        text = client.read(uri).encode()
+        digest.update(f"{len(text)}:".encode() + text)
+    return digest.hexdigest()
+
+
+def parse_approved(entries: list[str]) -> dict[str, str | None]:
+    """{name: pinned sha256 or None} from `name` and `name@sha256:<hex>` entries."""
+    out: dict[str, str | None] = {}
+    for entry in entries:
+        name, _, pin = entry.partition("@")
+        out[name] = pin.removeprefix("sha256:").lower() or None
+    return out
+
+
 def skills_drift(ctx: Context) -> JobResult:
-    approved = set(ctx.settings.nightly.approved_skills)
+    approved = parse_approved(ctx.settings.nightly.approved_skills)
     with OpenViking.user(ctx.settings) as client:
         try:
-            names = {e.uri.rstrip("/").rsplit("/", 1)[-1] for e in client.ls(SKILLS)}
+            uris = {e.uri.rstrip("/").rsplit("/", 1)[-1]: e.uri.rstrip("/") for e in client.ls(SKILLS)}
         except NotFound:
-            names = set()
-    unknown = sorted(names - approved)
-    detail = (f"not approved: {', '.join(unknown)}" if unknown
-              else f"{len(names)} skill(s), all approved")
-    return JobResult("skills-drift", not unknown, detail, {"skills": sorted(names), "unapproved": unknown})
+            uris = {}
+        hashes = {name: content_hash(client, uri) for name, uri in uris.items()}
+    unknown = sorted(set(uris) - set(approved))
+    changed = sorted(n for n in uris if approved.get(n) and approved[n] != hashes[n])
+    problems = [f"not approved: {', '.join(unknown)}"] if unknown else []
+    problems += [f"content changed since approved: {', '.join(changed)}"] if changed else []
+    detail = "; ".join(problems) or f"{len(uris)} skill(s), all approved"
+    return JobResult("skills-drift", not problems, detail,
+                     {"skills": sorted(uris), "unapproved": unknown, "changed": changed,
+                      "sha256": {n: f"sha256:{h}" for n, h in sorted(hashes.items())}})

@@ -209,12 +209,17 @@ def test_guard_check_cli_names_bad_policy_line(tmp_path: Path) -> None:
 
 
 def test_mcp_config_prints_snippet_and_rules() -> None:
-    result = CliRunner().invoke(app, ["mcp", "config", "--client", "claude", "--profile", "raven"])
+    # The snippet is alone on stdout (tests/test_mcp_config.py covers the class); rules behind --rules.
+    result = CliRunner().invoke(app, ["mcp", "config", "--client", "claude", "--profile", "raven",
+                                      "--policy", str(EXAMPLE)])
     assert result.exit_code == 0, result.output
-    snippet = json.loads(result.output.split("\n\n## ")[0])
-    assert snippet["mcpServers"]["muninn"]["args"][:3] == ["mcp", "--profile", "raven"]
-    assert "recall_search" in result.output and "kind=\"plan\"" in result.output
-    codex = CliRunner().invoke(app, ["mcp", "config", "--client", "codex", "--profile", "raven"])
+    snippet = json.loads(result.stdout)
+    args = snippet["mcpServers"]["muninn"]["args"]
+    assert args[args.index("mcp"):][:3] == ["mcp", "--profile", "raven"]
+    block = CliRunner().invoke(app, ["mcp", "config", "--profile", "raven", "--policy", str(EXAMPLE), "--rules"])
+    assert "recall_search" in block.stdout and "kind=\"plan\"" in block.stdout
+    codex = CliRunner().invoke(app, ["mcp", "config", "--client", "codex", "--profile", "raven",
+                                     "--policy", str(EXAMPLE)])
     assert "[mcp_servers.muninn]" in codex.output
 
 

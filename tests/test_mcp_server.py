@@ -522,3 +522,95 @@ def test_access_exec_child_reads_nothing_of_the_mcp_stream(world: dict[str, Any]
     split = _text(out["split"])
     assert "[REDACTED:chat-bot-token]" in split and PLANTED[:9] not in split and PLANTED[9:] not in split, split
     assert not out["status"].is_error
+
+
+# (query, route it takes): an identifier goes keyword-only, a question is hybrid.
+HIT_BEFORE = [("ZBX-4471", "keyword"), ("have I hit the ZBX-4471 disk full error on build-box before?", None)]
+
+
+def test_raven_finds_shared_facts_by_identifier_and_what_it_remembered_at_once(world: dict[str, Any], stack) -> None:
+    """No manual step: the server's start walks raven's areas into raven's own index, and recall_remember
+    adds the new file to it at once; a later session (a new server process) still finds it."""
+    from muninn.core.client import OpenViking
+    with OpenViking.user(stack.settings, world["account"], "owner") as owner:
+        owner.write("viking://resources/shared/inc-77031.md",
+                    "# INC-77031 resolver outage\nPi-hole upstreams timed out on the office resolver.\n", wait=True)
+        owner.wait()
+    queries = [q for q, _ in HIT_BEFORE]
+
+    async def first(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {"shared": await client.call_tool("recall_search", {"query": "INC-77031"})}
+        out["remember"] = await client.call_tool("recall_remember", {
+            "text": "ZBX-4471: the zorblax cache on build-box filled the disk (ENOSPC); flushed it by hand.",
+            "title": "ZBX-4471 disk full on build-box"})
+        out["at_once"] = {q: await client.call_tool("recall_search", {"query": q, "since": "1h"}) for q in queries}
+        return out
+
+    async def later(client: Client) -> dict[str, Any]:
+        return {q: await client.call_tool("recall_search", {"query": q, "since": "1h"}) for q in queries}
+
+    out = _session(world, "raven", first)
+    shared = out["shared"].structured_content
+    assert shared["route"] == "keyword", shared
+    assert [h["uri"] for h in shared["hits"]][:1] == ["viking://resources/shared/inc-77031.md"], shared
+    assert not [w for w in shared["warnings"] if "keyword" in w], shared["warnings"]
+    assert not out["remember"].is_error, _text(out["remember"])
+    uri = out["remember"].structured_content["uri"]
+    again = _session(world, "raven", later)
+    for when, results in (("at once", out["at_once"]), ("later", again)):
+        for query, route in HIT_BEFORE:
+            data = results[query].structured_content
+            assert not results[query].is_error, _text(results[query])
+            assert uri in [h["uri"] for h in data["hits"]], (when, query, data)
+            if route:
+                assert data["route"] == route, data
+
+
+@pytest.mark.parametrize("client", ["claude", "generic"])
+def test_the_printed_client_config_starts_a_working_server_exactly_as_printed(world: dict[str, Any], stack,
+                                                                              client: str) -> None:
+    proc = stack.cli("-c", str(world["config"]), "mcp", "config", "--client", client, "--profile", "raven")
+    assert proc.returncode == 0, proc.stderr
+    server = json.loads(proc.stdout)["mcpServers"]["muninn"]     # stdout is the JSON alone
+    params = StdioServerParameters(command=server["command"], args=server["args"], env=server["env"])
+
+    async def main() -> dict[str, Any]:
+        async with Client(params, read_timeout_seconds=120) as mcp_client:
+            return {"tools": [t.name for t in (await mcp_client.list_tools()).tools],
+                    "status": await mcp_client.call_tool("recall_status", {})}
+
+    out = anyio.run(main)
+    assert sorted(out["tools"]) == sorted(RAVEN_TOOLS)
+    assert not out["status"].is_error and "raven" in _text(out["status"]), _text(out["status"])
+
+
+def test_status_counts_each_readable_area_from_the_readers_own_index(raven: dict[str, Any]) -> None:
+    data = raven["status"].structured_content
+    stores = {row["area"]: row for row in data["stores"]}
+    assert set(stores) == {"shared", "raven"}, stores           # never bob's or wren's
+    assert stores["shared"]["files"] >= 2 + len(STRADDLE) and stores["raven"]["files"] >= 2, stores
+    assert all(str(row["index"]).startswith("walked ") for row in stores.values()), stores
+    assert "search_backend" not in data
+
+
+# (only, the area URIs every hit must lie in; None: refused)
+ONLY = [(["shared"], ["viking://resources/shared"]), (["raven"], ["viking://resources/agents/raven"]),
+        (["shared", "raven"], ["viking://resources/shared", "viking://resources/agents/raven"]),
+        (["bob"], None), (["wren"], None), (["shared", "bob"], None), (["../shared"], None)]
+
+
+def test_a_search_limited_with_only_stays_inside_those_areas(world: dict[str, Any]) -> None:
+    async def script(client: Client) -> dict[str, Any]:
+        return {i: await client.call_tool("recall_search", {"query": "deploy runbook observation", "k": 10,
+                                                            "only": only})
+                for i, (only, _) in enumerate(ONLY)}
+
+    out = _session(world, "raven", script)
+    for i, (only, inside) in enumerate(ONLY):
+        result = out[i]
+        if inside is None:
+            assert result.is_error and "not an area this reader may read" in _text(result), (only, _text(result))
+            continue
+        uris = [h["uri"] for h in result.structured_content["hits"]]
+        assert uris, (only, _text(result))
+        assert all(any(u.startswith(a + "/") for a in inside) for u in uris), (only, uris)

@@ -1,11 +1,17 @@
 """The OpenViking client layer: the SDK's HTTP client, with every server error turned into one
 sentence that says which key, which URI, and what to do.
 
+Every reply's shape is checked here. The SDK turns a 200 whose body is not JSON into `{}` (so `ls`
+would say an area is empty and a search would drop its vector stage silently): a response hook
+refuses such a body, and each method checks that the result has the type it needs. A cut
+connection, a 5xx, a timeout and a malformed reply are all ServerError (exit 5), one sentence each.
+
 muninn talks to OpenViking only over HTTP and imports nothing from the server package.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +22,49 @@ from openviking_sdk import errors as ov_errors
 
 from muninn.core import credentials
 from muninn.core.config import Settings
-from muninn.core.errors import AuthError, NotFound, ServerDown, ServerError
+from muninn.core.errors import AuthError, NotFound, ServerBusy, ServerDown, ServerError
 
 VECTORS_ONLY = {"processing_mode": "vectors_only"}
+
+
+class _BadReply(Exception):
+    """A successful status with a body that is not a JSON object (or has no result): raised inside
+    the SDK's request (a response hook) so the SDK cannot turn it into `{}`; `_call` makes it a
+    ServerError."""
+
+    def __init__(self, status: int, body: bytes) -> None:
+        text = _brief(body.decode(errors="replace"))
+        super().__init__(f"HTTP {status} with a body that is not a JSON object or has no result: {text!r}")
+
+
+def _brief(text: str, limit: int = 160) -> str:
+    """Server text inside our one sentence: one line, cut short (an HTML error page is many lines)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit] + "…"
+
+
+def _json_object(status: int, body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise _BadReply(status, body) from None
+    if not isinstance(data, dict):
+        raise _BadReply(status, body)
+    return data
+
+
+# Endpoints whose answer is the result itself: the SDK reads a null there as an empty listing,
+# an empty text or a batch with nothing confirmed, so it is refused before the SDK sees it.
+_RESULT_REQUIRED = ("/api/v1/fs/ls", "/api/v1/content/read", "/api/v1/content/batch-write",
+                    "/api/v1/search/find", "/api/v1/search/grep", "/api/v1/search/glob")
+
+
+async def _require_json(response: httpx.Response) -> None:
+    if response.is_success:
+        await response.aread()
+        data = _json_object(response.status_code, response.content)
+        if response.request.url.path in _RESULT_REQUIRED and data.get("result") is None:
+            raise _BadReply(response.status_code, response.content)
 
 
 @dataclass(frozen=True)
@@ -26,6 +72,7 @@ class Entry:
     uri: str
     is_dir: bool
     size: int | None = None
+    modified: str | None = None   # the server's modTime: with size, what an incremental walk compares
 
 
 class OpenViking:
@@ -35,7 +82,8 @@ class OpenViking:
         self.url = url.rstrip("/")
         self.key_name = key_name
         self._api_key = api_key
-        self._sdk = SyncHTTPClient(url=self.url, api_key=api_key, timeout=timeout)
+        self._sdk = SyncHTTPClient(url=self.url, api_key=api_key, timeout=timeout,
+                                   event_hooks={"response": [_require_json]})
         self._http = httpx.Client(base_url=self.url, headers={"X-API-Key": api_key}, timeout=timeout)
         self._ready = False
 
@@ -45,7 +93,8 @@ class OpenViking:
     def root(cls, settings: Settings) -> OpenViking:
         ring = credentials.Keyring(settings.keyring.backend)
         key = ring.require(credentials.root_key_name(), fix="run `muninn up` to create the local stack")
-        return cls(settings.server.base_url, key, key_name=credentials.root_key_name())
+        return cls(settings.server.base_url, key, key_name=credentials.root_key_name(),
+                   timeout=settings.server.timeout)
 
     @classmethod
     def user(cls, settings: Settings, account: str | None = None, user: str | None = None) -> OpenViking:
@@ -55,7 +104,7 @@ class OpenViking:
         ring = credentials.Keyring(settings.keyring.backend)
         key = ring.require(name, fix="run `muninn up` (the CLI's own user) or `muninn policy apply` "
                                      "(the readers in policy.yaml)")
-        return cls(settings.server.base_url, key, key_name=name)
+        return cls(settings.server.base_url, key, key_name=name, timeout=settings.server.timeout)
 
     def close(self) -> None:
         if self._ready:
@@ -80,12 +129,19 @@ class OpenViking:
             raise self._down(exc) from None
         except httpx.TimeoutException:
             raise self._slow(what, uri) from None
+        except httpx.TransportError as exc:
+            raise self._cut(what, uri, exc) from None
+        except _BadReply as exc:
+            raise self._bad(what, uri, str(exc)) from None
         except ov_errors.NotFoundError:
             raise NotFound(f"{what}: {uri} does not exist on {self.url}", status=404, uri=uri) from None
         except (ov_errors.UnauthenticatedError, ov_errors.PermissionDeniedError) as exc:
             raise self._auth(what, uri, str(exc)) from None
+        except ov_errors.ConflictError as exc:
+            raise ServerBusy(f"{what}{f' {uri}' if uri else ''} refused by {self.url}: {_brief(exc.message)}",
+                             uri=uri, fix="another write is still being indexed there; retry in a minute") from None
         except ov_errors.OpenVikingError as exc:
-            raise ServerError(f"{what}{f' {uri}' if uri else ''} failed: {exc.message} ({exc.code})",
+            raise ServerError(f"{what}{f' {uri}' if uri else ''} failed: {_brief(exc.message)} ({exc.code})",
                               uri=uri) from None
 
     def _down(self, exc: Exception) -> ServerDown:
@@ -96,9 +152,28 @@ class OpenViking:
         return ServerError(f"{what}{f' {uri}' if uri else ''} timed out waiting for {self.url}",
                            uri=uri, fix="the server is busy or stuck: see its log (`muninn status`), then retry")
 
+    def _cut(self, what: str, uri: str | None, exc: Exception) -> ServerError:
+        return ServerError(f"the connection to {self.url} broke during {what}{f' {uri}' if uri else ''} "
+                           f"({type(exc).__name__})", uri=uri,
+                           fix="the server stopped or restarted: rerun once `muninn status` says it is healthy; "
+                               "a rerun of sync converges")
+
+    def _bad(self, what: str, uri: str | None, detail: str) -> ServerError:
+        return ServerError(f"{self.url} answered {what}{f' {uri}' if uri else ''} with a malformed reply: {detail}",
+                           uri=uri, fix="check that server.url points at OpenViking (not a proxy page) and see "
+                                        "the server log")
+
+    def _expect(self, what: str, uri: str | None, value: Any, *types: type) -> Any:
+        """The result the SDK unpacked, if it has a type this call can use: never read a wrong
+        shape as an empty answer."""
+        if not isinstance(value, types):
+            raise self._bad(what, uri, f"expected {' or '.join(t.__name__ for t in types)}, "
+                                       f"got {_brief(repr(value), 80)}")
+        return value
+
     def _auth(self, what: str, uri: str | None, detail: str) -> AuthError:
         where = f" on {uri}" if uri else ""
-        return AuthError(f"{what}{where} refused for key {self.key_name!r}: {detail}",
+        return AuthError(f"{what}{where} refused for key {self.key_name!r}: {_brief(detail)}",
                          uri=uri, fix="check the key in the keyring and the ACLs in policy.yaml")
 
     def _rest(self, method: str, path: str, what: str, uri: str | None = None, **kwargs) -> Any:
@@ -109,15 +184,20 @@ class OpenViking:
             raise self._down(exc) from None
         except httpx.TimeoutException:
             raise self._slow(what, uri) from None
+        except httpx.TransportError as exc:
+            raise self._cut(what, uri, exc) from None
         if resp.status_code in (401, 403):
-            raise self._auth(what, uri, resp.text[:200])
+            raise self._auth(what, uri, resp.text)
         if resp.status_code == 404:
             raise NotFound(f"{what}: {uri or path} does not exist on {self.url}", status=404, uri=uri)
         if resp.status_code >= 400:
-            raise ServerError(f"{what} failed with HTTP {resp.status_code}: {resp.text[:300]}",
+            raise ServerError(f"{what} failed with HTTP {resp.status_code}: {_brief(resp.text)}",
                               status=resp.status_code, uri=uri)
-        body = resp.json()
-        return body.get("result", body) if isinstance(body, dict) else body
+        try:
+            body = _json_object(resp.status_code, resp.content)
+        except _BadReply as exc:
+            raise self._bad(what, uri, str(exc)) from None
+        return body.get("result", body)
 
     # --- health and admin ---
 
@@ -126,31 +206,44 @@ class OpenViking:
             resp = self._http.get("/health", timeout=5)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise self._down(exc) from None
-        return resp.json()
+        except httpx.TimeoutException:
+            raise self._slow("health", None) from None
+        except httpx.TransportError as exc:
+            raise self._cut("health", None, exc) from None
+        try:
+            return _json_object(resp.status_code, resp.content)
+        except _BadReply as exc:
+            raise self._bad("health", None, str(exc)) from None
 
     def create_account(self, account: str, admin_user: str) -> str:
         """Returns the admin user's key."""
         result = self._call("create account", None, self._sdk.admin_create_account, account, admin_user)
-        return result["user_key"]
+        return self._key(result, "create account")
 
     def list_accounts(self) -> list[dict[str, Any]]:
-        accounts = self._call("list accounts", None, self._sdk.admin_list_accounts)
-        return [a for a in accounts if isinstance(a, dict)] if isinstance(accounts, list) else []
+        accounts = self._expect("list accounts", None, self._call("list accounts", None, self._sdk.admin_list_accounts),
+                                list)
+        return [a for a in accounts if isinstance(a, dict)]
 
     def account_exists(self, account: str) -> bool:
         return account in {a.get("account_id") for a in self.list_accounts()}
 
     def register_user(self, account: str, user: str, role: str = "user") -> str:
         result = self._call("register user", None, self._sdk.admin_register_user, account, user, role)
-        return result["user_key"]
+        return self._key(result, "register user")
 
     def list_users(self, account: str) -> list[str]:
-        users = self._call("list users", None, self._sdk.admin_list_users, account)
-        return [u.get("user_id") for u in users] if isinstance(users, list) else []
+        users = self._expect("list users", None, self._call("list users", None, self._sdk.admin_list_users, account),
+                             list)
+        return [u.get("user_id") for u in users if isinstance(u, dict)]
 
     def regenerate_key(self, account: str, user: str) -> str:
         result = self._call("regenerate key", None, self._sdk.admin_regenerate_key, account, user)
-        return result["user_key"]
+        return self._key(result, "regenerate key")
+
+    def _key(self, result: Any, what: str) -> str:
+        key = self._expect(what, None, result, dict).get("user_key")
+        return self._expect(what, None, key, str)
 
     # --- filesystem ---
 
@@ -171,26 +264,32 @@ class OpenViking:
     def batch_write(self, root_uri: str, files: dict[str, str], mode: str = "replace",
                     wait: bool = True) -> dict[str, Any]:
         ops = [{"uri": uri, "content": content, "mode": mode} for uri, content in files.items()]
-        return self._call("batch write", root_uri, self._sdk.batch_write, root_uri, ops, wait=wait,
-                          options=VECTORS_ONLY)
+        result = self._call("batch write", root_uri, self._sdk.batch_write, root_uri, ops, wait=wait,
+                            options=VECTORS_ONLY)
+        # A reply without a dict must not confirm the batch (sync records what is confirmed).
+        return self._expect("batch write", root_uri, result, dict)
 
     def read(self, uri: str, offset: int = 0, limit: int = -1) -> str:
-        return self._call("read", uri, self._sdk.read, uri, offset=offset, limit=limit)
+        return self._expect("read", uri, self._call("read", uri, self._sdk.read, uri, offset=offset, limit=limit), str)
 
     def rm(self, uri: str, recursive: bool = False) -> None:
         self._call("rm", uri, self._sdk.rm, uri, recursive=recursive)
 
     def ls(self, uri: str) -> list[Entry]:
         """One folder, not recursive: recursive listings were seen to stop silently part-way."""
-        raw = self._call("ls", uri, self._sdk.ls, uri, simple=False, recursive=False, node_limit=100_000)
-        items = raw if isinstance(raw, list) else raw.get("items", raw.get("entries", []))
+        raw = self._expect("ls", uri, self._call("ls", uri, self._sdk.ls, uri, simple=False, recursive=False,
+                                                 node_limit=100_000), list, dict)
+        items = raw if isinstance(raw, list) else raw.get("items", raw.get("entries"))
+        items = self._expect("ls", uri, items, list)
         out = []
         for item in items:
             if isinstance(item, str):
                 out.append(Entry(uri=item, is_dir=item.endswith("/")))
+            elif not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+                raise self._bad("ls", uri, f"an entry without a uri: {_brief(repr(item), 80)}")
             else:
                 out.append(Entry(uri=item["uri"].rstrip("/"), is_dir=bool(item.get("isDir", item.get("is_dir"))),
-                                 size=item.get("size")))
+                                 size=item.get("size"), modified=item.get("modTime")))
         return out
 
     def walk(self, uri: str) -> Iterator[Entry]:
@@ -210,16 +309,19 @@ class OpenViking:
         options = {"score_threshold": score_threshold} if score_threshold is not None else None
         result = self._call("find", target_uri or None, self._sdk.find, query, target_uri=target_uri,
                             limit=limit, options=options)
-        return list(result.get("resources", [])) if isinstance(result, dict) else []
+        result = self._expect("find", target_uri or None, result, dict)
+        return list(self._expect("find", target_uri or None, result.get("resources", []), list))
 
     def grep(self, uri: str, pattern: str, case_insensitive: bool = True, limit: int = 256) -> list[dict]:
         result = self._call("grep", uri, self._sdk.grep, uri, pattern, case_insensitive=case_insensitive,
                             node_limit=limit)
-        return list(result.get("matches", [])) if isinstance(result, dict) else list(result or [])
+        result = self._expect("grep", uri, result, dict, list)
+        return list(self._expect("grep", uri, result.get("matches", []), list) if isinstance(result, dict) else result)
 
     def glob(self, pattern: str, uri: str = "viking://resources", limit: int = 256) -> list[str]:
-        result = self._call("glob", uri, self._sdk.glob, pattern, uri=uri, node_limit=limit)
-        return list(result.get("matches", [])) if isinstance(result, dict) else list(result or [])
+        result = self._expect("glob", uri, self._call("glob", uri, self._sdk.glob, pattern, uri=uri, node_limit=limit),
+                              dict, list)
+        return list(self._expect("glob", uri, result.get("matches", []), list) if isinstance(result, dict) else result)
 
     def wait(self, timeout: float = 900.0) -> None:
         """Block until the server's queues drain (indexing is asynchronous). Large imports take

@@ -32,6 +32,10 @@ class ServerSettings(Section):
     venv: Path | None = Field(None, description="Server venv (default: <XDG data>/muninn/server-venv)")
     command: str | None = Field(None, description="An openviking-server binary to use instead of the venv's")
     start_timeout: float = Field(90.0, gt=0, description="Seconds to wait for /health after start")
+    timeout: float = Field(60.0, gt=0, description="Seconds for one call to the server; slower is an error "
+                           "(exit 5). Waiting for indexing has its own, longer limit")
+    busy_wait: float = Field(120.0, ge=0, description="Seconds sync waits, retrying with backoff, while the "
+                             "server answers CONFLICT (resource is busy) before giving up (exit 5)")
 
     @property
     def base_url(self) -> str:
@@ -217,7 +221,10 @@ class NightlySettings(Section):
     """`muninn nightly`: what counts as drift."""
 
     approved_skills: list[str] = Field(default_factory=list, description="Names allowed under viking://agent/skills; "
-                                       "any other skill fails the nightly check")
+                                       "any other skill fails the nightly check. `name@sha256:<hex>` also pins its "
+                                       "content (the job's report gives each skill's hash)")
+    keep_reports: int = Field(30, ge=1, description="Reports kept in <workspace>/nightly/ (oldest removed first)")
+    keep_backups: int = Field(7, ge=1, description="Backup tars kept in <workspace>/backups/ (oldest removed first)")
 
 
 class Settings(Section):

@@ -40,6 +40,11 @@ class ExitCode(IntEnum):
                           "the command), or was written by a newer muninn")
     WRITE_FAILED = 12, ("a file could not be written (disk full, read-only folder), with the file named; "
                         "nothing half-written is left")
+    JOB_FAILED = 13, ("a nightly job could not run (it raised: its reason is in the report); "
+                      "the other jobs still ran")
+    BUSY = 14, "another `muninn nightly` holds the lock (the sentence names its PID)"
+    VAULT_DAMAGED = 15, ("the vault store is unreadable (truncated or corrupt): restore it with `vault sync` "
+                         "or from a backup")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
 
 
@@ -91,6 +96,10 @@ class ServerError(MuninnError):
 
 class ServerDown(ServerError):
     """Nothing listens where the server should be."""
+
+
+class ServerBusy(ServerError):
+    """CONFLICT ("resource is busy"): the area is still indexing an earlier write; worth a retry."""
 
 
 class AuthError(ServerError):

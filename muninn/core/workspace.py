@@ -68,11 +68,13 @@ class Workspace:
     def search_index(self, account: str | None = None, user: str | None = None) -> Path:
         """One keyword index per identity: it must hold only what that reader may read (`search.index`
         overrides it for the configured one)."""
-        if override := self._override("search", "index"):
-            return override
         ov = self.settings.openviking if self.settings is not None else None
-        account = account or (ov.account if ov else "default")
-        user = user or (ov.user if ov else "default")
+        mine = (ov.account if ov else "default", ov.user if ov else "default")
+        account, user = account or mine[0], user or mine[1]
+        # The override is the configured identity's alone: another reader's index must never be the
+        # same file, or it would hold what that reader cannot read.
+        if (account, user) == mine and (override := self._override("search", "index")):
+            return override
         return self.search_indexes / f"{account}.{user}.sqlite"
 
     @property
@@ -96,6 +98,20 @@ class Workspace:
     def vault_store(self) -> Path:
         """The encrypted vault (`vault.store`)."""
         return self._override("vault", "store") or self.home / "vault" / "vault.sqlite"
+
+    @property
+    def retired_hashes(self) -> Path:
+        """Salted hashes of every value the vault replaced (muninn.guards.retired), next to the store."""
+        return self.vault_store.with_name("retired-hashes.json")
+
+    @property
+    def backups(self) -> Path:
+        """Dated tars of what cannot be rebuilt (`muninn nightly`'s backup job)."""
+        return self.home / "backups"
+
+    @property
+    def nightly_lock(self) -> Path:
+        return self.nightly_reports / "lock"
 
     @property
     def verify_results(self) -> Path:

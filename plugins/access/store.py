@@ -24,6 +24,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from muninn.core import sqlitefile
 from muninn.core.credentials import Keyring
 from muninn.core.errors import CredentialError, ExitCode, MuninnError
 from muninn.core.secrets_file import Located
@@ -41,6 +42,17 @@ CREATE TABLE IF NOT EXISTS secrets (
 """
 
 
+class VaultDamaged(MuninnError):
+    """The store file is truncated or corrupt: nothing in it can be trusted or read."""
+
+    exit_code = ExitCode.VAULT_DAMAGED
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"the vault store {path} is unreadable ({problem})",
+                         fix="restore it: `muninn vault sync` rebuilds it from the secrets YAML (the damaged "
+                             "file is kept aside), or copy back a backup")
+
+
 class UnknownSecret(MuninnError):
     exit_code = ExitCode.BAD_INPUT
 
@@ -55,20 +67,34 @@ class SyncReport:
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    moved_aside: str | None = None   # a damaged store this sync replaced
 
     def as_dict(self) -> dict:
-        return {"added": self.added, "changed": self.changed, "removed": self.removed, "unchanged": self.unchanged}
+        out: dict = {"added": self.added, "changed": self.changed, "removed": self.removed,
+                     "unchanged": self.unchanged}
+        return out | ({"moved_aside": self.moved_aside} if self.moved_aside else {})
 
 
 class Store:
-    def __init__(self, path: Path, keyring: Keyring, key_name: str = "vault:key") -> None:
+    def __init__(self, path: Path, keyring: Keyring, key_name: str = "vault:key", *, repair: bool = False) -> None:
+        """`repair`: a damaged store is moved aside (`moved_aside`) and a new one started (vault sync)."""
         self.path = Path(path)
+        self.moved_aside: Path | None = None
         self.keyring = keyring
         self.key_name = key_name
         self._aead: AESGCM | None = None
         self._mac_key: bytes | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
+        # A truncated store opens as an empty one: every secret would be "unknown" instead of unreadable.
+        if not fresh and (problem := sqlitefile.quick_check(self.path, ("secrets",))):
+            if not repair:
+                raise VaultDamaged(self.path, problem)
+            self.moved_aside = self.path.with_name(f"{self.path.name}.damaged-{datetime.now(UTC):%Y%m%dT%H%M%S}")
+            for extra in ("-journal", "-wal", "-shm"):
+                Path(f"{self.path}{extra}").unlink(missing_ok=True)
+            self.path.rename(self.moved_aside)
+            fresh = True
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         if fresh:
             os.chmod(self.path, 0o600)

@@ -21,6 +21,7 @@ from muninn.core.credentials import Keyring
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.secrets_file import env_names, load_files
 from muninn.guards.redact import Redactor
+from muninn.guards.retired import Ledger
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets
@@ -85,7 +86,20 @@ class Vault:
             raise ConfigError("no secrets files to sync", key="vault.files",
                               fix="list them under `vault: {files: [...]}` in muninn.yaml or pass FILE")
         entries = load_files(paths)  # every file validates before the store is touched
-        return self.store.sync(entries, dry_run=dry_run)
+        if self._store is None and not dry_run:
+            # The repair for a damaged store: moved aside, rebuilt from the YAML.
+            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
+                                self.settings.vault.key_name, repair=True)
+        plan = self.store.sync(entries, dry_run=True)
+        if dry_run:
+            return plan
+        # Values about to be replaced stay findable on the server, as salted hashes.
+        leaving = [*plan.changed, *plan.removed]
+        Ledger(self.settings.paths.retired_hashes).remember(
+            (f"{i}.{p}" if p else i, v) for i in leaving for p, v in self.store.values(i).items())
+        report = self.store.sync(entries)
+        report.moved_aside = str(self.store.moved_aside) if self.store.moved_aside else None
+        return report
 
     # --- metadata ----------------------------------------------------------------------------
     def find(self, query: str, limit: int = 10) -> list[dict]:

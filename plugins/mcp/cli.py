@@ -12,7 +12,7 @@ import typer
 
 from muninn.core import cliutil, registry
 from muninn.core import policy as policy_mod
-from muninn.core.errors import ExitCode
+from muninn.core.errors import ConfigError, ExitCode
 from muninn.guards import tools as tool_guard
 
 app = typer.Typer(
@@ -65,6 +65,7 @@ def serve(
     _use_config(ctx, config)
     session = GuardSession.open(cliutil.settings(ctx), profile, policy)
     try:
+        session.refresh_index()   # incremental: only files changed since the last walk are read
         if http:
             cliutil.say(f"muninn mcp: profile {profile!r} on http://127.0.0.1:{http}/mcp")
             anyio.run(server.serve_http, session, http)
@@ -78,16 +79,34 @@ def serve(
 def config_cmd(
     ctx: typer.Context,
     client: ClientKind = typer.Option(ClientKind.generic, "--client", help="Which client's config format."),
-    profile: str = typer.Option("agent", "--profile", "-p", help="The profile the client should run as."),
+    profile: str = typer.Option(None, "--profile", "-p", help="The reader in policy.yaml the client runs as "
+                                "(default: the policy's only agent reader)."),
+    policy: Path = PolicyOpt,
+    show_rules: bool = typer.Option(False, "--rules", help="Print the rules block for the agent's instructions "
+                                    "file (CLAUDE.md, AGENTS.md) instead of the snippet."),
 ) -> None:
-    """Print the MCP client snippet for `muninn mcp --profile NAME`, then the rules block for the
-    agent's instructions file (CLAUDE.md, AGENTS.md): the tools are only half of it."""
+    """Print the MCP client snippet for `muninn mcp --profile NAME` on stdout, alone, so it can be
+    redirected into a file; `--rules` prints the rules block generated from the profile's tools.
+    For --client claude the `claude mcp add ...` line goes to stderr. Exit 2 when the profile is
+    not in the policy."""
     from muninn.plugins.mcp import rules
 
-    config = cliutil.config_path(ctx)
-    typer.echo(rules.client_config(client.value, profile, str(config) if config else None))
-    typer.echo("")
-    typer.echo(rules.RULES)
+    s = cliutil.settings(ctx)
+    pol = policy_mod.load_for(s, policy)
+    if profile is None:
+        agents = [p.name for p in pol.profiles.values() if p.is_agent]
+        if len(agents) != 1:
+            raise ConfigError(f"name the reader with --profile (readers in the policy: "
+                              f"{', '.join(sorted(pol.profiles)) or 'none'})", path=str(pol.path))
+        profile = agents[0]
+    prof = pol.profile(profile)   # a profile the policy lacks: exit 2, naming the ones it has
+    if show_rules:
+        typer.echo(rules.rules_block(prof.tools), nl=False)
+        return
+    env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
+    typer.echo(rules.client_config(client.value, prof.name, env, policy))
+    if client == ClientKind.claude:
+        cliutil.say("or: " + rules.claude_add_line(prof.name, env, policy))
 
 
 @guard_app.command("check")

@@ -3,8 +3,11 @@
 The known values are the vault's: every value in its encrypted store (when it has been synced)
 and in the secrets YAML files of `vault.files`, plus any extra files in `guard.secret_files`. The
 replacement is the shared redactor in muninn.guards.redact (one Aho-Corasick pass over the
-values, then patterns), the one the exporter and the leak gate's reports use. There is no
-fallback: if a store exists and cannot be opened, the server does not start.
+values, then patterns), the one the exporter and the leak gate's reports use. If a store exists
+and its key cannot open it, the server does not start. A store that is damaged (truncated,
+corrupt: `VaultDamaged`) is the one exception: its values cannot be read by anyone, muninn's own
+vault tools included (they answer with the damage sentence), so the server starts with the YAML
+values alone, and the other tools keep working.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 from muninn.core.config import Settings
 from muninn.core.credentials import Keyring
 from muninn.guards import secret_values
+from muninn.guards.forms import ENCODINGS
 from muninn.guards.redact import Redactor
-from muninn.plugins.access.store import Store
+from muninn.plugins.access.store import Store, VaultDamaged
 
 
 def vault_values(settings: Settings) -> dict[str, str]:
@@ -21,7 +25,10 @@ def vault_values(settings: Settings) -> dict[str, str]:
     path = settings.paths.vault_store
     if not path.exists():
         return {}
-    store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
+    try:
+        store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
+    except VaultDamaged:
+        return {}
     try:
         return {value: f"{sid}.{part}" if part else sid for sid, part, value in store.all_values()
                 if secret_values.is_secretish(value)}
@@ -40,7 +47,16 @@ class ValueRedactor:
 
     def __init__(self, known: dict[str, str]) -> None:
         self.count = len(known)
+        self._known = known
         self._redactor = Redactor(known)
+        self._writer: Redactor | None = None
+
+    def _writes(self) -> Redactor:
+        """What an agent writes becomes a fact file: every form of the table and the normalised view,
+        as export uses (base64, %XX, a value split by U+200B or markup, a homoglyph). Built on first use."""
+        if self._writer is None:
+            self._writer = Redactor(self._known, encodings=ENCODINGS, views=True, scanner=self._redactor.scanner)
+        return self._writer
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ValueRedactor:
@@ -53,4 +69,4 @@ class ValueRedactor:
         return self._redactor.redact_values(text).text
 
     def scrub_all(self, text: str) -> str:
-        return self._redactor.redact(text).text
+        return self._writes().redact(text).text

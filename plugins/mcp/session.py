@@ -38,6 +38,7 @@ class GuardSession:
     _searcher: Any = None
     history_streak: int = 0
     notes: list[str] = field(default_factory=list)
+    index_problem: str | None = None   # why this reader's keyword index may be incomplete (said in results)
 
     @classmethod
     def open(cls, settings: Settings, profile: str, policy_path: Path | None = None) -> GuardSession:
@@ -60,11 +61,25 @@ class GuardSession:
         """The search pipeline, kept for the session (it holds the reranker and the content cache),
         as this profile's identity and with this identity's own keyword index."""
         if self._searcher is None:
+            from muninn.plugins.search import reader_index
             from muninn.plugins.search.pipeline import Searcher
 
             self._searcher = Searcher(self.settings, client=self.client,
-                                      index=self.settings.paths.search_index(self.profile.account, self.profile.user))
+                                      index=reader_index.index_path(self.settings, self.profile),
+                                      index_fix=reader_index.fix_command(self.profile))
         return self._searcher
+
+    def refresh_index(self) -> None:
+        """Bring this reader's keyword index up to date at start, with its own key, incrementally."""
+        from muninn.plugins.search import reader_index
+
+        self.index_problem = reader_index.refresh_quietly(self.settings, self.profile, self.client)
+
+    def indexed(self, written: dict[str, str]) -> None:
+        """A file this server just wrote: into its own index and every other reader's that may read it."""
+        from muninn.plugins.search import reader_index
+
+        reader_index.after_write(self.settings, written, [], self.policy, own=False)
 
     def close(self) -> None:
         if self._searcher is not None:

@@ -9,12 +9,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import (
     doctor_check,  # noqa: F401  (registers the reranker check)
     keyword,
+    reader_index,
 )
 from muninn.plugins.search.flags import Switches, switch_flags
 from muninn.plugins.search.pipeline import Searcher
@@ -126,18 +128,46 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
 @app.command("search-index")
 def index_cmd(ctx: typer.Context,
               root: str = typer.Option(None, "--root", help="Walk this URI (default search.target)."),
+              profile: str = typer.Option(None, "--profile", "-p", help="Refresh this reader's index (policy.yaml), "
+                                          "walking its areas with its own key."),
+              every: bool = typer.Option(False, "--all", help="Refresh the index of every reader in policy.yaml."),
+              rebuild: bool = typer.Option(False, "--rebuild", help="Move the current index aside (kept as "
+                                           "<name>.damaged-<time>) and build a new one from the server: the "
+                                           "repair for a damaged index."),
               json_out: bool = JsonOpt) -> None:
-    """Build or refresh the local BM25 keyword index by walking OpenViking with your key.
+    """Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key.
 
-    Sync keeps it current on its own; run this after writing facts some other way. Unchanged
-    files are skipped (content hash), vanished ones are dropped.
+    Sync, recall_remember and the MCP server's start keep every reader's index current on their
+    own; run this after writing facts some other way. Files whose listed size and modTime are
+    unchanged are not read again, vanished ones are dropped. With --rebuild, each index is moved
+    aside first (kept as <name>.damaged-<time>), so a damaged index is always repaired.
     """
     s = settings(ctx)
-    path = s.paths.search_index()
-    with OpenViking.user(s) as client:
-        stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
-    out = {"index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}
-    if json_out:
-        emit_json(out)
+    if profile or every:
+        pol = policy_mod.load_for(s)
+        chosen = list(pol.profiles.values()) if every else [pol.profile(profile)]
+        rows = []
+        for p in chosen:
+            aside = _aside(reader_index.index_path(s, p), rebuild)
+            stats = reader_index.refresh(s, p)
+            rows.append({"profile": p.name, "index": str(reader_index.index_path(s, p)), "indexed": stats.indexed,
+                         "unchanged": stats.unchanged, "removed": stats.removed, "moved_aside": aside})
     else:
-        say(f"{path}: {stats.indexed} indexed, {stats.unchanged} unchanged, {stats.removed} removed")
+        path = s.paths.search_index()
+        aside = _aside(path, rebuild)
+        with OpenViking.user(s) as client:
+            stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
+        rows = [{"profile": None, "index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged,
+                 "removed": stats.removed, "moved_aside": aside}]
+    if json_out:
+        emit_json(rows[0] if len(rows) == 1 and not every else rows)
+        return
+    for r in rows:
+        say(f"{r['index']}: {r['indexed']} indexed, {r['unchanged']} unchanged, {r['removed']} removed")
+
+
+def _aside(path: Path, rebuild: bool) -> str | None:
+    aside = keyword.move_aside(path) if rebuild else None
+    if aside:
+        say(f"moved {path} aside to {aside}")
+    return str(aside) if aside else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from muninn.core.checks import Check
 from muninn.core.config import Settings
-from muninn.plugins.search import rerank
+from muninn.plugins.search import keyword, rerank
 
 
 def reranker_weights(settings: Settings) -> list[Check]:
@@ -30,6 +30,10 @@ def reranker_weights(settings: Settings) -> list[Check]:
 def keyword_index(settings: Settings) -> list[Check]:
     path = settings.paths.search_index()
     if path.exists():
-        return [Check("keyword index", "ok", str(path))]
+        # Every page, not only the header: a damaged index would otherwise answer "nothing found".
+        if problem := keyword.quick_check(path):
+            return [Check("keyword index", "fail", f"{path} is damaged ({problem}): searches run vector-only",
+                          "run `muninn search-index --rebuild`")]
+        return [Check("keyword index", "ok", f"{path} (quick_check ok)")]
     return [Check("keyword index", "warn", f"{path} missing: searches run vector-only and say so",
                          "run `muninn search-index`")]

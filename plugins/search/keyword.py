@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from muninn.core.client import OpenViking
+from muninn.core import sqlitefile
+from muninn.core.client import Entry, OpenViking
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
@@ -51,6 +53,34 @@ class IndexError_(MuninnError):
     exit_code = ExitCode.SEARCH_CONTRACT
 
 
+class IndexDamaged(IndexError_):
+    """The index file is damaged (truncated, overwritten, not SQLite): searches carry on vector-only
+    and say so; `muninn search-index --rebuild` moves it aside and builds a new one."""
+
+
+def damaged(path: Path, detail: str) -> IndexDamaged:
+    return IndexDamaged(f"keyword index {path} is damaged ({detail})",
+                        fix="run `muninn search-index --rebuild` to move it aside and rebuild it from the server")
+
+
+def quick_check(path: Path) -> str | None:
+    """SQLite's own check of every page, and both tables readable; None when the file is sound."""
+    return sqlitefile.quick_check(path, ("docs", "fts"))
+
+
+def move_aside(path: Path) -> Path | None:
+    """Rename the index (and its journal and vector cache) to `<name>.damaged-<UTC time>`: kept for
+    a post-mortem, out of the way of a rebuild. None when there was nothing to move."""
+    if not path.exists():
+        return None
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    for extra in ("-journal", "-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+    path.rename(aside)
+    return aside
+
+
 @dataclass
 class IndexStats:
     indexed: int = 0
@@ -58,9 +88,30 @@ class IndexStats:
     removed: int = 0
 
 
+@contextmanager
+def _damage_named(path: Path) -> Iterator[None]:
+    """SQLite's "malformed" / "not a database" anywhere in the block as IndexDamaged (one sentence
+    with the repair), not a traceback; an OperationalError (locked, bad query) stays what it is."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if not sqlitefile.is_damage(exc):
+            raise
+        raise damaged(path, str(exc)) from None
+
+
 def connect(db_path: Path | str) -> sqlite3.Connection:
+    """The index, opened (and created or migrated); IndexDamaged for a damaged file, never a
+    silently empty index in its place."""
     path = Path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and (problem := sqlitefile.header_problem(path)):
+        raise damaged(path, problem)
+    with _damage_named(path):
+        return _connect(path)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, check_same_thread=False)
     columns = [r[1] for r in conn.execute("PRAGMA table_info(docs)")]
     if columns and "id" not in columns:
@@ -113,7 +164,7 @@ def _items(files: Mapping[str, str] | Iterable[tuple[str, str]]) -> Iterable[tup
 def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[str, str]]) -> IndexStats:
     """Add or update fact files, given as {viking URI: file content}. Returns what changed."""
     stats = IndexStats()
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for uri, text in _items(files):
             d = docmod.parse(uri, text[:MAX_TEXT])
             row = conn.execute("SELECT rowid, content_hash FROM docs WHERE uri = ?", (uri,)).fetchone()
@@ -137,7 +188,7 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
 
 def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
     removed = 0
-    with connect(db_path) as conn:
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
         for uri in uris:
             row = conn.execute("SELECT rowid FROM docs WHERE uri = ?", (uri,)).fetchone()
             if row:
@@ -147,10 +198,31 @@ def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
     return removed
 
 
-def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, workers: int = 8) -> IndexStats:
-    """Walk `root` on the server with `client`'s key, index every file, drop rows that vanished."""
-    root = root.rstrip("/")
-    uris = [e.uri for e in client.walk(root)]
+STAMPS = """
+CREATE TABLE IF NOT EXISTS stamps (uri TEXT PRIMARY KEY, stamp TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _stamp(entry: Entry) -> str | None:
+    """What the listing says about a file: unchanged size and modTime mean unchanged content."""
+    modified = getattr(entry, "modified", None)   # a listing without modTime: always read
+    return f"{entry.size}:{modified}" if modified is not None else None
+
+
+def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path: Path | str,
+                          workers: int = 8) -> IndexStats:
+    """Walk `root` (one URI or several) on the server with `client`'s key, index every file, drop rows
+    that vanished. Incremental: a file whose listed size and modTime match the last walk is not read
+    (the listing is the whole cost of an unchanged file)."""
+    roots = [root] if isinstance(root, str) else list(root)
+    roots = [r.rstrip("/") for r in roots]
+    entries = [e for r in roots for e in client.walk(r)]
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
+        conn.executescript(STAMPS)
+        known = dict(conn.execute("SELECT uri, stamp FROM stamps").fetchall())
+    conn.close()
+    changed = [e for e in entries if _stamp(e) is None or known.get(e.uri) != _stamp(e)]
 
     def fetch(uri: str) -> tuple[str, str] | None:
         try:
@@ -159,15 +231,47 @@ def build_from_openviking(client: OpenViking, root: str, db_path: Path | str, wo
             return None  # deleted between the listing and the read
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pairs = [p for p in pool.map(fetch, uris) if p is not None]
+        pairs = [p for p in pool.map(fetch, [e.uri for e in changed]) if p is not None]
     stats = index_facts(db_path, pairs)
-    present = {u for u, _ in pairs}
-    with connect(db_path) as conn:
-        stale = [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ?", _under(root))
-                 if u not in present]
+    stats.unchanged += len(entries) - len(changed)
+    present = {e.uri for e in entries}
+    stale: list[str] = []
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
+        for r in roots:
+            stale += [u for (u,) in conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ?", _under(r))
+                      if u not in present]
+        read = {u for u, _ in pairs}
+        conn.executemany("INSERT OR REPLACE INTO stamps (uri, stamp) VALUES (?, ?)",
+                         [(e.uri, _stamp(e)) for e in changed if e.uri in read and _stamp(e) is not None])
+        conn.executemany("DELETE FROM stamps WHERE uri = ?", [(u,) for u in stale])
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walked_at', ?)",
+                     (dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),))
     conn.close()
     stats.removed = remove_facts(db_path, stale)
     return stats
+
+
+def area_stats(db_path: Path | str, target: str) -> tuple[int, str | None]:
+    """(files, newest date) under `target` in the index."""
+    with connect(db_path) as conn:
+        count, newest = conn.execute("SELECT count(*), max(date) FROM docs WHERE uri >= ? AND uri < ?",
+                                     _under(target)).fetchone()
+    conn.close()
+    return count, newest
+
+
+def walked_at(db_path: Path | str) -> dt.datetime | None:
+    """When the last walk of the server finished (None: never walked, or no index)."""
+    if not Path(db_path).exists():
+        return None
+    conn = sqlite3.connect(Path(db_path))
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'walked_at'").fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    finally:
+        conn.close()
+    return dt.datetime.fromisoformat(row[0]) if row else None
 
 
 def _under(target: str) -> tuple[str, str]:
@@ -183,11 +287,10 @@ class KeywordIndex:
 
     name = "keyword"
 
-    def __init__(self, db_path: Path | str) -> None:
+    def __init__(self, db_path: Path | str, fix: str = "muninn search-index") -> None:
         self.path = Path(db_path)
         if not self.path.exists():
-            raise IndexError_(f"no keyword index at {self.path}",
-                              fix="run `muninn search-index` (or sync facts) to build it")
+            raise IndexError_(f"no keyword index at {self.path}", fix=f"run `{fix}` to build it")
         self._conn = connect(self.path)
         self.match = ""   # set per call by the pipeline: the FTS5 expression for this query
 
@@ -218,6 +321,10 @@ class KeywordIndex:
             rows = self._conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            if not sqlitefile.is_damage(exc):
+                raise
+            raise damaged(self.path, str(exc)) from None
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
         return [Candidate(uri=uri, score=-s, stage_scores={"keyword": round(-s, 4)}) for uri, s in rows]
 
@@ -233,6 +340,10 @@ class KeywordIndex:
             rows = self._conn.execute(sql, (query, *ids)).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            if not sqlitefile.is_damage(exc):
+                raise
+            raise damaged(self.path, str(exc)) from None
         return {ids[rowid]: -s for rowid, s in rows}
 
     def header_share(self, words: list[str], target: str | None = None) -> dict[str, float]:
@@ -258,6 +369,10 @@ class KeywordIndex:
                 n = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *scoped)).fetchone()[0]
             except sqlite3.OperationalError as exc:
                 raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
+            except sqlite3.DatabaseError as exc:
+                if not sqlitefile.is_damage(exc):
+                    raise
+                raise damaged(self.path, str(exc)) from None
             out[word] = n / total
         return out
 

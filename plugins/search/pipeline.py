@@ -57,7 +57,7 @@ class Searcher:
     the loaded reranker. `search()` builds one per call; a batch or the MCP server keeps one."""
 
     def __init__(self, settings: Settings, client: OpenViking | None = None, index: Path | str | None = None,
-                 reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None, index_fix: str = "muninn search-index") -> None:
         self.settings = settings
         self.cfg = settings.search
         self.client = client or OpenViking.user(settings)
@@ -66,7 +66,7 @@ class Searcher:
         self.index: keyword.KeywordIndex | None = None
         self.index_problem = ""
         try:
-            self.index = keyword.KeywordIndex(path)
+            self.index = keyword.KeywordIndex(path, fix=index_fix)  # the fix names this reader's command
         except keyword.IndexError_ as exc:
             self.index_problem = str(exc)
         self.vector = VectorSource(self.client)
@@ -74,6 +74,12 @@ class Searcher:
         self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"))
         self._reranker = reranker
         self._rerank_problem = ""
+
+    def drop_index(self, problem: str) -> None:
+        """Stop using a keyword index found damaged mid-search; later stages see no index."""
+        if self.index:
+            self.index.close()
+        self.index, self.index_problem, self.fetcher.index = None, problem, None
 
     def close(self) -> None:
         self.dense.close()

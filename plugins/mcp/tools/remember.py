@@ -66,6 +66,7 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
                "observed_at": observed.isoformat(), "recorded_at": now.isoformat()},
     )).text
     session.client.write(uri, doc, mode="create")
+    session.indexed({uri: doc})   # findable by keywords at once, by every reader the policy lets read it
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from muninn.core.errors import Refused
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search.flags import Switches, agent_params, agent_switches
@@ -17,25 +18,52 @@ class _SearchParams(Params):
                        "identifier (ticket key, hostname, IP, path)")
     k: int = Field(4, ge=1, le=20, description="How many hits to return")
     target: str | None = Field(None, description="Only search under this viking:// folder (must be readable)")
+    only: list[str] | None = Field(None, max_length=20, description="Only these areas, by name (e.g. "
+                                   "['shared', 'raven']); recall_status lists the readable ones")
+    since: str | None = Field(None, max_length=40, description="Only facts dated after: 30m, 24h, 7d, 2w or an "
+                              "ISO date (e.g. '1h' for what was recorded in the last hour)")
 
 
 # Plus one boolean per stage switch offered to agents (Switch.agent); none is today.
 SearchParams = agent_params(_SearchParams)
 
 
-def _search(session: GuardSession, query: str, target: str | None, k: int,
-            switches: Switches) -> tuple[list[dict], list[str]]:
+def _search(session: GuardSession, query: str, target: str | None, k: int, switches: Switches,
+            since: str | None = None) -> tuple[list[dict], list[str], str]:
     """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank, recency, per-file
-    cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings)."""
+    cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings, route)."""
     # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
-    result = session.searcher.search(query, k=max(k * 3, 12), target=target, **switches)
+    result = session.searcher.search(query, k=max(k * 3, 12), target=target, since=since, **switches)
     hits = [h.to_dict() for h in result.hits if session.readable(h.uri)]
-    return hits[:k], list(result.warnings)
+    warnings = list(result.warnings)
+    if session.index_problem and session.index_problem not in warnings:
+        warnings.append(session.index_problem)
+    return hits[:k], warnings, result.route
+
+
+def _areas(session: GuardSession, names: list[str]) -> list[str]:
+    """The URIs of the named areas, each one this reader may read (checked like any other URI)."""
+    readable = sorted(a for a in session.profile.areas)
+    uris = []
+    for name in dict.fromkeys(names):
+        if name not in readable:
+            raise Refused(f"{name!r} is not an area this reader may read (readable: {', '.join(readable)})")
+        uris.append(session.require("recall_search", session.policy.areas[name], "read"))
+    return uris
 
 
 def handle(session: GuardSession, p: _SearchParams) -> Output:
     target = session.require("recall_search", p.target, "read") if p.target else None
-    hits, warnings = _search(session, p.query, target, p.k, agent_switches(p))
+    if p.only:
+        # One search per area, merged by score: each stays inside its area, the best k of all are kept.
+        hits, warnings, route = [], [], "vector"
+        for uri in _areas(session, p.only):
+            got, said, route = _search(session, p.query, uri, p.k, agent_switches(p), p.since)
+            hits += got
+            warnings += [w for w in said if w not in warnings]
+        hits = sorted(hits, key=lambda h: -h["score"])[:p.k]
+    else:
+        hits, warnings, route = _search(session, p.query, target, p.k, agent_switches(p), p.since)
     blocks, data = [], []
     for i, hit in enumerate(hits, 1):
         untrusted = session.untrusted(hit["uri"])
@@ -53,7 +81,7 @@ def handle(session: GuardSession, p: _SearchParams) -> Output:
     text = "\n\n".join(blocks) if blocks else f"No hits for {p.query!r} in this reader's areas."
     if warnings:  # never a silent fallback: a skipped stage is said in the result
         text += "\n\n" + "\n".join(f"warning: {w}" for w in warnings)
-    return Output(text, {"query": p.query, "hits": data, "warnings": warnings})
+    return Output(text, {"query": p.query, "route": route, "hits": data, "warnings": warnings})
 
 
 SEARCH = ToolSpec(

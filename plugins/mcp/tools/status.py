@@ -7,6 +7,7 @@ from muninn.guards import tools as tool_guard
 from muninn.plugins.mcp import registry
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
+from muninn.plugins.search import reader_index
 
 
 class StatusParams(Params):
@@ -26,16 +27,20 @@ def handle(session: GuardSession, p: StatusParams) -> Output:
         "remember_to": prof.remember_to,
         "tools": tool_guard.visible_tools(prof, frozenset(registry.all_tools())),
         "server": server, "redacted_values": session.redactor.count,
-        "search_backend": "openviking-find (muninn pipeline not wired)",
+        "stores": reader_index.store_status(session.settings, prof, session.policy.areas),
     }
     lines = [f"reader {prof.name} ({prof.kind}) as {prof.account}/{prof.user}; server: {server}",
              "reads: " + ", ".join(prof.read_prefixes), "writes: " + (", ".join(prof.write_prefixes) or "none"),
              "tools: " + ", ".join(data["tools"])]
+    for row in data["stores"]:
+        lines.append(f"area {row['area']}: {row['files']} files, newest {row['newest'] or '-'}; "
+                     f"keyword index: {row['index']}")
     return Output("\n".join(lines), data)
 
 
 STATUS = ToolSpec(
     name="recall_status",
-    description="Show which reader this server acts as, its areas and tools, and whether memory is reachable.",
+    description=("Show which reader this server acts as, its areas and tools, whether memory is reachable, "
+                 "and for each readable area its file count, newest fact and keyword index freshness."),
     params=StatusParams, handler=handle, access="none",
 )

@@ -3,6 +3,7 @@ the question, the files dated then get a list of their own."""
 
 from __future__ import annotations
 
+from muninn.plugins.search import keyword
 from muninn.plugins.search.stages import check_candidates
 from muninn.plugins.search.state import SearchState
 
@@ -17,6 +18,11 @@ class Dated:
     def run(self, state: SearchState) -> None:
         assert state.searcher.index is not None and state.window is not None
         cfg, target = state.cfg, state.request.target
-        got = state.searcher.index.candidates(state.match, target, cfg.keyword_top,
-                                              between=state.window.bounds(cfg.date_slack_days))
+        try:
+            got = state.searcher.index.candidates(state.match, target, cfg.keyword_top,
+                                                  between=state.window.bounds(cfg.date_slack_days))
+        except keyword.IndexDamaged as exc:
+            state.searcher.drop_index(str(exc))
+            state.warn(f"keyword stage skipped: {exc}")
+            return
         state.lists[self.name] = check_candidates(self.name, got, target, cfg.keyword_top)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from muninn.plugins.search import keyword
 from muninn.plugins.search.stages import check_candidates
 from muninn.plugins.search.state import SearchState
 
@@ -16,5 +17,11 @@ class Keyword:
     def run(self, state: SearchState) -> None:
         assert state.searcher.index is not None
         target, top = state.request.target, state.cfg.keyword_top
-        got = state.searcher.index.candidates(state.match, target, top)
+        try:
+            got = state.searcher.index.candidates(state.match, target, top)
+        except keyword.IndexDamaged as exc:
+            # Damage found mid-query: the rest of this search (and the next) goes vector-only, said.
+            state.searcher.drop_index(str(exc))
+            state.warn(f"keyword stage skipped: {exc}")
+            return
         state.lists[self.name] = check_candidates(self.name, got, target, top)

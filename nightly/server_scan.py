@@ -1,0 +1,148 @@
+"""A leak scan of what is stored in OpenViking, not of what muninn meant to send.
+
+Agents and assistant sessions write straight into the server, and anything can bypass export, so
+the nightly scan reads every file back and checks it with the independent leak gate (every live
+known value in every form, and every pattern rule) and with the ledger of retired values
+(`guards/retired.py`). With ACLs on, one key does not see every area, so the tree is walked as the CLI's
+own user and then as each policy reader whose key is in the keyring, over that reader's areas.
+Files are told apart by account and URI, so a file seen by two keys is read once.
+
+Findings carry the URI, the secret id or rule, and the line. Never a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from muninn.core import credentials, policy
+from muninn.core.client import OpenViking
+from muninn.core.config import Settings
+from muninn.core.errors import AuthError, ConfigError, NotFound
+from muninn.guards.leak_gate import LeakGate
+from muninn.guards.retired import Ledger
+from muninn.guards.secret_values import collect
+
+# What the CLI's own user walks: every scope OpenViking 0.5.2 serves to a user key.
+SCOPES = ("viking://resources", "viking://agent", "viking://user")
+
+
+@dataclass(frozen=True)
+class Identity:
+    label: str      # "cli" or the policy reader's name
+    account: str
+    key_name: str
+    roots: tuple[str, ...]
+
+
+@dataclass
+class FileFinding:
+    uri: str
+    account: str
+    seen_as: list[str]
+    findings: list[dict[str, Any]]   # {"reason", "secret_id", "line"}; hash hits carry start/end too
+
+    def to_json(self) -> dict[str, Any]:
+        return {"uri": self.uri, "account": self.account, "seen_as": self.seen_as,
+                "findings": [{k: f[k] for k in ("reason", "secret_id", "line")} for f in self.findings]}
+
+
+@dataclass
+class ScanReport:
+    files: int = 0
+    identities: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)   # "<reader>: <uri>: <reason>"
+    retired_known: int = 0
+    found: list[FileFinding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "identities": self.identities, "unreadable": self.unreadable,
+                "retired_known": self.retired_known, "found": [f.to_json() for f in self.found]}
+
+
+class Scanner:
+    """Live values through the leak gate, retired values through their salted hashes."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.known = collect(settings.paths.known_secret_files())     # value -> secret id
+        ledger = Ledger(settings.paths.retired_hashes)
+        ledger.remember((i, v) for v, i in self.known.items())
+        self.hashes = ledger.retired(self.known)
+        self.gate = LeakGate(self.known)
+
+    def scan(self, uri: str, text: str) -> list[dict[str, Any]]:
+        out = [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan(text)]
+        out += [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan_path(uri)]
+        out += [{"reason": "retired-value", "secret_id": h.secret_id, "line": h.line, "start": h.start, "end": h.end}
+                for h in self.hashes.scan(text)]
+        return out
+
+
+def identities(settings: Settings) -> list[Identity]:
+    own = settings.openviking
+    out = [Identity("cli", own.account, credentials.user_key_name(own.account, own.user), SCOPES)]
+    try:
+        pol = policy.load_for(settings)
+    except ConfigError:
+        if policy.path_for(settings).exists():
+            raise
+        return out  # no policy.yaml: one identity, the CLI's
+    for name, prof in pol.profiles.items():
+        roots = tuple(dict.fromkeys([*prof.read_prefixes, *prof.write_prefixes]))
+        out.append(Identity(name, prof.account, prof.key_name, roots))
+    return out
+
+
+def connect(settings: Settings, ident: Identity) -> OpenViking | None:
+    key = credentials.Keyring(settings.keyring.backend).get(ident.key_name)
+    return OpenViking(settings.server.base_url, key, key_name=ident.key_name) if key else None
+
+
+def _walk(client: OpenViking, root: str, unreadable: list[str], label: str) -> Iterator[str]:
+    stack = [root.rstrip("/")]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = client.ls(folder)
+        except NotFound:
+            continue
+        except AuthError:
+            unreadable.append(f"{label}: {folder}: not readable with this key")
+            continue
+        for e in entries:
+            if e.is_dir:
+                stack.append(e.uri)
+            else:
+                yield e.uri
+
+
+def scan(settings: Settings, scanner: Scanner | None = None) -> ScanReport:
+    scanner = scanner or Scanner(settings)
+    report = ScanReport(retired_known=len(scanner.hashes))
+    seen: dict[tuple[str, str], FileFinding | None] = {}
+    for ident in identities(settings):
+        client = connect(settings, ident)
+        if client is None:
+            report.unreadable.append(f"{ident.label}: no key {ident.key_name!r} in the keyring")
+            continue
+        report.identities.append(ident.label)
+        with client:
+            for root in ident.roots:
+                for uri in _walk(client, root, report.unreadable, ident.label):
+                    key = (ident.account, uri)
+                    if key in seen:
+                        if seen[key] is not None:
+                            seen[key].seen_as.append(ident.label)
+                        continue
+                    try:
+                        text = client.read(uri)
+                    except (NotFound, AuthError) as exc:
+                        report.unreadable.append(f"{ident.label}: {uri}: {exc.message}")
+                        continue
+                    report.files += 1
+                    findings = scanner.scan(uri, text)
+                    seen[key] = FileFinding(uri, ident.account, [ident.label], findings) if findings else None
+    report.found = [f for f in seen.values() if f is not None]
+    return report
