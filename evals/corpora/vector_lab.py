@@ -1,0 +1,82 @@
+"""What the vector stage reads, measured offline: dense retrieval over a corpus's rendered fact files,
+embedded (a) whole, as OpenViking stores them with `embed.fact_text` off, and (b) through
+`factfile.embed_text`, as the sidecar now hands them to the model; beside the plain dense baseline
+(breadcrumb + body). Same model, same 256-token cut as the sidecar, in-process, no server.
+
+    python -m muninn.evals.corpora.vector_lab debian-handbook postgresql locomo-26 [--cache DIR]
+
+It ranks files one vector each, the way `find` does before muninn's fusion; it is the vector stage's
+own ceiling, not the product's result (that is `corpora run`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from muninn.core import factfile
+from muninn.core.config import EmbedSettings
+from muninn.evals.corpora import harness, sources
+from muninn.export import pipeline as export_pipeline
+from muninn.plugins.embed.model import load
+
+RULES = {
+    "whole file (fact_text off)": lambda text, crumb_body: text,
+    "embed_text (fact_text on)": lambda text, crumb_body: factfile.embed_text(text),
+    "dense baseline": lambda text, crumb_body: crumb_body,
+}
+
+
+def rendered_facts(built: sources.Built) -> list[tuple[harness.Section, str]]:
+    """(the section as the harness judges it, the rendered file text) for every fact the exporter writes."""
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for s in built.sources:
+            dest = Path(tmp) / (s.name or s.kind)
+            export_pipeline.run(s.kind, s.path, dest)
+            for path in sorted(dest.rglob("*.md")):
+                text = path.read_text(encoding="utf-8")
+                ff = factfile.parse(text)
+                crumb = factfile.CRUMB.join(ff.breadcrumb) or ff.title
+                uri = f"{s.area}/{path.relative_to(Path(tmp)).as_posix()}"
+                out.append((harness.Section(uri=uri, text=f"{crumb}\n{ff.body}", body=ff.body,
+                                            source_path=ff.source_path, title=ff.title), text))
+    return out
+
+
+def run(name: str, cache: Path | None, model) -> dict[str, dict[str, float]]:
+    built = sources.build(name, cache)
+    facts = rendered_facts(built)
+    secs = [sec for sec, _ in facts]
+    questions = built.questions.questions
+    qvecs = model.encode([q.question for q in questions])
+    out = {}
+    for rule, pick in RULES.items():
+        mat = model.encode([pick(text, sec.text) for sec, text in facts])
+        order = np.argsort(-(qvecs @ mat.T), axis=1, kind="stable")[:, :10]
+        firsts = [harness.first_rank([secs[i].uri for i in row], harness.gold(q, secs)) for q, row in zip(
+            questions, order, strict=True)]
+        out[rule] = harness.metrics(firsts, [])
+    print(f"\n{name}: {len(facts)} facts, {len(questions)} questions")
+    print("| text embedded | hit@1 | hit@4 | hit@10 | MRR@10 |\n| --- | --- | --- | --- | --- |")
+    for rule, m in out.items():
+        print(f"| {rule} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} |")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.vector_lab", description=__doc__.splitlines()[0])
+    ap.add_argument("corpora", nargs="+")
+    ap.add_argument("--cache", type=Path)
+    args = ap.parse_args(argv)
+    model, _ = load(EmbedSettings())
+    for name in args.corpora:
+        run(name, args.cache, model)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
