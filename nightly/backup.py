@@ -22,7 +22,7 @@ from typing import Any
 from muninn.core import credentials, policy
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import AuthError, ConfigError, MuninnError, NotFound
+from muninn.core.errors import AuthError, ConfigError, MuninnError, NotFound, ServerDown
 from muninn.nightly import server_scan
 
 AREAS = "areas"   # areas/<n>/<relative path>, described by areas.json
@@ -134,9 +134,14 @@ def _accounts(settings: Settings, tar: tarfile.TarFile, report: BackupReport) ->
     if credentials.Keyring(settings.keyring.backend).get(credentials.root_key_name()) is None:
         report.skipped.append("account list: no root key in the keyring")
         return
-    with OpenViking.root(settings) as root:
-        accounts = [{**a, "users": root.list_users(a["account_id"])} for a in root.list_accounts()
-                    if a.get("account_id")]
+    try:
+        with OpenViking.root(settings) as root:
+            accounts = [{**a, "users": root.list_users(a["account_id"])} for a in root.list_accounts()
+                        if a.get("account_id")]
+    except ServerDown as exc:
+        # The local parts (vault, policy, manifests) are still worth keeping: say what is missing.
+        report.skipped.append(f"account list: {exc.message}")
+        return
     _add(tar, "server/accounts.json", json.dumps(accounts, indent=1, default=str).encode())
     report.included.append(f"account list ({len(accounts)})")
 

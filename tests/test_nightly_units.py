@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,9 @@ SECRET = "Zq8vN3kT5pW2rX7m"
 
 
 @pytest.fixture
-def settings(tmp_path: Path):
+def settings(tmp_path: Path, isolated_keyring: Path):
+    # A keyring of this test's own: the session's keyring holds the integration stack's root key,
+    # and these tests are about what happens without a server.
     cfg = tmp_path / "muninn.yaml"
     cfg.write_text(yaml.safe_dump({"home": str(tmp_path / "home"), "nightly": {"keep_reports": 3}}))
     return config.load(cfg)
@@ -334,3 +337,17 @@ def test_approved_skills_are_names_optionally_pinned_by_content(entries, parsed)
     from muninn.nightly.skills import parse_approved
 
     assert parse_approved(entries) == parsed
+
+
+def test_a_backup_with_the_server_down_keeps_the_local_parts_and_says_what_is_missing(settings) -> None:
+    from muninn.core import credentials
+    from muninn.nightly import backup
+
+    # A root key but nothing listening on the configured port: the account list cannot be read.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        settings.server.port = sock.getsockname()[1]
+    credentials.Keyring(settings.keyring.backend).set(credentials.root_key_name(), "not-a-real-key")
+    made = backup.create(settings)
+    assert made.path.exists()
+    assert any(s.startswith("account list: OpenViking is not reachable") for s in made.skipped), made.skipped
