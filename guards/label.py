@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Iterator
 from functools import cache
 
+from muninn.guards.forms import decode_escape as _decode
 from muninn.guards.forms import skeleton as _skeleton
 
 OPEN = "<untrusted-data"
@@ -45,17 +46,6 @@ _DROPPED = frozenset({"Mn", "Me", "Cf", "Cc", "Zs", "Zl", "Zp", "Pd", "Pc"})
 # The characters whose NFKD form holds `<` (≮, small and fullwidth forms): a scan of all of Unicode
 # takes half a second, so they are listed here, and tests/test_label.py re-derives the list.
 _LT_COMPAT = "\u226e\ufe64\uff1c"
-
-
-def _decode(token: str) -> str:
-    if token[0] == "%":
-        code = int(token[1:], 16)
-    elif token[0] == "\\":
-        # \074 (octal), \xXX, \uXXXX, \u{X}
-        code = int(token[1:], 8) if token[1] in "01234567" else int(token[2:].strip("{}"), 16)
-    else:
-        return html.unescape(token)
-    return chr(code) if code <= 0x10FFFF else "\ufffd"
 
 
 def _fold(ch: str) -> str:
