@@ -15,6 +15,7 @@ from muninn.core import config, credentials
 from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError
 from muninn.export import sync
+from muninn.nightly import purge
 from muninn.plugins import policy_apply
 from muninn.plugins.access.vault import Vault
 
@@ -180,7 +181,8 @@ def test_backup_then_delete_the_agents_area_then_restore_finds_its_facts_again(s
 
     with _raven(world) as raven:
         for uri in FACTS:
-            raven.rm(uri)
+            # The server may still be indexing the area it just wrote: wait it out as purge does.
+            purge.retry_busy(lambda uri=uri: raven.rm(uri))
         raven.wait()
         left = {e.uri for e in raven.walk("viking://resources/agents/diary")}
     assert not set(FACTS) & left
