@@ -230,6 +230,10 @@ class NightlySettings(Section):
                                        "content (the job's report gives each skill's hash)")
     keep_reports: int = Field(30, ge=1, description="Reports kept in <workspace>/nightly/ (oldest removed first)")
     keep_backups: int = Field(7, ge=1, description="Backup tars kept in <workspace>/backups/ (oldest removed first)")
+    mirror: Path | None = Field(None, description="Local git repository the `mirror` job commits the task/roadmap "
+                                "export into, one commit per night (default: <workspace>/mirror)")
+    mirror_kinds: list[str] = Field(default_factory=lambda: ["tasks"], description="Kinds of `sources:` whose "
+                                    "export the `mirror` job commits")
 
 
 class Settings(Section):
