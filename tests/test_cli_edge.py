@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
-from typer.testing import CliRunner
 
 import muninn
-from muninn.cli import app
+from muninn import cli
 from muninn.core.errors import ConfigError, ExitCode
-
-runner = CliRunner()
 
 BOX = set("╭╮╰╯│─┏┓┗┛┃━┌┐└┘")
 
@@ -53,8 +51,25 @@ BAD_ARGUMENTS = [
 ]
 
 
-def _invoke(argv: list[str]):
-    return runner.invoke(app, argv)
+@dataclass
+class Ended:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def invoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """The installed entry point (`muninn.cli.main`) in this process, as a shell would run it."""
+
+    def run(argv: list[str]) -> Ended:
+        monkeypatch.setattr(sys, "argv", ["muninn", *argv])
+        with pytest.raises(SystemExit) as ended:
+            cli.main()
+        out = capsys.readouterr()
+        return Ended(int(ended.value.code or 0), out.out, out.err)
+
+    return run
 
 
 def _one_error_line(stderr: str) -> str:
@@ -67,8 +82,8 @@ def _one_error_line(stderr: str) -> str:
 
 
 @pytest.mark.parametrize("argv, word", BAD_ARGUMENTS, ids=[" ".join(a) or "-" for a, _ in BAD_ARGUMENTS])
-def test_a_bad_argument_is_exit_2_with_one_sentence(argv: list[str], word: str) -> None:
-    result = _invoke(argv)
+def test_a_bad_argument_is_exit_2_with_one_sentence(invoke, argv: list[str], word: str) -> None:
+    result = invoke(argv)
     assert result.exit_code == ExitCode.BAD_INPUT, (result.exit_code, result.stderr, result.stdout)
     line = _one_error_line(result.stderr)
     assert word in line, line
@@ -86,7 +101,7 @@ def test_a_bad_argument_through_the_installed_entry_point() -> None:
 
 @pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyError("x"), ZeroDivisionError(), AttributeError("a\nb")],
                          ids=lambda e: type(e).__name__)
-def test_a_bug_is_one_sentence_and_exit_70(monkeypatch: pytest.MonkeyPatch, exc: Exception) -> None:
+def test_a_bug_is_one_sentence_and_exit_70(invoke, monkeypatch: pytest.MonkeyPatch, exc: Exception) -> None:
     """Anything unexpected escaping a command: one sentence naming it, never a traceback."""
     from muninn.plugins.search import cli as search_cli
 
@@ -94,7 +109,7 @@ def test_a_bug_is_one_sentence_and_exit_70(monkeypatch: pytest.MonkeyPatch, exc:
         raise exc
 
     monkeypatch.setattr(search_cli, "settings", broken)
-    result = _invoke(["search", "a question"])
+    result = invoke(["search", "a question"])
     assert result.exit_code == ExitCode.INTERNAL == 70
     line = _one_error_line(result.stderr)
     assert type(exc).__name__ in line and "MUNINN_DEBUG=1" in line
@@ -105,8 +120,9 @@ def test_muninn_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setenv("MUNINN_DEBUG", "1")
     monkeypatch.setattr(search_cli, "settings", lambda *_: 1 / 0)
-    result = _invoke(["search", "a question"])
-    assert isinstance(result.exception, ZeroDivisionError)
+    monkeypatch.setattr(sys, "argv", ["muninn", "search", "a question"])
+    with pytest.raises(ZeroDivisionError):
+        cli.main()
 
 
 @pytest.mark.parametrize("error, expected", [
@@ -121,8 +137,8 @@ def test_a_flag_error_carries_no_config_prefix(error: ConfigError, expected: str
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["-V"]])
-def test_version(argv: list[str]) -> None:
-    result = _invoke(argv)
+def test_version(invoke, argv: list[str]) -> None:
+    result = invoke(argv)
     assert result.exit_code == 0 and result.stdout == f"muninn {muninn.__version__}\n"
 
 
@@ -132,12 +148,12 @@ HELPED = [[], ["search"], ["read"], ["verify"], ["vault"], ["vault", "sync"], ["
 
 @pytest.mark.parametrize("argv", HELPED, ids=lambda a: " ".join(a) or "muninn")
 @pytest.mark.parametrize("flag", ["-h", "--help"])
-def test_h_is_help_everywhere(argv: list[str], flag: str) -> None:
-    result = _invoke([*argv, flag])
+def test_h_is_help_everywhere(invoke, argv: list[str], flag: str) -> None:
+    result = invoke([*argv, flag])
     assert result.exit_code == 0, result.stderr
     assert "Usage:" in result.stdout and result.stderr == ""
 
 
-def test_no_command_prints_the_help_and_succeeds() -> None:
-    result = _invoke([])
+def test_no_command_prints_the_help_and_succeeds(invoke) -> None:
+    result = invoke([])
     assert result.exit_code == 0 and "Usage:" in result.stdout
