@@ -68,13 +68,14 @@ def handle(session: GuardSession, p: _SearchParams) -> Output:
     for i, hit in enumerate(hits, 1):
         untrusted = session.untrusted(hit["uri"])
         score = f"{hit['score']:.3f}" if isinstance(hit.get("score"), int | float) else "-"
+        rel = f", relevance {hit['relevance']:.2f}" if isinstance(hit.get("relevance"), int | float) else ""
         crumb, title = hit.get("breadcrumb") or "", hit.get("title") or ""
         # Export's breadcrumbs already end with the fact's own title: don't say it twice.
         where = crumb if title and crumb.endswith(title) else " › ".join(x for x in (crumb, title) if x)
         dated = f", {hit['date'][:10]}" if hit.get("date") else ""
         # Title, breadcrumb and snippet all come from the file: one label holds them all.
         written = session.label("\n".join(x for x in (where, hit["snippet"]) if x), hit["uri"])
-        blocks.append(f"[{i}] {hit['uri']} (score {score}{dated})\n{written}")
+        blocks.append(f"[{i}] {hit['uri']} (score {score}{rel}{dated})\n{written}")
         fields = {k: session.label(v, hit["uri"]) if isinstance(v, str) and k not in _OURS else v
                   for k, v in hit.items()}
         data.append({**fields, "untrusted": untrusted})
