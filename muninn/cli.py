@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+import typer.core
 from typer.core import TyperCommand, TyperGroup
+
+# Click's own help, not typer's rich panels: paragraphs are rewrapped to the terminal (a docstring's
+# line breaks never cut a sentence), `\b` blocks (examples) are kept as written, flags show no `<bool>`,
+# and a pipe gets no box drawing. Errors never reach typer's panels either (muninn/core/edge.py).
+typer.core.HAS_RICH = False
 
 if TYPE_CHECKING:
     from typer._click import Command
@@ -77,7 +83,8 @@ class LazyGroup(TyperGroup):
 
         entry = COMMANDS.get(cmd_name)
         if self._listing and entry is not None:
-            return TyperCommand(cmd_name, help=entry[1])
+            # short_help: the listing shows the whole first paragraph, wrapped, not cut at 45 characters.
+            return TyperCommand(cmd_name, help=entry[1], short_help=" ".join(entry[1].split()))
         if entry is not None:
             found = part_commands(*PARTS[entry[0]]).get(cmd_name)
             if found is not None:

@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'demo': (9, 'The main job on the sample corpus: stack up, policy applied, vault filled, sources exported\n(redacted, leak-gated) and synced, one search through the guarded MCP server, the sealed eval.'),
     'export': (10, 'Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.'),
     'sync': (10, 'Write fact files into OpenViking: vectors only, in batches, touching only files muninn owns.'),
-    'search': (11, 'Find facts: identifiers go keyword-only; questions take OpenViking\'s vector top 20 and BM25\'s\ntop 20, score each candidate on BM25, its file\'s and its fact\'s cosine and how much of the\nquery its title or breadcrumb names; a question naming a day ("on 3 June, 2023", "in January\n2024") also takes BM25\'s top 20 among the files dated then and scores how near each file\'s\ndate is. Then the cross-encoder reranks the content, a small\nrecency prior breaks near-ties, and at most two hits come from one file. The result names\nthe reranker that ran; --json shows every stage\'s score per hit.'),
+    'search': (11, 'Find facts by words, a question or an identifier, best first, each with its relevance.'),
     'read': (11, 'Print one fact file; --json splits it into front matter fields and body.'),
     'search-index': (11, "Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key."),
     'mcp': (12, 'The guarded MCP server an agent talks to (stdio). One process per profile in policy.yaml:'),

@@ -4,6 +4,7 @@ a traceback ever reaches the user. No server: each case fails before one would b
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -157,3 +158,43 @@ def test_h_is_help_everywhere(invoke, argv: list[str], flag: str) -> None:
 def test_no_command_prints_the_help_and_succeeds(invoke) -> None:
     result = invoke([])
     assert result.exit_code == 0 and "Usage:" in result.stdout
+
+
+def _every_command() -> list[tuple[str, ...]]:
+    from typer.core import TyperGroup
+
+    out: list[tuple[str, ...]] = [()]
+    for name, cmd in sorted(cli.all_commands().items()):
+        out.append((name,))
+        if isinstance(cmd, TyperGroup):
+            out += [(name, sub) for sub in sorted(cmd.commands)]
+    return out
+
+
+def _greedy(paragraph: list[str], width: int) -> bool:
+    """Each line of a wrapped paragraph was broken only because the next word did not fit."""
+    return all(len(line) + 1 + len(nxt.split()[0]) > width for line, nxt in itertools.pairwise(paragraph))
+
+
+@pytest.mark.parametrize("argv", _every_command(), ids=lambda a: " ".join(a) or "muninn")
+def test_help_is_plain_and_rewrapped(invoke, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    result = invoke([*argv, "--help"])
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert "<bool>" not in text and not BOX & set(text)
+    description = text.split("\n\n", 1)[1].split("\nOptions:")[0].split("\nArguments:")[0]
+    for block in description.split("\n\n"):
+        lines = block.splitlines()
+        # Prose paragraphs sit at two spaces; examples (`\b` blocks) are indented further or headed.
+        if lines and all(line.startswith("  ") and not line.startswith("   ") for line in lines) \
+                and not lines[0].strip().endswith(":"):
+            assert _greedy(lines, 78), block
+
+
+@pytest.mark.parametrize("argv", [["read"], ["verify"], ["access", "exec"], ["policy"], ["vault"], ["search"]])
+def test_examples_in_help(invoke, argv: list[str]) -> None:
+    text = invoke([*argv, "--help"]).stdout
+    assert "Examples:" in text
+    examples = text.split("Examples:", 1)[1].split("\n\n")[0].splitlines()[1:]
+    assert examples and all(line.strip().startswith("muninn ") for line in examples)

@@ -34,6 +34,12 @@ def verify(
     Results are stored: `access show` / `secret show` print "last verified: ok 2h ago".
 
     Exit 0 when nothing is stale, unreachable, missing or failed; 1 otherwise.
+
+    \b
+    Examples:
+      muninn verify --dry-run          (the plan: each command, or why the guard refuses it)
+      muninn verify                    (every entry and secret)
+      muninn verify ops-cluster jira-api-token --json
     """
     cfg = settings(ctx)
     items = sweep.plan(cfg, ids or ())
