@@ -45,6 +45,32 @@ def plain_table(table: Table) -> str:
     return "\n".join(lines)
 
 
+class Progress:
+    """`label i/n item` redrawn in place on stderr while a long command runs, only when stderr is a
+    terminal (a pipe, a file or cron gets nothing from it); the summary line is the caller's."""
+
+    def __init__(self, label: str, total: int) -> None:
+        self.label, self.total, self.done = label, total, 0
+        self.on = sys.stderr.isatty()
+
+    def tick(self, item: str = "") -> None:
+        self.done += 1
+        if self.on:
+            sys.stderr.write(f"\r\x1b[K{self.label} {self.done}/{self.total} {' '.join(item.split())[:60]}")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.on:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 console = PlainWhenPiped()
 err_console = PlainWhenPiped(stderr=True)
 
