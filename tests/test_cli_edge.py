@@ -198,3 +198,17 @@ def test_examples_in_help(invoke, argv: list[str]) -> None:
     assert "Examples:" in text
     examples = text.split("Examples:", 1)[1].split("\n\n")[0].splitlines()[1:]
     assert examples and all(line.strip().startswith("muninn ") for line in examples)
+
+
+@pytest.mark.parametrize("code", [0, 1, 3, ExitCode.CHECK_FAILED, ExitCode.LEAK_GATE_DROPPED, 127])
+def test_a_command_exit_code_survives_the_edge(invoke, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
+    """`raise typer.Exit(ExitCode.X)` from a command (status, doctor, verify do) is the process's code."""
+    import typer
+
+    from muninn.plugins.search import cli as search_cli
+
+    def exits(*_a, **_k):
+        raise typer.Exit(code)
+
+    monkeypatch.setattr(search_cli, "settings", exits)
+    assert invoke(["search", "a question"]).exit_code == int(code)
