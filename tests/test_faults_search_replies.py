@@ -112,7 +112,7 @@ def test_no_keyword_index_and_no_server_is_exit_5(stack) -> None:
 @pytest.mark.parametrize("fault", ["invalid-json", "empty-200", "json-array", "html-500", "cut", "slow"])
 def test_a_bad_sidecar_leaves_rrf_order_and_says_so(stack, fault: str) -> None:
     cfg, _, embed = stack
-    embed.fault, embed.slow_seconds = fault, 12.0      # the sidecar client waits 10 s
+    embed.fault, embed.slow_seconds = fault, 4.0       # the sidecar client waits search.timeout, 1.5 s
     done, result = search(cfg, QUESTION)
     assert done.returncode == 0, done.stderr
     assert result["route"] == "hybrid" and result["hits"]

@@ -75,7 +75,7 @@ class Searcher:
         self.vector = VectorSource(self._vector_client)
         self.watch = outage.ServerWatch()
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
-        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"))
+        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"), timeout=self.cfg.timeout)
         self._reranker = reranker
         self._rerank_problem = ""
 
