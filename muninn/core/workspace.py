@@ -110,6 +110,11 @@ class Workspace:
         return self.home / "backups"
 
     @property
+    def mirror(self) -> Path:
+        """The git mirror of the task/roadmap export (`nightly.mirror`)."""
+        return self._override("nightly", "mirror") or self.home / "mirror"
+
+    @property
     def nightly_lock(self) -> Path:
         return self.nightly_reports / "lock"
 
