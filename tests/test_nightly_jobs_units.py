@@ -216,3 +216,27 @@ def test_export_all_skips_a_failing_source_and_fails_only_when_all_did(home: Pat
         assert f"skipped {entries[b]['area']}/notes" in out.stderr or f"skipped {entries[b]['area']}/tasks" \
             in out.stderr, (b, out.stderr)
     assert (home / "home/exports/shared/notes").is_dir() == (want == 0)
+
+
+# --- observations keep the time of day (what `muninn watch` measures freshness by) --------------
+
+@pytest.mark.parametrize(("ts", "date", "folder"), [
+    ("2025-10-02T09:14:03Z", "2025-10-02T09:14:03Z", "2025-10-02"),
+    ("2025-10-02T11:14:03+02:00", "2025-10-02T09:14:03Z", "2025-10-02"),
+    ("2025-10-02T23:30:00-02:00", "2025-10-03T01:30:00Z", "2025-10-03"),
+    ("2025-10-02 09:14:03", "2025-10-02T09:14:03Z", "2025-10-02"),
+    ("2025-10-02T09:14:03.123456Z", "2025-10-02T09:14:03Z", "2025-10-02"),
+    ("2025-10-02", "2025-10-02", "2025-10-02"),
+    ("not a time", None, "undated"),
+])
+def test_an_observation_is_dated_to_the_second_in_utc(tmp_path: Path, ts: str, date: str | None,
+                                                     folder: str) -> None:
+    import json
+
+    from muninn.core import factfile
+
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"ts": ts, "tool": "Bash", "input": "uptime", "output": "up 3 days"}) + "\n")
+    pipeline.run("observations", log, tmp_path / "out")
+    (fact,) = [p for p in (tmp_path / "out").rglob("*.md") if pipeline.LEDGER_DIR not in p.parts]
+    assert factfile.parse(fact.read_text()).date == date and fact.parent.name == folder

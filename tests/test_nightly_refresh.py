@@ -5,6 +5,7 @@ holding a known value is dropped, named by path and secret id, and never reaches
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sqlite3
@@ -62,13 +63,17 @@ def world(stack, tmp_path_factory) -> dict:
     _git(repo, "init", "-q")
     _git(repo, "add", "-f", ".")
     _git(repo, "commit", "-q", "-m", "files")
+    (tmp / "observations.jsonl").write_text(json.dumps({"ts": "2026-11-01T09:14:03Z", "tool": "Bash", "session": "s1",
+                                                        "input": "systemctl status worker", "output": "active"}) + "\n")
     cfg = {**yaml.safe_load(stack.config_path.read_text()), "openviking": {"account": account, "user": "owner"},
            "guard": {"policy": str(tmp / "policy.yaml")}, "export": {"out": str(tmp / "exports")},
            "home": str(tmp / "home"), "vault": {"files": [str(tmp / "secrets.yaml")]},
            "sources": [{"kind": "notes", "path": str(notes), "area": "viking://resources/shared"},
                        {"kind": "notes", "path": str(tmp / "unmounted"), "area": "viking://resources/shared",
                         "name": "nas-notes"},
-                       {"kind": "repo", "path": str(repo), "area": "viking://resources/code", "name": "deploy"}]}
+                       {"kind": "repo", "path": str(repo), "area": "viking://resources/code", "name": "deploy"},
+                       {"kind": "observations", "path": str(tmp / "observations.jsonl"),
+                        "area": "viking://resources/agents/raven"}]}
     (tmp / "muninn.yaml").write_text(yaml.safe_dump(cfg))
     settings = config.load(tmp / "muninn.yaml")
     assert policy_apply.apply(settings, policy.load(tmp / "policy.yaml"), say=lambda m: None).ok
@@ -116,6 +121,29 @@ def test_snapshot_drops_the_repo_file_holding_a_known_value_and_syncs_the_rest(w
         on_server = {e.uri: client.read(e.uri) for e in client.walk("viking://resources/code")}
     assert on_server and not any("bot-env" in u or SECRET in t for u, t in on_server.items())
     assert any("Deploy service" in t for t in on_server.values())
+
+
+def test_watch_once_syncs_a_new_observation_and_says_how_old_the_newest_findable_is(world) -> None:
+    s = world["settings"]
+    raven_area = "viking://resources/agents/raven"
+    first = _cli(world, "watch", "--once", "--json")
+    assert first.returncode == 0, first.stderr
+    (cycle,) = [json.loads(line) for line in first.stdout.splitlines()]
+    assert raven_area in cycle["synced"] and cycle["findable"][raven_area]["files"] == 1
+    assert cycle["findable"][raven_area]["age_seconds"] > 86_400   # the log's only call is weeks old
+    idle = json.loads(_cli(world, "watch", "--once", "--json").stdout)
+    assert idle["written"] == 0 and idle["synced"] == {}, "an unchanged log is not synced again"
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with (world["tmp"] / "observations.jsonl").open("a") as log:
+        log.write(json.dumps({"ts": now, "tool": "Bash", "session": "s2", "input": "journalctl -u worker-7731",
+                              "output": "worker-7731 failed: disk full"}) + "\n")
+    fresh = json.loads(_cli(world, "watch", "--once", "--json").stdout)
+    assert fresh["written"] >= 1 and fresh["synced"][raven_area]["written"] >= 1
+    assert 0 <= fresh["findable"][raven_area]["age_seconds"] < 300
+    # raven finds it by its identifier in its own index, with no other step.
+    raven = policy.load(world["tmp"] / "policy.yaml").profile("raven")
+    count, newest = keyword.area_stats(reader_index.index_path(s, raven), raven_area)
+    assert count == 2 and newest.startswith(now[:16])
 
 
 def test_a_whole_night_of_refresh_snapshot_mirror_through_the_cli(world) -> None:
