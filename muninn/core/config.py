@@ -151,6 +151,10 @@ class SearchSettings(Section):
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
     fetch_workers: int = Field(8, ge=1)
+    timeout: float = Field(30.0, gt=0, description="Seconds a search waits for OpenViking's vector candidates "
+                           "(slower, down or a bad reply: it answers from the local keyword index, with a warning) "
+                           "and for the embedding sidecar (linear fusion; else RRF order, said); also `status`'s "
+                           "limit. A real `find` took p95 0.10 s at load 7 on 2 cores, a whole busy search ~24 s")
     recency: bool = Field(True, description="A small prior for newer facts; never for a question that names its "
                           "days (see dates)")
     half_life_days: float = Field(180.0, gt=0)
