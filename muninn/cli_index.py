@@ -6,7 +6,7 @@ imports no part."""
 COMMANDS: dict[str, tuple[int, str]] = {
     'up': (0, 'Start the local stack: the embedding sidecar, then openviking-server, on 127.0.0.1.'),
     'down': (0, 'Stop exactly the processes `muninn up` started in this workspace.'),
-    'status': (0, 'Show whether the sidecar and the server are running and healthy. Exit 1 if either is not.'),
+    'status': (0, 'Show whether the sidecar and the server are running and healthy, at which URL, and how fast.\nThe server counts as healthy only when a real `find` passes (its embedding circuit breaker\nclosed); the limit for each check is search.timeout. Exit 1 if either is not healthy.'),
     'server': (1, 'The OpenViking server muninn runs.'),
     'embed': (2, 'The embedding sidecar (OpenAI-compatible /v1/embeddings).'),
     'doctor': (3, 'Check what is installed, running and reachable; print each problem with its fix.'),
