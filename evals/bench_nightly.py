@@ -10,6 +10,7 @@ the snapshot job), stops it, and writes evals/results/nightly.md.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -50,14 +51,16 @@ def _workspace(tmp: Path) -> Path:
     return path
 
 
-def _night(settings: Any) -> list[dict[str, Any]]:
-    from muninn.nightly import runner
-
+def _night(cfg: Path) -> list[dict[str, Any]]:
+    """One `muninn nightly --json` as cron runs it; each job's seconds from its report, and the wall clock."""
     t = time.perf_counter()
-    results = runner.run(settings)
+    proc = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), "nightly", "--json"],
+                          capture_output=True, text=True, env=dict(os.environ))
     total = time.perf_counter() - t
-    return [{"name": r.name, "status": r.status, "seconds": r.seconds, "detail": r.detail} for r in results] + [
-        {"name": "(whole run)", "status": "", "seconds": round(total, 2), "detail": ""}]
+    jobs = json.loads(proc.stdout)["jobs"]
+    return [{"name": r["name"], "status": r["status"], "seconds": r["seconds"], "detail": r["detail"]}
+            for r in jobs] + [{"name": "(whole run)", "status": f"exit {proc.returncode}", "seconds": round(total, 2),
+                               "detail": ""}]
 
 
 def _findable(cfg: Path, settings: Any, trials: int) -> list[dict[str, float]]:
@@ -119,8 +122,8 @@ def main() -> None:
     stack.up(settings, say=lambda m: None, config_file=cfg)
     try:
         assert policy_apply.apply(settings, policy_mod.load_for(settings), say=lambda m: None).ok
-        cold = _night(settings)
-        warm = _night(settings)
+        cold = _night(cfg)
+        warm = _night(cfg)
         remembered = _findable(cfg, settings, trials)
     finally:
         stack.down(settings, say=lambda m: None)
@@ -145,9 +148,7 @@ def write(cold: list[dict], warm: list[dict], remembered: list[dict], load: floa
              "## `muninn nightly`, per job", "",
              "Cold: the first night (refresh exports and syncs every source). Warm: the next run, nothing changed.",
              "", "| job | cold s | status | warm s | status |", "| --- | ---: | --- | ---: | --- |"]
-    warm_by = {r["name"]: r for r in warm}
-    for r in cold:
-        w = warm_by.get(r["name"], {})
+    for r, w in zip(cold, warm, strict=True):
         lines.append(f"| {r['name']} | {r['seconds']:.2f} | {r['status']} | {w.get('seconds', 0):.2f} | "
                      f"{w.get('status', '')} |")
     lines += ["", "Details of the warm run (what each job said):", ""]
