@@ -38,6 +38,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.evals.cli", "app", None),
     ("muninn.export.cli", "app", None),
     ("muninn.plugins.search.cli", "app", None),
+    ("muninn.plugins.search.serve_cli", "app", None),
     ("muninn.plugins.mcp.cli", "app", None),
     ("muninn.plugins.mcp.cli", "guard_app", None),
     ("muninn.plugins.access.vault_cli", "vault_app", "vault"),

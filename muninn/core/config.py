@@ -157,6 +157,9 @@ class SearchSettings(Section):
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
     briefing_tokens: int = Field(1500, ge=50)
+    serve_idle: float = Field(600.0, ge=0, description="Seconds the warm `muninn serve` that `muninn search` "
+                              "starts waits for the next search before it exits; 0: search in-process, never "
+                              "start one")
     rerank: RerankSettings = Field(default_factory=RerankSettings)
 
 

@@ -5,22 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
-from muninn.core import policy as policy_mod
-from muninn.core.client import OpenViking
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
-from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import (
-    doctor_check,  # noqa: F401  (registers the reranker check)
-    keyword,
-    reader_index,
-)
 from muninn.plugins.search.flags import Switches, switch_flags
-from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.stages import SearchError, SearchResult
+
+# The clients, the keyword index and the models are imported inside the commands: a search that
+# `muninn serve` answers needs none of them (issue 19: a fresh question in well under 1.5 s).
+if TYPE_CHECKING:
+    from muninn.plugins.search.pipeline import Searcher
 
 app = typer.Typer()
 
@@ -62,11 +58,23 @@ def search_cmd(
     s = settings(ctx)
     if batch is None and not query:
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
-    with Searcher(s) as searcher:
-        if batch is not None:
+    from muninn.plugins.search.pipeline import Searcher
+
+    if batch is not None:
+        with Searcher(s) as searcher:
             _batch(searcher, batch, k, since, switches)
-            return
-        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens, **switches)
+        return
+    result, notes = None, []
+    if s.search.serve_idle > 0:
+        from muninn.plugins.search import serve
+
+        result = serve.search(s, {"query": query, "k": k, "target": target, "since": since, "briefing": brief,
+                                  "tokens": tokens, "switches": switches}, notes.append)
+    if result is None:
+        with Searcher(s) as searcher:
+            result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
+                                     **switches)
+        result.warnings[:0] = notes
     for warning in result.warnings:
         say(f"[yellow]warning:[/] {warning}")
     if json_out:
@@ -95,6 +103,8 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, swi
 
 
 def _table(result: SearchResult) -> None:
+    from rich.table import Table
+
     if not result.hits:
         console.print("nothing found")
         return
@@ -114,6 +124,9 @@ def _table(result: SearchResult) -> None:
 def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:// URI from a search hit."),
              json_out: bool = JsonOpt) -> None:
     """Print one fact file; --json splits it into front matter fields and body."""
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search import doc as docmod
+
     with OpenViking.user(settings(ctx)) as client:
         text = client.read(uri)
     if not json_out:
@@ -142,6 +155,10 @@ def index_cmd(ctx: typer.Context,
     unchanged are not read again, vanished ones are dropped. With --rebuild, each index is moved
     aside first (kept as <name>.damaged-<time>), so a damaged index is always repaired.
     """
+    from muninn.core import policy as policy_mod
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search import keyword, reader_index
+
     s = settings(ctx)
     if profile or every:
         pol = policy_mod.load_for(s)
@@ -167,6 +184,8 @@ def index_cmd(ctx: typer.Context,
 
 
 def _aside(path: Path, rebuild: bool) -> str | None:
+    from muninn.plugins.search import keyword
+
     aside = keyword.move_aside(path) if rebuild else None
     if aside:
         say(f"moved {path} aside to {aside}")

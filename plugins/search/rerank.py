@@ -21,8 +21,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-import httpx
-
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
@@ -169,10 +167,14 @@ class EndpointBackend:
     name = "endpoint"
 
     def __init__(self, url: str, timeout: float) -> None:
+        import httpx
+
         self.url = url.rstrip("/")
         self._http = httpx.Client(timeout=timeout)
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
+        import httpx
+
         try:
             resp = self._http.post(f"{self.url}/rerank", json={"query": query, "texts": list(docs),
                                                                 "truncate": True, "raw_scores": False})
