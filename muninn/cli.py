@@ -36,6 +36,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.nightly.leak_cli", "app", "leak"),
     ("muninn.nightly.backup_cli", "app", "backup"),
     ("muninn.evals.cli", "app", None),
+    ("muninn.evals.bench_cli", "app", None),
     ("muninn.export.cli", "app", None),
     ("muninn.plugins.search.cli", "app", None),
     ("muninn.plugins.search.serve_cli", "app", None),
