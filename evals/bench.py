@@ -293,10 +293,20 @@ def verify_sweep(b: Bench, rows: list[tuple[str, str]]) -> None:
 
 
 def nightly(b: Bench, rows: list[tuple[str, str]]) -> None:
-    from muninn.nightly import runner
+    # As cron runs it, in its own process (evals sits beside nightly, not above it); each job's seconds
+    # come from the report.
+    import json
 
-    for r in runner.run(b.settings):
-        rows.append((f"job {r.name}", f"{r.seconds:.2f} s ({r.status})"))
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "muninn", "-c", str(b.cfg_path), "nightly", "--json"],
+                         capture_output=True, text=True, env=os.environ)
+    total = time.perf_counter() - t
+    if not out.stdout.strip():
+        rows.append(("`muninn nightly`", f"no report (exit {out.returncode}): {out.stderr.strip()[-200:]}"))
+        return
+    for job in json.loads(out.stdout)["jobs"]:
+        rows.append((f"job {job['name']}", f"{job['seconds']:.2f} s ({job['status']})"))
+    rows.append(("`muninn nightly --json`, the whole process", f"{total:.1f} s (exit {out.returncode})"))
 
 
 # --- the run ---
@@ -325,7 +335,8 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
         from muninn.core import credentials
 
         key = credentials.Keyring(settings.keyring.backend).get(credentials.user_key_name(account, "owner"))
-        with OpenViking(settings.server.base_url, key or "", key_name=f"{account}:owner") as owner:
+        with OpenViking(settings.server.base_url, key or "", key_name=f"{account}:owner",
+                        timeout=settings.server.timeout) as owner:
             b = Bench(size, tmp, settings, cfg_path, owner, account, uris)
             with b.section("Stack") as rows:
                 rows.append(("`muninn up` (sidecar + server) in a new workspace", f"{stack_s:.1f} s"))

@@ -63,7 +63,9 @@ def _timed(fn) -> float:
 def stack_config(tmp: Path) -> tuple[Path, dict]:
     """A muninn.yaml for a stack of its own in `tmp`, on free ports (muninn bench times its start)."""
     cfg_path = tmp / "muninn.yaml"
-    base = {"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv())},
+    # A long call timeout: on a shared 2-core machine a batch write can wait minutes for the server.
+    base = {"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv()),
+                                                  "timeout": 600},
             "embed": {"port": free_port()}, "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}}
     cfg_path.write_text(yaml.safe_dump(base))
     return cfg_path, base
@@ -84,7 +86,7 @@ def _setup(tmp: Path, configured: tuple[Path, dict] | None = None) -> tuple[Path
     known = [pysecrets.token_urlsafe(24) for _ in range(1000)]
     (tmp / "secrets.yaml").write_text(yaml.safe_dump([{"id": f"s{i}", "value": v} for i, v in enumerate(known)]))
     uris = []
-    with OpenViking(settings.server.base_url, owner_key) as owner:
+    with OpenViking(settings.server.base_url, owner_key, timeout=settings.server.timeout) as owner:
         for folder in ("viking://resources/shared", "viking://resources/agents", "viking://resources/agents/raven"):
             owner.ensure_dir(folder)
         files = {}

@@ -212,3 +212,15 @@ def test_search_says_so_when_no_warm_process_can_answer(short_home: Path, breaka
     assert len(notes) == 1 and "searching in this process" in notes[0]
     with contextlib.suppress(FileNotFoundError):
         serve.stop(s)
+
+
+def test_a_result_crosses_the_socket_whole() -> None:
+    """What the warm process sends is what `muninn search` prints: to_dict and back loses nothing."""
+    from muninn.plugins.search.stages import Hit, SearchResult
+
+    hit = Hit(uri="viking://resources/a.md", title="A", breadcrumb="X > A", score=1.5, stage_scores={"bm25": 2.0},
+              date="2025-01-02", snippet="a fact", source="notes")
+    for result in (SearchResult(query="q", route="hybrid", hits=[hit, hit], warnings=["w"], timings_ms={"x": 1.0},
+                                reranker="m", dates={"from": "2025-01-01"}),
+                   SearchResult(query="q", route="keyword", hits=[], briefing="b")):
+        assert serve.result_from_dict(result.to_dict()).to_dict() == result.to_dict()
