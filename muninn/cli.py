@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from muninn.core.errors import MuninnError
-
 if TYPE_CHECKING:
     from typer._click import Command
 
@@ -32,7 +30,9 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.doctor_cli", "app", None),
     ("muninn.plugins.fs_cli", "app", None),
     ("muninn.plugins.policy_cli", "app", "policy"),
-    ("muninn.nightly.cli", "app", None),
+    ("muninn.nightly.cli", "app", "nightly"),
+    ("muninn.nightly.watch_cli", "app", None),
+    ("muninn.nightly.skills_cli", "app", "skills"),
     ("muninn.nightly.leak_cli", "app", "leak"),
     ("muninn.nightly.backup_cli", "app", "backup"),
     ("muninn.evals.cli", "app", None),
@@ -89,6 +89,12 @@ class LazyGroup(TyperGroup):
         # Not in the index (a command added since it was generated): find it the slow way.
         return all_commands().get(cmd_name)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Every ending (usage error, MuninnError, a bug) is one sentence and a code: muninn/core/edge.py.
+        from muninn.core import edge
+
+        edge.run(super().main, *args, **kwargs)
+
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:
         self._listing = True
         try:
@@ -104,6 +110,7 @@ app = typer.Typer(
     "Start with `muninn up` (local stack), then `muninn doctor` (what is missing and how to fix it).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -114,25 +121,27 @@ def app_group() -> LazyGroup:
     return group
 
 
+def _version(value: bool) -> None:
+    if value:
+        from muninn import __version__
+
+        sys.stdout.write(f"muninn {__version__}\n")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
     config: Path = typer.Option(None, "--config", "-c", envvar="MUNINN_CONFIG",
                                 help="muninn.yaml to use (default: <XDG config>/muninn/muninn.yaml)."),
+    version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_version,
+                                 help="Print muninn's version and exit."),
 ) -> None:
     ctx.obj = {"config_path": config.expanduser().resolve() if config else None}
 
 
 def main() -> None:
-    try:
-        # Standalone mode: click reports usage errors itself (exit 2) and turns `typer.Exit(n)`
-        # into the exit code; only muninn's own errors are translated here.
-        app()
-    except MuninnError as err:
-        from muninn.core.cliutil import err_console
-
-        err_console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
-        sys.exit(err.exit_code)
+    app(prog_name="muninn")   # LazyGroup.main translates every ending (muninn/core/edge.py)
 
 
 def _index_source() -> str:

@@ -15,10 +15,11 @@ embed_app = typer.Typer(help="The embedding sidecar (OpenAI-compatible /v1/embed
 
 
 def _table(components: list[stack.Component]) -> Table:
-    table = Table("part", "url", "pid", "running", "healthy", "note")
+    table = Table("part", "url checked", "pid", "running", "healthy", "latency", "note")
     for c in components:
         table.add_row(c.name, c.url, str(c.pid or "-"), "yes" if c.running else "no",
-                      "[green]yes[/]" if c.healthy else "[red]no[/]", c.detail)
+                      "[green]yes[/]" if c.healthy else "[red]no[/]",
+                      f"{c.latency_ms:g} ms" if c.latency_ms is not None else "-", c.detail)
     return table
 
 
@@ -42,7 +43,9 @@ def down(ctx: typer.Context) -> None:
 
 @app.command()
 def status(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
-    """Show whether the sidecar and the server are running and healthy. Exit 1 if either is not."""
+    """Show whether the sidecar and the server are running and healthy, at which URL, and how fast.
+    The server counts as healthy only when a real `find` passes (its embedding circuit breaker
+    closed); the limit for each check is search.timeout. Exit 1 if either is not healthy."""
     components = stack.status(settings(ctx))
     emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
     if not all(c.healthy for c in components):

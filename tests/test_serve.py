@@ -137,7 +137,7 @@ def _connect_as(uid: int, path: Path) -> str:
                 outcome = "answered" if sock.recv(4096) else "silent"
         except PermissionError:
             outcome = "refused"
-        except ConnectionResetError:   # closed unread: no answer
+        except (ConnectionResetError, BrokenPipeError):   # closed unread: no answer
             outcome = "silent"
         except OSError as exc:
             outcome = f"error {exc}"

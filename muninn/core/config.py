@@ -163,11 +163,18 @@ class SearchSettings(Section):
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
     fetch_workers: int = Field(8, ge=1)
+    timeout: float = Field(30.0, gt=0, description="Seconds a search waits for OpenViking's vector candidates "
+                           "(slower, down or a bad reply: it answers from the local keyword index, with a warning) "
+                           "and for the embedding sidecar (linear fusion; else RRF order, said); also `status`'s "
+                           "limit. A real `find` took p95 0.10 s at load 7 on 2 cores, a whole busy search ~24 s")
     recency: bool = Field(True, description="A small prior for newer facts; never for a question that names its "
                           "days (see dates)")
     half_life_days: float = Field(180.0, gt=0)
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
+    strong_match: float = Field(0.1, ge=0, le=1, description="Under this relevance (the cross-encoder's "
+                                "probability) for the best hit, results say \"no strong match\" "
+                                "(evals/results/relevance.md)")
     briefing_tokens: int = Field(1500, ge=50)
     serve_idle: float = Field(600.0, ge=0, description="Seconds the warm `muninn serve` that `muninn search` "
                               "starts waits for the next search before it exits; 0: search in-process, never "
@@ -242,6 +249,10 @@ class NightlySettings(Section):
                                        "content (the job's report gives each skill's hash)")
     keep_reports: int = Field(30, ge=1, description="Reports kept in <workspace>/nightly/ (oldest removed first)")
     keep_backups: int = Field(7, ge=1, description="Backup tars kept in <workspace>/backups/ (oldest removed first)")
+    mirror: Path | None = Field(None, description="Local git repository the `mirror` job commits the task/roadmap "
+                                "export into, one commit per night (default: <workspace>/mirror)")
+    mirror_kinds: list[str] = Field(default_factory=lambda: ["tasks"], description="Kinds of `sources:` whose "
+                                    "export the `mirror` job commits")
 
 
 class Settings(Section):

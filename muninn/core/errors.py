@@ -45,6 +45,8 @@ class ExitCode(IntEnum):
     BUSY = 14, "another `muninn nightly` holds the lock (the sentence names its PID)"
     VAULT_DAMAGED = 15, ("the vault store is unreadable (truncated or corrupt): restore it with `vault sync` "
                          "or from a backup")
+    INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
+                    "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
 
 
@@ -69,12 +71,9 @@ class ConfigError(MuninnError):
         fix: str | None = None,
     ) -> None:
         self.path, self.line, self.key = path, line, key
-        where = path or "<config>"
-        if line is not None:
-            where += f":{line}"
-        if key:
-            where += f": {key}"
-        super().__init__(f"{where}: {message}", fix=fix)
+        # A flag's or a key's problem without a file is named by the flag or key alone.
+        where = ": ".join(x for x in ((path or "") + (f":{line}" if path and line is not None else ""), key) if x)
+        super().__init__(f"{where}: {message}" if where else message, fix=fix)
 
 
 class CredentialError(MuninnError):
@@ -89,13 +88,21 @@ class ServerError(MuninnError):
     exit_code = ExitCode.SERVER
 
     def __init__(self, message: str, *, status: int | None = None, uri: str | None = None,
-                 fix: str | None = None) -> None:
-        self.status, self.uri = status, uri
+                 fix: str | None = None, code: str | None = None) -> None:
+        self.status, self.uri, self.code = status, uri, code   # code: OpenViking's, e.g. UNAVAILABLE
         super().__init__(message, fix=fix)
 
 
 class ServerDown(ServerError):
     """Nothing listens where the server should be."""
+
+
+class ServerSlow(ServerError):
+    """The server did not answer within the call's timeout."""
+
+
+class ServerBadReply(ServerError):
+    """A reply that is not what the call needs (not JSON, no result, a wrong shape)."""
 
 
 class ServerBusy(ServerError):

@@ -110,10 +110,19 @@ class DenseScorer:
         if resp.status_code >= 400:
             raise DenseUnavailable(f"embedding sidecar at {self.url} answered HTTP {resp.status_code}: "
                                    f"{resp.text[:200]}")
-        rows = sorted(resp.json()["data"], key=lambda r: r["index"])
+        try:
+            rows = sorted(resp.json()["data"], key=lambda r: r["index"])
+            vecs = [np.asarray(row["embedding"], dtype=np.float32) for row in rows]
+            if any(v.ndim != 1 or not np.isfinite(v).all() for v in vecs) or len({v.shape for v in vecs}) > 1:
+                raise ValueError("embeddings that are not finite vectors of one length")
+        except (ValueError, KeyError, TypeError) as exc:
+            # A proxy page, a truncated body or another API: never vectors made up from it.
+            raise DenseUnavailable(f"embedding sidecar at {self.url} answered a malformed reply "
+                                   f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})",
+                                   fix="check embed.host / embed.port in muninn.yaml and the sidecar's log "
+                                       "(`muninn status`)") from None
         out = []
-        for row in rows:
-            vec = np.asarray(row["embedding"], dtype=np.float32)
+        for vec in vecs:
             norm = float(np.linalg.norm(vec))
             out.append(vec / norm if norm > 0 else vec)
         if len(out) != len(texts):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import keyword
+from muninn.plugins.search import keyword, outage, relevance
 from muninn.plugins.search.content import ContentFetcher
 from muninn.plugins.search.request import SearchRequest, Switch
 from muninn.plugins.search.stages import Candidate, Hit, Reranker, SearchResult
@@ -33,6 +33,7 @@ from muninn.plugins.search.stages.hybrid import Hybrid
 from muninn.plugins.search.stages.keyword import Keyword
 from muninn.plugins.search.stages.linear import Linear
 from muninn.plugins.search.stages.pin import Pin
+from muninn.plugins.search.stages.reach import Reach
 from muninn.plugins.search.stages.recency import Recency
 from muninn.plugins.search.stages.rerank import Rerank, rerank_text
 from muninn.plugins.search.stages.routing import Routing
@@ -49,7 +50,7 @@ __all__ = ["STAGES", "SWITCHES", "Searcher", "rerank_text", "search"]
 # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
 STAGES: tuple[Stage, ...] = (
     Analyse(), Hybrid(), Routing(), Dates(),
-    Vector(), Keyword(), Dated(), Fusion(),
+    Vector(), Keyword(), Dated(), Reach(), Fusion(),
     Content(), Since(), Linear(), Rerank(), Recency(), Pin(), Cap(),
 )
 SWITCHES: tuple[Switch, ...] = tuple(s.switch for s in STAGES if s.switch is not None)
@@ -76,9 +77,12 @@ class Searcher:
             self.index = keyword.KeywordIndex(path, fix=index_fix)  # the fix names this reader's command
         except keyword.IndexError_ as exc:
             self.index_problem = str(exc)
-        self.vector = VectorSource(self.client)
+        # The vector call has its own limit (search.timeout): past it the search answers from keywords.
+        self._vector_client = self.client.with_timeout(self.cfg.timeout)
+        self.vector = VectorSource(self._vector_client)
+        self.watch = outage.ServerWatch()
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
-        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"))
+        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"), timeout=self.cfg.timeout)
         self._reranker = reranker
         self._rerank_problem = ""
 
@@ -89,6 +93,7 @@ class Searcher:
         self.index, self.index_problem, self.fetcher.index = None, problem, None
 
     def close(self) -> None:
+        self._vector_client.close()
         self.dense.close()
         if self.index:
             self.index.close()
@@ -117,11 +122,12 @@ class Searcher:
 
     def search(self, text: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
                briefing: bool = False, tokens: int | None = None, now: dt.datetime | None = None,
-               **switches: bool | None) -> SearchResult:
+               min_score: float | None = None, **switches: bool | None) -> SearchResult:
         """One query through STAGES. `switches` are the stages' switches by name (rerank, hybrid,
         routing, dates, recency): None or absent means "as configured in muninn.yaml"."""
         request = SearchRequest.resolve(self.cfg, SWITCHES, text, k=k, target=target, since=since,
-                                        briefing=briefing, tokens=tokens, now=now, overrides=switches)
+                                        briefing=briefing, tokens=tokens, now=now, min_score=min_score,
+                                        overrides=switches)
         state = SearchState(request=request, searcher=self)
         run(STAGES, state)
         return result_of(state)
@@ -141,7 +147,10 @@ def run(stages: Sequence[Stage], state: SearchState) -> None:
 
 def result_of(state: SearchState) -> SearchResult:
     request, window = state.request, state.window
-    hits = [_hit(c, state.docs[c.uri]) for c in state.fused]
+    hits, said = relevance.judge([_hit(c, state.docs[c.uri]) for c in state.fused], state.cfg.strong_match,
+                                 request.min_score)
+    for message in said:
+        state.warn(message)
     named = None
     if window is not None:
         assert state.sought is not None
@@ -157,7 +166,7 @@ def result_of(state: SearchState) -> SearchResult:
 def _hit(c: Candidate, d: docmod.Doc) -> Hit:
     return Hit(uri=c.uri, title=d.title, breadcrumb=d.breadcrumb, score=round(c.score, 6),
                stage_scores=c.stage_scores, date=d.date.isoformat() if d.date else None,
-               snippet=docmod.snippet(d), source=d.source)
+               snippet=docmod.snippet(d), source=d.source, relevance=relevance.of(c.stage_scores))
 
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,

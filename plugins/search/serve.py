@@ -194,7 +194,7 @@ class Warm:
                 result = self.searcher().search(
                     message["query"], k=message.get("k"), target=message.get("target"), since=message.get("since"),
                     briefing=bool(message.get("briefing")), tokens=message.get("tokens"),
-                    **(message.get("switches") or {}))
+                    min_score=message.get("min_score"), **(message.get("switches") or {}))
             except MuninnError as err:   # the edge: the error goes back whole, the client exits with its code
                 return {"ok": False, "error": err.message, "fix": err.fix, "exit_code": int(err.exit_code)}
             finally:
