@@ -35,3 +35,11 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     register("verify", verify.verify)
     register("backup", backup.backup_job)
     register("mirror", mirror.mirror)
+
+
+@hookimpl
+def register_checks(register: Callable[[Callable[..., Any]], None]) -> None:
+    from muninn.nightly import doctor_check
+
+    register(doctor_check.nightly_timer)
+    register(doctor_check.nightly_last_run)
