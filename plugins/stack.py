@@ -256,7 +256,9 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     components = {c.name: c for c in status(settings, probe=False)}
 
     embed = components["embed"]
-    if embed.running and embed.healthy:
+    if settings.embed.url:
+        say(f"embed.url is set ({settings.embed.url}): muninn does not manage that endpoint.")
+    elif embed.running and embed.healthy:
         say(f"embed: already running (pid {embed.pid}) at {embed.url}")
     else:
         if port_busy(settings.embed.host, settings.embed.port):

@@ -36,6 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "PYTHON_KEYRING_BACKEND": FILE_KEYRING,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
+        # A test's `muninn search` runs in-process; tests/test_serve*.py start `muninn serve` themselves.
+        "MUNINN_SEARCH__SERVE_IDLE": "0",
     })
     os.environ.pop("MUNINN_CONFIG", None)
 

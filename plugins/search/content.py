@@ -9,12 +9,15 @@ per content hash for the life of the process, so a batch or the MCP server reads
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.keyword import KeywordIndex
+
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
 
 
 class ContentFetcher:

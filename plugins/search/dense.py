@@ -18,13 +18,14 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-
-import httpx
-import numpy as np
+from typing import TYPE_CHECKING
 
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import ExitCode, MuninnError
+
+if TYPE_CHECKING:   # imported where used: `muninn search` through `muninn serve` never loads them
+    import numpy as np
 
 # The sidecar's model reads 256 tokens; nothing past ~2,000 characters can change a vector.
 MAX_CHARS = 2000
@@ -45,6 +46,8 @@ class DenseScorer:
         self.model = embed.model_name
         # The sidecar applies factfile.embed_text when fact_text is on: the same text, another vector.
         self._rule = factfile.EMBED_RULE if embed.fact_text else "whole"
+        import httpx
+
         self._http = httpx.Client(timeout=timeout)
         self._mem: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -70,6 +73,8 @@ class DenseScorer:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text; cached ones are not sent again."""
+        import numpy as np
+
         texts = [t[:MAX_CHARS] for t in texts]
         keys = [self._key(t) for t in texts]
         with self._lock:
@@ -94,6 +99,9 @@ class DenseScorer:
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
 
     def _post(self, texts: list[str]) -> list[np.ndarray]:
+        import httpx
+        import numpy as np
+
         try:
             resp = self._http.post(self.url, json={"input": texts, "model": self.model})
         except httpx.HTTPError as exc:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import time
 
-import httpx
-
 from muninn.core.config import Settings
 from muninn.core.errors import ServerBadReply, ServerDown, ServerError, ServerSlow
 
@@ -23,6 +21,8 @@ SIDECAR_PROBE_S = 1.0
 
 
 def sidecar_answers(settings: Settings, timeout: float = SIDECAR_PROBE_S) -> bool:
+    import httpx  # here: `muninn search` answered by `muninn serve` imports the stage list, not the clients
+
     try:
         return httpx.get(f"{settings.embed.base_url}/health", timeout=timeout).status_code == 200
     except httpx.HTTPError:

@@ -14,12 +14,12 @@ import datetime as dt
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
-from muninn.plugins.search import dense, keyword, outage, relevance, rerank
 from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import keyword, outage, relevance
 from muninn.plugins.search.content import ContentFetcher
 from muninn.plugins.search.request import SearchRequest, Switch
 from muninn.plugins.search.stages import Candidate, Hit, Reranker, SearchResult
@@ -42,6 +42,9 @@ from muninn.plugins.search.stages.vector import Vector
 from muninn.plugins.search.state import SearchState, Stage
 from muninn.plugins.search.vector import VectorSource
 
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
+
 __all__ = ["STAGES", "SWITCHES", "Searcher", "rerank_text", "search"]
 
 # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
@@ -61,6 +64,10 @@ class Searcher:
                  reranker: Reranker | None = None, index_fix: str = "muninn search-index") -> None:
         self.settings = settings
         self.cfg = settings.search
+        # Imported here: `muninn search` answered by `muninn serve` loads the stage list, not the clients.
+        from muninn.core.client import OpenViking
+        from muninn.plugins.search import dense
+
         self.client = client or OpenViking.user(settings)
         self._own_client = client is None
         path = Path(index) if index else settings.paths.search_index()
@@ -101,6 +108,8 @@ class Searcher:
 
     def reranker(self) -> Reranker | None:
         if self._reranker is None and not self._rerank_problem:
+            from muninn.plugins.search import rerank
+
             try:
                 self._reranker = rerank.load(self.cfg.rerank)
             except rerank.RerankUnavailable as exc:
