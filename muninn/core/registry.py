@@ -117,6 +117,11 @@ def jobs() -> dict[str, Callable[[Any], Any]]:
     return {name: fn for name, fn in _collect("register_jobs", lambda pair: pair[0], "nightly job").values()}
 
 
+def store_rows() -> list[Callable[[Settings, str | None], list[dict[str, Any]]]]:
+    """What `muninn status --stores` lists, from every part that keeps a store per reader."""
+    return list(_collect("register_stores", lambda fn: f"{fn.__module__}.{fn.__qualname__}", "store list").values())
+
+
 def upgrade_steps() -> list[Any]:
     """Workspace upgrade steps (muninn.core.upgrade.Step) that parts above core own."""
     return list(_collect("register_upgrades", lambda step: f"{step.to}:{step.what}", "upgrade step").values())
