@@ -11,6 +11,7 @@ exits with its code (see README, "Exit codes").
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,6 +143,9 @@ def _root(
 
 
 def main() -> None:
+    # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
+    # 0600 / 0700, whichever part writes it (plugins/home_modes.py checks and tightens the rest).
+    os.umask(0o077)
     from muninn.core import edge
 
     # Every ending (usage error, MuninnError, a bug) is one sentence and a code: muninn/core/edge.py.
