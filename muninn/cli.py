@@ -11,6 +11,7 @@ exits with its code (see README, "Exit codes").
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,6 +142,9 @@ def _root(
 
 
 def main() -> None:
+    # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
+    # 0600 / 0700, whichever part writes it (plugins/home_modes.py checks and tightens the rest).
+    os.umask(0o077)
     app(prog_name="muninn")   # LazyGroup.main translates every ending (muninn/core/edge.py)
 
 

@@ -25,7 +25,7 @@ from conftest import Stack, own_stack
 from mcp import Client, StdioServerParameters
 
 from muninn.core.errors import ExitCode
-from muninn.plugins import stack_probe
+from muninn.plugins import home_modes, stack_probe
 
 pytestmark = pytest.mark.integration
 
@@ -203,3 +203,10 @@ def test_server_killed(outage: Stack) -> None:
     assert len(lines) == 1 and "not reachable" in lines[0], done.stderr
     up(outage)
     converged(outage)
+
+
+def test_everything_the_stack_wrote_under_its_home_is_private(outage: Stack) -> None:
+    """The server's data, logs, ov.conf, indexes, caches, manifests, audit log: all born 0600/0700,
+    since `up` started the server and sidecar with muninn's umask."""
+    assert home_modes.loose(outage.settings.workspace) == []
+    assert any((outage.settings.paths.stack / "data").rglob("*"))

@@ -54,7 +54,7 @@ def stack(tmp_path: Path, isolated_keyring: Path, exported: dict[str, str]) -> I
             "embed": {"host": host.removeprefix("http://"), "port": int(port)},
             "search": {"timeout": 1.5, "rerank": {"enabled": False}}}))
         s = config.load(cfg)
-        credentials.Keyring(s.keyring.backend).set(
+        credentials.for_server(s).set(
             credentials.user_key_name(s.openviking.account, s.openviking.user), "test-key")
         keyword.index_facts(s.paths.search_index(), exported)
         yield cfg, state, embed

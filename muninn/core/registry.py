@@ -28,6 +28,8 @@ BUILTIN = (
     "muninn.plugins.access.plugin",  # vault, inventory and verify checks
     "muninn.plugins.mcp.plugin",     # tools; guard policy check
     "muninn.nightly.plugin",         # nightly jobs
+    "muninn.plugins.keyring_scope",  # keyring names scoped by server and home: the upgrade step
+    "muninn.plugins.home_modes",     # files under the home 0600, folders 0700: check and upgrade step
 )
 
 _pm: pluggy.PluginManager | None = None
