@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import pytest
 import yaml
-from conftest import FILE_KEYRING
 from mcp import Client, StdioServerParameters
 
+from muninn.core import config as muninn_config
 from muninn.core import credentials
 from muninn.evals.bench_relevance import NONSENSE
 
@@ -36,7 +36,6 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("people")
     account = f"ppl{uuid.uuid4().hex[:8]}"
     key = stack.root.create_account(account, "owner")
-    credentials.Keyring(FILE_KEYRING).set(credentials.user_key_name(account, "owner"), key)
     policy = tmp / "policy.yaml"
     policy.write_text(yaml.safe_dump({"version": 1, "areas": {"shared": "viking://resources/shared"}, "readers": {
         "owner": {"kind": "owner", "account": account, "user": "owner", "areas": {"shared": "manage"},
@@ -49,6 +48,8 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
                              "area": "viking://resources/shared"}]})
     path = tmp / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))
+    # the key in this module's workspace scope of the keyring (its home is its own)
+    credentials.for_server(muninn_config.load(path)).set(credentials.user_key_name(account, "owner"), key)
     for step in (["export", "all"], ["sync", "all"]):
         done = stack.cli("--config", str(path), *step)
         assert done.returncode == 0, done.stderr
