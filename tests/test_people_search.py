@@ -16,7 +16,8 @@ import pytest
 import yaml
 from mcp import Client, StdioServerParameters
 
-from muninn.core import config, credentials
+from muninn.core import config as muninn_config
+from muninn.core import credentials
 from muninn.evals.bench_relevance import NONSENSE
 
 pytestmark = pytest.mark.integration
@@ -48,8 +49,8 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
                              "area": "viking://resources/shared"}]})
     path = tmp / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    # The key in this workspace's scope of the keyring (its home is its own).
-    credentials.for_server(config.load(path)).set(credentials.user_key_name(account, "owner"), key)
+    # the key in this module's workspace scope of the keyring (its home is its own)
+    credentials.for_server(muninn_config.load(path)).set(credentials.user_key_name(account, "owner"), key)
     for step in (["export", "all"], ["sync", "all"]):
         done = stack.cli("--config", str(path), *step)
         assert done.returncode == 0, done.stderr
