@@ -4,12 +4,13 @@ through the real stack with its baselines."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
 import pytest
 
-from muninn.evals.corpora import docbook, harness, locomo_notes, report, sources
+from muninn.evals.corpora import docbook, harness, locomo_notes, replay, report, sources, trace
 from muninn.evals.corpora import questions as qmod
 
 PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
@@ -118,7 +119,8 @@ def test_metrics_score_the_first_right_hit() -> None:
 @pytest.mark.integration
 def test_the_harness_runs_end_to_end_on_the_fixture(stack, tmp_path) -> None:
     built = sources.build("fixture", tmp_path)
-    runs = harness.run(stack.settings, {"fixture": built}, tmp_path / "work", say=lambda m: None)
+    runs = harness.run(stack.settings, {"fixture": built}, tmp_path / "work", say=lambda m: None,
+                       trace_dir=tmp_path / "trace")
     (r,) = runs
     assert r.facts >= 3 and r.questions == len(built.questions.questions)
     assert set(r.variants) == {*harness.VARIANTS, *harness.BASELINES}
@@ -135,6 +137,15 @@ def test_the_harness_runs_end_to_end_on_the_fixture(stack, tmp_path) -> None:
     data = json.loads(report.write_json(runs, tmp_path / "c.json").read_text())
     assert data[0]["name"] == "fixture"
     assert report.plot(runs, tmp_path / "c.png").stat().st_size > 1000
+    # The trace replays: the recorded candidates, ranked offline by the product's own fusion, blend,
+    # recency and cap code, give every question the rank the live pipeline gave it.
+    recs = trace.read(tmp_path / "trace" / "fixture.jsonl")
+    cfg = stack.settings.search
+    live = [x["first"] for x in r.ranks if x["variant"] == "defaults"]
+    assert len(recs) == r.questions and any(c["ce"] is not None for rec in recs for c in rec["cands"])
+    assert replay.firsts(recs, replay.Setting.of(cfg), cfg) == live
+    off = replay.firsts(recs, dataclasses.replace(replay.Setting.of(cfg), rerank=False), cfg)
+    assert off == [x["first"] for x in r.ranks if x["variant"] == "--no-rerank"]
 
 
 def _run(name: str) -> harness.CorpusRun:
