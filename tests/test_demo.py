@@ -44,3 +44,27 @@ def test_demo_runs_end_to_end_and_leaks_nothing(stack, tmp_path: Path) -> None:
     summary = json.loads(again.stdout)
     assert summary["questions"] == 24 and summary["hit@4"] >= 18
     assert "→" in again.stderr or "no question changed rank" in again.stderr  # compared with the demo's run
+    assert summary["regressed"] is None
+
+    # As a reader, through a real MCP client and the guard: the owner reads every area, so the same
+    # questions land on the same files.
+    guarded = stack.cli("--config", str(path), "eval", "--json", "--profile", "owner", timeout=600)
+    assert guarded.returncode == 0, guarded.stderr[-2000:]
+    as_owner = json.loads(guarded.stdout)
+    assert as_owner["set"].endswith("@owner") and as_owner["questions"] == 24
+    assert as_owner["hit@4"] == summary["hit@4"]
+
+    # The gate: a last run that did better than this one makes the next run exit 16, saying by how much.
+    runs = sorted((Path(cfg["home"]) / "evals").glob("ops-*.json"))
+    best = json.loads(runs[-1].read_text())
+    for o in best["outcomes"]:
+        o["rank"] = 1
+    best["started"] += 1
+    (runs[-1].parent / "ops-29991231T235959.json").write_text(json.dumps(best))
+    lost = stack.cli("--config", str(path), "eval", "--json", timeout=600)
+    assert lost.returncode == 16, lost.stderr[-2000:]
+    assert "lost to its last run" in lost.stderr and "MRR fell from 1.000" in lost.stderr
+    assert "Traceback" not in lost.stderr and json.loads(lost.stdout)["regressed"]
+    allowed = stack.cli("--config", str(path), "eval", "--json", "--max-drop", "24", "--max-mrr-drop", "1",
+                        timeout=600)
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
