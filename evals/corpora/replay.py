@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core.config import SearchSettings
+from muninn.evals.corpora import harness
+from muninn.evals.corpora.harness import CorpusRun
 from muninn.plugins.search import cap, fusion, recency
 from muninn.plugins.search.stages import Candidate
 from muninn.plugins.search.stages.rerank import blend
@@ -36,6 +38,7 @@ class Setting:
     candidates: int = 20
     blend: float = 0.25
     recency: bool = True
+    rerank_keyword_route: bool = True       # False: identifier queries keep BM25's order
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -52,6 +55,8 @@ class Setting:
 
     def label(self) -> str:
         rr = f"rerank {self.candidates}, blend {self.blend:g}" if self.rerank else "no rerank"
+        if self.rerank and not self.rerank_keyword_route:
+            rr += ", not on identifiers"
         return (f"kw {self.keyword_weight:g}, vec {self.vector_weight:g}, fact {self.fact_weight:g}, "
                 f"header {self.header_weight:g}, {rr}")
 
@@ -70,7 +75,8 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
                    "header": cfg.header_weight, "date": cfg.date_weight}
         cands = fusion.linear(cands, feats, weights)
-    if s.rerank and all(by_uri[c.uri]["ce"] is not None for c in cands):
+    reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
+    if reranks and all(by_uri[c.uri]["ce"] is not None for c in cands):
         head, tail = cands[: s.candidates], cands[s.candidates:]
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
                        {name: [vals.get(c.uri, 0.0) for c in head] for name, vals in feats.items()})
@@ -117,9 +123,33 @@ def grid(base: Setting) -> list[Setting]:
     for kw, fact, header in itertools.product((0.5, 1.0, 2.0, 3.0), (0.0, 0.5, 1.0), (0.0, 1.0)):
         fused = replace(base, keyword_weight=kw, fact_weight=fact, header_weight=header)
         out.append(replace(fused, rerank=False))
-        for cands, bl in itertools.product((10, 20), (0.0, 0.25, 0.5, 1.0, 2.0)):
-            out.append(replace(fused, rerank=True, candidates=cands, blend=bl))
+        for cands, bl, kw_route in itertools.product((10, 20), (0.0, 0.25, 0.5, 1.0, 2.0), (True, False)):
+            out.append(replace(fused, rerank=True, candidates=cands, blend=bl, rerank_keyword_route=kw_route))
     return out
+
+
+REPLAYED = "replayed from the trace by evals/corpora/replay.py (the same ranks as the live pipeline, "\
+    "tests/test_eval_corpora.py), so no latency"
+
+
+def into_runs(runs: list[CorpusRun], corpora: dict[str, list[dict[str, Any]]], named: dict[str, Setting],
+              base: SearchSettings) -> None:
+    """Add each named setting as a variant of the run of the same corpus, ranks and kinds included."""
+    for r in runs:
+        recs = corpora.get(r.name)
+        if not recs:
+            continue
+        for name, s in named.items():
+            got = firsts(recs, s, base)
+            r.variants[name] = {**harness.metrics(got, []), "p50_ms": 0.0}
+            kinds: dict[str, list[int | None]] = {}
+            for rec, f in zip(recs, got, strict=True):
+                kinds.setdefault(rec["kind"], []).append(f)
+            r.by_kind[name] = {k: round(harness.metrics(v, [])["hit@4"], 3) for k, v in sorted(kinds.items())}
+            r.ranks = [x for x in r.ranks if x["variant"] != name]
+            r.ranks += [{"variant": name, "id": rec["id"], "kind": rec["kind"], "first": f}
+                        for rec, f in zip(recs, got, strict=True)]
+        r.warnings = [w for w in r.warnings if REPLAYED not in w] + [f"{', '.join(named)}: {REPLAYED}"]
 
 
 def load(trace_dir: Path) -> dict[str, list[dict[str, Any]]]:
@@ -131,7 +161,7 @@ def loco(corpora: dict[str, list[dict[str, Any]]], settings: list[Setting], base
          ) -> tuple[dict[Setting, dict[str, dict[str, float]]], list[dict[str, Any]]]:
     table = {s: {name: scores(recs, s, base) for name, recs in corpora.items()} for s in settings}
     rows = []
-    for out in corpora:
+    for out in corpora if len(corpora) > 1 else ():
         rest = [c for c in corpora if c != out]
         best = max(settings, key=lambda s: statistics.mean(objective(table[s][c]) for c in rest))
         rows.append({"left_out": out, "chosen": best, "fit": statistics.mean(objective(table[best][c]) for c in rest),
@@ -139,28 +169,48 @@ def loco(corpora: dict[str, list[dict[str, Any]]], settings: list[Setting], base
     return table, rows
 
 
+def loco_markdown(corpora: dict[str, list[dict[str, Any]]], table: dict[Setting, dict[str, dict[str, float]]],
+                  rows: list[dict[str, Any]], current: Setting, top: int) -> str:
+    names = list(corpora)
+    mean = {s: statistics.mean(objective(table[s][c]) for c in names) for s in table}
+    lines = ["| setting | " + " | ".join(f"{n} hit@4 / @10" for n in names) + " | mean of (hit@4 + hit@10 + MRR)/3 |",
+             "| --- |" + " --- |" * (len(names) + 1)]
+    for s in dict.fromkeys([current, *sorted(table, key=lambda s: -mean[s])[:top]]):
+        cells = " | ".join(f"{table[s][n]['hit@4']:.3f} / {table[s][n]['hit@10']:.3f}" for n in names)
+        lines.append(f"| {s.label()}{' (current)' if s == current else ''} | {cells} | {mean[s]:.3f} |")
+    if rows:
+        lines += ["", "| left out | chosen on the others | held-out hit@4 / @10 / MRR | current there |",
+                  "| --- | --- | --- | --- |"]
+        for r in rows:
+            h, c = r["held_out"], table[current][r["left_out"]]
+            lines.append(f"| {r['left_out']} | {r['chosen'].label()} | {h['hit@4']:.3f} / {h['hit@10']:.3f} / "
+                         f"{h['MRR']:.3f} | {c['hit@4']:.3f} / {c['hit@10']:.3f} / {c['MRR']:.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
+    from muninn.evals.corpora import report
+
     ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.replay", description=__doc__.splitlines()[0])
-    ap.add_argument("traces", type=Path)
+    ap.add_argument("traces", type=Path, help="a folder of CORPUS.jsonl written by `corpora run --trace`")
+    ap.add_argument("--runs", type=Path, nargs="*", default=[], help="corpora.json files of the same runs: "
+                    "the defaults and --no-rerank are added to them, and the report is written to --out")
+    ap.add_argument("--out", type=Path, help="where corpora.md/.json/.png go (with --runs)")
     ap.add_argument("--top", type=int, default=10)
     args = ap.parse_args(argv)
     corpora = load(args.traces)
     base = SearchSettings()
     current = Setting.of(base)
-    settings = [current, *grid(current)]
-    table, rows = loco(corpora, settings, base)
-    names = list(corpora)
-    print("| setting | " + " | ".join(f"{n} @4/@10" for n in names) + " | mean objective |")
-    ranked = sorted(settings, key=lambda s: -statistics.mean(objective(table[s][c]) for c in names))
-    for s in [current, *ranked[: args.top]]:
-        cells = " | ".join(f"{table[s][n]['hit@4']:.3f}/{table[s][n]['hit@10']:.3f}" for n in names)
-        print(f"| {s.label()} | {cells} | {statistics.mean(objective(table[s][c]) for c in names):.3f} |")
-    print()
-    for r in rows:
-        h = r["held_out"]
-        print(f"left out {r['left_out']}: chose [{r['chosen'].label()}] -> held-out hit@4 {h['hit@4']:.3f} "
-              f"hit@10 {h['hit@10']:.3f} MRR {h['MRR']:.3f} (current: "
-              f"{table[current][r['left_out']]['hit@4']:.3f}/{table[current][r['left_out']]['hit@10']:.3f})")
+    table, rows = loco(corpora, [current, *grid(current)], base)
+    print(loco_markdown(corpora, table, rows, current, args.top))
+    if args.runs:
+        runs = [r for f in args.runs for r in report.read_json(f)]
+        into_runs(runs, corpora, {"defaults": current, "--no-rerank": replace(current, rerank=False)}, base)
+        report.write_all(runs, args.out or Path("evals/results"), "python -m muninn.evals.corpora run --trace "
+                         f"{args.traces}; python -m muninn.evals.corpora.replay {args.traces}")
+        failed = report.gate(runs)
+        print("\ngate: " + ("holds" if not failed else "; ".join(failed)))
+        return 1 if failed else 0
     return 0
 
 
