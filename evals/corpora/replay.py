@@ -139,17 +139,25 @@ def into_runs(runs: list[CorpusRun], corpora: dict[str, list[dict[str, Any]]], n
         recs = corpora.get(r.name)
         if not recs:
             continue
+        added = []
         for name, s in named.items():
             got = firsts(recs, s, base)
+            if name in r.variants:      # it ran live: the replay must agree with it, rank for rank
+                live = [x["first"] for x in r.ranks if x["variant"] == name]
+                if live != got:
+                    raise SystemExit(f"{r.name}: the replay of {name} differs from its live run; the trace is stale")
+                continue
+            added.append(name)
             r.variants[name] = {**harness.metrics(got, []), "p50_ms": 0.0}
             kinds: dict[str, list[int | None]] = {}
             for rec, f in zip(recs, got, strict=True):
                 kinds.setdefault(rec["kind"], []).append(f)
             r.by_kind[name] = {k: round(harness.metrics(v, [])["hit@4"], 3) for k, v in sorted(kinds.items())}
-            r.ranks = [x for x in r.ranks if x["variant"] != name]
             r.ranks += [{"variant": name, "id": rec["id"], "kind": rec["kind"], "first": f}
                         for rec, f in zip(recs, got, strict=True)]
-        r.warnings = [w for w in r.warnings if REPLAYED not in w] + [f"{', '.join(named)}: {REPLAYED}"]
+        if not added:
+            continue
+        r.warnings = [w for w in r.warnings if REPLAYED not in w] + [f"{', '.join(added)}: {REPLAYED}"]
 
 
 def load(trace_dir: Path) -> dict[str, list[dict[str, Any]]]:
