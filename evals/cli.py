@@ -18,7 +18,7 @@ app = typer.Typer()
 def eval_cmd(
     ctx: typer.Context,
     set_name: str = typer.Option("ops", "--set", help="A shipped set name (evals/questions/NAME.yaml) or a path."),
-    k: int = typer.Option(4, "-k", help="A question counts as found when an expected file is in the top k."),
+    k: int = typer.Option(4, "-k", min=1, help="A question counts as found when an expected file is in the top k."),
     label: str = typer.Option("", help="A name for this run in the comparison and the plot, e.g. 'before-fusion'."),
     switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
     plot: Path = typer.Option(None, help="Where to write the PNG (default <workspace>/evals/<set>.png)."),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -68,13 +69,21 @@ def export(
       muninn export tasks roadmap.db --out ~/exports/roadmap --json
 
       muninn export all      (every entry of `sources:` in muninn.yaml)
+
+    With `all`, a source whose path is absent (an unmounted disk) is skipped with a warning and the
+    others still run; the command fails only when every source was absent. Bad input stops it.
     """
     if kind == "all":
         reports = pipeline.run_all(settings(ctx), extra_secrets=secrets)
         if json_out:
             emit_json({name: r.as_json() for name, r in reports.items()})
         else:
-            console.print(_export_table(reports))
+            console.print(_export_table({n: r for n, r in reports.items() if r.error is None}))
+        failed = pipeline.failed(reports)
+        for name, exc in failed.items():
+            say(f"[yellow]skipped[/] {escape(name)}: {escape(str(exc))}")
+        if failed and len(failed) == len(reports):
+            raise next(iter(failed.values()))  # every source failed: the first one's error and exit code
         _finish_export(reports)
         return
     if path is None or out is None:

@@ -45,11 +45,14 @@ class ExportReport:
     hits: int = 0  # replacements in total
     skipped: dict[str, str] = field(default_factory=dict)  # source paths the source passed over, and why
     out: Path | None = None
+    error: MuninnError | None = None  # `export all`: this source could not be exported (the others were)
 
     def as_json(self) -> dict[str, Any]:
-        """The `--json` contract of `muninn export`: exactly these keys."""
-        return {"facts": self.facts, "written": self.written, "unchanged": self.unchanged,
-                "redacted": self.redacted, "dropped": self.dropped}
+        """The `--json` contract of `muninn export`: exactly these keys (and `failed`, the reason, for a
+        source of `export all` that could not be exported)."""
+        out = {"facts": self.facts, "written": self.written, "unchanged": self.unchanged,
+               "redacted": self.redacted, "dropped": self.dropped}
+        return out | ({"failed": self.error.message} if self.error is not None else {})
 
 
 @dataclass
@@ -246,18 +249,37 @@ def _doc(settings: Settings) -> yamlfile.Document:
     return yamlfile.Document(path=Path("muninn.yaml"), data={})
 
 
-def run_all(settings: Settings, extra_secrets: Iterable[Path] = ()) -> dict[str, ExportReport]:
-    """Export every configured source. All of them share one set of known values."""
+def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
+            kinds: Callable[[str], bool] = lambda kind: True, keep_going: bool = False) -> dict[str, ExportReport]:
+    """Export every configured source (whose kind `kinds` accepts). All of them share one set of known
+    values. A source whose path is absent (an unmounted disk) gets a report with its `error` and the
+    others still run; with `keep_going` (the nightly job) so does a source that fails any other way.
+    Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now."""
     doc = _doc(settings)
-    entries = configured(settings)
+    entries = [c for c in configured(settings) if kinds(c.kind)]
     guards = Guards.from_files(settings.paths.known_secret_files(extra_secrets))
     reports: dict[str, ExportReport] = {}
     for c in entries:
         def validate(model: type, data: Any, _i: int = c.index) -> Any:
             return doc.validate(model, data, base=("sources", _i, "options"))
 
-        source = sources.build(c.kind, c.path, c.options, validate=validate)
-        guards.attach(source)
-        reports[f"{c.area}/{c.name}"] = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
-                                                    skipped=lambda s=source: getattr(s, "skipped", {}))
+        name = f"{c.area}/{c.name}"
+        if not c.path.exists():
+            reports[name] = ExportReport(out=c.out_dir(settings), error=ConfigError(
+                f"{c.kind} source not found", path=str(c.path), fix="check the path (or mount it)"))
+            continue
+        try:
+            source = sources.build(c.kind, c.path, c.options, validate=validate)
+            guards.attach(source)
+            report = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
+                                 skipped=lambda s=source: getattr(s, "skipped", {}))
+        except MuninnError as exc:
+            if not keep_going:
+                raise
+            report = ExportReport(out=c.out_dir(settings), error=exc)
+        reports[name] = report
     return reports
+
+
+def failed(reports: dict[str, ExportReport]) -> dict[str, MuninnError]:
+    return {name: r.error for name, r in reports.items() if r.error is not None}

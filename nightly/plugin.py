@@ -11,8 +11,22 @@ from muninn.core.hookspecs import hookimpl
 
 @hookimpl
 def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
-    from muninn.nightly import acl_drift, backup, completeness, server_leak_scan, skills, snapshots, verify
+    from muninn.nightly import (
+        acl_drift,
+        backup,
+        completeness,
+        mirror,
+        refresh,
+        repo_snapshot,
+        server_leak_scan,
+        skills,
+        snapshots,
+        verify,
+    )
 
+    # Fresh first (the vault's values are what every later gate looks for), checks after, copies last.
+    register("refresh", refresh.refresh)
+    register("snapshot", repo_snapshot.snapshot)
     register("acl-drift", acl_drift.acl_drift)
     register("skills-drift", skills.skills_drift)
     register("leak-gate", snapshots.leak_gate)
@@ -20,3 +34,12 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     register("completeness", completeness.completeness)
     register("verify", verify.verify)
     register("backup", backup.backup_job)
+    register("mirror", mirror.mirror)
+
+
+@hookimpl
+def register_checks(register: Callable[[Callable[..., Any]], None]) -> None:
+    from muninn.nightly import doctor_check
+
+    register(doctor_check.nightly_timer)
+    register(doctor_check.nightly_last_run)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from muninn.core import atomic, registry
 from muninn.core.config import Settings
-from muninn.core.errors import ExitCode, MuninnError
+from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.nightly.jobs import Context, JobResult
 
 
@@ -25,7 +25,7 @@ def run(settings: Settings, only: list[str] | None = None) -> list[JobResult]:
     names = only or list(jobs)
     unknown = [n for n in names if n not in jobs]
     if unknown:
-        raise MuninnError(f"unknown nightly job(s): {', '.join(unknown)}", fix=f"known: {', '.join(jobs)}")
+        raise ConfigError(f"unknown nightly job(s): {', '.join(unknown)}", fix=f"known: {', '.join(jobs)}")
     results = []
     ctx = Context(settings)
     for name in names:

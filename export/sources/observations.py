@@ -115,7 +115,7 @@ class ObservationsSource:
         # (A hash of the unredacted input, so redacting one more value does not rename the fact.)
         digest = hashlib.sha256(f"{ts}\x00{tool}\x00{_text(row.get('input'))}".encode()).hexdigest()[:12]
         raw_in, raw_out = _text(row.get("input"), self.redact), _text(row.get("output"), self.redact)
-        date = iso_date(ts)
+        date = _moment(ts)
         who = self.options.agent or "the agent"
         first = _cut(raw_in.strip().splitlines()[0], 80) if raw_in.strip() else tool
         context = f"A past tool call by {who}: {tool} at {ts}."
@@ -124,11 +124,20 @@ class ObservationsSource:
         session = row.get("session")
         return Fact(
             source=self.kind, kind="observation", key=digest, title=f"{tool}: {first}", body=body,
-            context=context, path=f"{slug(date or 'undated')}/{slug(tool, 30)}-{digest}",
+            context=context, path=f"{slug(date[:10] if date else 'undated')}/{slug(tool, 30)}-{digest}",
             project=str(row["project"]) if row.get("project") else None, date=date,
             tags=(tool,) + ((str(session),) if session else ()), breadcrumb=(tool, first),
             source_path=self.path.name, neighbours=neighbours,
         )
+
+
+def _moment(ts: str) -> str | None:
+    """The call's time in UTC with the time of day (`2025-10-02T09:14:03Z`), so `--since 30m` and the
+    freshness `muninn watch` reports work at that precision; a bare date stays a date."""
+    parsed = factfile.parse_date(ts)
+    if parsed is not None and len(ts.strip()) > 10:
+        return factfile.format_date(parsed)
+    return iso_date(ts)
 
 
 BEFORE, AFTER = 2, 1

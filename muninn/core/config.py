@@ -156,6 +156,9 @@ class SearchSettings(Section):
     half_life_days: float = Field(180.0, gt=0)
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
+    strong_match: float = Field(0.1, ge=0, le=1, description="Under this relevance (the cross-encoder's "
+                                "probability) for the best hit, results say \"no strong match\" "
+                                "(evals/results/relevance.md)")
     briefing_tokens: int = Field(1500, ge=50)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
 
@@ -227,6 +230,10 @@ class NightlySettings(Section):
                                        "content (the job's report gives each skill's hash)")
     keep_reports: int = Field(30, ge=1, description="Reports kept in <workspace>/nightly/ (oldest removed first)")
     keep_backups: int = Field(7, ge=1, description="Backup tars kept in <workspace>/backups/ (oldest removed first)")
+    mirror: Path | None = Field(None, description="Local git repository the `mirror` job commits the task/roadmap "
+                                "export into, one commit per night (default: <workspace>/mirror)")
+    mirror_kinds: list[str] = Field(default_factory=lambda: ["tasks"], description="Kinds of `sources:` whose "
+                                    "export the `mirror` job commits")
 
 
 class Settings(Section):

@@ -47,6 +47,8 @@ class ExitCode(IntEnum):
                          "or from a backup")
     EVAL_REGRESSED = 16, ("`muninn eval` lost to the last run of the same sealed set by more than "
                           "`--max-drop` questions at hit@k or `--max-mrr-drop` in MRR")
+    INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
+                    "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
 
 
@@ -71,12 +73,9 @@ class ConfigError(MuninnError):
         fix: str | None = None,
     ) -> None:
         self.path, self.line, self.key = path, line, key
-        where = path or "<config>"
-        if line is not None:
-            where += f":{line}"
-        if key:
-            where += f": {key}"
-        super().__init__(f"{where}: {message}", fix=fix)
+        # A flag's or a key's problem without a file is named by the flag or key alone.
+        where = ": ".join(x for x in ((path or "") + (f":{line}" if path and line is not None else ""), key) if x)
+        super().__init__(f"{where}: {message}" if where else message, fix=fix)
 
 
 class CredentialError(MuninnError):

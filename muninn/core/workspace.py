@@ -110,6 +110,16 @@ class Workspace:
         return self.home / "backups"
 
     @property
+    def mirror(self) -> Path:
+        """The git mirror of the task/roadmap export (`nightly.mirror`)."""
+        return self._override("nightly", "mirror") or self.home / "mirror"
+
+    @property
+    def watch_state(self) -> Path:
+        """What `muninn watch` last synced: each observation area's export ledger digest."""
+        return self.nightly_reports / "watch.json"
+
+    @property
     def nightly_lock(self) -> Path:
         return self.nightly_reports / "lock"
 

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from muninn.core.config import Settings
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ConfigError
 from muninn.core.inventory_file import Located, load_files
 from muninn.core.secrets_file import env_names
 from muninn.guards import command_guard, sandbox
@@ -109,8 +109,9 @@ def plan(settings: Settings, ids: Sequence[str] = (), vault: Vault | None = None
         known = {i.id for i in items}
         missing = wanted - known
         if missing:
-            raise MuninnError(f"nothing to verify for {sorted(missing)}: no such inventory entry with `verify`, "
-                              "secret with `check`, or prerequisite")
+            raise ConfigError(f"nothing to verify for {', '.join(sorted(missing))}: no inventory entry with "
+                              "`verify`, secret with `check`, or prerequisite has that id",
+                              fix="`muninn verify --dry-run` lists the ids")
         needed = {r for i in items if i.id in wanted for r in i.requires}
         items = [i for i in items if i.id in wanted or (i.kind == "prerequisite" and i.id in needed)]
     return items

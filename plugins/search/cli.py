@@ -7,20 +7,22 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
-from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, emit_json, say, settings
+from muninn.core.errors import AuthError, NotFound, ServerBusy, ServerDown, ServerError
+from muninn.guards import uri as uri_guard
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import (
     doctor_check,  # noqa: F401  (registers the reranker check)
     keyword,
     reader_index,
+    render,
 )
 from muninn.plugins.search.flags import Switches, switch_flags
 from muninn.plugins.search.pipeline import Searcher
-from muninn.plugins.search.stages import SearchError, SearchResult
+from muninn.plugins.search.stages import SearchError
 
 app = typer.Typer()
 
@@ -30,7 +32,7 @@ app = typer.Typer()
 def search_cmd(
     ctx: typer.Context,
     query: str = typer.Argument(None, help="Words, a question, or an identifier (INC-10963, a host, an IP)."),
-    k: int = typer.Option(None, "-k", help="Hits to return (default search.k, 4)."),
+    k: int = typer.Option(None, "-k", min=1, help="Hits to return (default search.k, 4)."),
     target: str = typer.Option(None, "--target", help="Search only under this URI (default search.target)."),
     since: str = typer.Option(None, "--since", help="Only facts dated after: 7d, 24h, 30m, 2w or an ISO date."),
     switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
@@ -39,6 +41,11 @@ def search_cmd(
     batch: Path = typer.Option(None, "--batch", help="JSONL file, one {\"id\", \"query\", \"target\"?} a line "
                                "('-' for stdin); prints one {\"id\", \"hits\"} JSON line per query.",
                                exists=False, dir_okay=False),
+    min_score: float = typer.Option(None, "--min-score", min=0.0, max=1.0,
+                                    help="Drop hits whose relevance (0-1, the cross-encoder's probability) "
+                                    "is under this."),
+    files: bool = typer.Option(False, "--files", help="Print the hits' URIs only, one a line."),
+    md: bool = typer.Option(False, "--md", help="Print the hits as a markdown list."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Find facts: identifiers go keyword-only; questions take OpenViking's vector top 20 and BM25's
@@ -49,7 +56,10 @@ def search_cmd(
     recency prior breaks near-ties, and at most two hits come from one file. The result names
     the reranker that ran; --json shows every stage's score per hit.
 
-    A stage that cannot run (no keyword index, no reranker weights) warns on stderr and in the JSON.
+    Each hit shows its relevance (0-1, how likely the cross-encoder thinks it answers the query)
+    beside its score (which only ranks); when even the best hit is weak, the result says "no
+    strong match". A stage that cannot run (no keyword index, no reranker weights) warns on stderr
+    and in the JSON.
 
     \b
     Examples:
@@ -57,27 +67,35 @@ def search_cmd(
       muninn search INC-10963 --json
       muninn search "what failed on 3 June 2025"
       muninn search "deploy failed" --since 7d --target viking://resources/observations
-      muninn search --batch questions.jsonl --json
+      muninn search "restore a single file" --files | head -1 | xargs muninn read
+      muninn search "cert rotation" --min-score 0.3 --md
     """
-    s = settings(ctx)
-    if batch is None and not query:
+    modes = [flag for flag, on in (("--json", json_out), ("--md", md), ("--files", files), ("--briefing", brief))
+             if on]
+    if len(modes) > 1:
+        raise SearchError(f"{' and '.join(modes)} are different outputs", fix="choose one of them")
+    if batch is None and not (query or "").strip():
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
+    s = settings(ctx)
     with Searcher(s) as searcher:
         if batch is not None:
-            _batch(searcher, batch, k, since, switches)
+            _batch(searcher, batch, k, since, min_score, switches)
             return
-        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens, **switches)
+        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
+                                 min_score=min_score, **switches)
     for warning in result.warnings:
-        say(f"[yellow]warning:[/] {warning}")
+        say(f"warning: {warning}")
     if json_out:
         emit_json(result.to_dict())
     elif brief:
-        console.print(result.briefing or "(nothing found)", highlight=False, markup=False)
+        sys.stdout.write((result.briefing or "(nothing found)").rstrip("\n") + "\n")
     else:
-        _table(result)
+        sys.stdout.write({"md": render.markdown, "files": render.files}.get(
+            "md" if md else "files" if files else "", render.text)(result))
 
 
-def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, switches: Switches) -> None:
+def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min_score: float | None,
+           switches: Switches) -> None:
     lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
     with lines:
         for lineno, line in enumerate(lines, start=1):
@@ -88,34 +106,36 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, swi
                 qid, text = item["id"], item["query"]
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
-            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since, **switches)
+            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since,
+                                     min_score=min_score, **switches)
             # The same fields as one search's --json, keyed by the line's id.
             sys.stdout.write(json.dumps({"id": qid, **result.to_dict()}, default=str) + "\n")
             sys.stdout.flush()
 
 
-def _table(result: SearchResult) -> None:
-    if not result.hits:
-        console.print("nothing found")
-        return
-    how = result.route + (f", reranked by {result.reranker}" if result.reranker else "")
-    if result.dates:
-        lo, hi = result.dates["from"], result.dates["to"]
-        how += f", dated {lo if lo == hi else f'{lo} to {hi}'} ±{result.dates['slack_days']}d"
-        if result.dates["searched"] != result.query:
-            how += f", searched as {result.dates['searched']!r}"
-    table = Table("#", "score", "title", "uri", "date", title=f"{result.query}  [dim]({how})[/]")
-    for i, h in enumerate(result.hits, start=1):
-        table.add_row(str(i), f"{h.score:.3f}", h.title, h.uri, (h.date or "")[:10])
-    console.print(table)
-
-
 @app.command("read")
 def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:// URI from a search hit."),
              json_out: bool = JsonOpt) -> None:
-    """Print one fact file; --json splits it into front matter fields and body."""
+    """Print one fact file; --json splits it into front matter fields and body.
+
+    \b
+    Examples:
+      muninn read viking://resources/shared/runbooks/restic-restore.md
+      muninn read viking://resources/shared/runbooks/restic-restore.md --json
+      muninn search "restore one file" --files | head -1 | xargs muninn read
+    """
+    uri = _file_uri(uri)
     with OpenViking.user(settings(ctx)) as client:
-        text = client.read(uri)
+        try:
+            text = client.read(uri)
+        except (NotFound, ServerDown, AuthError, ServerBusy):
+            raise
+        except ServerError:
+            # The server's own wording (INVALID_URI, its paths) is not for people: say what it was.
+            if _is_folder(client, uri):
+                raise SearchError(f"{uri} is a folder, not a file", fix=f"list it with `muninn ls {uri}`") from None
+            raise SearchError(f"{uri} is not a file muninn can read",
+                              fix="give a file URI from `muninn search` or `muninn ls`") from None
     if not json_out:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
@@ -123,6 +143,26 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
     emit_json({"uri": uri, "title": d.title, "breadcrumb": d.breadcrumb,
                "date": d.date.isoformat() if d.date else None, "source": d.source,
                "meta": d.meta, "body": d.body})
+
+
+def _file_uri(uri: str) -> str:
+    """The canonical viking:// URI of a file, or exit 2 saying what is wrong with it."""
+    try:
+        canonical = uri_guard.canonicalize(uri)
+    except uri_guard.UriRejected as exc:
+        raise SearchError(f"{uri[:120]!r} is not a viking:// file URI: {exc.reason}",
+                          fix="copy a URI from `muninn search` or `muninn ls`") from None
+    if uri.rstrip().endswith("/") or canonical.count("/") < 3:
+        raise SearchError(f"{canonical} is a folder, not a file", fix=f"list it with `muninn ls {canonical}`")
+    return canonical
+
+
+def _is_folder(client: OpenViking, uri: str) -> bool:
+    try:
+        client.ls(uri)
+    except ServerError:
+        return False
+    return True
 
 
 @app.command("search-index")

@@ -18,7 +18,7 @@ from pathlib import Path
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
-from muninn.plugins.search import dense, keyword, rerank
+from muninn.plugins.search import dense, keyword, relevance, rerank
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.content import ContentFetcher
 from muninn.plugins.search.request import SearchRequest, Switch
@@ -108,11 +108,12 @@ class Searcher:
 
     def search(self, text: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
                briefing: bool = False, tokens: int | None = None, now: dt.datetime | None = None,
-               **switches: bool | None) -> SearchResult:
+               min_score: float | None = None, **switches: bool | None) -> SearchResult:
         """One query through STAGES. `switches` are the stages' switches by name (rerank, hybrid,
         routing, dates, recency): None or absent means "as configured in muninn.yaml"."""
         request = SearchRequest.resolve(self.cfg, SWITCHES, text, k=k, target=target, since=since,
-                                        briefing=briefing, tokens=tokens, now=now, overrides=switches)
+                                        briefing=briefing, tokens=tokens, now=now, min_score=min_score,
+                                        overrides=switches)
         state = SearchState(request=request, searcher=self)
         run(STAGES, state)
         return result_of(state)
@@ -132,7 +133,10 @@ def run(stages: Sequence[Stage], state: SearchState) -> None:
 
 def result_of(state: SearchState) -> SearchResult:
     request, window = state.request, state.window
-    hits = [_hit(c, state.docs[c.uri]) for c in state.fused]
+    hits, said = relevance.judge([_hit(c, state.docs[c.uri]) for c in state.fused], state.cfg.strong_match,
+                                 request.min_score)
+    for message in said:
+        state.warn(message)
     named = None
     if window is not None:
         assert state.sought is not None
@@ -148,7 +152,7 @@ def result_of(state: SearchState) -> SearchResult:
 def _hit(c: Candidate, d: docmod.Doc) -> Hit:
     return Hit(uri=c.uri, title=d.title, breadcrumb=d.breadcrumb, score=round(c.score, 6),
                stage_scores=c.stage_scores, date=d.date.isoformat() if d.date else None,
-               snippet=docmod.snippet(d), source=d.source)
+               snippet=docmod.snippet(d), source=d.source, relevance=relevance.of(c.stage_scores))
 
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,

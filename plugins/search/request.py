@@ -38,6 +38,7 @@ class SearchRequest:
     since_at: dt.datetime | None
     briefing: bool
     tokens: int
+    min_score: float | None = None
     switches: Mapping[str, bool] = field(default_factory=dict)
 
     def on(self, switch: str) -> bool:
@@ -46,12 +47,16 @@ class SearchRequest:
     @classmethod
     def resolve(cls, cfg: SearchSettings, declared: Iterable[Switch], text: str, *, k: int | None = None,
                 target: str | None = None, since: str | None = None, briefing: bool = False,
-                tokens: int | None = None, now: dt.datetime | None = None,
+                tokens: int | None = None, now: dt.datetime | None = None, min_score: float | None = None,
                 overrides: Mapping[str, bool | None] | None = None) -> SearchRequest:
         """`None` for any argument or override means "as configured in muninn.yaml"."""
         text = text.strip()
         if not text:
             raise SearchError("empty query", fix="pass the words or identifier to look for")
+        if k is not None and k < 1:
+            raise SearchError(f"k must be 1 or more, not {k}", fix="ask for at least one hit, e.g. -k 4")
+        if min_score is not None and not 0 <= min_score <= 1:
+            raise SearchError(f"--min-score must be between 0 and 1 (a relevance), not {min_score}")
         now = now or dt.datetime.now(dt.UTC)
         since_at = None
         if since:
@@ -65,4 +70,5 @@ class SearchRequest:
             if value is not None:
                 switches[name] = bool(value)
         return cls(text=text, k=k or cfg.k, target=(target or cfg.target).rstrip("/"), now=now, since_at=since_at,
-                   briefing=briefing, tokens=tokens or cfg.briefing_tokens, switches=switches)
+                   briefing=briefing, tokens=tokens or cfg.briefing_tokens, min_score=min_score,
+                   switches=switches)

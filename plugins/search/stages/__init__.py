@@ -46,11 +46,13 @@ class Hit:
     date: str | None
     snippet: str
     source: str
+    relevance: float | None = None     # absolute: the cross-encoder's probability (search/relevance.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "uri": self.uri, "title": self.title, "breadcrumb": self.breadcrumb, "score": self.score,
-            "stage_scores": self.stage_scores, "date": self.date, "snippet": self.snippet, "source": self.source,
+            "relevance": self.relevance, "stage_scores": self.stage_scores, "date": self.date,
+            "snippet": self.snippet, "source": self.source,
         }
 
 

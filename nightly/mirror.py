@@ -1,0 +1,134 @@
+"""mirror: the task/roadmap export (`sources:` of the kinds in `nightly.mirror_kinds`) committed into a
+local git repository (`nightly.mirror`), one commit a night whose message counts the changes.
+
+A git history keeps whatever it was ever given, so nothing reaches a commit without the leak gate:
+each exported file is gated before it is copied in (a file that fails is not copied and is reported),
+the whole work tree is gated again before the commit (a file that holds a value learnt since is taken
+out), and the whole history (`git log -p`) is scanned after it, so a value that became known after
+it was committed is reported by commit and secret id; never by value.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from muninn.core import atomic
+from muninn.core.config import Settings
+from muninn.core.errors import ConfigError
+from muninn.export import pipeline
+from muninn.guards.leak_gate import LeakGate
+from muninn.guards.secret_values import collect
+from muninn.nightly.jobs import Context, JobResult
+
+# Fixed identity and no signing: a cron job has no agent to sign with, and the mirror is the owner's own.
+_GIT_CONFIG = ("-c", "user.name=muninn nightly", "-c", "user.email=muninn@localhost", "-c", "commit.gpgsign=false")
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    proc = subprocess.run(["git", *_GIT_CONFIG, "-C", str(repo), *args], capture_output=True, text=True, env=env,
+                          errors="replace")
+    if proc.returncode != 0:
+        raise ConfigError(f"git {args[0]} failed in the mirror: {proc.stderr.strip()[:300]}", path=str(repo),
+                          fix="check that nightly.mirror is a git repository muninn may write")
+    return proc.stdout
+
+
+def wanted(settings: Settings) -> dict[str, Path]:
+    """{path in the mirror: exported file} for every mirrored source, ledgers left out."""
+    kinds = set(settings.nightly.mirror_kinds)
+    out: dict[str, Path] = {}
+    for c in (pipeline.configured(settings) if settings.sources else []):
+        if c.kind not in kinds or not c.out_dir(settings).is_dir():
+            continue
+        base = c.out_dir(settings)
+        prefix = f"{c.area.removeprefix('viking://resources/')}/{c.name}"
+        for f in sorted(base.rglob("*")):
+            if f.is_file() and pipeline.LEDGER_DIR not in f.relative_to(base).parts:
+                out[f"{prefix}/{f.relative_to(base).as_posix()}"] = f
+    return out
+
+
+def tracked(repo: Path) -> set[str]:
+    return {p for p in git(repo, "ls-files", "-z").split("\0") if p}
+
+
+def history_findings(repo: Path, gate: LeakGate) -> list[dict[str, Any]]:
+    """Known values anywhere in the history: each commit's patch scanned, named by commit and secret id."""
+    if not git(repo, "rev-list", "--all", "--max-count=1").strip():
+        return []
+    found: list[dict[str, Any]] = []
+    for commit in git(repo, "rev-list", "--all").split():
+        patch = git(repo, "show", "--format=%B", "-p", "--no-color", "--no-ext-diff", commit)
+        ids = sorted({f.secret_id or f.reason for f in gate.scan(patch)})
+        if ids:
+            found.append({"commit": commit[:12], "secret_ids": ids})
+    return found
+
+
+def mirror(ctx: Context) -> JobResult:
+    s = ctx.settings
+    files = wanted(s)
+    repo = s.paths.mirror
+    if not files and not (repo / ".git").exists():
+        return JobResult("mirror", True, f"no export of kind {', '.join(s.nightly.mirror_kinds)} to mirror", {})
+    if not (repo / ".git").exists():
+        repo.mkdir(parents=True, exist_ok=True)
+        git(repo, "init", "-q")
+    known = collect(s.paths.known_secret_files())
+    gate = LeakGate(known)
+    dropped: list[dict[str, str]] = []
+    before = tracked(repo)
+    for rel, src in files.items():
+        text = src.read_bytes().decode("utf-8", errors="replace")
+        findings = gate.scan_path(rel) + gate.scan(text)
+        if findings:
+            dropped.append({"path": rel, "reason": ", ".join(sorted({f.secret_id or f.reason for f in findings}))})
+            continue
+        atomic.write_bytes(repo / rel, src.read_bytes())
+    gone = sorted(before - set(files))
+    for rel in gone:
+        (repo / rel).unlink(missing_ok=True)
+    # Again over the whole work tree: a file copied on an earlier night may hold a value learnt since.
+    report = gate.check_tree(repo, [p for p in repo.rglob("*") if p.is_file() and ".git" not in
+                                    p.relative_to(repo).parts])
+    for d in report.dropped:
+        (repo / d.path).unlink(missing_ok=True)
+        if not any(x["path"] == d.path for x in dropped):
+            dropped.append({"path": d.path, "reason": d.reason})
+    _prune_empty_dirs(repo)
+    git(repo, "add", "-A")
+    counts = {"added": 0, "changed": 0, "removed": 0}
+    for line in git(repo, "diff", "--cached", "--name-status", "--no-renames").splitlines():
+        status = line[:1]
+        counts["added" if status == "A" else "removed" if status == "D" else "changed"] += 1
+    commit = None
+    if any(counts.values()):
+        message = (f"muninn nightly {datetime.now(UTC):%Y-%m-%d}: {counts['added']} added, "
+                   f"{counts['changed']} changed, {counts['removed']} removed")
+        git(repo, "commit", "-q", "-m", message)
+        commit = git(repo, "rev-parse", "--short=12", "HEAD").strip()
+    history = history_findings(repo, LeakGate(known, patterns=False))
+    data = {"repo": str(repo), "files": len(files) - len(dropped), "commit": commit, **counts,
+            "dropped": dropped, "history": history}
+    problems = [f"not committed: {d['path']} ({d['reason']})" for d in dropped]
+    problems += [f"the mirror's history holds {', '.join(h['secret_ids'])} in commit {h['commit']}: rewrite "
+                 f"the history, then rotate the value" for h in history]
+    if problems:
+        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        return JobResult("mirror", False, "; ".join(problems[:3]) + more, data)
+    what = (f"commit {commit}: {counts['added']} added, {counts['changed']} changed, {counts['removed']} removed"
+            if commit else "no change tonight")
+    return JobResult("mirror", True, f"{what}; {len(files)} file(s) in {repo}", data)
+
+
+def _prune_empty_dirs(repo: Path) -> None:
+    for d in sorted((p for p in repo.rglob("*") if p.is_dir() and ".git" not in p.relative_to(repo).parts),
+                    key=lambda p: len(p.parts), reverse=True):
+        if not any(d.iterdir()):
+            shutil.rmtree(d, ignore_errors=True)

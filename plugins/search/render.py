@@ -1,0 +1,64 @@
+"""How a search result is printed: plain text, markdown, or URIs alone (`--json` is `to_dict`).
+
+A URI is never cut: it sits on its own line, whole, so it can be copied into `muninn read`. Nothing
+here draws boxes or wraps lines; a terminal wraps long lines itself, a pipe gets them whole.
+"""
+
+from __future__ import annotations
+
+from muninn.plugins.search.stages import Hit, SearchResult
+
+SNIPPET_CHARS = 200
+
+
+def how(result: SearchResult) -> str:
+    """The route, the reranker and the days the query named, in one parenthesis."""
+    said = result.route + (f", reranked by {result.reranker}" if result.reranker else "")
+    if result.dates:
+        lo, hi = result.dates["from"], result.dates["to"]
+        said += f", dated {lo if lo == hi else f'{lo} to {hi}'} ±{result.dates['slack_days']}d"
+        if result.dates["searched"] != result.query:
+            said += f", searched as {result.dates['searched']!r}"
+    return said
+
+
+def _facts(h: Hit) -> str:
+    parts = [(h.date or "")[:10], f"relevance {h.relevance:.2f}" if h.relevance is not None else "",
+             f"score {h.score:.3f}"]
+    return " · ".join(p for p in parts if p)
+
+
+def _snippet(h: Hit) -> str:
+    flat = " ".join(h.snippet.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def text(result: SearchResult) -> str:
+    """Each hit: a numbered title line with date, relevance and score; the URI whole; a snippet."""
+    if not result.hits:
+        return f"nothing found for {result.query!r}\n"
+    lines = [f"{' '.join(result.query.split())[:200]}  ({how(result)})", ""]
+    for i, h in enumerate(result.hits, start=1):
+        lines += [f"{i}. {h.title or '(untitled)'}  [{_facts(h)}]", f"   {h.uri}"]
+        if snip := _snippet(h):
+            lines.append(f"   {snip}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def markdown(result: SearchResult) -> str:
+    """A markdown list, for a note or an issue: title linked to its URI, facts, quoted snippet."""
+    if not result.hits:
+        return f"_nothing found for {result.query!r}_\n"
+    lines = [f"**{' '.join(result.query.split())[:200]}** ({how(result)})", ""]
+    for i, h in enumerate(result.hits, start=1):
+        title = (h.title or "(untitled)").replace("]", "\\]")
+        lines.append(f"{i}. [{title}](<{h.uri}>) · {_facts(h)}")
+        if snip := _snippet(h):
+            lines.append(f"   > {snip}")
+    return "\n".join(lines) + "\n"
+
+
+def files(result: SearchResult) -> str:
+    """One URI a line, best first (`muninn search x --files | xargs -n1 muninn read`)."""
+    return "".join(f"{h.uri}\n" for h in result.hits)
