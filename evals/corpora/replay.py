@@ -45,10 +45,11 @@ class Setting:
         """The setting a configuration runs with."""
         return cls(keyword_weight=cfg.keyword_weight, vector_weight=cfg.vector_weight, fact_weight=cfg.fact_weight,
                    header_weight=cfg.header_weight, rerank=cfg.rerank.enabled, candidates=cfg.rerank.candidates,
-                   blend=cfg.rerank.blend, recency=cfg.recency)
+                   blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers)
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
-        rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates})
+        rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
+                                            "identifiers": self.rerank_keyword_route})
         return base.model_copy(update={"keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
                                        "fact_weight": self.fact_weight, "header_weight": self.header_weight,
                                        "rerank": rr})

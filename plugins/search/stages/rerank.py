@@ -20,7 +20,7 @@ class Rerank:
     switch = Switch("rerank", "Skip the cross-encoder: fusion order.", setting=lambda cfg: cfg.rerank.enabled)
 
     def applies(self, state: SearchState) -> bool:
-        return bool(state.fused)
+        return bool(state.fused) and (state.cfg.rerank.identifiers or state.route != "keyword")
 
     def run(self, state: SearchState) -> None:
         searcher, cfg = state.searcher, state.cfg.rerank
