@@ -170,3 +170,19 @@ def test_runs_made_apart_merge_from_their_json(tmp_path) -> None:
     report.write_json([_run("b")], tmp_path / "b.json")
     merged = report.read_json(tmp_path / "a.json") + report.read_json(tmp_path / "b.json")
     assert [r.name for r in merged] == ["a", "b"] and merged[0].variants["defaults"]["hit@1"] == 0.5
+
+
+@pytest.mark.parametrize("record, refused", [
+    ({"warnings": [], "degraded": False}, False),
+    ({"warnings": ["linear fusion skipped, results are in RRF order: sidecar timed out"], "degraded": True}, True),
+    ({"warnings": ["no cross-encoder: weights not found"], "degraded": True}, True),
+])
+def test_replay_refuses_a_trace_recorded_on_a_fallback_path(tmp_path, record: dict, refused: bool) -> None:
+    rec = {"id": "q", "kind": "howto", "gold": ["viking://r/a.md"], "route": "hybrid", "window": False,
+           "linear": True, "features": [], "now": "2026-01-01T00:00:00+00:00", "cands": [], **record}
+    (tmp_path / "c.jsonl").write_text(json.dumps(rec) + "\n")
+    if refused:
+        with pytest.raises(replay.DegradedTrace, match="1 of 1 recorded questions fell back"):
+            replay.load(tmp_path)
+    else:
+        assert replay.load(tmp_path) == {"c": [rec]}

@@ -161,9 +161,18 @@ def into_runs(runs: list[CorpusRun], corpora: dict[str, list[dict[str, Any]]], n
         r.warnings = [w for w in r.warnings if REPLAYED not in w] + [f"{', '.join(added)}: {REPLAYED}"]
 
 
+class DegradedTrace(SystemExit):
+    """Some recorded questions ran on a fallback path: tuning on them would fit the fallback."""
+
+
 def load(trace_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    return {p.stem: [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
-            for p in sorted(trace_dir.glob("*.jsonl"))}
+    out = {p.stem: [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
+           for p in sorted(trace_dir.glob("*.jsonl"))}
+    for name, recs in out.items():
+        if bad := [r for r in recs if r.get("degraded") or r.get("warnings")]:
+            raise DegradedTrace(f"{name}: {len(bad)} of {len(recs)} recorded questions fell back "
+                                f"({bad[0]['warnings'][0][:160]}); record the trace again on a quieter machine")
+    return out
 
 
 def loco(corpora: dict[str, list[dict[str, Any]]], settings: list[Setting], base: SearchSettings

@@ -4,6 +4,8 @@ replayed offline (replay.py) instead of re-running the server and the cross-enco
 For each question the product's own stages run up to and including linear fusion; then the
 cross-encoder scores every candidate of the union (not only the first `rerank.candidates`), once.
 Nothing here ranks: replay.py does, with the product's own fusion, blend, recency and cap code.
+A question whose stages fell back (a busy sidecar skips linear fusion, a missing cross-encoder the
+rerank) is marked `degraded`: replaying it would tune to the fallback, so replay.py refuses it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
     if model is not None and state.fused:
         texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars) for c in state.fused]
         ce = check_scores(model.name, model.rerank(text, texts), len(texts))
+    if model is None:
+        state.warn(f"no cross-encoder: {searcher.rerank_problem}")
     cands = []
     for i, c in enumerate(state.fused):
         d = state.docs[c.uri]
@@ -45,7 +49,7 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
                       "date": d.date.isoformat() if d.date else None, "file": d.file_key})
     return {"route": state.route, "window": state.window is not None, "linear": bool(state.features),
             "features": sorted(state.features), "now": request.now.isoformat(), "cands": cands,
-            "warnings": state.warnings}
+            "warnings": state.warnings, "degraded": bool(state.warnings)}
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:
