@@ -107,7 +107,8 @@ def bench_export(root: Path, rows: int, known: int, rng: random.Random) -> list[
     warm = time.perf_counter() - t
     return [
         (f"export + redaction + gate, {rows:,} facts, {known:,} known values (cold, empty out dir)",
-         f"{cold:.1f} s ({report.facts / cold:,.0f} facts/s, {size:.1f} MB written; redacted {report.redacted}, "
+         f"{cold:.1f} s ({report.facts / cold:,.0f} facts/s, {size:.1f} MB written, {size / cold:.1f} MB/s; "
+         f"redacted {report.redacted}, "
          f"dropped {len(report.dropped)})"),
         (f"of which: load {known:,} known values from secrets YAML and build redactor + gate",
          f"{load:.1f} s (measured separately)"),

@@ -60,25 +60,33 @@ def _timed(fn) -> float:
     return (time.perf_counter() - t) * 1000
 
 
-def _setup(tmp: Path) -> tuple[Path, list[str], str]:
+def stack_config(tmp: Path) -> tuple[Path, dict]:
+    """A muninn.yaml for a stack of its own in `tmp`, on free ports (muninn bench times its start)."""
     cfg_path = tmp / "muninn.yaml"
-    base = {"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv())},
+    # A long call timeout: on a shared 2-core machine a batch write can wait minutes for the server.
+    base = {"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv()),
+                                                  "timeout": 600},
             "embed": {"port": free_port()}, "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}}
     cfg_path.write_text(yaml.safe_dump(base))
+    return cfg_path, base
+
+
+def _setup(tmp: Path, configured: tuple[Path, dict] | None = None) -> tuple[Path, list[str], str]:
+    cfg_path, base = configured or stack_config(tmp)
     settings = config.load(cfg_path)
-    stack.up(settings, say=lambda m: None, config_file=cfg_path)
+    stack.up(settings, say=lambda m: None, config_file=cfg_path)   # a no-op when it already runs
     root = OpenViking.root(settings)
     account = f"bench{pysecrets.token_hex(4)}"
     owner_key = root.create_account(account, "owner")
     raven_key = root.register_user(account, "raven", "user")
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     ring.set(credentials.user_key_name(account, "owner"), owner_key)
     ring.set(credentials.user_key_name(account, "raven"), raven_key)
     rng = random.Random(5)
     known = [pysecrets.token_urlsafe(24) for _ in range(1000)]
     (tmp / "secrets.yaml").write_text(yaml.safe_dump([{"id": f"s{i}", "value": v} for i, v in enumerate(known)]))
     uris = []
-    with OpenViking(settings.server.base_url, owner_key) as owner:
+    with OpenViking(settings.server.base_url, owner_key, timeout=settings.server.timeout) as owner:
         for folder in ("viking://resources/shared", "viking://resources/agents", "viking://resources/agents/raven"):
             owner.ensure_dir(folder)
         files = {}
@@ -126,6 +134,21 @@ def _stdio(cfg_path: Path, uris: list[str], direct: OpenViking) -> tuple[list[fl
     return d, g
 
 
+def paired_reads(session: GuardSession, direct: OpenViking, uris: list[str], n: int,
+                 ) -> tuple[list[float], list[float], list[float]]:
+    """ms of direct reads, guarded reads and their paired difference, back to back on the same URI."""
+    d, g, added = [], [], []
+    for i in range(n):
+        uri = uris[i % len(uris)]
+        uri_guard._canonicalize.cache_clear()
+        a = _timed(lambda u=uri: direct.read(u))
+        b = _timed(lambda u=uri: server.call(session, "recall_read", {"uri": u}))
+        d.append(a)
+        g.append(b)
+        added.append(b - a)
+    return d, g, added
+
+
 def main() -> None:
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-guard-"))
@@ -140,15 +163,7 @@ def main() -> None:
         for uri in uris[:20]:  # warm both paths
             direct.read(uri)
             server.call(session, "recall_read", {"uri": uri})
-        d, g, added = [], [], []
-        for i in range(N):
-            uri = uris[i % len(uris)]
-            uri_guard._canonicalize.cache_clear()
-            a = _timed(lambda u=uri: direct.read(u))
-            b = _timed(lambda u=uri: server.call(session, "recall_read", {"uri": u}))
-            d.append(a)
-            g.append(b)
-            added.append(b - a)
+        d, g, added = paired_reads(session, direct, uris, N)
         rows.append(("recall_read direct (OpenViking.read), ms p50 / p95", _ms(d)))
         rows.append(("recall_read guarded in process, ms p50 / p95", _ms(g)))
         rows.append(("**added by the guard**, paired difference, ms p50 / p95", f"**{_ms(added)}**"))

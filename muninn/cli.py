@@ -11,6 +11,7 @@ exits with its code (see README, "Exit codes").
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,11 +33,14 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.policy_cli", "app", "policy"),
     ("muninn.nightly.cli", "app", "nightly"),
     ("muninn.nightly.watch_cli", "app", None),
+    ("muninn.nightly.skills_cli", "app", "skills"),
     ("muninn.nightly.leak_cli", "app", "leak"),
     ("muninn.nightly.backup_cli", "app", "backup"),
     ("muninn.evals.cli", "app", None),
+    ("muninn.evals.bench_cli", "app", None),
     ("muninn.export.cli", "app", None),
     ("muninn.plugins.search.cli", "app", None),
+    ("muninn.plugins.search.serve_cli", "app", None),
     ("muninn.plugins.mcp.cli", "app", None),
     ("muninn.plugins.mcp.cli", "guard_app", None),
     ("muninn.plugins.access.vault_cli", "vault_app", "vault"),
@@ -138,6 +142,9 @@ def _root(
 
 
 def main() -> None:
+    # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
+    # 0600 / 0700, whichever part writes it (plugins/home_modes.py checks and tightens the rest).
+    os.umask(0o077)
     app(prog_name="muninn")   # LazyGroup.main translates every ending (muninn/core/edge.py)
 
 

@@ -2,6 +2,7 @@
 (OpenViking 0.5.2 has no server-side write control on it). A skill not on the approved list fails,
 and so does an approved skill pinned by content (`name@sha256:<hex>` in `nightly.approved_skills`)
 whose content changed: the hash is over every file under the skill, path and text, in path order.
+`muninn skills install` adds its pins to a state file in the workspace, read here too.
 Each skill's current hash is in the job's data, to pin it."""
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ def parse_approved(entries: list[str]) -> dict[str, str | None]:
 
 
 def skills_drift(ctx: Context) -> JobResult:
-    approved = parse_approved(ctx.settings.nightly.approved_skills)
+    from muninn.nightly import skills_install
+
+    # What the owner typed in muninn.yaml, then what `muninn skills install` pinned (newer, so it wins).
+    approved = parse_approved([*ctx.settings.nightly.approved_skills, *skills_install.load(ctx.settings)])
     with OpenViking.user(ctx.settings) as client:
         try:
             uris = {e.uri.rstrip("/").rsplit("/", 1)[-1]: e.uri.rstrip("/") for e in client.ls(SKILLS)}

@@ -51,7 +51,7 @@ def config_file(settings: Settings) -> list[Check]:
 
 def keyring_backend(settings: Settings) -> list[Check]:
     try:
-        ring = credentials.Keyring(settings.keyring.backend)
+        ring = credentials.for_server(settings)
         names = ring.names()
     except CredentialError as exc:
         return [Check("keyring", "fail", exc.message, exc.fix or "")]

@@ -27,19 +27,24 @@ from muninn.core import accounts, credentials
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
+from muninn.plugins import stack_probe
 
 ROOT_KEY_ENV = "MUNINN_OV_ROOT_KEY"
+BREAKER_RESET_S = 15.0
 Say = Callable[[str], None]
 
 
 @dataclass
 class Component:
     name: str
-    url: str
-    pid: int | None = None
+    url: str                       # what was checked
+    pid: int | None = None         # a process this workspace started; never for an external server.url
     running: bool = False
-    healthy: bool = False
+    healthy: bool = False          # the server: /health and a real `find` both answered
     detail: str = ""
+    latency_ms: float | None = None   # of /health
+    find_ms: float | None = None      # the server: a real `find` through the embedding sidecar
+    breaker: str = ""                 # the server: OpenViking's embedding circuit breaker (stack_probe.py)
 
 
 def _state_file(settings: Settings) -> Path:
@@ -185,16 +190,21 @@ def ov_conf(settings: Settings) -> dict:
         "storage": {"workspace": str(settings.paths.stack / "data")},
         "server": {"host": settings.server.host, "port": settings.server.port,
                    "auth_mode": "api_key", "root_api_key": f"${ROOT_KEY_ENV}"},
-        "embedding": {"dense": {
-            "provider": "openai", "model": settings.embed.model_name,
-            "api_base": f"{settings.embed.base_url}/v1", "api_key": "local-sidecar",
-            "dimension": settings.embed.dimensions, "input": "text",
-        }},
+        "embedding": {
+            "dense": {
+                "provider": "openai", "model": settings.embed.model_name,
+                "api_base": f"{settings.embed.base_url}/v1", "api_key": "local-sidecar",
+                "dimension": settings.embed.dimensions, "input": "text",
+            },
+            # The sidecar is local: after its restart, searches need not wait out OpenViking's
+            # default 60 s breaker (it doubles on each failed probe, up to the max).
+            "circuit_breaker": {"reset_timeout": BREAKER_RESET_S, "max_reset_timeout": 120.0},
+        },
     }
 
 
 def root_key(settings: Settings, create: bool = False) -> str:
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     key = ring.get(credentials.root_key_name())
     if key:
         return key
@@ -207,20 +217,31 @@ def root_key(settings: Settings, create: bool = False) -> str:
 
 # --- up / down / status ----------------------------------------------------------------------------
 
-def status(settings: Settings) -> list[Component]:
+def status(settings: Settings, probe: bool = True) -> list[Component]:
+    """Each part, checked at its URL with the latency seen. `probe`: also a real `find` (what a
+    search needs), which the server must pass to count as healthy. The limit is search.timeout."""
     state = _read_state(settings)
     out = []
     for name, url, marker in (("embed", settings.embed.base_url, "muninn.plugins.embed"),
                               ("server", settings.server.base_url, "openviking-server")):
-        pid = state.get(name, {}).get("pid")
+        external = name == "server" and bool(settings.server.url)
+        pid = None if external else state.get(name, {}).get("pid")
         comp = Component(name=name, url=url, pid=pid, running=_ours(pid, marker))
-        comp.healthy = healthy(url)
-        if comp.healthy and not comp.running:
+        seen = stack_probe.health(url, settings.search.timeout if probe else 2.0)
+        comp.healthy, comp.latency_ms = seen.ok, seen.latency_ms
+        if external:
+            comp.detail = "external (server.url): not started or stopped by muninn"
+        elif comp.healthy and not comp.running:
             comp.detail = "answering, but not started by this workspace"
         elif comp.running and not comp.healthy:
-            comp.detail = "process running but /health does not answer"
+            comp.detail = f"process running but {seen.detail}"
         elif not comp.running and pid:
             comp.detail = "stale PID file (process gone)"
+        if name == "server" and comp.healthy and probe:
+            found = stack_probe.find(settings)
+            comp.healthy, comp.find_ms, comp.breaker = found.ok, found.latency_ms, found.breaker
+            said = f"find {found.latency_ms:g} ms" if found.ok else found.detail
+            comp.detail = "; ".join(x for x in (comp.detail, said, f"embedding breaker {found.breaker}") if x)
         out.append(comp)
     return out
 
@@ -232,10 +253,12 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     state = _read_state(settings)
     root = settings.paths.stack
     env = dict(os.environ)
-    components = {c.name: c for c in status(settings)}
+    components = {c.name: c for c in status(settings, probe=False)}
 
     embed = components["embed"]
-    if embed.running and embed.healthy:
+    if settings.embed.url:
+        say(f"embed.url is set ({settings.embed.url}): muninn does not manage that endpoint.")
+    elif embed.running and embed.healthy:
         say(f"embed: already running (pid {embed.pid}) at {embed.url}")
     else:
         if port_busy(settings.embed.host, settings.embed.port):
@@ -278,12 +301,38 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     if not settings.server.url:
         ensured = ensure_default_user(settings)
         say(f"account {ensured.account}/{ensured.user}: {ensured.action} (key {ensured.key_name!r} in keyring)")
+    wait_for_find(settings, say)
     return status(settings)
+
+
+def wait_for_find(settings: Settings, say: Say = print) -> float:
+    """Healthy means a search works: a real `find` must pass through the server and the sidecar.
+    After the sidecar was down, OpenViking's circuit breaker refuses finds for 60 s and more while
+    /health says ok, so wait for it (up to server.start_timeout). Returns the find's milliseconds."""
+    deadline = time.monotonic() + settings.server.start_timeout
+    said = ""
+    while True:
+        found = stack_probe.find(settings)
+        if not found.tried:
+            say(f"search: not probed: {found.detail}")
+            return 0.0
+        if found.ok:
+            say(f"search: a real find answered in {found.latency_ms:g} ms (embedding breaker closed)")
+            return found.latency_ms or 0.0
+        if time.monotonic() >= deadline:
+            raise StackError(f"OpenViking at {settings.server.base_url} answers /health but {found.detail} "
+                             f"(embedding breaker {found.breaker}) after {settings.server.start_timeout:g} s",
+                             fix=f"see the server log {stack_probe.server_log(settings) or '(external)'} and "
+                                 "`muninn status`; raise server.start_timeout if the breaker is still open")
+        if found.breaker.split(",")[0] != said:   # once per state, not per countdown second
+            say(f"search: waiting for a real find to pass (embedding breaker {found.breaker})...")
+            said = found.breaker.split(",")[0]
+        time.sleep(2.0)
 
 
 def ensure_default_user(settings: Settings) -> accounts.Ensured:
     """The CLI's own identity (`openviking.account`/`openviking.user`), with a working key."""
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     with OpenViking(settings.server.base_url, root_key(settings), key_name=credentials.root_key_name()) as root:
         return accounts.ensure_user(root, ring, settings.openviking.account, settings.openviking.user)
 

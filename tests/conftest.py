@@ -36,6 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "PYTHON_KEYRING_BACKEND": FILE_KEYRING,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
+        # A test's `muninn search` runs in-process; tests/test_serve*.py start `muninn serve` themselves.
+        "MUNINN_SEARCH__SERVE_IDLE": "0",
     })
     os.environ.pop("MUNINN_CONFIG", None)
 
@@ -93,6 +95,37 @@ class Stack:
     def cli(self, *args: str, input: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True,
                               env=self.env, input=input, timeout=timeout)
+
+
+@contextlib.contextmanager
+def own_stack(base: Path, extra: dict | None = None, keyring_dir: Path | None = None) -> Iterator[Stack]:
+    """A second real stack of its own (home, ports, keyring file unless `keyring_dir` is shared): for
+    tests that kill or stop its processes, which must never touch the session's shared stack."""
+    from muninn.plugins import stack as stack_mod
+
+    cfg = {"home": str(base / "home"), "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
+           "embed": {"port": free_port()}, "keyring": {"backend": FILE_KEYRING}, **(extra or {})}
+    base.mkdir(parents=True, exist_ok=True)
+    path = base / "muninn.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    env = {**os.environ, "MUNINN_CONFIG": str(path), "MUNINN_HOME": cfg["home"],
+           "XDG_DATA_HOME": str(keyring_dir or base / "xdg")}
+    done = subprocess.run([sys.executable, "-m", "muninn", "up"], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    saved = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = env["XDG_DATA_HOME"]
+    try:
+        settings = config.load(path)
+        root = OpenViking.root(settings)
+    finally:
+        if saved is not None:
+            os.environ["XDG_DATA_HOME"] = saved
+    try:
+        yield Stack(settings=settings, config_path=path, root=root, env=env)
+    finally:
+        root.close()
+        stack_mod.down(settings, say=lambda m: None)
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks just enough of OpenViking's API for muninn's client
 (mkdir, ls, read, batch-write, rm, find, wait, health), and answers with an injected fault on demand:
 invalid JSON with 200, a JSON array, a null result, an HTML 500, a slow answer, a connection cut
-mid-reply, or CONFLICT ("resource is busy"). Faults are injected on the wire, so the whole SDK and
-httpx path runs for real."""
+mid-reply, or CONFLICT ("resource is busy"); outside FAULTS, also a 401 ("unauthenticated").
+Faults are injected on the wire, so the whole SDK and httpx path runs for real."""
 
 from __future__ import annotations
 
@@ -90,6 +90,9 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
                 self.close_connection = True
                 self.connection.shutdown(2)
+            elif fault == "unauthenticated":
+                self._send(401, json.dumps({"status": "error", "error": {
+                    "code": "UNAUTHENTICATED", "message": "invalid API key"}}).encode())
             elif fault == "slow":
                 time.sleep(state.slow_seconds)
                 return False

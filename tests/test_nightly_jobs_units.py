@@ -5,6 +5,7 @@ known value, and `export all` going on past a source that cannot be exported."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import sqlite3
@@ -240,3 +241,117 @@ def test_an_observation_is_dated_to_the_second_in_utc(tmp_path: Path, ts: str, d
     pipeline.run("observations", log, tmp_path / "out")
     (fact,) = [p for p in (tmp_path / "out").rglob("*.md") if pipeline.LEDGER_DIR not in p.parts]
     assert factfile.parse(fact.read_text()).date == date and fact.parent.name == folder
+
+
+# --- skills install: what it takes, and the approved list it keeps --------------------------------
+
+def test_the_shipped_skill_is_found_by_name() -> None:
+    from muninn.nightly import skills_install
+
+    name, folder = skills_install.resolve("observation-log")
+    assert name == "observation-log" and (folder / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize(("what", "message"), [
+    ("no-such-skill", "neither a skill muninn ships"),
+    ("{tmp}/empty", "neither a skill muninn ships"),
+    ("{tmp}/Bad Name", "is not a skill name"),
+    ("{tmp}/../etc", "neither a skill muninn ships"),
+])
+def test_a_skill_that_is_not_one_is_refused_before_any_write(tmp_path: Path, what: str, message: str) -> None:
+    from muninn.core.errors import ConfigError
+    from muninn.nightly import skills_install
+
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "Bad Name").mkdir()
+    (tmp_path / "Bad Name" / "SKILL.md").write_text("---\nname: x\n---\n")
+    with pytest.raises(ConfigError, match=message):
+        skills_install.resolve(what.format(tmp=tmp_path))
+
+
+@pytest.mark.parametrize("text", ["", "not json", "[]", '{"approved": 3}', '{"other": []}'])
+def test_a_damaged_approved_list_is_one_sentence_naming_the_fix(home: Path, text: str) -> None:
+    from muninn.core.errors import ConfigError
+    from muninn.nightly import skills_install
+
+    s = _settings(home)
+    s.paths.approved_skills.parent.mkdir(parents=True)
+    s.paths.approved_skills.write_text(text)
+    with pytest.raises(ConfigError, match="damaged") as err:
+        skills_install.load(s)
+    assert "muninn skills install" in (err.value.fix or "")
+
+
+# --- the CLI edge passes an ExitCode through (cron relies on `muninn nightly`'s code) ------------
+
+@pytest.mark.parametrize(("returned", "code"), [
+    (ExitCode.OK, 0), (ExitCode.CHECK_FAILED, 1), (ExitCode.JOB_FAILED, 13), (ExitCode.BUSY, 14), (1, 1), (13, 13),
+    (None, 0), (True, 0), (False, 0), ("done", 0),
+])
+def test_the_edge_exits_with_the_code_a_command_returned(returned: object, code: int) -> None:
+    from muninn.core import edge
+
+    with pytest.raises(SystemExit) as out:
+        edge.run(lambda **kw: returned)
+    assert int(out.value.code) == code
+
+
+def test_a_nightly_job_that_could_not_run_exits_13_from_the_real_cli(tmp_path: Path, isolated_keyring: Path) -> None:
+    # No server and no key: the job fails to run, the report is written, and cron sees 13, not 0.
+    (tmp_path / "muninn.yaml").write_text(yaml.safe_dump({"home": str(tmp_path / "home"),
+                                                           "server": {"port": 9}}))
+    out = _cli(tmp_path / "muninn.yaml", "nightly", "--only", "skills-drift")
+    assert out.returncode == ExitCode.JOB_FAILED, out.stdout + out.stderr
+
+
+# --- muninn status --stores: each reader's readable areas, from its own index -------------------
+
+STORES_POLICY = """
+version: 1
+areas:
+  shared: viking://resources/shared
+  raven: viking://resources/agents/raven
+  bob: viking://resources/agents/bob
+readers:
+  owner: {kind: owner, account: home, user: owner, areas: {shared: manage, raven: manage, bob: manage},
+          remember_to: shared}
+  raven: {kind: agent, account: home, user: raven, areas: {shared: read, raven: write}, remember_to: raven,
+          tools: [recall_search]}
+"""
+
+
+def _fact_text(date: str) -> str:
+    return f"---\nsource: notes\ndate: \"{date}\"\n---\n# A note\nsomething happened\n"
+
+
+@pytest.mark.parametrize(("reader", "want"), [
+    (None, {("owner", "bob"): 1, ("owner", "raven"): 2, ("owner", "shared"): 1, ("raven", "raven"): 2,
+            ("raven", "shared"): 1}),
+    ("raven", {("raven", "raven"): 2, ("raven", "shared"): 1}),
+    ("nobody", None),
+])
+def test_status_stores_lists_each_readers_areas_from_its_own_index(tmp_path: Path, isolated_keyring: Path,
+                                                                   reader: str | None, want: dict | None) -> None:
+    from muninn.plugins.search import keyword
+
+    (tmp_path / "policy.yaml").write_text(STORES_POLICY)
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"home": str(tmp_path / "home"), "guard": {"policy": str(tmp_path / "policy.yaml")}}))
+    s = config.load(cfg)
+    files = {"viking://resources/shared/a.md": _fact_text("2026-11-01"),
+             "viking://resources/agents/raven/b.md": _fact_text("2026-11-02T10:00:00Z"),
+             "viking://resources/agents/raven/c.md": _fact_text("2026-11-03T11:30:00Z"),
+             "viking://resources/agents/bob/d.md": _fact_text("2026-10-01")}
+    for user in ("owner", "raven"):
+        mine = {u: t for u, t in files.items() if user == "owner" or "/bob/" not in u}
+        keyword.index_facts(s.paths.search_index("home", user), mine)
+    out = _cli(cfg, "status", "--stores", "--json", *(["--profile", reader] if reader else []))
+    if want is None:
+        assert out.returncode == ExitCode.BAD_INPUT and "nobody" in out.stderr
+        return
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert {(r["reader"], r["area"]): r["files"] for r in rows} == want
+    newest = {(r["reader"], r["area"]): r["newest"] for r in rows}
+    assert newest[("raven", "raven")].startswith("2026-11-03T11:30")
+    assert all("search-index --profile" in r["index"] for r in rows), "never walked: the fix is named"

@@ -22,7 +22,7 @@ from openviking_sdk import errors as ov_errors
 
 from muninn.core import credentials
 from muninn.core.config import Settings
-from muninn.core.errors import AuthError, NotFound, ServerBusy, ServerDown, ServerError
+from muninn.core.errors import AuthError, NotFound, ServerBadReply, ServerBusy, ServerDown, ServerError, ServerSlow
 
 VECTORS_ONLY = {"processing_mode": "vectors_only"}
 
@@ -81,6 +81,7 @@ class OpenViking:
     def __init__(self, url: str, api_key: str, key_name: str = "api key", timeout: float = 60.0) -> None:
         self.url = url.rstrip("/")
         self.key_name = key_name
+        self.timeout = timeout
         self._api_key = api_key
         self._sdk = SyncHTTPClient(url=self.url, api_key=api_key, timeout=timeout,
                                    event_hooks={"response": [_require_json]})
@@ -91,7 +92,7 @@ class OpenViking:
 
     @classmethod
     def root(cls, settings: Settings) -> OpenViking:
-        ring = credentials.Keyring(settings.keyring.backend)
+        ring = credentials.for_server(settings)
         key = ring.require(credentials.root_key_name(), fix="run `muninn up` to create the local stack")
         return cls(settings.server.base_url, key, key_name=credentials.root_key_name(),
                    timeout=settings.server.timeout)
@@ -101,10 +102,14 @@ class OpenViking:
         account = account or settings.openviking.account
         user = user or settings.openviking.user
         name = credentials.user_key_name(account, user)
-        ring = credentials.Keyring(settings.keyring.backend)
+        ring = credentials.for_server(settings)
         key = ring.require(name, fix="run `muninn up` (the CLI's own user) or `muninn policy apply` "
                                      "(the readers in policy.yaml)")
         return cls(settings.server.base_url, key, key_name=name, timeout=settings.server.timeout)
+
+    def with_timeout(self, timeout: float) -> OpenViking:
+        """The same identity with another per-call limit (a search's vector call has its own)."""
+        return OpenViking(self.url, self._api_key, key_name=self.key_name, timeout=timeout)
 
     def close(self) -> None:
         if self._ready:
@@ -142,14 +147,14 @@ class OpenViking:
                              uri=uri, fix="another write is still being indexed there; retry in a minute") from None
         except ov_errors.OpenVikingError as exc:
             raise ServerError(f"{what}{f' {uri}' if uri else ''} failed: {_brief(exc.message)} ({exc.code})",
-                              uri=uri) from None
+                              uri=uri, code=exc.code) from None
 
     def _down(self, exc: Exception) -> ServerDown:
         return ServerDown(f"OpenViking is not reachable at {self.url}",
                           fix="start it with `muninn up`, or check server.url / server.port in muninn.yaml")
 
-    def _slow(self, what: str, uri: str | None) -> ServerError:
-        return ServerError(f"{what}{f' {uri}' if uri else ''} timed out waiting for {self.url}",
+    def _slow(self, what: str, uri: str | None) -> ServerSlow:
+        return ServerSlow(f"{what}{f' {uri}' if uri else ''} timed out waiting for {self.url}",
                            uri=uri, fix="the server is busy or stuck: see its log (`muninn status`), then retry")
 
     def _cut(self, what: str, uri: str | None, exc: Exception) -> ServerError:
@@ -158,8 +163,8 @@ class OpenViking:
                            fix="the server stopped or restarted: rerun once `muninn status` says it is healthy; "
                                "a rerun of sync converges")
 
-    def _bad(self, what: str, uri: str | None, detail: str) -> ServerError:
-        return ServerError(f"{self.url} answered {what}{f' {uri}' if uri else ''} with a malformed reply: {detail}",
+    def _bad(self, what: str, uri: str | None, detail: str) -> ServerBadReply:
+        return ServerBadReply(f"{self.url} answered {what}{f' {uri}' if uri else ''} with a malformed reply: {detail}",
                            uri=uri, fix="check that server.url points at OpenViking (not a proxy page) and see "
                                         "the server log")
 
@@ -201,9 +206,9 @@ class OpenViking:
 
     # --- health and admin ---
 
-    def health(self) -> dict[str, Any]:
+    def health(self, timeout: float = 5.0) -> dict[str, Any]:
         try:
-            resp = self._http.get("/health", timeout=5)
+            resp = self._http.get("/health", timeout=timeout)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise self._down(exc) from None
         except httpx.TimeoutException:

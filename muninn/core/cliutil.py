@@ -27,7 +27,8 @@ def settings(ctx: typer.Context | None = None) -> Settings:
         obj["settings"] = config.load(obj.get("config_path"))
         # The first command after an upgrade of muninn upgrades the workspace, or says how.
         upgrade.ensure(obj["settings"].workspace,
-                       lambda m: err_console.print(m, highlight=False, markup=False, soft_wrap=True))
+                       lambda m: err_console.print(m, highlight=False, markup=False, soft_wrap=True),
+                       obj["settings"])
         if root is not None:
             root.obj = obj
     return obj["settings"]

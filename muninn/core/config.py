@@ -61,10 +61,13 @@ class EmbedSettings(Section):
     batch_size: int = Field(32, ge=1)
     fact_text: bool = Field(True, description="Embed a fact file's breadcrumb, fact and context, not its front "
                             "matter (factfile.embed_text). Changing it means re-embedding: sync into a fresh tree")
+    url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "
+                            "/v1/embeddings, as text-embeddings-inference serves it); `muninn up` then starts no "
+                            "sidecar. It must embed with the same model as the stored vectors")
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return (self.url or f"http://{self.host}:{self.port}").rstrip("/")
 
 
 class AccountSettings(Section):
@@ -116,6 +119,15 @@ class RerankSettings(Section):
     threads: int | None = Field(None, ge=1, description="torch threads (default: torch's choice)")
     int8: bool = Field(False, description="Dynamic int8 quantisation of the linear layers (CPU speed-up)")
     timeout: float = Field(30.0, gt=0, description="Seconds for an endpoint call")
+    # Latency levers (issue 19), all off by default: each changes scores or order, so the corpora harness
+    # decides; `muninn bench` reports their latency (evals/results/benchmarks.md, "Rerank levers").
+    length_sort: bool = Field(False, description="onnx: batch pairs of similar length, so short facts are not "
+                              "padded to a long one's length (int8 activations are quantised per batch: scores "
+                              "move slightly)")
+    gap: float = Field(0.0, ge=0, description="Rerank only the candidates whose fusion z-score is within `gap` of "
+                       "the best; the rest follow in fusion order (0: all `candidates`)")
+    skip_margin: float = Field(0.0, ge=0, description="Skip the cross-encoder when the first fused candidate leads "
+                               "the second by this many standard deviations of fusion score (0: never)")
 
 
 class SearchSettings(Section):
@@ -153,6 +165,10 @@ class SearchSettings(Section):
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
     fetch_workers: int = Field(8, ge=1)
+    timeout: float = Field(30.0, gt=0, description="Seconds a search waits for OpenViking's vector candidates "
+                           "(slower, down or a bad reply: it answers from the local keyword index, with a warning) "
+                           "and for the embedding sidecar (linear fusion; else RRF order, said); also `status`'s "
+                           "limit. A real `find` took p95 0.10 s at load 7 on 2 cores, a whole busy search ~24 s")
     recency: bool = Field(True, description="A small prior for newer facts; never for a question that names its "
                           "days (see dates)")
     half_life_days: float = Field(180.0, gt=0)
@@ -162,6 +178,9 @@ class SearchSettings(Section):
                                 "probability) for the best hit, results say \"no strong match\" "
                                 "(evals/results/relevance.md)")
     briefing_tokens: int = Field(1500, ge=50)
+    serve_idle: float = Field(600.0, ge=0, description="Seconds the warm `muninn serve` that `muninn search` "
+                              "starts waits for the next search before it exits; 0: search in-process, never "
+                              "start one")
     rerank: RerankSettings = Field(default_factory=RerankSettings)
 
 

@@ -65,8 +65,9 @@ def run(main: Callable[..., Any], *args: Any, **kwargs: Any) -> NoReturn:
         say_error(f"muninn failed unexpectedly: {type(exc).__name__}: {first} (this is a bug: rerun with "
                   "MUNINN_DEBUG=1 for the traceback and report it)")
         sys.exit(ExitCode.INTERNAL)
-    # Non-standalone click returns a typer.Exit's code, else the command's return value.
-    sys.exit(rv if type(rv) is int else ExitCode.OK)
+    # Non-standalone click returns a typer.Exit's code, else the command's return value. An ExitCode
+    # (an IntEnum) is a code too; a bool a command happened to return is not.
+    sys.exit(int(rv) if isinstance(rv, int) and not isinstance(rv, bool) else ExitCode.OK)
 
 
 def _quiet_stdout() -> None:

@@ -90,13 +90,21 @@ class ServerError(MuninnError):
     exit_code = ExitCode.SERVER
 
     def __init__(self, message: str, *, status: int | None = None, uri: str | None = None,
-                 fix: str | None = None) -> None:
-        self.status, self.uri = status, uri
+                 fix: str | None = None, code: str | None = None) -> None:
+        self.status, self.uri, self.code = status, uri, code   # code: OpenViking's, e.g. UNAVAILABLE
         super().__init__(message, fix=fix)
 
 
 class ServerDown(ServerError):
     """Nothing listens where the server should be."""
+
+
+class ServerSlow(ServerError):
+    """The server did not answer within the call's timeout."""
+
+
+class ServerBadReply(ServerError):
+    """A reply that is not what the call needs (not JSON, no result, a wrong shape)."""
 
 
 class ServerBusy(ServerError):

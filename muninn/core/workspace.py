@@ -115,6 +115,11 @@ class Workspace:
         return self._override("nightly", "mirror") or self.home / "mirror"
 
     @property
+    def approved_skills(self) -> Path:
+        """Skills `muninn skills install` approved, pinned by content (read by the skills-drift job)."""
+        return self.home / "skills" / "approved.json"
+
+    @property
     def watch_state(self) -> Path:
         """What `muninn watch` last synced: each observation area's export ledger digest."""
         return self.nightly_reports / "watch.json"

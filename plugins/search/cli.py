@@ -5,24 +5,21 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from muninn.core import policy as policy_mod
-from muninn.core.client import OpenViking
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
 from muninn.core.errors import AuthError, NotFound, ServerBusy, ServerDown, ServerError
-from muninn.guards import uri as uri_guard
-from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import (
-    doctor_check,  # noqa: F401  (registers the reranker check)
-    keyword,
-    reader_index,
-    render,
-)
+from muninn.plugins.search import render
 from muninn.plugins.search.flags import Switches, switch_flags
-from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.stages import SearchError
+
+# The clients, the keyword index and the models are imported inside the commands: a search that
+# `muninn serve` answers needs none of them (issue 19: a fresh question in well under 1.5 s).
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search.pipeline import Searcher
 
 app = typer.Typer()
 
@@ -77,12 +74,23 @@ def search_cmd(
     if batch is None and not (query or "").strip():
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
     s = settings(ctx)
-    with Searcher(s) as searcher:
-        if batch is not None:
+    from muninn.plugins.search.pipeline import Searcher
+
+    if batch is not None:
+        with Searcher(s) as searcher:
             _batch(searcher, batch, k, since, min_score, switches)
-            return
-        result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
-                                 min_score=min_score, **switches)
+        return
+    result, notes = None, []
+    if s.search.serve_idle > 0:
+        from muninn.plugins.search import serve
+
+        result = serve.search(s, {"query": query, "k": k, "target": target, "since": since, "briefing": brief,
+                                  "tokens": tokens, "min_score": min_score, "switches": switches}, notes.append)
+    if result is None:
+        with Searcher(s) as searcher:
+            result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
+                                     min_score=min_score, **switches)
+        result.warnings[:0] = notes
     for warning in result.warnings:
         say(f"warning: {warning}")
     if json_out:
@@ -124,6 +132,9 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
       muninn read viking://resources/shared/runbooks/restic-restore.md --json
       muninn search "restore one file" --files | head -1 | xargs muninn read
     """
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search import doc as docmod
+
     uri = _file_uri(uri)
     with OpenViking.user(settings(ctx)) as client:
         try:
@@ -146,6 +157,8 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
 
 
 def _file_uri(uri: str) -> str:
+    from muninn.guards import uri as uri_guard
+
     """The canonical viking:// URI of a file, or exit 2 saying what is wrong with it."""
     try:
         canonical = uri_guard.canonicalize(uri)
@@ -182,6 +195,10 @@ def index_cmd(ctx: typer.Context,
     unchanged are not read again, vanished ones are dropped. With --rebuild, each index is moved
     aside first (kept as <name>.damaged-<time>), so a damaged index is always repaired.
     """
+    from muninn.core import policy as policy_mod
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search import keyword, reader_index
+
     s = settings(ctx)
     if profile or every:
         pol = policy_mod.load_for(s)
@@ -207,6 +224,8 @@ def index_cmd(ctx: typer.Context,
 
 
 def _aside(path: Path, rebuild: bool) -> str | None:
+    from muninn.plugins.search import keyword
+
     aside = keyword.move_aside(path) if rebuild else None
     if aside:
         say(f"moved {path} aside to {aside}")

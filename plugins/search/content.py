@@ -9,12 +9,15 @@ per content hash for the life of the process, so a batch or the MCP server reads
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.keyword import KeywordIndex
+
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
 
 
 class ContentFetcher:
@@ -28,9 +31,9 @@ class ContentFetcher:
         self._docs: dict[str, Doc] = {}
         self.server_reads = 0
 
-    def _read(self, uri: str) -> Doc | None:
+    def _read(self, uri: str, server: bool = True) -> Doc | None:
         text = self.index.text(uri) if self.index else None
-        if text is None and self.client is not None:
+        if text is None and self.client is not None and server:
             try:
                 text = self.client.read(uri)
                 self.server_reads += 1
@@ -38,8 +41,8 @@ class ContentFetcher:
                 return None  # gone, or not readable by this key: never show it
         return docmod.parse(uri, text) if text is not None else None
 
-    def fetch(self, uris: list[str]) -> dict[str, Doc]:
-        """Docs by URI; URIs that cannot be read are left out."""
+    def fetch(self, uris: list[str], server: bool = True) -> dict[str, Doc]:
+        """Docs by URI; URIs that cannot be read are left out (`server`: False reads the index only)."""
         out: dict[str, Doc] = {}
         missing = []
         for uri in uris:
@@ -50,7 +53,7 @@ class ContentFetcher:
                 missing.append(uri)
         if missing:
             with ThreadPoolExecutor(max_workers=min(self.workers, len(missing))) as pool:
-                for uri, d in zip(missing, pool.map(self._read, missing), strict=True):
+                for uri, d in zip(missing, pool.map(lambda u: self._read(u, server), missing), strict=True):
                     if d is None:
                         continue
                     self._hash_of[uri] = d.content_hash

@@ -18,13 +18,14 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-
-import httpx
-import numpy as np
+from typing import TYPE_CHECKING
 
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import ExitCode, MuninnError
+
+if TYPE_CHECKING:   # imported where used: `muninn search` through `muninn serve` never loads them
+    import numpy as np
 
 # The sidecar's model reads 256 tokens; nothing past ~2,000 characters can change a vector.
 MAX_CHARS = 2000
@@ -45,6 +46,8 @@ class DenseScorer:
         self.model = embed.model_name
         # The sidecar applies factfile.embed_text when fact_text is on: the same text, another vector.
         self._rule = factfile.EMBED_RULE if embed.fact_text else "whole"
+        import httpx
+
         self._http = httpx.Client(timeout=timeout)
         self._mem: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -70,6 +73,8 @@ class DenseScorer:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text; cached ones are not sent again."""
+        import numpy as np
+
         texts = [t[:MAX_CHARS] for t in texts]
         keys = [self._key(t) for t in texts]
         with self._lock:
@@ -94,6 +99,9 @@ class DenseScorer:
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
 
     def _post(self, texts: list[str]) -> list[np.ndarray]:
+        import httpx
+        import numpy as np
+
         try:
             resp = self._http.post(self.url, json={"input": texts, "model": self.model})
         except httpx.HTTPError as exc:
@@ -102,10 +110,19 @@ class DenseScorer:
         if resp.status_code >= 400:
             raise DenseUnavailable(f"embedding sidecar at {self.url} answered HTTP {resp.status_code}: "
                                    f"{resp.text[:200]}")
-        rows = sorted(resp.json()["data"], key=lambda r: r["index"])
+        try:
+            rows = sorted(resp.json()["data"], key=lambda r: r["index"])
+            vecs = [np.asarray(row["embedding"], dtype=np.float32) for row in rows]
+            if any(v.ndim != 1 or not np.isfinite(v).all() for v in vecs) or len({v.shape for v in vecs}) > 1:
+                raise ValueError("embeddings that are not finite vectors of one length")
+        except (ValueError, KeyError, TypeError) as exc:
+            # A proxy page, a truncated body or another API: never vectors made up from it.
+            raise DenseUnavailable(f"embedding sidecar at {self.url} answered a malformed reply "
+                                   f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})",
+                                   fix="check embed.host / embed.port in muninn.yaml and the sidecar's log "
+                                       "(`muninn status`)") from None
         out = []
-        for row in rows:
-            vec = np.asarray(row["embedding"], dtype=np.float32)
+        for vec in vecs:
             norm = float(np.linalg.norm(vec))
             out.append(vec / norm if norm > 0 else vec)
         if len(out) != len(texts):

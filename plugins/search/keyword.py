@@ -15,12 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from muninn.core import sqlitefile
-from muninn.core.client import Entry, OpenViking
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
+
+if TYPE_CHECKING:
+    from muninn.core.client import Entry, OpenViking
 
 DOCS = """
 CREATE TABLE IF NOT EXISTS docs (

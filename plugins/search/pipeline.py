@@ -14,12 +14,12 @@ import datetime as dt
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
-from muninn.plugins.search import dense, keyword, relevance, rerank
 from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import keyword, outage, relevance
 from muninn.plugins.search.content import ContentFetcher
 from muninn.plugins.search.request import SearchRequest, Switch
 from muninn.plugins.search.stages import Candidate, Hit, Reranker, SearchResult
@@ -33,6 +33,7 @@ from muninn.plugins.search.stages.hybrid import Hybrid
 from muninn.plugins.search.stages.keyword import Keyword
 from muninn.plugins.search.stages.linear import Linear
 from muninn.plugins.search.stages.pin import Pin
+from muninn.plugins.search.stages.reach import Reach
 from muninn.plugins.search.stages.recency import Recency
 from muninn.plugins.search.stages.rerank import Rerank, rerank_text
 from muninn.plugins.search.stages.routing import Routing
@@ -41,12 +42,15 @@ from muninn.plugins.search.stages.vector import Vector
 from muninn.plugins.search.state import SearchState, Stage
 from muninn.plugins.search.vector import VectorSource
 
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
+
 __all__ = ["STAGES", "SWITCHES", "Searcher", "rerank_text", "search"]
 
 # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
 STAGES: tuple[Stage, ...] = (
     Analyse(), Hybrid(), Routing(), Dates(),
-    Vector(), Keyword(), Dated(), Fusion(),
+    Vector(), Keyword(), Dated(), Reach(), Fusion(),
     Content(), Since(), Linear(), Rerank(), Recency(), Pin(), Cap(),
 )
 SWITCHES: tuple[Switch, ...] = tuple(s.switch for s in STAGES if s.switch is not None)
@@ -60,6 +64,10 @@ class Searcher:
                  reranker: Reranker | None = None, index_fix: str = "muninn search-index") -> None:
         self.settings = settings
         self.cfg = settings.search
+        # Imported here: `muninn search` answered by `muninn serve` loads the stage list, not the clients.
+        from muninn.core.client import OpenViking
+        from muninn.plugins.search import dense
+
         self.client = client or OpenViking.user(settings)
         self._own_client = client is None
         path = Path(index) if index else settings.paths.search_index()
@@ -69,9 +77,12 @@ class Searcher:
             self.index = keyword.KeywordIndex(path, fix=index_fix)  # the fix names this reader's command
         except keyword.IndexError_ as exc:
             self.index_problem = str(exc)
-        self.vector = VectorSource(self.client)
+        # The vector call has its own limit (search.timeout): past it the search answers from keywords.
+        self._vector_client = self.client.with_timeout(self.cfg.timeout)
+        self.vector = VectorSource(self._vector_client)
+        self.watch = outage.ServerWatch()
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
-        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"))
+        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"), timeout=self.cfg.timeout)
         self._reranker = reranker
         self._rerank_problem = ""
 
@@ -82,6 +93,7 @@ class Searcher:
         self.index, self.index_problem, self.fetcher.index = None, problem, None
 
     def close(self) -> None:
+        self._vector_client.close()
         self.dense.close()
         if self.index:
             self.index.close()
@@ -96,6 +108,8 @@ class Searcher:
 
     def reranker(self) -> Reranker | None:
         if self._reranker is None and not self._rerank_problem:
+            from muninn.plugins.search import rerank
+
             try:
                 self._reranker = rerank.load(self.cfg.rerank)
             except rerank.RerankUnavailable as exc:

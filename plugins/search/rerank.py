@@ -21,8 +21,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-import httpx
-
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
@@ -122,7 +120,8 @@ class OnnxBackend:
 
     name = "onnx"
 
-    def __init__(self, path: str, max_length: int, batch_size: int, threads: int | None = None) -> None:
+    def __init__(self, path: str, max_length: int, batch_size: int, threads: int | None = None,
+                 length_sort: bool = False) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -141,8 +140,20 @@ class OnnxBackend:
         self.tokenizer.enable_truncation(max_length, strategy="longest_first")
         self.tokenizer.enable_padding()
         self.batch_size = batch_size
+        self.length_sort = length_sort
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
+        if not self.length_sort:
+            return self._scores(query, docs)
+        # A batch is padded to its longest pair: sorted, short facts share batches with short facts.
+        order = sorted(range(len(docs)), key=lambda i: len(docs[i]))
+        scores = self._scores(query, [docs[i] for i in order])
+        out = [0.0] * len(docs)
+        for i, s in zip(order, scores, strict=True):
+            out[i] = s
+        return out
+
+    def _scores(self, query: str, docs: Sequence[str]) -> list[float]:
         import numpy as np
 
         out: list[float] = []
@@ -169,10 +180,14 @@ class EndpointBackend:
     name = "endpoint"
 
     def __init__(self, url: str, timeout: float) -> None:
+        import httpx
+
         self.url = url.rstrip("/")
         self._http = httpx.Client(timeout=timeout)
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
+        import httpx
+
         try:
             resp = self._http.post(f"{self.url}/rerank", json={"query": query, "texts": list(docs),
                                                                 "truncate": True, "raw_scores": False})
@@ -230,7 +245,7 @@ def load(cfg: RerankSettings) -> CachedReranker:
 
 
 def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
-    key = (model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8)
+    key = (model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8, cfg.length_sort)
     if key in _LOADED:
         return _LOADED[key]
     where = resolve(model)
@@ -238,7 +253,7 @@ def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
     if where.startswith(ENDPOINT):
         inner = EndpointBackend(where[len(ENDPOINT):], cfg.timeout)
     elif cfg.backend in ("auto", "onnx") and is_onnx(where):
-        inner = OnnxBackend(where, cfg.max_length, cfg.batch_size, cfg.threads)
+        inner = OnnxBackend(where, cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort)
     elif cfg.backend == "onnx":
         raise RerankUnavailable(f"reranker {model} at {where} has no model.onnx + tokenizer.json", fix=_FIX)
     else:

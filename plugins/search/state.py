@@ -38,6 +38,7 @@ class SearchState:
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reranked_by: str | None = None
+    offline: bool = False               # OpenViking is away: answered from the keyword index, said in warnings
 
     @property
     def cfg(self) -> SearchSettings:

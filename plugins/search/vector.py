@@ -5,8 +5,12 @@ The server applies the key's ACLs, so a reader never gets a URI it may not read.
 
 from __future__ import annotations
 
-from muninn.core.client import OpenViking
+from typing import TYPE_CHECKING
+
 from muninn.plugins.search.stages import Candidate
+
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
 
 
 class VectorSource:

@@ -14,5 +14,6 @@ class Content:
         return True
 
     def run(self, state: SearchState) -> None:
-        state.docs = state.searcher.fetcher.fetch([c.uri for c in state.fused])
+        # Offline, only the keyword index's texts: a file it lacks is left out, not a second timeout.
+        state.docs = state.searcher.fetcher.fetch([c.uri for c in state.fused], server=not state.offline)
         state.fused = [c for c in state.fused if c.uri in state.docs]

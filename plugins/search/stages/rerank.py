@@ -29,6 +29,16 @@ class Rerank:
             state.warn(f"rerank skipped, results are in fusion order: {searcher.rerank_problem}")
             return
         head, tail = state.fused[: cfg.candidates], state.fused[cfg.candidates:]
+        if cfg.skip_margin or cfg.gap:
+            z = fusion.zscores([c.score for c in head])
+            ranked = sorted(z, reverse=True)
+            # Latency levers, off by default (README, Search): fusion already decided, or the tail is far.
+            if cfg.skip_margin and len(ranked) > 1 and ranked[0] - ranked[1] >= cfg.skip_margin:
+                return
+            if cfg.gap:
+                keep = {id(c) for c, zc in zip(head, z, strict=True) if zc >= ranked[0] - cfg.gap}
+                tail = [c for c in head if id(c) not in keep] + tail
+                head = [c for c in head if id(c) in keep]
         texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars) for c in head]
         try:
             scores = check_scores(model.name, model.rerank(state.request.text, texts), len(texts))

@@ -1,0 +1,395 @@
+"""`muninn bench [--quick]`: every figure issue 19 asks for, measured in one run on one stack of its own,
+written to evals/results/benchmarks.md with the machine, the date and the load average beside every
+section, and ratios against peers measured in the same run (OpenViking find alone, BM25 alone, a plain
+regex redactor).
+
+It reuses the single-purpose benchmarks (bench_guard's stack and reader set-up and paired reads,
+bench_export's record, bench_redact's corpus, bench_vault's masking and verify sweep) at sizes that
+fit a run: `--quick` (smoke, under 2 minutes after the stack is up) or the default. Medians throughout;
+no test asserts a time, the smoke test only that every section was written.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from muninn.core import config
+from muninn.core.client import OpenViking
+from muninn.core.config import Settings
+from muninn.evals import bench_export, bench_guard, bench_redact, bench_stack, bench_vault
+from muninn.evals.benchutil import pct
+
+RESULTS = Path(__file__).resolve().parent / "results" / "benchmarks.md"
+SECTIONS = ("Stack", "Fresh CLI", "Write to searchable", "Search by stage", "Rerank by candidate count",
+            "Rerank levers", "Export and redaction", "Guard overhead", "Masking", "Verify sweep", "Nightly per job")
+
+
+@dataclass
+class Size:
+    queries: int
+    facts: int
+    embed_texts: int
+    export_rows: int
+    known: int
+    redact_mb: float
+    mask_mb: float
+    verify_entries: int
+    guard_calls: int
+    rerank_runs: int
+
+
+QUICK = Size(queries=8, facts=100, embed_texts=200, export_rows=560, known=1000, redact_mb=2, mask_mb=2,
+             verify_entries=40, guard_calls=50, rerank_runs=3)
+FULL = Size(queries=40, facts=1000, embed_texts=1000, export_rows=5600, known=10000, redact_mb=20, mask_mb=16,
+            verify_entries=200, guard_calls=300, rerank_runs=10)
+
+
+@dataclass
+class Section:
+    title: str
+    load: float
+    rows: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class Bench:
+    size: Size
+    tmp: Path
+    settings: Settings
+    cfg_path: Path
+    owner: OpenViking
+    account: str
+    uris: list[str]
+    sections: list[Section] = field(default_factory=list)
+    peers: dict[str, float] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+
+    @contextmanager
+    def section(self, title: str) -> Iterator[list[tuple[str, str]]]:
+        assert title in SECTIONS, title
+        sec = Section(title, os.getloadavg()[0])
+        t = time.perf_counter()
+        try:
+            yield sec.rows
+        finally:
+            sec.seconds = time.perf_counter() - t
+            self.sections.append(sec)
+            print(f"[bench] {title}: {sec.seconds:.1f} s, load {sec.load:.1f}", file=sys.stderr, flush=True)
+
+
+def ms(values: list[float]) -> str:
+    return f"{pct(values, 0.5):.1f} / {pct(values, 0.95):.1f} ms"
+
+
+def timed_ms(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+
+def queries(n: int) -> list[str]:
+    rng = random.Random(3)
+    return [" ".join(rng.sample(bench_stack.WORDS, 4)) for _ in range(n)]
+
+
+# --- sections ---
+
+def embeddings(b: Bench, rows: list[tuple[str, str]]) -> None:
+    import httpx
+
+    rng = random.Random(7)
+    texts = [" ".join(rng.choice(bench_stack.WORDS) for _ in range(12)) for _ in range(b.size.embed_texts)]
+    url = f"{b.settings.embed.base_url}/v1/embeddings"
+    with httpx.Client(timeout=300) as http:
+        t = time.perf_counter()
+        for i in range(0, len(texts), 50):
+            http.post(url, json={"input": texts[i:i + 50]}).raise_for_status()
+        rate = len(texts) / (time.perf_counter() - t)
+        single = [timed_ms(lambda q=q: http.post(url, json={"input": q}).raise_for_status()) for q in texts[:20]]
+    rows.append((f"embeddings/s, {len(texts)} short texts in batches of 50", f"{rate:.0f}/s"))
+    rows.append(("one query's embedding, p50 / p95 (20)", ms(single)))
+
+
+def fresh_cli(b: Bench, rows: list[tuple[str, str]]) -> None:
+    cfg = yaml.safe_load(b.cfg_path.read_text())
+    cfg["openviking"] = {"account": b.account, "user": "owner"}
+    cfg.setdefault("search", {}).update({"index": str(b.state["index"]), "serve_idle": 120})
+    cfg["search"].pop("rerank", None)   # the default reranker, as a user has it
+    path = b.tmp / "cli.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    env = {k: v for k, v in os.environ.items() if k != "MUNINN_SEARCH__SERVE_IDLE"}
+
+    def wall(*args: str, **extra: str) -> float:
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "muninn", "-c", str(path), *args], capture_output=True,
+                             text=True, env={**env, **extra})
+        if out.returncode != 0:
+            raise RuntimeError(f"muninn {' '.join(args)} exited {out.returncode}: {out.stderr[-300:]}")
+        return time.perf_counter() - t
+
+    helps = [wall("--help") for _ in range(5)]
+    rows.append(("`muninn --help`, fresh process, median of 5", f"{statistics.median(helps):.2f} s"))
+    qs = queries(6)
+    first = wall("search", qs[0], "--json")
+    served = [wall("search", q, "--json") for q in qs[1:]]
+    inproc = [wall("search", q, "--json", MUNINN_SEARCH__SERVE_IDLE="0") for q in qs[1:4]]
+    warm, cold = statistics.median(served), statistics.median(inproc)
+    rows.append(("`muninn search` (rerank of 20), first call: starts `muninn serve`, waits for it", f"{first:.2f} s"))
+    rows.append((f"`muninn search` (rerank of 20), fresh process, warm serve answers, median of {len(served)}",
+                 f"{warm:.2f} s"))
+    rows.append((f"`muninn search` (rerank of 20), fresh process searching in-process, median of {len(inproc)}",
+                 f"{cold:.2f} s ({cold / warm:.1f}x the served one)"))
+    wall("serve", "--stop")
+
+
+def write_to_searchable(b: Bench, rows: list[tuple[str, str]]) -> None:
+    rng = random.Random(9)
+    area = "viking://resources/shared/bench"
+    b.owner.ensure_dir(area)
+    files = {f"{area}/f{i:05d}.md": bench_stack._fact(i, rng) for i in range(b.size.facts)}
+    items = list(files.items())
+    t = time.perf_counter()
+    for i in range(0, len(items), 100):
+        b.owner.batch_write(area, dict(items[i:i + 100]), wait=False)
+    b.owner.wait()
+    elapsed = time.perf_counter() - t
+    rows.append((f"{len(items)} one-fact files written until searchable (batches of 100, then wait)",
+                 f"{elapsed:.1f} s ({len(items) / elapsed:.1f} files/s)"))
+
+
+def build_index(b: Bench) -> None:
+    from muninn.plugins.search import keyword
+
+    db = b.tmp / "bench-index.sqlite"
+    t = time.perf_counter()
+    stats = keyword.build_from_openviking(b.owner, "viking://resources", db)
+    b.state["index"] = db
+    b.state["index_row"] = (f"keyword index built by walking the server ({stats.indexed} files)",
+                            f"{time.perf_counter() - t:.1f} s")
+
+
+def search_by_stage(b: Bench, rows: list[tuple[str, str]]) -> None:
+    from muninn.plugins.search import keyword, query
+    from muninn.plugins.search.pipeline import Searcher
+
+    rows.append(b.state["index_row"])
+    qs = queries(b.size.queries)
+    target = "viking://resources"
+    find = [timed_ms(lambda q=q: b.owner.find(q, target, limit=20)) for q in qs]
+    index = keyword.KeywordIndex(b.state["index"])
+    # As the pipeline asks it: the query analysed into an FTS5 expression, then the top 20.
+    bm25 = [timed_ms(lambda q=q: index.candidates(query.fts_query(query.analyse(q)), target, 20)) for q in qs]
+    index.close()
+    b.peers.update(find=pct(find, 0.5), bm25=pct(bm25, 0.5))
+    rows.append(("peer: OpenViking find alone (top 20), p50 / p95", ms(find)))
+    rows.append(("peer: BM25 alone (top 20 from the keyword index), p50 / p95", ms(bm25)))
+    with Searcher(b.settings, client=b.owner, index=b.state["index"]) as searcher:
+        b.state["searcher"] = searcher
+        for rerank in (False, True):
+            searcher.search("warm up the model and the caches", rerank=rerank)
+            stages: dict[str, list[float]] = {}
+            total = []
+            for q in qs:
+                t = time.perf_counter()
+                result = searcher.search(q, rerank=rerank)
+                total.append((time.perf_counter() - t) * 1000)
+                for name, value in result.timings_ms.items():
+                    stages.setdefault(name, []).append(value)
+            label = "with rerank of 20" if rerank else "no rerank"
+            rows.append((f"**search, {label}, p50 / p95** ({len(qs)} queries, warm)",
+                         f"**{ms(total)}** ({pct(total, 0.5) / b.peers['find']:.1f}x find, "
+                         f"{pct(total, 0.5) / max(b.peers['bm25'], 0.01):.0f}x BM25)"))
+            for name, values in stages.items():
+                rows.append((f"  stage {name}", ms(values)))
+            b.state[f"total_{label}"] = total
+
+
+def rerank_by_count(b: Bench, rows: list[tuple[str, str]]) -> None:
+    from muninn.plugins.search import doc as docmod
+    from muninn.plugins.search.pipeline import rerank_text
+
+    model = b.state["searcher"].reranker()
+    if model is None:
+        rows.append(("reranker", f"none loaded: {b.state['searcher'].rerank_problem}"))
+        return
+    texts = [rerank_text(docmod.parse(u, b.owner.read(u)), b.settings.search.content_chars) for u in b.uris[:40]]
+    b.state["rerank_texts"] = texts
+    q = queries(1)[0]
+    inner = model.inner   # past the (query, text) cache, which would make every repeat free
+    inner.rerank(q, texts[:4])
+    for n in (5, 10, 20, 40):
+        runs = [timed_ms(lambda n=n: inner.rerank(q, texts[:n])) for _ in range(b.size.rerank_runs)]
+        rows.append((f"{getattr(model, 'model', model.name)}, {n} candidates of ~{len(texts[0])} chars, p50 / p95",
+                     ms(runs)))
+
+
+def export_and_redaction(b: Bench, rows: list[tuple[str, str]]) -> None:
+    from muninn.guards.redact import Redactor
+
+    root = b.tmp / "export"
+    root.mkdir()
+    rng = random.Random(11)
+    rows += bench_export.bench_export(root, b.size.export_rows, b.size.known, rng)
+    ids = bench_redact.known_values(b.size.known, rng)
+    known = list(ids)
+    docs = bench_redact.corpus(b.size.redact_mb, known, rng)
+    mb = sum(len(d) for d in docs) / 1e6
+    values = Redactor(ids, patterns=False)
+    full = Redactor(ids)
+    # The peer: what a plain script would do, one regex alternation of the values, longest first.
+    plain = re.compile("|".join(re.escape(v) for v in sorted(known, key=len, reverse=True)))
+    rates = {}
+    for name, fn in (("muninn value pass (Aho-Corasick)", lambda: [values.redact(d) for d in docs]),
+                     ("muninn values + patterns (what export runs)", lambda: [full.redact(d) for d in docs]),
+                     ("peer: plain regex alternation of the values", lambda: [plain.sub("x", d) for d in docs])):
+        seconds = statistics.median(timed_ms(fn) for _ in range(3)) / 1000
+        rates[name] = mb / seconds
+    peer = rates["peer: plain regex alternation of the values"]
+    for name, rate in rates.items():
+        ratio = "" if name.startswith("peer") else f" ({rate / peer:.1f}x the regex peer)"
+        rows.append((f"{name}, {mb:.1f} MB, {len(known):,} values", f"{rate:.1f} MB/s{ratio}"))
+
+
+def guard_overhead(b: Bench, rows: list[tuple[str, str]]) -> None:
+    from muninn.plugins.mcp.session import GuardSession
+
+    session = GuardSession.open(b.settings, "raven")
+    with OpenViking.user(b.settings, b.account, "raven") as direct:
+        for uri in b.uris[:10]:
+            direct.read(uri)
+        d, g, added = bench_guard.paired_reads(session, direct, b.uris, b.size.guard_calls)
+    session.close()
+    rows.append((f"recall_read direct, {len(d)} calls", ms(d)))
+    rows.append(("recall_read guarded in process", ms(g)))
+    rows.append(("**added by the guard** (paired difference)", f"**{ms(added)}**"))
+
+
+def masking(b: Bench, rows: list[tuple[str, str]]) -> None:
+    for r in bench_vault.bench_masking(b.size.mask_mb):
+        rows.append((f"{r['mode']}, {r['encodings']} ({r['needles']} needles), {r['mb']:.1f} MB",
+                     f"{r['mb_s']:.1f} MB/s (values leaked: {r['leaked']})"))
+
+
+def verify_sweep(b: Bench, rows: list[tuple[str, str]]) -> None:
+    for r in bench_vault.bench_verify(b.size.verify_entries, [8]):
+        rows.append((f"{r['entries']} entries ({r['serial']} global-state), parallel {r['parallel']}, "
+                     "fake kubectl answering in 50 ms", f"{r['seconds']:.2f} s ({r['ok']} ok)"))
+
+
+def nightly(b: Bench, rows: list[tuple[str, str]]) -> None:
+    # As cron runs it, in its own process (evals sits beside nightly, not above it); each job's seconds
+    # come from the report.
+    import json
+
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "muninn", "-c", str(b.cfg_path), "nightly", "--json"],
+                         capture_output=True, text=True, env=os.environ)
+    total = time.perf_counter() - t
+    if not out.stdout.strip():
+        rows.append(("`muninn nightly`", f"no report (exit {out.returncode}): {out.stderr.strip()[-200:]}"))
+        return
+    for job in json.loads(out.stdout)["jobs"]:
+        rows.append((f"job {job['name']}", f"{job['seconds']:.2f} s ({job['status']})"))
+    rows.append(("`muninn nightly --json`, the whole process", f"{total:.1f} s (exit {out.returncode})"))
+
+
+# --- the run ---
+
+def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[str, str]]], None] | None = None,
+        ) -> Path:
+    from muninn.plugins import stack
+
+    size = QUICK if quick else FULL
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
+    tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-"))
+    cfg_path, base = bench_guard.stack_config(tmp)   # resolves the shared server venv before XDG moves
+    os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
+    os.environ["MUNINN_HOME"] = str(tmp / "home")
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_start = os.getloadavg()
+    settings = config.load(cfg_path)
+    t = time.perf_counter()
+    stack.up(settings, say=lambda m: None, config_file=cfg_path)
+    stack_s = time.perf_counter() - t
+    try:
+        cfg_path, uris, account = bench_guard._setup(tmp, (cfg_path, base))
+        settings = config.load(cfg_path)
+        settings = settings.model_copy(update={"openviking": settings.openviking.model_copy(
+            update={"account": account, "user": "owner"})})
+        from muninn.core import credentials
+
+        key = credentials.for_server(settings).get(credentials.user_key_name(account, "owner"))
+        with OpenViking(settings.server.base_url, key or "", key_name=f"{account}:owner",
+                        timeout=settings.server.timeout) as owner:
+            b = Bench(size, tmp, settings, cfg_path, owner, account, uris)
+            with b.section("Stack") as rows:
+                rows.append(("`muninn up` (sidecar + server) in a new workspace", f"{stack_s:.1f} s"))
+                embeddings(b, rows)
+            with b.section("Write to searchable") as rows:
+                write_to_searchable(b, rows)
+            build_index(b)
+            with b.section("Search by stage") as rows:
+                search_by_stage(b, rows)
+            with b.section("Rerank by candidate count") as rows:
+                rerank_by_count(b, rows)
+            with b.section("Rerank levers") as rows:
+                if levers is not None:
+                    levers(b, rows)
+                else:
+                    rows.append(("levers", "not measured in this run"))
+            b.state["searcher"] = None
+            with b.section("Fresh CLI") as rows:
+                fresh_cli(b, rows)
+            with b.section("Export and redaction") as rows:
+                export_and_redaction(b, rows)
+            with b.section("Guard overhead") as rows:
+                guard_overhead(b, rows)
+            with b.section("Masking") as rows:
+                masking(b, rows)
+            with b.section("Verify sweep") as rows:
+                verify_sweep(b, rows)
+            with b.section("Nightly per job") as rows:
+                nightly(b, rows)
+    finally:
+        stack.down(settings, say=lambda m: None)
+    text = render(b, quick, started, load_start)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    return out
+
+
+def machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.machine()) if Path("/proc/cpuinfo").exists() else ""
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def render(b: Bench, quick: bool, started: str, load_start: tuple[float, float, float]) -> str:
+    order = sorted(b.sections, key=lambda s: SECTIONS.index(s.title))
+    lines = ["# Benchmarks (`muninn bench" + (" --quick" if quick else "") + "`)", "",
+             f"Machine: {machine()}. Started {started}; load average (1/5/15 min) at the start "
+             f"{load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f}, at the end "
+             f"{os.getloadavg()[0]:.2f}. Every section gives the 1-minute load average when it began: above ~2 "
+             "the 2 cores were shared with other work, and wall times are pessimistic. Times are medians (p50) "
+             "and p95 over the runs stated; ratios compare with peers measured in this same run.", ""]
+    for sec in order:
+        lines += [f"## {sec.title}", "", f"Load average at the start: {sec.load:.2f}; section took "
+                  f"{sec.seconds:.0f} s.", "", "| what | result |", "| --- | --- |",
+                  *[f"| {a} | {v} |" for a, v in sec.rows], ""]
+    return "\n".join(lines)

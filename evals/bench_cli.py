@@ -1,0 +1,31 @@
+"""`muninn bench`: one command for every benchmark figure (issue 19)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from muninn.core.cliutil import say
+
+app = typer.Typer()
+
+
+@app.command("bench")
+def bench_cmd(
+    quick: bool = typer.Option(False, "--quick", help="Small sizes: a smoke run in about two minutes once the "
+                               "stack is up (CI runs it)."),
+    out: Path = typer.Option(None, "--out", help="Where to write the report (default "
+                             "evals/results/benchmarks.md)."),
+) -> None:
+    """Measure stack start, embeddings/s, write-to-searchable, search by stage, rerank by candidate count
+    and its levers, a fresh CLI, export and redaction MB/s, guard overhead, masking MB/s, the verify
+    sweep and each nightly job, on a stack of its own (temporary workspace, free ports).
+
+    Writes a markdown report with the machine, the date and the load average per section, and ratios
+    against OpenViking find alone, BM25 alone and a plain regex redactor measured in the same run.
+    """
+    from muninn.evals import bench, bench_levers
+
+    path = bench.run(quick, out or bench.RESULTS, levers=bench_levers.measure)
+    say(f"wrote {path}")

@@ -1,0 +1,32 @@
+"""`muninn bench --quick` as CI runs it: a smoke test that every section was measured and written.
+No time is asserted (issue 19); the figures live in evals/results/benchmarks.md."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from muninn.evals.bench import SECTIONS
+
+pytestmark = pytest.mark.integration
+
+
+def test_quick_bench_writes_every_section(tmp_path) -> None:
+    out = tmp_path / "benchmarks.md"
+    run = subprocess.run([sys.executable, "-m", "muninn", "bench", "--quick", "--out", str(out)],
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    text = out.read_text()
+    assert re.search(r"Machine: .+ cores.+load average", text)
+    for title in SECTIONS:
+        body = text.split(f"## {title}\n", 1)
+        assert len(body) == 2, f"section {title!r} missing"
+        section = body[1].split("\n## ", 1)[0]
+        assert "Load average at the start: " in section
+        rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+        assert len(rows) >= 2, f"section {title!r} has no measurement"   # the header and one row at least
+    for peer in ("OpenViking find alone", "BM25 alone", "plain regex"):
+        assert peer in text

