@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +24,15 @@ def runs_dir(settings: Settings) -> Path:
     return settings.paths.evals
 
 
-def run_through_search(settings: Settings, path: Path, k: int, label: str, **flags: Any) -> sealed.EvalRun:
+def run_through_search(settings: Settings, path: Path, k: int, label: str,
+                       progress: Callable[[int, str], None] | None = None, **flags: Any) -> sealed.EvalRun:
     """The same pipeline every reader uses (`muninn search`), one Searcher for the whole set."""
     with Searcher(settings) as searcher:
         def search(query: str, k: int) -> list[dict]:
             result = searcher.search(query, k=k, **flags)
             return [h.to_dict() for h in result.hits]
 
-        return sealed.run(path, search, k=k, label=label)
+        return sealed.run(path, search, k=k, label=label, progress=progress)
 
 
 class EvalRegressed(MuninnError):
@@ -40,7 +42,7 @@ class EvalRegressed(MuninnError):
 
 
 def run_through_guard(config_path: Path | None, profile: str, path: Path, k: int, label: str,
-                      **flags: Any) -> sealed.EvalRun:
+                      progress: Callable[[int, str], None] | None = None, **flags: Any) -> sealed.EvalRun:
     """The set as a reader asks it: one real MCP client over stdio, `recall_search` per question,
     so the guard's areas, labels and redaction are part of what is measured."""
     import os
@@ -61,7 +63,7 @@ def run_through_guard(config_path: Path | None, profile: str, path: Path, k: int
                                   fix="check the profile with `muninn policy show` and the stack with `muninn status`")
             return list((result.structured_content or {}).get("hits", []))
 
-        run = sealed.run(path, search, k=k, label=label)
+        run = sealed.run(path, search, k=k, label=label, progress=progress)
     run.set_name = f"{run.set_name}@{profile}"      # its own history: a reader sees only its areas
     return run
 
@@ -90,16 +92,17 @@ def summary_table(runs: list[sealed.EvalRun]) -> Table:
 
 
 def eval_and_compare(settings: Settings, console: Console, set_name: str = "ops", k: int = 4, label: str = "",
-                     plot: Path | None = None, *, profile: str | None = None, config_path: Path | None = None,
+                     plot: Path | None = None, progress: Callable[[int, str], None] | None = None, *,
+                     profile: str | None = None, config_path: Path | None = None,
                      max_drop: int = 0, max_mrr_drop: float = 0.02, **flags: Any) -> tuple[sealed.EvalRun, str]:
     """Run the set, compare with the last run of the same set, save it. Returns the run and why it lost
     to the last one beyond the allowed drop ("" when it did not); the run is saved either way, so the
     next change compares with it."""
     path = set_path(set_name)
     if profile:
-        current = run_through_guard(config_path, profile, path, k, label, **flags)
+        current = run_through_guard(config_path, profile, path, k, label, progress=progress, **flags)
     else:
-        current = run_through_search(settings, path, k, label, **flags)
+        current = run_through_search(settings, path, k, label, progress=progress, **flags)
     folder = runs_dir(settings)
     history = sealed.history(folder, current.set_name)
     previous = next((r for r in reversed(history) if r.set_sha256 == current.set_sha256), None)
