@@ -334,7 +334,7 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
             update={"account": account, "user": "owner"})})
         from muninn.core import credentials
 
-        key = credentials.Keyring(settings.keyring.backend).get(credentials.user_key_name(account, "owner"))
+        key = credentials.for_server(settings).get(credentials.user_key_name(account, "owner"))
         with OpenViking(settings.server.base_url, key or "", key_name=f"{account}:owner",
                         timeout=settings.server.timeout) as owner:
             b = Bench(size, tmp, settings, cfg_path, owner, account, uris)

@@ -79,7 +79,7 @@ def _setup(tmp: Path, configured: tuple[Path, dict] | None = None) -> tuple[Path
     account = f"bench{pysecrets.token_hex(4)}"
     owner_key = root.create_account(account, "owner")
     raven_key = root.register_user(account, "raven", "user")
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     ring.set(credentials.user_key_name(account, "owner"), owner_key)
     ring.set(credentials.user_key_name(account, "raven"), raven_key)
     rng = random.Random(5)

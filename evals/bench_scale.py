@@ -256,7 +256,7 @@ def main() -> None:
         try:
             with OpenViking.root(settings) as admin:
                 key = admin.create_account("scale", "owner")
-            credentials.Keyring(settings.keyring.backend).set(credentials.user_key_name("scale", "owner"), key)
+            credentials.for_server(settings).set(credentials.user_key_name("scale", "owner"), key)
             data = yaml.safe_load(cfg.read_text())
             data["openviking"] = {"account": "scale", "user": "owner"}
             cfg.write_text(yaml.safe_dump(data))

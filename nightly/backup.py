@@ -131,7 +131,7 @@ def create(settings: Settings) -> BackupReport:
 
 
 def _accounts(settings: Settings, tar: tarfile.TarFile, report: BackupReport) -> None:
-    if credentials.Keyring(settings.keyring.backend).get(credentials.root_key_name()) is None:
+    if credentials.for_server(settings).get(credentials.root_key_name()) is None:
         report.skipped.append("account list: no root key in the keyring")
         return
     try:

@@ -96,7 +96,7 @@ def identities(settings: Settings) -> list[Identity]:
 
 
 def connect(settings: Settings, ident: Identity) -> OpenViking | None:
-    key = credentials.Keyring(settings.keyring.backend).get(ident.key_name)
+    key = credentials.for_server(settings).get(ident.key_name)
     return OpenViking(settings.server.base_url, key, key_name=ident.key_name) if key else None
 
 

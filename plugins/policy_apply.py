@@ -81,7 +81,7 @@ def _effective(client: OpenViking, uri: str) -> tuple[str, dict[str, str]]:
 
 
 def _admin(settings: Settings, profiles: list[Profile]) -> OpenViking:
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     admin = profiles[0]
     return OpenViking(settings.server.base_url, ring.require(admin.key_name, fix="run `muninn policy apply`"),
                       key_name=admin.key_name)
@@ -90,7 +90,7 @@ def _admin(settings: Settings, profiles: list[Profile]) -> OpenViking:
 def apply(settings: Settings, policy: Policy, say: Say = print) -> ApplyReport:
     """Create accounts and users (idempotently), turn ACLs on, set and verify every area's ACL."""
     report = ApplyReport()
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     root_key = stack.root_key(settings)
     with OpenViking(settings.server.base_url, root_key, key_name=credentials.root_key_name()) as root:
         for account, profiles in _by_account(policy).items():

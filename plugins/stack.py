@@ -204,7 +204,7 @@ def ov_conf(settings: Settings) -> dict:
 
 
 def root_key(settings: Settings, create: bool = False) -> str:
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     key = ring.get(credentials.root_key_name())
     if key:
         return key
@@ -332,7 +332,7 @@ def wait_for_find(settings: Settings, say: Say = print) -> float:
 
 def ensure_default_user(settings: Settings) -> accounts.Ensured:
     """The CLI's own identity (`openviking.account`/`openviking.user`), with a working key."""
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     with OpenViking(settings.server.base_url, root_key(settings), key_name=credentials.root_key_name()) as root:
         return accounts.ensure_user(root, ring, settings.openviking.account, settings.openviking.user)
 

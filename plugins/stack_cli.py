@@ -42,10 +42,31 @@ def down(ctx: typer.Context) -> None:
 
 
 @app.command()
-def status(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+def status(
+    ctx: typer.Context,
+    stores: bool = typer.Option(False, "--stores", help="Instead: for each area each reader can read, its file "
+                                "count, newest fact's date and how fresh that reader's keyword index is (local, "
+                                "no server call)."),
+    reader: str = typer.Option(None, "--profile", "-p", help="With --stores: only this reader of policy.yaml."),
+    json_out: bool = JsonOpt,
+) -> None:
     """Show whether the sidecar and the server are running and healthy, at which URL, and how fast.
     The server counts as healthy only when a real `find` passes (its embedding circuit breaker
-    closed); the limit for each check is search.timeout. Exit 1 if either is not healthy."""
+    closed); the limit for each check is search.timeout. Exit 1 if either is not healthy.
+
+    With --stores: each reader's readable areas from its own keyword index, no server call."""
+    if stores:
+        from muninn.core import registry
+
+        rows = [row for fn in registry.store_rows() for row in fn(settings(ctx), reader)]
+        if json_out:
+            emit_json(rows)
+            return
+        table = Table("reader", "area", "files", "newest", "keyword index")
+        for r in rows:
+            table.add_row(str(r["reader"]), str(r["area"]), str(r["files"]), str(r["newest"] or "-"), str(r["index"]))
+        console.print(table)
+        return
     components = stack.status(settings(ctx))
     emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
     if not all(c.healthy for c in components):

@@ -82,7 +82,7 @@ def find(settings: Settings, timeout: float | None = None) -> FindProbe:
     timeout = timeout or settings.search.timeout
     name = credentials.user_key_name(settings.openviking.account, settings.openviking.user)
     try:
-        key = credentials.Keyring(settings.keyring.backend).get(name)
+        key = credentials.for_server(settings).get(name)
     except MuninnError as exc:
         return FindProbe(False, None, "unknown", exc.message, tried=False)
     if not key:

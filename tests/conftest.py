@@ -98,16 +98,20 @@ class Stack:
 
 
 @contextlib.contextmanager
-def own_stack(base: Path, extra: dict | None = None) -> Iterator[Stack]:
-    """A second real stack of its own (home, ports, keyring file): for tests that kill or stop its
-    processes, which must never touch the session's shared stack."""
+def own_stack(base: Path, extra: dict | None = None, keyring_dir: Path | None = None) -> Iterator[Stack]:
+    """A second real stack of its own (home, ports, keyring file unless `keyring_dir` is shared): for
+    tests that kill or stop its processes, which must never touch the session's shared stack."""
     from muninn.plugins import stack as stack_mod
 
-    cfg = {"home": str(base / "home"), "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
-           "embed": {"port": free_port()}, "keyring": {"backend": FILE_KEYRING}, **(extra or {})}
+    cfg: dict = {"home": str(base / "home"), "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
+                 "embed": {"port": free_port()}, "keyring": {"backend": FILE_KEYRING}}
+    for key, value in (extra or {}).items():   # one level deep: `server: {start_timeout}` keeps the port
+        cfg[key] = {**cfg[key], **value} if isinstance(cfg.get(key), dict) and isinstance(value, dict) else value
+    base.mkdir(parents=True, exist_ok=True)
     path = base / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    env = {**os.environ, "MUNINN_CONFIG": str(path), "MUNINN_HOME": cfg["home"], "XDG_DATA_HOME": str(base / "xdg")}
+    env = {**os.environ, "MUNINN_CONFIG": str(path), "MUNINN_HOME": cfg["home"],
+           "XDG_DATA_HOME": str(keyring_dir or base / "xdg")}
     done = subprocess.run([sys.executable, "-m", "muninn", "up"], capture_output=True, text=True, env=env,
                           timeout=600)
     assert done.returncode == 0, done.stderr

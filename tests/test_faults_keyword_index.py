@@ -59,7 +59,7 @@ def stack(tmp_path: Path, isolated_keyring: Path) -> Iterator[tuple[Path, Path, 
         cfg.write_text(yaml.safe_dump({"server": {"url": url, "timeout": 10}, "embed": {"port": 1},
                                        "search": {"rerank": {"enabled": False}}}))
         s = config.load(cfg)
-        credentials.Keyring(s.keyring.backend).set(
+        credentials.for_server(s).set(
             credentials.user_key_name(s.openviking.account, s.openviking.user), "test-key")
         index = s.paths.search_index()
         keyword.index_facts(index, files)

@@ -25,7 +25,7 @@ from conftest import Stack, own_stack
 from mcp import Client, StdioServerParameters
 
 from muninn.core.errors import ExitCode
-from muninn.plugins import stack_probe
+from muninn.plugins import home_modes, stack_probe
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +39,8 @@ IDENTIFIER = "INC-1049"
 @pytest.fixture(scope="module")
 def outage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     base = tmp_path_factory.mktemp("outage")
-    with own_stack(base, {"search": {"rerank": {"enabled": False}}}) as st:
+    # A restart of the server on a loaded 2-core box was seen to take over 90 s: allow 5 minutes.
+    with own_stack(base, {"search": {"rerank": {"enabled": False}}, "server": {"start_timeout": 300}}) as st:
         out = base / "out"
         for args in (("export", "notes", str(EXAMPLES / "notes"), "--out", str(out)),
                      ("sync", str(out), "--to", AREA)):
@@ -203,3 +204,10 @@ def test_server_killed(outage: Stack) -> None:
     assert len(lines) == 1 and "not reachable" in lines[0], done.stderr
     up(outage)
     converged(outage)
+
+
+def test_everything_the_stack_wrote_under_its_home_is_private(outage: Stack) -> None:
+    """The server's data, logs, ov.conf, indexes, caches, manifests, audit log: all born 0600/0700,
+    since `up` started the server and sidecar with muninn's umask."""
+    assert home_modes.loose(outage.settings.workspace) == []
+    assert any((outage.settings.paths.stack / "data").rglob("*"))

@@ -35,7 +35,7 @@ def stack(tmp_path: Path, isolated_keyring: Path) -> Iterator[tuple[Path, State]
         cfg = tmp_path / "muninn.yaml"
         cfg.write_text(yaml.safe_dump({"server": {"url": url, "timeout": 1.5, "busy_wait": 2}}))
         s = config.load(cfg)
-        credentials.Keyring(s.keyring.backend).set(
+        credentials.for_server(s).set(
             credentials.user_key_name(s.openviking.account, s.openviking.user), "test-key")
         yield cfg, state
 

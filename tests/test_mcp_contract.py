@@ -15,7 +15,8 @@ def test_tool_contract_is_pinned() -> None:
         for name, spec in specs.items()
     }
     assert contract == {
-        "recall_search": (["k", "only", "query", "since", "target"], ["query"], True, False, True),
+        "recall_search": (["briefing", "k", "only", "query", "since", "target", "tokens"], ["query"], True, False,
+                          True),
         "recall_read": (["max_chars", "uri"], ["uri"], True, False, True),
         "recall_list": (["uri"], [], True, False, True),
         "recall_remember": (["kind", "observed_at", "tags", "text", "title"], ["text"], False, False, False),

@@ -83,10 +83,7 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("mcp")
     account, owner = stack.new_account("mcp")
     raven_key = stack.root.register_user(account, "raven", "user")
-    ring = credentials.Keyring(stack.settings.keyring.backend)
-    ring.set(credentials.user_key_name(account, "raven"), raven_key)
-    ring.set(credentials.user_key_name(account, "wren"), stack.root.register_user(account, "wren", "user"))
-    ring.set(credentials.user_key_name(account, "owner"), owner._api_key)
+    wren_key = stack.root.register_user(account, "wren", "user")
     for folder in ("viking://resources/shared", "viking://resources/agents", "viking://resources/agents/raven",
                    "viking://resources/agents/bob", "viking://resources/agents/wren"):
         owner.ensure_dir(folder)
@@ -127,6 +124,11 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     accounts.record_created(tmp / "home", account, datetime.now(UTC) - timedelta(days=5))
     config = tmp / "muninn.yaml"
     config.write_text(yaml.safe_dump(cfg))
+    # The keys in this module's workspace scope of the keyring (its home is its own).
+    ring = credentials.for_server(muninn_config.load(config))
+    ring.set(credentials.user_key_name(account, "raven"), raven_key)
+    ring.set(credentials.user_key_name(account, "wren"), wren_key)
+    ring.set(credentials.user_key_name(account, "owner"), owner._api_key)
     vault = Vault.open(muninn_config.load(config))
     vault.sync()
     vault.close()

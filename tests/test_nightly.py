@@ -70,7 +70,7 @@ def test_a_clean_tree_passes_drift_leaks_and_completeness(world) -> None:
 
 
 def test_a_stray_top_level_folder_is_drift(world) -> None:
-    ring = credentials.Keyring(world["settings"].keyring.backend)
+    ring = credentials.for_server(world["settings"])
     name = credentials.user_key_name(world["account"], "raven")
     with OpenViking(world["settings"].server.base_url, ring.require(name, fix="-"), key_name=name) as raven:
         raven.mkdir("viking://resources/sneaky")  # any user may create top-level folders: only drift sees it
@@ -80,7 +80,7 @@ def test_a_stray_top_level_folder_is_drift(world) -> None:
 
 
 def test_an_unapproved_skill_fails(world) -> None:
-    ring = credentials.Keyring(world["settings"].keyring.backend)
+    ring = credentials.for_server(world["settings"])
     name = credentials.user_key_name(world["account"], "raven")
     with OpenViking(world["settings"].server.base_url, ring.require(name, fix="-"), key_name=name) as raven:
         raven.mkdir("viking://agent/skills/exfiltrate")
@@ -140,7 +140,7 @@ def test_a_crashing_job_does_not_stop_the_others_and_the_cli_exits_1(world, stac
 
 def test_an_approved_skill_whose_content_changed_is_drift(world) -> None:
     settings = world["settings"]
-    ring = credentials.Keyring(settings.keyring.backend)
+    ring = credentials.for_server(settings)
     name = credentials.user_key_name(world["account"], "raven")
     with OpenViking(settings.server.base_url, ring.require(name, fix="-"), key_name=name) as raven:
         raven.mkdir("viking://agent/skills/triage")

@@ -5,6 +5,7 @@ known value, and `export all` going on past a source that cannot be exported."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import sqlite3
@@ -301,3 +302,56 @@ def test_a_nightly_job_that_could_not_run_exits_13_from_the_real_cli(tmp_path: P
                                                            "server": {"port": 9}}))
     out = _cli(tmp_path / "muninn.yaml", "nightly", "--only", "skills-drift")
     assert out.returncode == ExitCode.JOB_FAILED, out.stdout + out.stderr
+
+
+# --- muninn status --stores: each reader's readable areas, from its own index -------------------
+
+STORES_POLICY = """
+version: 1
+areas:
+  shared: viking://resources/shared
+  raven: viking://resources/agents/raven
+  bob: viking://resources/agents/bob
+readers:
+  owner: {kind: owner, account: home, user: owner, areas: {shared: manage, raven: manage, bob: manage},
+          remember_to: shared}
+  raven: {kind: agent, account: home, user: raven, areas: {shared: read, raven: write}, remember_to: raven,
+          tools: [recall_search]}
+"""
+
+
+def _fact_text(date: str) -> str:
+    return f"---\nsource: notes\ndate: \"{date}\"\n---\n# A note\nsomething happened\n"
+
+
+@pytest.mark.parametrize(("reader", "want"), [
+    (None, {("owner", "bob"): 1, ("owner", "raven"): 2, ("owner", "shared"): 1, ("raven", "raven"): 2,
+            ("raven", "shared"): 1}),
+    ("raven", {("raven", "raven"): 2, ("raven", "shared"): 1}),
+    ("nobody", None),
+])
+def test_status_stores_lists_each_readers_areas_from_its_own_index(tmp_path: Path, isolated_keyring: Path,
+                                                                   reader: str | None, want: dict | None) -> None:
+    from muninn.plugins.search import keyword
+
+    (tmp_path / "policy.yaml").write_text(STORES_POLICY)
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"home": str(tmp_path / "home"), "guard": {"policy": str(tmp_path / "policy.yaml")}}))
+    s = config.load(cfg)
+    files = {"viking://resources/shared/a.md": _fact_text("2026-11-01"),
+             "viking://resources/agents/raven/b.md": _fact_text("2026-11-02T10:00:00Z"),
+             "viking://resources/agents/raven/c.md": _fact_text("2026-11-03T11:30:00Z"),
+             "viking://resources/agents/bob/d.md": _fact_text("2026-10-01")}
+    for user in ("owner", "raven"):
+        mine = {u: t for u, t in files.items() if user == "owner" or "/bob/" not in u}
+        keyword.index_facts(s.paths.search_index("home", user), mine)
+    out = _cli(cfg, "status", "--stores", "--json", *(["--profile", reader] if reader else []))
+    if want is None:
+        assert out.returncode == ExitCode.BAD_INPUT and "nobody" in out.stderr
+        return
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert {(r["reader"], r["area"]): r["files"] for r in rows} == want
+    newest = {(r["reader"], r["area"]): r["newest"] for r in rows}
+    assert newest[("raven", "raven")].startswith("2026-11-03T11:30")
+    assert all("search-index --profile" in r["index"] for r in rows), "never walked: the fix is named"

@@ -76,7 +76,7 @@ def world(stack, tmp_path_factory) -> dict:
 def _raven(world) -> OpenViking:
     s = world["settings"]
     name = credentials.user_key_name(world["account"], "raven")
-    return OpenViking(s.server.base_url, credentials.Keyring(s.keyring.backend).require(name, fix="-"), key_name=name)
+    return OpenViking(s.server.base_url, credentials.for_server(s).require(name, fix="-"), key_name=name)
 
 
 def _cli(stack, world, *args: str):

@@ -347,7 +347,7 @@ def test_a_backup_with_the_server_down_keeps_the_local_parts_and_says_what_is_mi
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         settings.server.port = sock.getsockname()[1]
-    credentials.Keyring(settings.keyring.backend).set(credentials.root_key_name(), "not-a-real-key")
+    credentials.for_server(settings).set(credentials.root_key_name(), "not-a-real-key")
     made = backup.create(settings)
     assert made.path.exists()
     assert any(s.startswith("account list: OpenViking is not reachable") for s in made.skipped), made.skipped

@@ -46,7 +46,7 @@ def applied(stack):
 
 
 def _client(stack, account: str, user: str) -> OpenViking:
-    ring = credentials.Keyring(stack.settings.keyring.backend)
+    ring = credentials.for_server(stack.settings)
     name = credentials.user_key_name(account, user)
     return OpenViking(stack.settings.server.base_url, ring.require(name, fix="-"), key_name=name)
 
@@ -74,7 +74,7 @@ def test_acls_are_enforced_for_the_agent(stack, applied) -> None:
 
 def test_reapply_keeps_working_keys(stack, applied) -> None:
     account, pol, _ = applied
-    ring = credentials.Keyring(stack.settings.keyring.backend)
+    ring = credentials.for_server(stack.settings)
     before = ring.get(credentials.user_key_name(account, "raven"))
     again = policy_apply.apply(stack.settings, pol, say=lambda m: None)
     assert again.ok and {u["action"] for u in again.users} == {"kept"}

@@ -208,7 +208,7 @@ def test_missing_index_is_a_visible_warning(stack, corpus, tmp_path) -> None:
 
 def test_cli_search_batch_and_read(stack, corpus, tmp_path) -> None:
     account, client, db = corpus
-    credentials.Keyring(stack.settings.keyring.backend).set(credentials.user_key_name(account, "owner"),
+    credentials.for_server(stack.settings).set(credentials.user_key_name(account, "owner"),
                                                             client._api_key)
     cfg = yaml.safe_load(stack.config_path.read_text())
     cfg["openviking"] = {"account": account, "user": "owner"}

@@ -33,7 +33,7 @@ def _settings(home: Path, **search: object) -> Settings:
 
 
 def _key(s: Settings, account: str, user: str, value: str) -> None:
-    credentials.Keyring(s.keyring.backend).set(credentials.user_key_name(account, user), value)
+    credentials.for_server(s).set(credentials.user_key_name(account, user), value)
 
 
 @pytest.fixture

@@ -41,8 +41,8 @@ def reader(stack, tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve")
     db = folder / "index.sqlite"
     keyword.build_from_openviking(client, ROOT, db)
-    credentials.Keyring(stack.settings.keyring.backend).set(credentials.user_key_name(account, "owner"),
-                                                            client._api_key)
+    credentials.for_server(stack.settings).set(credentials.user_key_name(account, "owner"),
+                                               client._api_key)
     cfg = yaml.safe_load(stack.config_path.read_text())
     cfg["openviking"] = {"account": account, "user": "owner"}
     cfg["search"] = {"index": str(db), "serve_idle": 300}   # the packaged cross-encoder reranks

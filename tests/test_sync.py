@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from muninn.core import credentials
+from muninn.core import config, credentials
 from muninn.core.client import OpenViking
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline
@@ -202,7 +202,6 @@ def test_cli_export_all_then_sync_all_as_the_configured_user(stack, tmp_path: Pa
     account_id = f"cli{uuid.uuid4().hex[:8]}"
     key = stack.root.create_account(account_id, "owner")
     monkeypatch.setenv("XDG_DATA_HOME", stack.env["XDG_DATA_HOME"])
-    credentials.Keyring(FILE_KEYRING).set(credentials.user_key_name(account_id, "owner"), key)
     cfg = yaml.safe_load(stack.config_path.read_text())
     cfg["openviking"] = {"account": account_id, "user": "owner"}
     cfg["home"] = str(tmp_path / "home")
@@ -213,6 +212,8 @@ def test_cli_export_all_then_sync_all_as_the_configured_user(stack, tmp_path: Pa
     ]
     path = tmp_path / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))
+    # the key in this workspace's scope of the keyring (its home is its own)
+    credentials.for_server(config.load(path)).set(credentials.user_key_name(account_id, "owner"), key)
     exported = stack.cli("--config", str(path), "export", "all", "--json")
     assert exported.returncode == 0, exported.stderr
     done = stack.cli("--config", str(path), "sync", "all", "--json")

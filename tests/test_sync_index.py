@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 
 def test_sync_indexes_written_facts_and_forgets_pruned_ones(stack, tmp_path: Path) -> None:
     account, client = stack.new_account("idx")
-    ring = credentials.Keyring(stack.settings.keyring.backend)
+    ring = credentials.for_server(stack.settings)
     ring.set(credentials.user_key_name(account, "owner"), client._api_key)
     cfg = {**yaml.safe_load(stack.config_path.read_text()), "openviking": {"account": account, "user": "owner"}}
     (tmp_path / "muninn.yaml").write_text(yaml.safe_dump(cfg))

@@ -92,7 +92,7 @@ class OpenViking:
 
     @classmethod
     def root(cls, settings: Settings) -> OpenViking:
-        ring = credentials.Keyring(settings.keyring.backend)
+        ring = credentials.for_server(settings)
         key = ring.require(credentials.root_key_name(), fix="run `muninn up` to create the local stack")
         return cls(settings.server.base_url, key, key_name=credentials.root_key_name(),
                    timeout=settings.server.timeout)
@@ -102,7 +102,7 @@ class OpenViking:
         account = account or settings.openviking.account
         user = user or settings.openviking.user
         name = credentials.user_key_name(account, user)
-        ring = credentials.Keyring(settings.keyring.backend)
+        ring = credentials.for_server(settings)
         key = ring.require(name, fix="run `muninn up` (the CLI's own user) or `muninn policy apply` "
                                      "(the readers in policy.yaml)")
         return cls(settings.server.base_url, key, key_name=name, timeout=settings.server.timeout)

@@ -47,6 +47,12 @@ def register_jobs(register: Callable[[str, Callable[[Any], Any]], Any]) -> None:
 
 
 @hookspec
+def register_stores(register: Callable[[Callable[[Settings, str | None], list[dict[str, Any]]]], Any]) -> None:
+    """`muninn status --stores` rows: `register(fn)`, fn(settings, reader or None for every reader) ->
+    [{"reader", "area", "uri", "files", "newest", "index"}] (the search plugin's keyword indexes)."""
+
+
+@hookspec
 def register_upgrades(register: Callable[[Any], Any]) -> None:
     """Workspace upgrade steps: `register(step)`, a muninn.core.upgrade.Step for a file the plugin owns."""
 

@@ -28,6 +28,8 @@ BUILTIN = (
     "muninn.plugins.access.plugin",  # vault, inventory and verify checks
     "muninn.plugins.mcp.plugin",     # tools; guard policy check
     "muninn.nightly.plugin",         # nightly jobs
+    "muninn.plugins.keyring_scope",  # keyring names scoped by server and home: the upgrade step
+    "muninn.plugins.home_modes",     # files under the home 0600, folders 0700: check and upgrade step
 )
 
 _pm: pluggy.PluginManager | None = None
@@ -113,6 +115,11 @@ def checks() -> list[Callable[[Settings], list[Any]]]:
 def jobs() -> dict[str, Callable[[Any], Any]]:
     """{job name: fn}, in the order `muninn nightly` runs them."""
     return {name: fn for name, fn in _collect("register_jobs", lambda pair: pair[0], "nightly job").values()}
+
+
+def store_rows() -> list[Callable[[Settings, str | None], list[dict[str, Any]]]]:
+    """What `muninn status --stores` lists, from every part that keeps a store per reader."""
+    return list(_collect("register_stores", lambda fn: f"{fn.__module__}.{fn.__qualname__}", "store list").values())
 
 
 def upgrade_steps() -> list[Any]:

@@ -15,14 +15,19 @@ mechanism.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from muninn.core.config import Settings
 
 
 class UpgradeNeeded(MuninnError):
@@ -36,6 +41,8 @@ class Step:
     to: int                                          # the format a workspace is in once this is done
     what: str                                        # what changed, one sentence
     apply: Callable[[Path], None] | None = None      # muninn does it, given the home
+    # ... or given the settings, for what lies outside the home (keyring entries named by it)
+    apply_settings: Callable[[Settings], None] | None = None
     command: str | None = None                       # else the command that does it
     required: bool = False                           # a command refuses to run until it is done
     # Does this workspace still hold something the step changes? A step with nothing to change is
@@ -88,13 +95,24 @@ def _stamp(home: Path, fmt: int) -> None:
     tmp.replace(file)
 
 
-def ensure(home: Path, say: Callable[[str], None]) -> list[str]:
-    """Bring `home` to the current format. Returns the notices it gave (each also passed to `say`)."""
+def ensure(home: Path, say: Callable[[str], None], settings: Settings | None = None) -> list[str]:
+    """Bring `home` to the current format. Returns the notices it gave (each also passed to `say`).
+    `settings` (the CLI passes them) lets the steps that need them run; without, they are skipped."""
     now = current()
     fmt = read_format(home)
     if fmt is None:                  # a new workspace starts in the current format
         _stamp(home, now)
         return []
+    if fmt == now:
+        return []
+    # First commands started together: one upgrades, the others wait for it and find it done.
+    with (home / ".upgrade.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _ensure_locked(home, say, settings, now)
+
+
+def _ensure_locked(home: Path, say: Callable[[str], None], settings: Settings | None, now: int) -> list[str]:
+    fmt = read_format(home) or 0
     if fmt > now:
         raise UpgradeNeeded(f"workspace {home} is in format {fmt}, newer than this muninn (format {now})",
                             fix="upgrade muninn, or point MUNINN_HOME at another workspace")
@@ -104,6 +122,10 @@ def ensure(home: Path, say: Callable[[str], None]) -> list[str]:
             continue
         if step.apply is not None:
             step.apply(home)
+            continue
+        if step.apply_settings is not None:
+            if settings is not None:
+                step.apply_settings(settings)
             continue
         message = f"workspace upgrade: {step.what}; run `{step.command}`"
         if step.required:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from muninn.core.checks import Check
 from muninn.core.config import Settings
-from muninn.core.credentials import Keyring
+from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.core.inventory_file import load_files
 
@@ -26,7 +26,7 @@ def vault(settings: Settings) -> list[Check]:
         out.append(Check("vault store", "warn", f"{path} not created yet", "run `muninn vault sync`"))
         return out
     try:
-        store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
+        store = Store(path, for_home(settings), settings.vault.key_name)
         try:
             count = len(store.all_values())  # decrypts every value: proves the key matches the store
         finally:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from muninn.core.config import Settings
-from muninn.core.credentials import Keyring
+from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.secrets_file import env_names, load_files
 from muninn.guards.redact import Redactor
@@ -61,7 +61,7 @@ class Vault:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
+            self._store = Store(self.settings.paths.vault_store, for_home(self.settings),
                                 self.settings.vault.key_name)
         return self._store
 
@@ -88,7 +88,7 @@ class Vault:
         entries = load_files(paths)  # every file validates before the store is touched
         if self._store is None and not dry_run:
             # The repair for a damaged store: moved aside, rebuilt from the YAML.
-            self._store = Store(self.settings.paths.vault_store, Keyring(self.settings.keyring.backend),
+            self._store = Store(self.settings.paths.vault_store, for_home(self.settings),
                                 self.settings.vault.key_name, repair=True)
         plan = self.store.sync(entries, dry_run=True)
         if dry_run:

@@ -22,7 +22,7 @@ def guard_policy(settings: Settings) -> list[Check]:
         return [Check("guard policy", "fail", str(exc), "fix the line named")]
     out = [Check("guard policy", "ok", f"{path}: {len(pol.profiles)} readers, {len(pol.areas)} areas")]
     try:
-        ring = credentials.Keyring(settings.keyring.backend)
+        ring = credentials.for_server(settings)
         missing = [p.name for p in pol.profiles.values() if not ring.get(p.key_name)]
     except CredentialError as exc:
         return [*out, Check("guard keys", "fail", exc.message, exc.fix or "")]

@@ -13,7 +13,7 @@ values alone, and the other tools keep working.
 from __future__ import annotations
 
 from muninn.core.config import Settings
-from muninn.core.credentials import Keyring
+from muninn.core.credentials import for_home
 from muninn.guards import secret_values
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.redact import Redactor
@@ -26,7 +26,7 @@ def vault_values(settings: Settings) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        store = Store(path, Keyring(settings.keyring.backend), settings.vault.key_name)
+        store = Store(path, for_home(settings), settings.vault.key_name)
     except VaultDamaged:
         return {}
     try:

@@ -17,6 +17,9 @@ from muninn.core.policy import Profile
 
 # (the rule, the tools it names: it is given only to a profile that holds every one of them)
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("First, at the start of every task: one `recall_search` call with `briefing: true` on what the task is\n"
+     "  about. It loads a token-budgeted briefing across every area you can read, in one call.",
+     ("recall_search",)),
     ("Search first, grep never. For anything written before (runbooks, incidents, notes, ticket keys,\n"
      "  hostnames, \"how did we fix ...\", \"have I hit this before?\") call `recall_search` (`since: \"1h\"`\n"
      "  for what was recorded lately), then `recall_read` on the hit.", ("recall_search", "recall_read")),

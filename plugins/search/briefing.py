@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 
 from muninn.plugins.search.stages import Hit
 
@@ -38,15 +39,16 @@ def render_one(hit: Hit) -> str:
     return f"{head}\n{hit.uri}\n{hit.snippet}\n"
 
 
-def build(hits: list[Hit], budget: int) -> tuple[str, list[Hit]]:
+def build(hits: list[Hit], budget: int, render: Callable[[Hit], str] = render_one) -> tuple[str, list[Hit]]:
     """The briefing text and the hits it holds; entries that do not fit are left out whole.
-    Pinned inventory entries (access blocks) come first, before the round-robin."""
+    Pinned inventory entries (access blocks) come first, before the round-robin. `render` is how an
+    entry is written (the MCP server labels what came from a file): its length is what is counted."""
     used: list[Hit] = []
     parts: list[str] = []
     spent = 0
     pinned = [h for h in hits if h.stage_scores.get("pinned")]
     for hit in pinned + interleave([h for h in hits if h not in pinned]):
-        block = render_one(hit)
+        block = render(hit)
         cost = tokens(block + "\n")
         if spent + cost > budget:
             continue

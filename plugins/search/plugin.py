@@ -20,6 +20,13 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 
 
 @hookimpl
+def register_stores(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.search import reader_index
+
+    register(reader_index.store_rows)
+
+
+@hookimpl
 def register_upgrades(register: Callable[[Any], Any]) -> None:
     from muninn.plugins.search import upgrade_index
 

@@ -114,3 +114,10 @@ def store_status(settings: Settings, profile: Profile, areas: Mapping[str, str])
         count, newest = keyword.area_stats(path, uri) if path.exists() else (0, None)
         rows.append({"area": name, "uri": uri, "files": count, "newest": newest, "index": fresh})
     return rows
+
+
+def store_rows(settings: Settings, reader: str | None = None) -> list[dict[str, object]]:
+    """`muninn status --stores`: store_status for one reader of policy.yaml, or for every reader."""
+    policy = policy_mod.load_for(settings)
+    chosen = [policy.profile(reader)] if reader else list(policy.profiles.values())
+    return [{"reader": p.name, **row} for p in chosen for row in store_status(settings, p, policy.areas)]

@@ -54,7 +54,7 @@ def identity(settings: Settings) -> str:
     from muninn.core import credentials
 
     account, user = settings.openviking.account, settings.openviking.user
-    key = credentials.Keyring(settings.keyring.backend).get(credentials.user_key_name(account, user)) or ""
+    key = credentials.for_server(settings).get(credentials.user_key_name(account, user)) or ""
     blob = json.dumps({"version": __version__, "uid": os.getuid(), "settings": settings.model_dump(mode="json"),
                        "source": str(settings.source_file), "key": hashlib.sha256(key.encode()).hexdigest()},
                       sort_keys=True, default=str)

@@ -7,7 +7,9 @@ from pydantic import Field
 from muninn.core.errors import Refused
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
+from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search.flags import Switches, agent_params, agent_switches
+from muninn.plugins.search.stages import Hit
 
 # What muninn itself sets in a hit; every other string field was written into the file.
 _OURS = frozenset({"uri", "date"})
@@ -17,11 +19,16 @@ class _SearchParams(Params):
     query: str = Field(min_length=1, max_length=1000, description="What to find, in plain words or an "
                        "identifier (ticket key, hostname, IP, path)")
     k: int = Field(4, ge=1, le=20, description="How many hits to return")
-    target: str | None = Field(None, description="Only search under this viking:// folder (must be readable)")
+    target: str | list[str] | None = Field(None, description="Only search under this viking:// folder, or these "
+                                           "folders (a list of up to 20; each must be readable)")
     only: list[str] | None = Field(None, max_length=20, description="Only these areas, by name (e.g. "
                                    "['shared', 'raven']); recall_status lists the readable ones")
     since: str | None = Field(None, max_length=40, description="Only facts dated after: 30m, 24h, 7d, 2w or an "
                               "ISO date (e.g. '1h' for what was recorded in the last hour)")
+    briefing: bool = Field(False, description="Return one token-budgeted briefing instead of k hits: the best "
+                           "of each source in turn across every area searched. Make this the first call of a task")
+    tokens: int | None = Field(None, ge=100, le=8000, description="The briefing's budget in tokens (default "
+                               "search.briefing_tokens)")
 
 
 # Plus one boolean per stage switch offered to agents (Switch.agent); none is today.
@@ -29,12 +36,12 @@ SearchParams = agent_params(_SearchParams)
 
 
 def _search(session: GuardSession, query: str, target: str | None, k: int, switches: Switches,
-            since: str | None = None) -> tuple[list[dict], list[str], str]:
+            since: str | None = None) -> tuple[list[Hit], list[str], str]:
     """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank, recency, per-file
     cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings, route)."""
     # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
     result = session.searcher.search(query, k=max(k * 3, 12), target=target, since=since, **switches)
-    hits = [h.to_dict() for h in result.hits if session.readable(h.uri)]
+    hits = [h for h in result.hits if session.readable(h.uri)]
     warnings = list(result.warnings)
     if session.index_problem and session.index_problem not in warnings:
         warnings.append(session.index_problem)
@@ -52,36 +59,80 @@ def _areas(session: GuardSession, names: list[str]) -> list[str]:
     return uris
 
 
+def _targets(session: GuardSession, p: _SearchParams) -> list[str]:
+    """Every folder to search in: `target` (one or a list) and the `only` areas, each checked readable.
+    Empty: the reader's whole readable tree."""
+    given = [p.target] if isinstance(p.target, str) else list(p.target or [])
+    if len(given) > 20:
+        raise Refused("target takes at most 20 folders")
+    uris = [session.require("recall_search", t, "read") for t in given]
+    uris += _areas(session, p.only) if p.only else []
+    return list(dict.fromkeys(uris))
+
+
+def _where(hit: Hit) -> str:
+    # Export's breadcrumbs already end with the fact's own title: don't say it twice.
+    crumb, title = hit.breadcrumb or "", hit.title or ""
+    return crumb if title and crumb.endswith(title) else " › ".join(x for x in (crumb, title) if x)
+
+
 def handle(session: GuardSession, p: _SearchParams) -> Output:
-    target = session.require("recall_search", p.target, "read") if p.target else None
-    if p.only:
-        # One search per area, merged by score: each stays inside its area, the best k of all are kept.
-        hits, warnings, route = [], [], "vector"
-        for uri in _areas(session, p.only):
-            got, said, route = _search(session, p.query, uri, p.k, agent_switches(p), p.since)
-            hits += got
-            warnings += [w for w in said if w not in warnings]
-        hits = sorted(hits, key=lambda h: -h["score"])[:p.k]
-    else:
-        hits, warnings, route = _search(session, p.query, target, p.k, agent_switches(p), p.since)
+    targets = _targets(session, p)
+    k = 20 if p.briefing else p.k   # a briefing fills a budget: it needs the candidates, not k of them
+    hits: list[Hit] = []
+    warnings: list[str] = []
+    route = "vector"
+    # One search per folder, merged by score: each stays inside its folder, the best of all are kept.
+    for uri in targets or [None]:
+        got, said, route = _search(session, p.query, uri, k, agent_switches(p), p.since)
+        seen = {h.uri for h in hits}
+        hits += [h for h in got if h.uri not in seen]
+        warnings += [w for w in said if w not in warnings]
+    hits = sorted(hits, key=lambda h: -h.score)
+    if p.briefing:
+        return _briefing(session, p, hits, warnings, route)
+    hits = hits[:p.k]
     blocks, data = [], []
     for i, hit in enumerate(hits, 1):
-        untrusted = session.untrusted(hit["uri"])
-        score = f"{hit['score']:.3f}" if isinstance(hit.get("score"), int | float) else "-"
-        crumb, title = hit.get("breadcrumb") or "", hit.get("title") or ""
-        # Export's breadcrumbs already end with the fact's own title: don't say it twice.
-        where = crumb if title and crumb.endswith(title) else " › ".join(x for x in (crumb, title) if x)
-        dated = f", {hit['date'][:10]}" if hit.get("date") else ""
+        score = f"{hit.score:.3f}" if isinstance(hit.score, int | float) else "-"
+        rel = f", relevance {hit.relevance:.2f}" if isinstance(hit.relevance, int | float) else ""
+        dated = f", {hit.date[:10]}" if hit.date else ""
         # Title, breadcrumb and snippet all come from the file: one label holds them all.
-        written = session.label("\n".join(x for x in (where, hit["snippet"]) if x), hit["uri"])
-        blocks.append(f"[{i}] {hit['uri']} (score {score}{dated})\n{written}")
-        fields = {k: session.label(v, hit["uri"]) if isinstance(v, str) and k not in _OURS else v
-                  for k, v in hit.items()}
-        data.append({**fields, "untrusted": untrusted})
+        written = session.label("\n".join(x for x in (_where(hit), hit.snippet) if x), hit.uri)
+        blocks.append(f"[{i}] {hit.uri} (score {score}{rel}{dated})\n{written}")
+        data.append(_fields(session, hit))
     text = "\n\n".join(blocks) if blocks else f"No hits for {p.query!r} in this reader's areas."
     if warnings:  # never a silent fallback: a skipped stage is said in the result
         text += "\n\n" + "\n".join(f"warning: {w}" for w in warnings)
     return Output(text, {"query": p.query, "route": route, "hits": data, "warnings": warnings})
+
+
+def _fields(session: GuardSession, hit: Hit) -> dict:
+    return {**{k: session.label(v, hit.uri) if isinstance(v, str) and k not in _OURS else v
+               for k, v in hit.to_dict().items()}, "untrusted": session.untrusted(hit.uri)}
+
+
+def _briefing(session: GuardSession, p: _SearchParams, hits: list[Hit], warnings: list[str],
+              route: str) -> Output:
+    """Seed 001's briefing in one call: the best hit of each source, then the next best of each, until
+    the token budget is spent; an entry that does not fit is left out whole. What came from a file is
+    labelled, as in every result, and counts against the budget as the agent will read it."""
+    budget = p.tokens or session.settings.search.briefing_tokens
+
+    def render(hit: Hit) -> str:
+        source = "access" if hit.stage_scores.get("pinned") else hit.source
+        dated = f" ({hit.date[:10]})" if hit.date else ""
+        written = session.label("\n".join(x for x in (_where(hit), hit.snippet) if x), hit.uri)
+        return f"[{source}] {hit.uri}{dated}\n{written}\n"
+
+    text, used = briefmod.build(hits, budget, render=render)
+    spent = briefmod.tokens(text)
+    out = text or f"Nothing found for {p.query!r} in this reader's areas."
+    if warnings:
+        out += "\n\n" + "\n".join(f"warning: {w}" for w in warnings)
+    return Output(out, {"query": p.query, "route": route, "briefing": True, "tokens": spent, "budget": budget,
+                        "sources": sorted({h.source for h in used}), "hits": [_fields(session, h) for h in used],
+                        "warnings": warnings})
 
 
 SEARCH = ToolSpec(
