@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, err_console, say, settings
+from muninn.core.cliutil import JsonOpt, Progress, config_path, console, emit_json, err_console, say, settings
 from muninn.evals import report
 from muninn.plugins.search.flags import Switches, switch_flags
 
@@ -31,7 +31,20 @@ def eval_cmd(
     """
     flags = {name: False for name, value in switches.items() if value is False}
     out = err_console if json_out else console
-    run = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, **flags)
+    bar: list[Progress] = []
+
+    def progress(total: int, question: str) -> None:
+        if not bar:
+            bar.append(Progress("eval", total))
+        bar[0].tick(question)
+
+    try:
+        run = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, progress=progress, **flags)
+    finally:
+        for b in bar:
+            b.close()
+    say(f"eval {run.set_name}: {len(run.outcomes)} questions in {run.seconds:.1f} s; hit@{run.k} "
+        f"{run.hits_at(run.k)}/{len(run.outcomes)}, hit@1 {run.hits_at(1)}, MRR {run.mrr():.3f}")
     if json_out:
         emit_json({**run.summary(), "outcomes": [o.__dict__ for o in run.outcomes]})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +23,15 @@ def runs_dir(settings: Settings) -> Path:
     return settings.paths.evals
 
 
-def run_through_search(settings: Settings, path: Path, k: int, label: str, **flags: Any) -> sealed.EvalRun:
+def run_through_search(settings: Settings, path: Path, k: int, label: str,
+                       progress: Callable[[int, str], None] | None = None, **flags: Any) -> sealed.EvalRun:
     """The same pipeline every reader uses (`muninn search`), one Searcher for the whole set."""
     with Searcher(settings) as searcher:
         def search(query: str, k: int) -> list[dict]:
             result = searcher.search(query, k=k, **flags)
             return [h.to_dict() for h in result.hits]
 
-        return sealed.run(path, search, k=k, label=label)
+        return sealed.run(path, search, k=k, label=label, progress=progress)
 
 
 def summary_table(runs: list[sealed.EvalRun]) -> Table:
@@ -43,9 +45,10 @@ def summary_table(runs: list[sealed.EvalRun]) -> Table:
 
 
 def eval_and_compare(settings: Settings, console: Console, set_name: str = "ops", k: int = 4, label: str = "",
-                     plot: Path | None = None, **flags: Any) -> sealed.EvalRun:
+                     plot: Path | None = None, progress: Callable[[int, str], None] | None = None,
+                     **flags: Any) -> sealed.EvalRun:
     path = set_path(set_name)
-    current = run_through_search(settings, path, k, label, **flags)
+    current = run_through_search(settings, path, k, label, progress=progress, **flags)
     folder = runs_dir(settings)
     history = sealed.history(folder, current.set_name)
     previous = next((r for r in reversed(history) if r.set_sha256 == current.set_sha256), None)

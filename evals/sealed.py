@@ -84,11 +84,15 @@ def _matches(hit: dict[str, Any], expect: list[str]) -> bool:
     return any(e in hay for e in expect)
 
 
-def run(path: Path, search: SearchFn, k: int = 4, label: str = "") -> EvalRun:
+def run(path: Path, search: SearchFn, k: int = 4, label: str = "",
+        progress: Callable[[int, str], None] | None = None) -> EvalRun:
+    """`progress(total, question)` is called before each question."""
     qs, digest = load_set(path)
     result = EvalRun(set_name=qs.name, set_sha256=digest, k=k, started=time.time(), label=label)
     t0 = time.perf_counter()
     for q in qs.questions:
+        if progress:
+            progress(len(qs.questions), q.question)
         hits = list(search(q.question, k))
         rank = next((i for i, h in enumerate(hits, 1) if _matches(h, q.expect)), None)
         result.outcomes.append(Outcome(q.id, q.question, rank, [h.get("uri", "") for h in hits]))

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+import typer.core
 from typer.core import TyperCommand, TyperGroup
+
+# Click's own help, not typer's rich panels: paragraphs are rewrapped to the terminal (a docstring's
+# line breaks never cut a sentence), `\b` blocks (examples) are kept as written, flags show no `<bool>`,
+# and a pipe gets no box drawing. Errors never reach typer's panels either (muninn/core/edge.py).
+typer.core.HAS_RICH = False
 
 if TYPE_CHECKING:
     from typer._click import Command
@@ -82,19 +88,14 @@ class LazyGroup(TyperGroup):
 
         entry = COMMANDS.get(cmd_name)
         if self._listing and entry is not None:
-            return TyperCommand(cmd_name, help=entry[1])
+            # short_help: the listing shows the whole first paragraph, wrapped, not cut at 45 characters.
+            return TyperCommand(cmd_name, help=entry[1], short_help=" ".join(entry[1].split()))
         if entry is not None:
             found = part_commands(*PARTS[entry[0]]).get(cmd_name)
             if found is not None:
                 return found
         # Not in the index (a command added since it was generated): find it the slow way.
         return all_commands().get(cmd_name)
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        # Every ending (usage error, MuninnError, a bug) is one sentence and a code: muninn/core/edge.py.
-        from muninn.core import edge
-
-        edge.run(super().main, *args, **kwargs)
 
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:
         self._listing = True
@@ -145,7 +146,11 @@ def main() -> None:
     # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
     # 0600 / 0700, whichever part writes it (plugins/home_modes.py checks and tightens the rest).
     os.umask(0o077)
-    app(prog_name="muninn")   # LazyGroup.main translates every ending (muninn/core/edge.py)
+    from muninn.core import edge
+
+    # Every ending (usage error, MuninnError, a bug) is one sentence and a code: muninn/core/edge.py.
+    # Tests that drive `app` with CliRunner see the raw exception instead, as they always did.
+    edge.run(app, prog_name="muninn")
 
 
 def _index_source() -> str:

@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'bench': (12, 'Measure stack start, embeddings/s, write-to-searchable, search by stage, rerank by candidate count\nand its levers, a fresh CLI, export and redaction MB/s, guard overhead, masking MB/s, the verify\nsweep and each nightly job, on a stack of its own (temporary workspace, free ports).'),
     'export': (13, 'Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.'),
     'sync': (13, 'Write fact files into OpenViking: vectors only, in batches, touching only files muninn owns.'),
-    'search': (14, 'Find facts: identifiers go keyword-only; questions take OpenViking\'s vector top 20 and BM25\'s\ntop 20, score each candidate on BM25, its file\'s and its fact\'s cosine and how much of the\nquery its title or breadcrumb names; a question naming a day ("on 3 June, 2023", "in January\n2024") also takes BM25\'s top 20 among the files dated then and scores how near each file\'s\ndate is. Then the cross-encoder reranks the content, a small\nrecency prior breaks near-ties, and at most two hits come from one file. The result names\nthe reranker that ran; --json shows every stage\'s score per hit.'),
+    'search': (14, 'Find facts by words, a question or an identifier, best first, each with its relevance.'),
     'read': (14, 'Print one fact file; --json splits it into front matter fields and body.'),
     'search-index': (14, "Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key."),
     'serve': (15, "Keep this reader's search warm (keyword index, reranker) on a unix socket only you can use."),

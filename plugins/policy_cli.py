@@ -12,7 +12,11 @@ from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
 from muninn.plugins import policy_apply
 
-app = typer.Typer(help="Make policy.yaml true on the server (accounts, keys, ACLs) and check for drift.",
+app = typer.Typer(help="Make policy.yaml true on the server (accounts, keys, ACLs) and check for drift.\n\n"
+                  "\b\nExamples:\n"
+                  "  muninn policy apply                 (create accounts, users, keys, areas and ACLs)\n"
+                  "  muninn policy check --json          (read-only: exit 1 on drift, naming each entry)\n"
+                  "  muninn policy apply --policy ./policy.yaml",
                   no_args_is_help=True)
 
 PolicyOpt = typer.Option(None, "--policy", help="policy.yaml (default: guard.policy in muninn.yaml)")

@@ -103,8 +103,10 @@ def own_stack(base: Path, extra: dict | None = None, keyring_dir: Path | None = 
     tests that kill or stop its processes, which must never touch the session's shared stack."""
     from muninn.plugins import stack as stack_mod
 
-    cfg = {"home": str(base / "home"), "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
-           "embed": {"port": free_port()}, "keyring": {"backend": FILE_KEYRING}, **(extra or {})}
+    cfg: dict = {"home": str(base / "home"), "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
+                 "embed": {"port": free_port()}, "keyring": {"backend": FILE_KEYRING}}
+    for key, value in (extra or {}).items():   # one level deep: `server: {start_timeout}` keeps the port
+        cfg[key] = {**cfg[key], **value} if isinstance(cfg.get(key), dict) and isinstance(value, dict) else value
     base.mkdir(parents=True, exist_ok=True)
     path = base / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))

@@ -4,17 +4,16 @@ a traceback ever reaches the user. No server: each case fails before one would b
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
-from typer.testing import CliRunner
 
 import muninn
-from muninn.cli import app
+from muninn import cli
 from muninn.core.errors import ConfigError, ExitCode
-
-runner = CliRunner()
 
 BOX = set("╭╮╰╯│─┏┓┗┛┃━┌┐└┘")
 
@@ -53,8 +52,25 @@ BAD_ARGUMENTS = [
 ]
 
 
-def _invoke(argv: list[str]):
-    return runner.invoke(app, argv)
+@dataclass
+class Ended:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def invoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """The installed entry point (`muninn.cli.main`) in this process, as a shell would run it."""
+
+    def run(argv: list[str]) -> Ended:
+        monkeypatch.setattr(sys, "argv", ["muninn", *argv])
+        with pytest.raises(SystemExit) as ended:
+            cli.main()
+        out = capsys.readouterr()
+        return Ended(int(ended.value.code or 0), out.out, out.err)
+
+    return run
 
 
 def _one_error_line(stderr: str) -> str:
@@ -67,8 +83,8 @@ def _one_error_line(stderr: str) -> str:
 
 
 @pytest.mark.parametrize("argv, word", BAD_ARGUMENTS, ids=[" ".join(a) or "-" for a, _ in BAD_ARGUMENTS])
-def test_a_bad_argument_is_exit_2_with_one_sentence(argv: list[str], word: str) -> None:
-    result = _invoke(argv)
+def test_a_bad_argument_is_exit_2_with_one_sentence(invoke, argv: list[str], word: str) -> None:
+    result = invoke(argv)
     assert result.exit_code == ExitCode.BAD_INPUT, (result.exit_code, result.stderr, result.stdout)
     line = _one_error_line(result.stderr)
     assert word in line, line
@@ -86,7 +102,7 @@ def test_a_bad_argument_through_the_installed_entry_point() -> None:
 
 @pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyError("x"), ZeroDivisionError(), AttributeError("a\nb")],
                          ids=lambda e: type(e).__name__)
-def test_a_bug_is_one_sentence_and_exit_70(monkeypatch: pytest.MonkeyPatch, exc: Exception) -> None:
+def test_a_bug_is_one_sentence_and_exit_70(invoke, monkeypatch: pytest.MonkeyPatch, exc: Exception) -> None:
     """Anything unexpected escaping a command: one sentence naming it, never a traceback."""
     from muninn.plugins.search import cli as search_cli
 
@@ -94,7 +110,7 @@ def test_a_bug_is_one_sentence_and_exit_70(monkeypatch: pytest.MonkeyPatch, exc:
         raise exc
 
     monkeypatch.setattr(search_cli, "settings", broken)
-    result = _invoke(["search", "a question"])
+    result = invoke(["search", "a question"])
     assert result.exit_code == ExitCode.INTERNAL == 70
     line = _one_error_line(result.stderr)
     assert type(exc).__name__ in line and "MUNINN_DEBUG=1" in line
@@ -105,8 +121,9 @@ def test_muninn_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setenv("MUNINN_DEBUG", "1")
     monkeypatch.setattr(search_cli, "settings", lambda *_: 1 / 0)
-    result = _invoke(["search", "a question"])
-    assert isinstance(result.exception, ZeroDivisionError)
+    monkeypatch.setattr(sys, "argv", ["muninn", "search", "a question"])
+    with pytest.raises(ZeroDivisionError):
+        cli.main()
 
 
 @pytest.mark.parametrize("error, expected", [
@@ -121,8 +138,8 @@ def test_a_flag_error_carries_no_config_prefix(error: ConfigError, expected: str
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["-V"]])
-def test_version(argv: list[str]) -> None:
-    result = _invoke(argv)
+def test_version(invoke, argv: list[str]) -> None:
+    result = invoke(argv)
     assert result.exit_code == 0 and result.stdout == f"muninn {muninn.__version__}\n"
 
 
@@ -132,12 +149,66 @@ HELPED = [[], ["search"], ["read"], ["verify"], ["vault"], ["vault", "sync"], ["
 
 @pytest.mark.parametrize("argv", HELPED, ids=lambda a: " ".join(a) or "muninn")
 @pytest.mark.parametrize("flag", ["-h", "--help"])
-def test_h_is_help_everywhere(argv: list[str], flag: str) -> None:
-    result = _invoke([*argv, flag])
+def test_h_is_help_everywhere(invoke, argv: list[str], flag: str) -> None:
+    result = invoke([*argv, flag])
     assert result.exit_code == 0, result.stderr
     assert "Usage:" in result.stdout and result.stderr == ""
 
 
-def test_no_command_prints_the_help_and_succeeds() -> None:
-    result = _invoke([])
+def test_no_command_prints_the_help_and_succeeds(invoke) -> None:
+    result = invoke([])
     assert result.exit_code == 0 and "Usage:" in result.stdout
+
+
+def _every_command() -> list[tuple[str, ...]]:
+    from typer.core import TyperGroup
+
+    out: list[tuple[str, ...]] = [()]
+    for name, cmd in sorted(cli.all_commands().items()):
+        out.append((name,))
+        if isinstance(cmd, TyperGroup):
+            out += [(name, sub) for sub in sorted(cmd.commands)]
+    return out
+
+
+def _greedy(paragraph: list[str], width: int) -> bool:
+    """Each line of a wrapped paragraph was broken only because the next word did not fit."""
+    return all(len(line) + 1 + len(nxt.split()[0]) > width for line, nxt in itertools.pairwise(paragraph))
+
+
+@pytest.mark.parametrize("argv", _every_command(), ids=lambda a: " ".join(a) or "muninn")
+def test_help_is_plain_and_rewrapped(invoke, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    result = invoke([*argv, "--help"])
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    assert "<bool>" not in text and not BOX & set(text)
+    description = text.split("\n\n", 1)[1].split("\nOptions:")[0].split("\nArguments:")[0]
+    for block in description.split("\n\n"):
+        lines = block.splitlines()
+        # Prose paragraphs sit at two spaces; examples (`\b` blocks) are indented further or headed.
+        if lines and all(line.startswith("  ") and not line.startswith("   ") for line in lines) \
+                and not lines[0].strip().endswith(":"):
+            assert _greedy(lines, 78), block
+
+
+@pytest.mark.parametrize("argv", [["read"], ["verify"], ["access", "exec"], ["policy"], ["vault"], ["search"]])
+def test_examples_in_help(invoke, argv: list[str]) -> None:
+    text = invoke([*argv, "--help"]).stdout
+    assert "Examples:" in text
+    examples = text.split("Examples:", 1)[1].split("\n\n")[0].splitlines()[1:]
+    assert examples and all(line.strip().startswith("muninn ") for line in examples)
+
+
+@pytest.mark.parametrize("code", [0, 1, 3, ExitCode.CHECK_FAILED, ExitCode.LEAK_GATE_DROPPED, 127])
+def test_a_command_exit_code_survives_the_edge(invoke, monkeypatch: pytest.MonkeyPatch, code: int) -> None:
+    """`raise typer.Exit(ExitCode.X)` from a command (status, doctor, verify do) is the process's code."""
+    import typer
+
+    from muninn.plugins.search import cli as search_cli
+
+    def exits(*_a, **_k):
+        raise typer.Exit(code)
+
+    monkeypatch.setattr(search_cli, "settings", exits)
+    assert invoke(["search", "a question"]).exit_code == int(code)

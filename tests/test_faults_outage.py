@@ -39,7 +39,8 @@ IDENTIFIER = "INC-1049"
 @pytest.fixture(scope="module")
 def outage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     base = tmp_path_factory.mktemp("outage")
-    with own_stack(base, {"search": {"rerank": {"enabled": False}}}) as st:
+    # A restart of the server on a loaded 2-core box was seen to take over 90 s: allow 5 minutes.
+    with own_stack(base, {"search": {"rerank": {"enabled": False}}, "server": {"start_timeout": 300}}) as st:
         out = base / "out"
         for args in (("export", "notes", str(EXAMPLES / "notes"), "--out", str(out)),
                      ("sync", str(out), "--to", AREA)):

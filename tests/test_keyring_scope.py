@@ -109,3 +109,21 @@ def test_two_real_stacks_side_by_side_share_one_keyring_file(tmp_path: Path, mon
         # each stack still answers its own root key after the other started (nothing was clobbered)
         for st in (a, b):
             assert st.root.list_accounts() is not None
+
+
+ALLOWED = {"muninn/core/credentials.py", "plugins/keyring_scope.py", "tests/test_keyring.py",
+           "tests/test_keyring_scope.py"}
+
+
+def test_keys_are_reached_only_through_a_scope() -> None:
+    """One way to reach a key: credentials.for_server / for_home. A plain `Keyring(backend)` elsewhere
+    reads and writes unscoped names, which another stack on the machine overwrites."""
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith((".venv/", "build/")) or rel in ALLOWED:
+            continue
+        if "Keyring(" in path.read_text(errors="replace"):
+            offenders.append(rel)
+    assert offenders == [], offenders

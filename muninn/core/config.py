@@ -172,7 +172,7 @@ class SearchSettings(Section):
     half_life_days: float = Field(180.0, gt=0)
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
-    strong_match: float = Field(0.1, ge=0, le=1, description="Under this relevance (the cross-encoder's "
+    strong_match: float = Field(0.05, ge=0, le=1, description="Under this relevance (the cross-encoder's "
                                 "probability) for the best hit, results say \"no strong match\" "
                                 "(evals/results/relevance.md)")
     briefing_tokens: int = Field(1500, ge=50)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 from typing import TYPE_CHECKING
 
 import keyring
@@ -65,7 +66,16 @@ class Keyring:
         name = backend_name(self.backend)
         if "fail" in name.lower() or ("chainer" in name.lower() and not self._chain_ok()):
             raise CredentialError(f"no usable keyring backend (got {name})", fix=_FIX)
+        # keyring ranks keyrings.alt's plaintext file above its `fail` backend, so on a host with no
+        # Secret Service it picks a base64 file on its own. The README promises no silent fallback.
+        if not backend and not _chosen_outside() and self._first_is_plaintext():
+            raise CredentialError(f"keyring chose the plaintext file backend {name} on its own (values only "
+                                  "base64-encoded on disk)", fix=_FIX)
         self.name = name
+
+    def _first_is_plaintext(self) -> bool:
+        first = (getattr(self.backend, "backends", None) or [self.backend])[0]
+        return backend_name(first) in PLAINTEXT_BACKENDS
 
     def _chain_ok(self) -> bool:
         backends = getattr(self.backend, "backends", [])
@@ -125,6 +135,16 @@ class Keyring:
 
     def _write_index(self, names: list[str]) -> None:
         self.backend.set_password(SERVICE, _INDEX, json.dumps(names))
+
+
+def _chosen_outside() -> bool:
+    """Whether the person chose keyring's backend outside muninn.yaml: the environment variable, or
+    keyring's own config file (keyringrc.cfg)."""
+    if os.environ.get("PYTHON_KEYRING_BACKEND"):
+        return True
+    from keyring.core import load_config
+
+    return load_config() is not None
 
 
 def for_server(settings: Settings) -> Keyring:

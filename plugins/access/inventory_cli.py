@@ -59,6 +59,12 @@ def exec_(
     injected, stdout and stderr are masked, and the exit code is CMD's own.
     A down prerequisite stops here with exit 7 and one sentence, e.g.
     `prerequisite 'vpn' is down: connect the VPN and retry`.
+
+    \b
+    Examples:
+      muninn access exec ops-cluster -- kubectl get nodes
+      muninn access exec jira -- bash -c 'curl -s "$JIRA_URL/rest/api/2/myself"'
+      muninn access find "ops cluster"      (the ids, then: muninn access show ID)
     """
     result = _inventory(ctx).exec(entry_id, command, timeout=timeout)
     raise typer.Exit(result.exit_code)

@@ -23,7 +23,7 @@ import os
 import shlex
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -143,7 +143,8 @@ def _run_item(item: Item, prepared: Injection, env: Mapping[str, str], timeout: 
 
 def run(settings: Settings, items: list[Item], *, parallel: int | None = None, timeout: float | None = None,
         env: Mapping[str, str] | None = None, vault: Vault | None = None, store: bool = True,
-        who: str | None = None) -> list[Result]:
+        who: str | None = None, progress: Callable[[str], None] | None = None) -> list[Result]:
+    """`progress(id)` is called as each item's command finishes (from the worker threads)."""
     parallel = parallel or settings.verify.parallel
     timeout = timeout or settings.verify.timeout
     env = dict(os.environ if env is None else env)
@@ -181,7 +182,10 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
     free = [i for i in runnable if not i.serial]
 
     def one(item: Item) -> Result:
-        return _run_item(item, injected[(item.kind, item.id)], env, timeout, settings.verify.sandbox)
+        result = _run_item(item, injected[(item.kind, item.id)], env, timeout, settings.verify.sandbox)
+        if progress:
+            progress(item.id)
+        return result
 
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         serial_future = pool.submit(lambda: [one(i) for i in serial])

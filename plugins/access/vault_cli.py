@@ -13,7 +13,11 @@ from muninn.core.errors import ExitCode
 
 from .vault import Vault, exec_command_line
 
-vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.",
+vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.\n\n"
+                        "\b\nExamples:\n"
+                        "  muninn vault sync                   (every file in vault.files)\n"
+                        "  muninn vault sync ~/secrets.yaml --dry-run\n"
+                        "  muninn secret find jira             (then: muninn secret show ID)",
                         no_args_is_help=True)
 secret_app = typer.Typer(
     help="Find a credential by what it is for, and use it without seeing it.\n\n"

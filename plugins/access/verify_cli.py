@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import Counter
+
 import typer
 from rich.markup import escape
 
-from muninn.core.cliutil import JsonOpt, console, emit_json, settings
+from muninn.core.cliutil import JsonOpt, Progress, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
 
 from . import sweep
@@ -34,6 +38,12 @@ def verify(
     Results are stored: `access show` / `secret show` print "last verified: ok 2h ago".
 
     Exit 0 when nothing is stale, unreachable, missing or failed; 1 otherwise.
+
+    \b
+    Examples:
+      muninn verify --dry-run          (the plan: each command, or why the guard refuses it)
+      muninn verify                    (every entry and secret)
+      muninn verify ops-cluster jira-api-token --json
     """
     cfg = settings(ctx)
     items = sweep.plan(cfg, ids or ())
@@ -57,7 +67,17 @@ def verify(
                 line += f"\n       reason: {i.verdict}"
             console.print(line, highlight=False, markup=False, soft_wrap=True)
         return
-    results = sweep.run(cfg, items, parallel=parallel)
+    started = time.monotonic()
+    lock = threading.Lock()    # the sweep's worker threads report as they finish
+    with Progress("verify", len(items)) as bar:
+        def tick(item_id: str) -> None:
+            with lock:
+                bar.tick(item_id)
+
+        results = sweep.run(cfg, items, parallel=parallel, progress=tick)
+    counts = Counter(r.status for r in results)
+    say(f"verify: {len(results)} checked in {time.monotonic() - started:.1f} s: "
+        + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
     if json_out:
         emit_json([r.as_dict() for r in results])
     else:

@@ -4,9 +4,10 @@ A hit's `score` is z-scored over one query's candidates: the best hit of a nonse
 high as the best hit of a good question. The cross-encoder's probability (sigmoid of its logit, what
 the rerank stage records) is not relative: it reads the query and the fact and says how likely the
 fact answers it. That is a hit's `relevance`. `evals/bench_relevance.py` measured it against real
-questions (the sealed ops set, LoCoMo) and stop-word, keyboard-noise and off-topic queries; the
-cosine of the embedding was measured beside it and separated them worse (numbers in
-evals/results/relevance.md).
+questions (the sealed ops set, LoCoMo) and stop-word, keyboard-noise and off-topic queries. The
+fact's embedding cosine separated them about as well on those sets (evals/results/relevance.md), but
+its scale belongs to the embedder (a threshold would not carry over to another `embed.model`), while
+the cross-encoder's probability means "relevant or not" whatever the corpus.
 
 With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits carry None and no
 "no strong match" is claimed either way.

@@ -95,10 +95,11 @@ def handle(session: GuardSession, p: _SearchParams) -> Output:
     blocks, data = [], []
     for i, hit in enumerate(hits, 1):
         score = f"{hit.score:.3f}" if isinstance(hit.score, int | float) else "-"
+        rel = f", relevance {hit.relevance:.2f}" if isinstance(hit.relevance, int | float) else ""
         dated = f", {hit.date[:10]}" if hit.date else ""
         # Title, breadcrumb and snippet all come from the file: one label holds them all.
         written = session.label("\n".join(x for x in (_where(hit), hit.snippet) if x), hit.uri)
-        blocks.append(f"[{i}] {hit.uri} (score {score}{dated})\n{written}")
+        blocks.append(f"[{i}] {hit.uri} (score {score}{rel}{dated})\n{written}")
         data.append(_fields(session, hit))
     text = "\n\n".join(blocks) if blocks else f"No hits for {p.query!r} in this reader's areas."
     if warnings:  # never a silent fallback: a skipped stage is said in the result
