@@ -42,7 +42,7 @@ def pipeline(conv_id: str, repeat: int, rerank: bool = False) -> tuple[str, dict
     account = f"bench{uuid.uuid4().hex[:8]}"
     client = OpenViking(settings.server.base_url, root.create_account(account, "owner"), key_name=account)
     conv = json.loads((locomo.DATA / f"{conv_id}.json").read_text())
-    files = locomo.corpus(conv, conv_id, window=1)
+    files = locomo.corpus(conv, conv_id)
     db = Path(tempfile.mkdtemp()) / "kw.sqlite"
     t0 = time.perf_counter()
     locomo.ingest(client, files, conv_id, db)
@@ -87,7 +87,7 @@ def rerank_bench(sizes: list[str], configs: list[str], runs: int, threads: int) 
 
     torch.set_num_threads(threads)
     conv = json.loads((locomo.DATA / "26.json").read_text())
-    texts = list(locomo.corpus(conv, "26", window=3).values())
+    texts = list(locomo.corpus(conv, "26").values())
     # ~1,500 characters each, like the pipeline's content stage
     docs = [(t * 4)[:1500] for t in texts[:20]]
     rows = ["| model shape | backend | max_length | int8 | p50 s | p95 s | cached call ms |",

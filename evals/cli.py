@@ -22,12 +22,19 @@ def eval_cmd(
     label: str = typer.Option("", help="A name for this run in the comparison and the plot, e.g. 'before-fusion'."),
     switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
     plot: Path = typer.Option(None, help="Where to write the PNG (default <workspace>/evals/<set>.png)."),
+    profile: str = typer.Option(None, help="Ask as this reader: a real MCP client, recall_search through the "
+                                "guard (its own history)."),
+    max_drop: int = typer.Option(0, min=0, help="Questions hit@k may lose against the last run before exit 16."),
+    max_mrr_drop: float = typer.Option(0.02, min=0.0, help="MRR it may lose before exit 16."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Run the sealed question set through the same search path every reader uses, and compare with
-    the last run of the same set. Run it before and after every change.
+    the last run of the same set. Run it before and after every change: it exits 16 when the run
+    lost to the last one beyond --max-drop / --max-mrr-drop (the run is kept either way).
 
     Editing a question set unseals it: the next run says so instead of comparing.
+
+    Examples: `muninn eval`, `muninn eval --profile raven`, `muninn eval --no-rerank --label no-rerank`.
     """
     flags = {name: False for name, value in switches.items() if value is False}
     out = err_console if json_out else console
@@ -39,14 +46,19 @@ def eval_cmd(
         bar[0].tick(question)
 
     try:
-        run = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, progress=progress, **flags)
+        run, lost = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, progress=progress,
+                                            profile=profile, config_path=config_path(ctx), max_drop=max_drop,
+                                            max_mrr_drop=max_mrr_drop, **flags)
     finally:
         for b in bar:
             b.close()
     say(f"eval {run.set_name}: {len(run.outcomes)} questions in {run.seconds:.1f} s; hit@{run.k} "
         f"{run.hits_at(run.k)}/{len(run.outcomes)}, hit@1 {run.hits_at(1)}, MRR {run.mrr():.3f}")
     if json_out:
-        emit_json({**run.summary(), "outcomes": [o.__dict__ for o in run.outcomes]})
+        emit_json({**run.summary(), "regressed": lost or None, "outcomes": [o.__dict__ for o in run.outcomes]})
+    if lost:
+        raise report.EvalRegressed(f"the {run.set_name} set lost to its last run: {lost}",
+                                   fix="see the questions marked worse above; pass --max-drop if the loss is intended")
 
 
 @app.command("demo")

@@ -101,4 +101,7 @@ def run(settings: Settings, config_path: Path | None, console: Console, say: Say
     console.print(search_through_guard(config_path, agent, DEMO_QUERY), markup=False, highlight=False)
 
     _step(console, "7. the sealed eval (ops question set), compared with the last run")
-    return report.eval_and_compare(settings, console, label="demo")
+    run, lost = report.eval_and_compare(settings, console, label="demo")
+    if lost:
+        console.print(f"[yellow]the sealed set lost to its last run: {lost}[/]")
+    return run

@@ -1,5 +1,7 @@
-"""LoCoMo adapter: each conversation is its own corpus, one turn per fact file, written into a
-fresh OpenViking account; questions of categories 1-4 run through the real search pipeline.
+"""LoCoMo, stage by stage: each conversation is its own corpus, converted to a notes tree (one turn a
+note) and exported by the product's notes exporter, written into a fresh OpenViking account; questions
+of categories 1-4 run through the real search pipeline in each variant of the ladder below. (The
+corpora harness, evals/corpora, runs the same conversations beside documentation corpora.)
 
 A question is found at k when a file holding one of its evidence turns is in the top k.
 Metrics per variant: hit@4, hit@10, recall@20 (share of evidence turns in the top 20), MRR@10.
@@ -7,8 +9,7 @@ Metrics per variant: hit@4, hit@10, recall@20 (share of evidence turns in the to
     python -m muninn.evals.locomo --conversations 26 30 --json report.json --plot locomo.png
 
 The dev half lives in ../shared/datasets/locomo-dev; the other half is held out and must not be
-tuned on, so only general choices live here: what a turn's header says and how much of the
-neighbouring conversation a file carries.
+tuned on, so only general choices live here. The fact files are the exporter's: this module writes none.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import datetime as dt
 import json
 import re
 import statistics
+import tempfile
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -28,6 +29,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
+from muninn.evals.corpora import locomo_notes
+from muninn.export import pipeline as export_pipeline
 from muninn.plugins.search import keyword
 from muninn.plugins.search.pipeline import Searcher
 
@@ -52,81 +55,22 @@ VARIANTS: dict[str, dict] = {
 }
 
 
-@dataclass
-class Turn:
-    dia_id: str
-    speaker: str
-    listener: str
-    session: int
-    when: dt.datetime
-    text: str
-
-
-def _date(raw: str) -> dt.datetime:
-    # "1:56 pm on 8 May, 2023"
-    return dt.datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=dt.UTC)
-
-
-def turns(conv: dict) -> list[Turn]:
-    a, b = conv["speaker_a"], conv["speaker_b"]
-    out = []
-    sessions = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
-    for n in sessions:
-        when = _date(conv[f"session_{n}_date_time"])
-        for t in conv[f"session_{n}"]:
-            text = t["text"]
-            if t.get("blip_caption"):
-                text += f" [shares a photo: {t['blip_caption']}]"
-            listener = b if t["speaker"] == a else a
-            out.append(Turn(t["dia_id"], t["speaker"], listener, n, when, text))
-    return out
-
-
-def file_name(dia_id: str) -> str:
-    return dia_id.replace(":", "_") + ".md"
-
-
-def render(turn: Turn, before: list[Turn], after: list[Turn], conv_id: str, front: str = "full",
-           header: str = "both") -> str:
-    """One turn as a fact file: front matter, a plain header line, the turn, then its neighbours.
-
-    The neighbours are there because a reply often only makes sense with the line it answers
-    ("Yes, last Saturday!"); they follow the context marker (search.doc), so the keyword index
-    weighs them lower and the dense rescoring embeds the turn without them.
-    The header names who speaks, not both speakers: naming both put every name in every file, so
-    "what did Caroline..." could not prefer Caroline's own turns (measured in evals/results/locomo.md).
-    """
-    day = turn.when.strftime("%-d %B %Y")
-    meta = {
-        "id": f"locomo-{conv_id}-{turn.dia_id}", "source": "locomo", "kind": "turn",
-        "date": turn.when.isoformat(), "breadcrumb": f"conversation {conv_id} > session {turn.session}",
-    }
-    # OpenViking embeds the whole file, front matter included: `front` measures what that costs.
-    keep = {"full": meta, "date": {"date": meta["date"]}, "none": {}}[front]
-    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in keep.items()), "---"] if keep else []
-    if header == "speaker":
-        lines.append(f"{turn.speaker} said, in session {turn.session} on {day}:")
-    else:
-        lines.append(f"{turn.speaker} said to {turn.listener} in session {turn.session}, on {day}:")
-    lines.append(turn.text)
-    if before or after:
-        lines.append("")
-        lines.append("<!-- context: the conversation around this turn -->")
-        lines += [f"{t.speaker}: {t.text}" for t in before]
-        lines.append(f"{turn.speaker}: (this turn)")
-        lines += [f"{t.speaker}: {t.text}" for t in after]
-    return "\n".join(lines) + "\n"
-
-
-def corpus(conv: dict, conv_id: str, window: int, front: str = "full", header: str = "both") -> dict[str, str]:
-    all_turns = turns(conv)
+def corpus(conv: dict, conv_id: str) -> dict[str, str]:
+    """The conversation the product's way: a notes tree (one turn a note, evals/corpora/locomo_notes)
+    exported by the notes exporter (redaction, leak gate, the one fact format). URI -> fact file."""
     files = {}
-    for t in all_turns:
-        same = [u for u in all_turns if u.session == t.session]
-        j = same.index(t)
-        files[f"{ROOT}/{conv_id}/{file_name(t.dia_id)}"] = render(
-            t, same[max(0, j - window):j], same[j + 1:j + 1 + window], conv_id, front, header)
+    with tempfile.TemporaryDirectory() as tmp:
+        tree, out = Path(tmp, "notes"), Path(tmp, "facts")
+        locomo_notes.convert(conv, tree)
+        export_pipeline.run("notes", tree, out)
+        for path in sorted(out.rglob("*.md")):
+            files[f"{ROOT}/{conv_id}/{path.relative_to(out).as_posix()}"] = path.read_text(encoding="utf-8")
     return files
+
+
+def turn_key(uri_or_file: str) -> str:
+    """`.../session-01/turn-003.md` -> `session-01/turn-003.md`: what evidence and hits are matched on."""
+    return "/".join(uri_or_file.rsplit("/", 2)[-2:])
 
 
 def questions(conv: dict) -> list[dict]:
@@ -155,7 +99,7 @@ def first_ranks(ranked: list[list[str]], gold: list[set[str]]) -> list[int | Non
     """0-based rank of the first evidence file in each result list, None when it is not there."""
     out = []
     for uris, want in zip(ranked, gold, strict=True):
-        ids = [u.rsplit("/", 1)[-1] for u in uris]
+        ids = [turn_key(u) for u in uris]
         out.append(next((i for i, u in enumerate(ids) if u in want), None))
     return out
 
@@ -163,7 +107,7 @@ def first_ranks(ranked: list[list[str]], gold: list[set[str]]) -> list[int | Non
 def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
     hit4 = hit10 = rec20 = mrr = 0.0
     for uris, want, first in zip(ranked, gold, first_ranks(ranked, gold), strict=True):
-        ids = [u.rsplit("/", 1)[-1] for u in uris]
+        ids = [turn_key(u) for u in uris]
         hit4 += first is not None and first < 4
         hit10 += first is not None and first < 10
         rec20 += len(want & set(ids[:20])) / len(want)
@@ -172,8 +116,8 @@ def metrics(ranked: list[list[str]], gold: list[set[str]]) -> dict[str, float]:
     return {"hit@4": hit4 / n, "hit@10": hit10 / n, "recall@20": rec20 / n, "MRR@10": mrr / n}
 
 
-def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str, dict],
-        workdir: Path, front: str = "full", header: str = "both", data: Path = DATA) -> dict:
+def run(settings: Settings, conv_ids: list[str], variants: dict[str, dict], workdir: Path,
+        data: Path = DATA) -> dict:
     """Each conversation `data/<id>.json` into its own folder of a fresh account, then every
     question through every variant. Needs the stack up (`muninn up`) and the root key."""
     root = OpenViking.root(settings)
@@ -186,12 +130,13 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
                   console=Console(stderr=True)) as bar:       # stopped on an error too
         task = bar.add_task("locomo", total=sum(len(questions(c)) for c in convs.values()) * len(variants))
         for conv_id, conv in convs.items():
-            files = corpus(conv, conv_id, window, front, header)
+            files = corpus(conv, conv_id)
             db = workdir / f"locomo-{account}-{conv_id}.sqlite"
             bar.update(task, description=f"{conv_id}: writing {len(files)} files")
             ingest(client, files, conv_id, db)
             qs = questions(conv)
-            now = max(t.when for t in turns(conv)) + dt.timedelta(days=1)   # the conversation's "today"
+            last = max(locomo_notes.session_date(v) for k, v in conv.items() if k.endswith("_date_time"))
+            now = last.replace(tzinfo=dt.UTC) + dt.timedelta(days=1)       # the conversation's "today"
             for name, flags in variants.items():
                 flags = dict(flags)
                 tuned = with_search(settings, flags.pop("set", {}))
@@ -201,12 +146,12 @@ def run(settings: Settings, conv_ids: list[str], window: int, variants: dict[str
                         res = searcher.search(q["question"], k=20, target=f"{ROOT}/{conv_id}", now=now, **flags)
                         rec = per_variant[name]
                         rec["ranked"].append([h.uri for h in res.hits])
-                        rec["gold"].append({file_name(e) for e in q["evidence"]})
+                        rec["gold"].append({locomo_notes.turn_file(e) for e in q["evidence"]})
                         rec["cat"].append(q["category"])
                         rec["ms"].append(sum(res.timings_ms.values()))
                         rec["asked"].append((conv_id, q["question"]))
                         bar.advance(task)
-    report = {"conversations": conv_ids, "window": window, "front": front, "variants": {}}
+    report = {"conversations": conv_ids, "variants": {}}
     for name, rec in per_variant.items():
         entry = metrics(rec["ranked"], rec["gold"])
         entry["n"] = len(rec["gold"])
@@ -278,11 +223,6 @@ def with_search(settings: Settings, overrides: dict) -> Settings:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", nargs="+", default=["26", "30", "41", "42", "43"])
-    parser.add_argument("--window", type=int, default=2, help="neighbouring turns on each side as context")
-    parser.add_argument("--front", choices=["full", "date", "none"], default="date",
-                        help="front matter kept in each file (all of it is embedded by OpenViking)")
-    parser.add_argument("--header", choices=["both", "speaker"], default="speaker",
-                        help="header line names both speakers, or only who speaks")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a search setting for every variant, e.g. --set vector_top=40 "
@@ -311,10 +251,9 @@ def main() -> None:
         name, _, pairs = spec.partition(":")
         extra = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs.split(",") if p)}
         variants[name] = {**VARIANTS["+ rerank (= the defaults)"], "set": extra}
-    report = run(settings, args.conversations, args.window, variants, workdir, args.front, args.header)
+    report = run(settings, args.conversations, variants, workdir)
     report["overrides"] = overrides
-    print(f"conversations {' '.join(args.conversations)}, window {args.window}, front matter {args.front}, "
-          f"overrides {overrides or '-'}\n")
+    print(f"conversations {' '.join(args.conversations)}, overrides {overrides or '-'}\n")
     print(table(report))
     ranks = report.pop("ranks")
     if args.ranks:

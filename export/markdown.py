@@ -18,6 +18,10 @@ import re
 from dataclasses import dataclass, field
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+
+
+def is_heading(line: str) -> bool:
+    return bool(_HEADING.match(line))
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 

@@ -73,11 +73,16 @@ def server_install(settings: Settings) -> list[Check]:
 def running(settings: Settings) -> list[Check]:
     out = []
     for comp in stack.status(settings):
+        # The URL checked and its latency; a PID only for a process this workspace started.
+        took = f", /health in {comp.latency_ms:g} ms" if comp.latency_ms is not None else ""
+        said = f"healthy{took}" + (f", pid {comp.pid}" if comp.pid else "")
         if comp.healthy:
-            out.append(Check(f"{comp.name} at {comp.url}", "ok", f"healthy (pid {comp.pid or '?'}) {comp.detail}"))
+            out.append(Check(f"{comp.name} at {comp.url}", "ok", "; ".join(x for x in (said, comp.detail) if x)))
         else:
+            external = comp.name == "server" and settings.server.url
             out.append(Check(f"{comp.name} at {comp.url}", "fail", comp.detail or "not answering",
-                             "run `muninn up`"))
+                             f"check that the server at {settings.server.url} runs" if external
+                             else "run `muninn up`"))
     return out
 
 

@@ -4,12 +4,13 @@ through the real stack with its baselines."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
 import pytest
 
-from muninn.evals.corpora import docbook, harness, locomo_notes, report, sources
+from muninn.evals.corpora import docbook, harness, locomo_notes, replay, report, sources, trace
 from muninn.evals.corpora import questions as qmod
 
 PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
@@ -118,7 +119,8 @@ def test_metrics_score_the_first_right_hit() -> None:
 @pytest.mark.integration
 def test_the_harness_runs_end_to_end_on_the_fixture(stack, tmp_path) -> None:
     built = sources.build("fixture", tmp_path)
-    runs = harness.run(stack.settings, {"fixture": built}, tmp_path / "work", say=lambda m: None)
+    runs = harness.run(stack.settings, {"fixture": built}, tmp_path / "work", say=lambda m: None,
+                       trace_dir=tmp_path / "trace")
     (r,) = runs
     assert r.facts >= 3 and r.questions == len(built.questions.questions)
     assert set(r.variants) == {*harness.VARIANTS, *harness.BASELINES}
@@ -135,6 +137,15 @@ def test_the_harness_runs_end_to_end_on_the_fixture(stack, tmp_path) -> None:
     data = json.loads(report.write_json(runs, tmp_path / "c.json").read_text())
     assert data[0]["name"] == "fixture"
     assert report.plot(runs, tmp_path / "c.png").stat().st_size > 1000
+    # The trace replays: the recorded candidates, ranked offline by the product's own fusion, blend,
+    # recency and cap code, give every question the rank the live pipeline gave it.
+    recs = trace.read(tmp_path / "trace" / "fixture.jsonl")
+    cfg = stack.settings.search
+    live = [x["first"] for x in r.ranks if x["variant"] == "defaults"]
+    assert len(recs) == r.questions and any(c["ce"] is not None for rec in recs for c in rec["cands"])
+    assert replay.firsts(recs, replay.Setting.of(cfg), cfg) == live
+    off = replay.firsts(recs, dataclasses.replace(replay.Setting.of(cfg), rerank=False), cfg)
+    assert off == [x["first"] for x in r.ranks if x["variant"] == "--no-rerank"]
 
 
 def _run(name: str) -> harness.CorpusRun:
@@ -159,3 +170,19 @@ def test_runs_made_apart_merge_from_their_json(tmp_path) -> None:
     report.write_json([_run("b")], tmp_path / "b.json")
     merged = report.read_json(tmp_path / "a.json") + report.read_json(tmp_path / "b.json")
     assert [r.name for r in merged] == ["a", "b"] and merged[0].variants["defaults"]["hit@1"] == 0.5
+
+
+@pytest.mark.parametrize("record, refused", [
+    ({"warnings": [], "degraded": False}, False),
+    ({"warnings": ["linear fusion skipped, results are in RRF order: sidecar timed out"], "degraded": True}, True),
+    ({"warnings": ["no cross-encoder: weights not found"], "degraded": True}, True),
+])
+def test_replay_refuses_a_trace_recorded_on_a_fallback_path(tmp_path, record: dict, refused: bool) -> None:
+    rec = {"id": "q", "kind": "howto", "gold": ["viking://r/a.md"], "route": "hybrid", "window": False,
+           "linear": True, "features": [], "now": "2026-01-01T00:00:00+00:00", "cands": [], **record}
+    (tmp_path / "c.jsonl").write_text(json.dumps(rec) + "\n")
+    if refused:
+        with pytest.raises(replay.DegradedTrace, match="1 of 1 recorded questions fell back"):
+            replay.load(tmp_path)
+    else:
+        assert replay.load(tmp_path) == {"c": [rec]}

@@ -118,3 +118,24 @@ def test_a_bad_sidecar_leaves_rrf_order_and_says_so(stack, fault: str) -> None:
     assert result["route"] == "hybrid" and result["hits"]
     [warning] = [w for w in result["warnings"] if "linear fusion skipped" in w]
     assert "embedding sidecar at http://127.0.0.1:" in warning, warning
+
+
+@pytest.mark.parametrize("fault", [None, "html-500", "invalid-json", "slow"])
+def test_status_and_doctor_name_the_url_its_latency_and_a_real_find(stack, fault: str | None) -> None:
+    from muninn.plugins import doctor
+
+    cfg, state, _ = stack
+    state.fault, state.fault_paths, state.slow_seconds = fault, (FIND,), 4.0
+    done = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), "status", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    server = {c["name"]: c for c in json.loads(done.stdout)}["server"]
+    url = config.load(cfg).server.base_url
+    assert server["url"] == url and server["pid"] is None and "external" in server["detail"]
+    assert server["latency_ms"] is not None                       # /health answered, and how fast
+    assert done.returncode == (0 if fault is None else ExitCode.CHECK_FAILED)
+    assert (server["find_ms"] is not None) == (fault is None) and server["healthy"] == (fault is None)
+    [check] = [c for c in doctor.running(config.load(cfg)) if c.name.startswith("server")]
+    assert check.level == ("ok" if fault is None else "fail") and "pid" not in check.detail
+    if fault:
+        assert "a real find failed" in check.detail and check.fix == f"check that the server at {url} runs"

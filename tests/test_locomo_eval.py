@@ -35,16 +35,17 @@ CONV = {
 }
 
 
-def test_one_file_per_turn_with_a_header_and_its_session_neighbours() -> None:
-    files = locomo.corpus(CONV, "t", window=1, front="date", header="speaker")
-    assert [u.rsplit("/", 1)[-1] for u in files] == ["D1_1.md", "D1_2.md", "D1_3.md", "D2_1.md", "D2_2.md"]
-    mid = files[f"{locomo.ROOT}/t/D1_2.md"]
-    assert mid.startswith('---\ndate: "2023-05-08T13:56:00+00:00"\n---\nMelanie said, in session 1 on 8 May 2023:\n')
-    assert "Caroline: I went to a LGBTQ" in mid and "Caroline: It felt like home." in mid
-    assert "[shares a photo: a rainbow flag]" in files[f"{locomo.ROOT}/t/D1_3.md"]
-    first_of_s2 = files[f"{locomo.ROOT}/t/D2_1.md"]
-    assert "felt like home" not in first_of_s2                # neighbours never cross a session
-    assert "(this turn)" in first_of_s2 and "Caroline: Lovely!" in first_of_s2
+def test_one_fact_file_per_turn_written_by_the_notes_exporter() -> None:
+    from muninn.core import factfile
+
+    files = locomo.corpus(CONV, "t")
+    assert sorted(locomo.turn_key(u) for u in files) == [
+        "session-01/turn-001.md", "session-01/turn-002.md", "session-01/turn-003.md",
+        "session-02/turn-001.md", "session-02/turn-002.md"]
+    mid = factfile.parse(files[f"{locomo.ROOT}/t/session-01/turn-002.md"])
+    assert mid.title == "Melanie, 8 May 2023 at 1:56 PM (session 1)" and "How did it feel?" in mid.body
+    assert (mid.date or "").startswith("2023-05-08") and mid.source == "notes"
+    assert "[shares a photo: a rainbow flag]" in files[f"{locomo.ROOT}/t/session-01/turn-003.md"]
 
 
 def test_only_scored_categories_with_evidence_count() -> None:
@@ -54,8 +55,10 @@ def test_only_scored_categories_with_evidence_count() -> None:
 
 
 def test_metrics_score_the_first_evidence_file() -> None:
-    ranked = [["x/a.md", "x/D1_1.md"], ["x/b.md"] * 4 + ["x/D2_1.md"], ["x/c.md"]]
-    gold = [{"D1_1.md"}, {"D2_1.md"}, {"D9_9.md", "D1_1.md"}]
+    ranked = [["x/s/a.md", "x/session-01/turn-001.md"], ["x/s/b.md"] * 4 + ["x/session-02/turn-001.md"],
+              ["x/s/c.md"]]
+    gold = [{"session-01/turn-001.md"}, {"session-02/turn-001.md"}, {"session-09/turn-009.md",
+                                                                       "session-01/turn-001.md"}]
     m = locomo.metrics(ranked, gold)
     assert m["hit@4"] == pytest.approx(1 / 3) and m["hit@10"] == pytest.approx(2 / 3)
     assert m["MRR@10"] == pytest.approx((1 / 2 + 1 / 5) / 3)
@@ -76,7 +79,7 @@ def test_a_small_run_through_the_real_server(stack, tmp_path) -> None:
     (tmp_path / "t.json").write_text(json.dumps(CONV))
     variants = {"vector only": locomo.VARIANTS["vector only"],
                 "+ header match": locomo.VARIANTS["+ header match"]}
-    report = locomo.run(stack.settings, ["t"], 1, variants, tmp_path / "work", "date", "speaker", data=tmp_path)
+    report = locomo.run(stack.settings, ["t"], variants, tmp_path / "work", data=tmp_path)
     for name in variants:
         v = report["variants"][name]
         # Five files and k = 20: every evidence file comes back, so the scoring is what is checked.

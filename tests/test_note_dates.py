@@ -187,3 +187,42 @@ def test_a_neighbour_is_cut_at_a_space_never_inside_a_value(tmp_path: Path) -> N
             {"ts": "2025-10-02T09:01:00Z", "tool": "Bash", "session": "s", "input": "next"}]
     ctx = _observations(tmp_path, rows)["next"].context
     assert "curl -H" in ctx and "tok_" not in ctx
+
+
+def _entries(folder: Path, n: int, body: str = "said something short about item {i}.") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        (folder / f"entry-{i:03d}.md").write_text(f"# Speaker {i % 2}, 8 May 2023\n\n{body.format(i=i)}\n")
+
+
+def _neighbours(tree: Path) -> dict[str, str]:
+    from muninn.export.sources.notes import NotesOptions, NotesSource
+
+    return {f"{f.source_path}#{f.title}": f.neighbours for f in NotesSource(tree, NotesOptions()).facts()}
+
+
+def test_a_folder_kept_as_a_log_gives_each_entry_the_entries_around_it(tmp_path: Path) -> None:
+    _entries(tmp_path / "chat", 10)
+    got = _neighbours(tmp_path)
+    first, middle, last = (got[f"chat/entry-{i:03d}.md#Speaker {i % 2}, 8 May 2023"] for i in (0, 4, 9))
+    assert first == "After: Speaker 1, 8 May 2023: said something short about item 1."
+    assert middle.splitlines() == ["Before: Speaker 1, 8 May 2023: said something short about item 3.",
+                                   "After: Speaker 1, 8 May 2023: said something short about item 5."]
+    assert last.startswith("Before: ") and "After" not in last
+
+
+@pytest.mark.parametrize("layout", ["few short notes", "long notes", "sectioned documents", "mixed folder"])
+def test_notes_that_are_documents_carry_no_sibling_context(tmp_path: Path, layout: str) -> None:
+    folder = tmp_path / "notes"
+    if layout == "few short notes":          # a handful of how-tos side by side are separate documents
+        _entries(folder, 5)
+    elif layout == "long notes":
+        _entries(folder, 10, body="A paragraph that goes on. " * 40 + "{i}")
+    elif layout == "sectioned documents":
+        _entries(folder, 10, body="intro {i}\n\n## Part one\n\n" + "one " * 60 + "\n\n## Part two\n\n" + "two " * 60)
+    else:                                     # entries are too few of the folder to make it a log
+        _entries(folder, 8)
+        for i in range(4):
+            (folder / f"zz-doc-{i}.md").write_text("# Doc\n\n" + "Long text here. " * 60)
+    got = _neighbours(tmp_path)
+    assert got and not [v for v in got.values() if v.startswith(("Before:", "After:"))]

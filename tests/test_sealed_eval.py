@@ -72,3 +72,31 @@ def test_bad_question_set_names_the_line(tmp_path: Path, text: str, needle: str)
     with pytest.raises(ConfigError, match=needle) as info:
         sealed.load_set(path)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("before, after, max_drop, max_mrr, lost", [
+    ([1, 2, None], [1, 2, None], 0, 0.02, ""),                  # the same run never regresses
+    ([1, 2, None], [1, 1, 1], 0, 0.02, ""),                     # better is not a loss
+    ([1, 2, None], [1, None, None], 0, 0.02, "hit@4 fell from 2 to 1"),
+    ([1, 2, None], [1, None, None], 1, 1.0, ""),                # within the allowed drop
+    ([1, 1, None], [1, 3, None], 0, 0.02, "MRR fell from 0.667 to 0.444"),   # same hits, worse ranks
+    ([1, 1, None], [1, 3, None], 0, 0.5, ""),
+    ([1, 1, 1], [None, None, None], 0, 0.02, "hit@4 fell from 3 to 0 (allowed drop 0); MRR fell"),
+])
+def test_the_gate_says_what_was_lost_beyond_the_allowed_drop(tmp_path: Path, before, after, max_drop, max_mrr,
+                                                             lost) -> None:
+    from muninn.evals import report
+
+    path = tmp_path / "set.yaml"
+    path.write_text(SET)
+    qs = ["which log viewer do we use", "how do I roll back the database upgrade", "a question nothing answers"]
+    expect = ["viking://r/notes/tools.md", "viking://r/db-upgrade/a.md", "viking://r/nowhere.md"]
+
+    def ranked(ranks: list[int | None]) -> dict[str, list[str]]:
+        return {q: ([f"viking://r/other{i}.md" for i in range(r - 1)] + [e]) if r else []
+                for q, e, r in zip(qs, expect, ranks, strict=True)}
+
+    prev = sealed.run(path, fake_search(ranked(before)), k=4)
+    cur = sealed.run(path, fake_search(ranked(after)), k=4)
+    why = report.regression(prev, cur, max_drop, max_mrr)
+    assert why.startswith(lost) if lost else why == ""

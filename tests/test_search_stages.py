@@ -204,3 +204,23 @@ def test_the_old_import_path_still_works() -> None:
     from muninn.plugins.search.pipeline import Searcher, search
 
     assert callable(search) and Searcher is pipeline.Searcher
+
+
+@pytest.mark.parametrize("identifiers, route, applies", [
+    (True, "keyword", True), (True, "hybrid", True),
+    (False, "keyword", False),     # an identifier query keeps BM25's order
+    (False, "hybrid", True), (False, "vector", True),
+])
+def test_rerank_of_identifier_queries_follows_its_setting(identifiers: bool, route: str, applies: bool) -> None:
+    from types import SimpleNamespace
+
+    from muninn.core.config import SearchSettings
+    from muninn.plugins.search.stages import Candidate
+    from muninn.plugins.search.stages.rerank import Rerank
+
+    cfg = SearchSettings()
+    cfg = cfg.model_copy(update={"rerank": cfg.rerank.model_copy(update={"identifiers": identifiers})})
+    state = _state({})
+    state.searcher = SimpleNamespace(cfg=cfg)    # type: ignore[assignment]
+    state.route, state.fused = route, [Candidate(uri="viking://r/a.md")]
+    assert Rerank().applies(state) is applies

@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     # Named without their leading dashes here ("no-rerank"): argparse would read "--no-rerank" as an option.
     bare = {v.lstrip("-"): v for v in harness.VARIANTS}
     ap.add_argument("--variants", nargs="+", choices=list(bare), help="default: all")
+    ap.add_argument("--trace", type=Path, help="also record every question's candidates and scores here "
+                    "(CORPUS.jsonl), for `python -m muninn.evals.corpora.replay`")
     ap.add_argument("--sample", type=int, help="at most this many questions per corpus, evenly spaced (the "
                     "report says how many ran)")
     args = ap.parse_args(argv)
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                 step = max(len(qs) / args.sample, 1.0)
                 b.questions.questions = [qs[int(i * step)] for i in range(min(args.sample, len(qs)))]
         runs = harness.run(settings, built, args.work or cache / "work", say=lambda m: print(m, file=sys.stderr),
-                           variants=[bare[v] for v in args.variants or bare],
+                           variants=[bare[v] for v in args.variants or bare], trace_dir=args.trace,
                            on_done=lambda so_far: report.write_all(so_far, args.out, command))
     except MuninnError as exc:
         print(f"error: {exc}", file=sys.stderr)

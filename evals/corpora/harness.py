@@ -24,7 +24,7 @@ from typing import Any
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings, SourceSettings
 from muninn.core.errors import ExitCode, MuninnError, ServerError
-from muninn.evals.corpora import baselines
+from muninn.evals.corpora import baselines, trace
 from muninn.evals.corpora.questions import Question, norm
 from muninn.evals.corpora.sources import Built
 from muninn.export import pipeline, sync
@@ -153,7 +153,7 @@ def keyword_only(searcher: Searcher, text: str, target: str, k: int) -> list[str
 
 
 def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, workdir: Path,
-               say: Say = print, variants: list[str] | None = None) -> CorpusRun:
+               say: Say = print, variants: list[str] | None = None, trace_dir: Path | None = None) -> CorpusRun:
     root = f"{ROOT}/{uuid.uuid4().hex[:6]}"
     secs = sections(built, root)
     qs = built.questions.questions
@@ -193,6 +193,13 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
                 firsts.append(first_rank(uris, want))
             run.seconds[variant] = round(time.perf_counter() - t0, 1)
             per[variant] = (firsts, ms)
+        if trace_dir is not None:
+            say(f"{name}: trace")
+            records = []
+            for q, want in zip(qs, golds, strict=True):
+                rec = trace.question(searcher, q.question, target, now)
+                records.append({"id": q.id, "kind": q.label or q.kind, "gold": sorted(want), **rec})
+            trace.write(trace_dir / f"{name}.jsonl", records)
     texts = [s.text for s in secs]
     uris_of = [s.uri for s in secs]
     dense = baselines.Dense(settings.embed, texts)
@@ -220,7 +227,7 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
 
 
 def run(settings: Settings, corpora: dict[str, Built], workdir: Path, say: Say = print,
-        variants: list[str] | None = None,
+        variants: list[str] | None = None, trace_dir: Path | None = None,
         on_done: Callable[[list[CorpusRun]], None] | None = None) -> list[CorpusRun]:
     """Every corpus into its own area of one fresh account (the stack must be up: `muninn up`).
     `on_done` hears the runs so far after each corpus: a long run leaves its results as it goes."""
@@ -233,7 +240,7 @@ def run(settings: Settings, corpora: dict[str, Built], workdir: Path, say: Say =
     runs: list[CorpusRun] = []
     with OpenViking(settings.server.base_url, key, key_name=account) as client:
         for name, built in corpora.items():
-            runs.append(run_corpus(settings, name, built, client, workdir, say, variants))
+            runs.append(run_corpus(settings, name, built, client, workdir, say, variants, trace_dir))
             if on_done:
                 on_done(runs)
     return runs

@@ -8,6 +8,22 @@ from pathlib import Path
 
 from muninn.evals.corpora.harness import BASELINES, CorpusRun
 
+SINGLE = ("vectors only", "keyword only")
+
+
+def gate(runs: list[CorpusRun]) -> list[str]:
+    """Where the defaults lose to a single retriever or a plain baseline at hit@4 or hit@10 (the
+    find issue's gate); empty when they hold on every corpus that ran them."""
+    out = []
+    for r in runs:
+        d = r.variants.get("defaults")
+        for rival in (*SINGLE, *BASELINES):
+            m = r.variants.get(rival)
+            for key in ("hit@4", "hit@10"):
+                if d and m and d[key] + 1e-9 < m[key]:
+                    out.append(f"{r.name}: defaults {key} {d[key]:.3f} < {rival} {m[key]:.3f}")
+    return out
+
 
 def table(runs: list[CorpusRun]) -> str:
     lines = []
@@ -19,8 +35,9 @@ def table(runs: list[CorpusRun]) -> str:
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         for name, m in r.variants.items():
             label = f"*{name}*" if name in BASELINES else name
+            ms = f"{m['p50_ms']:.0f}" if m.get("p50_ms") else "-"
             lines.append(f"| {label} | {m['n']} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} "
-                         f"| {m['MRR']:.3f} | {m['p50_ms']:.0f} |")
+                         f"| {m['MRR']:.3f} | {ms} |")
         kinds = sorted({k for v in r.by_kind.values() for k in v})
         if len(kinds) > 1:
             lines += ["", "hit@4 by kind of question:", "",
@@ -28,8 +45,11 @@ def table(runs: list[CorpusRun]) -> str:
             for name, per in r.by_kind.items():
                 lines.append(f"| {name} | " + " | ".join(f"{per.get(k, 0):.2f}" for k in kinds) + " |")
         if r.warnings:
-            lines += ["", "Warnings: " + "; ".join(sorted(set(r.warnings)))[:600]]
+            lines += ["", "Notes: " + "; ".join(sorted(set(r.warnings)))[:900]]
         lines.append("")
+    failed = gate(runs)
+    lines.append("**Gate** (defaults ≥ each single retriever and both baselines, at hit@4 and hit@10): "
+                 + ("holds on every corpus." if not failed else "fails: " + "; ".join(failed) + "."))
     return "\n".join(lines)
 
 

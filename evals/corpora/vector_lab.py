@@ -71,8 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.vector_lab", description=__doc__.splitlines()[0])
     ap.add_argument("corpora", nargs="+")
     ap.add_argument("--cache", type=Path)
+    ap.add_argument("--model", default=EmbedSettings().model, help="an embed.model value (a packaged id or a folder)")
+    ap.add_argument("--max-tokens", type=int, default=EmbedSettings().max_tokens, help="the sidecar's cut")
     args = ap.parse_args(argv)
-    model, _ = load(EmbedSettings())
+    model, _ = load(EmbedSettings(model=args.model, max_tokens=args.max_tokens))
+    print(f"model {args.model}, {args.max_tokens} tokens")
     for name in args.corpora:
         run(name, args.cache, model)
     return 0

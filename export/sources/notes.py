@@ -8,7 +8,10 @@ gave it ("dated 2025-05-14, from its file name"), not the front matter: its keys
 
 After the context marker a section carries its parent section path and the opening line of the
 nearest parent that has text of its own: a sub-section ("Rollback") often leaves implicit what the
-whole note is about ("PostgreSQL 14 to 16 on db01"), which a search for it will name.
+whole note is about ("PostgreSQL 14 to 16 on db01"), which a search for it will name. A note that is
+one short section, in a folder of many such notes (a chat or journal kept one entry a file),
+carries the entries before and after it in name order instead: a reply is understood with the line
+it answers, as an observation is with its session's neighbours.
 """
 
 from __future__ import annotations
@@ -93,15 +96,35 @@ class NotesSource:
     def facts(self) -> Iterator[Fact]:
         base = self.path if self.path.is_dir() else self.path.parent
         dates = git_dates(base)
+        by_folder: dict[str, list[tuple[str, str, Path]]] = {}
         for file in self.files():
             rel = file.relative_to(base).as_posix()
             try:
                 text = file.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 raise ConfigError("not UTF-8 text", path=str(file), line=1) from None
-            yield from self.document(rel, text, dates.get(file.resolve()), file.stat().st_mtime)
+            by_folder.setdefault(rel.rpartition("/")[0], []).append((rel, text, file))
+        for entries in by_folder.values():
+            lines = [self.entry_line(rel, text) for rel, text, _ in entries]
+            if not _is_log(lines):
+                lines = [""] * len(lines)
+            for i, (rel, text, file) in enumerate(entries):
+                around = _around(lines, i) if lines[i] else ""
+                yield from self.document(rel, text, dates.get(file.resolve()), file.stat().st_mtime, around)
 
-    def document(self, rel: str, text: str, git_date: str | None, mtime: float) -> Iterator[Fact]:
+    def entry_line(self, rel: str, text: str) -> str:
+        """"Title: opening line" of a note that is one short section, else "" (it is a document)."""
+        _, body = parse_front_matter(text)
+        chunks = markdown.split(body, title_of(Path(rel)), self.options.max_chars, self.options.min_chars)
+        if len(chunks) != 1 or len(chunks[0].text) > _ENTRY_CHARS:
+            return ""
+        if any(markdown.is_heading(ln) for ln in chunks[0].text.splitlines()[1:]):
+            return ""       # sub-headings: a short document, not one entry
+        opening = _opening(chunks[0].text)
+        return f"{chunks[0].breadcrumb[-1]}: {opening}" if opening else ""
+
+    def document(self, rel: str, text: str, git_date: str | None, mtime: float,
+                 around: str = "") -> Iterator[Fact]:
         meta, body = parse_front_matter(text)
         file_date = _file_date(rel, meta, git_date, mtime)
         tags = meta.get("tags") or []
@@ -130,7 +153,7 @@ class NotesSource:
                 source=self.kind, kind=kind, key=f"{rel}#{anchor}" if anchor else rel,
                 title=chunk.breadcrumb[-1], body=chunk.text, context=context, path=path,
                 project=project, date=date, tags=tags, breadcrumb=chunk.breadcrumb, source_path=rel,
-                neighbours=_parents(chunk.breadcrumb, texts),
+                neighbours=_parents(chunk.breadcrumb, texts) or around,
             )
 
 
@@ -157,6 +180,30 @@ def _heading_date(headings: tuple[str, ...]) -> tuple[str, str] | None:
 
 
 _NOT_PROSE = ("#", "```", "~~~", "|", "<!--")
+_ENTRY_CHARS = 600      # a note this short, in one section, is an entry of a log rather than a document
+_LOG_ENTRIES = 8
+
+
+def _opening(text: str) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(_NOT_PROSE)), "")
+    return line if len(line) <= 240 else line[:240].rsplit(" ", 1)[0] + " …"
+
+
+def _is_log(lines: list[str]) -> bool:
+    """A folder kept as a log: many notes, nearly all of them one short entry. A handful of short
+    notes side by side (a few how-tos) are separate documents, whose neighbours say nothing."""
+    entries = sum(1 for x in lines if x)
+    return entries >= _LOG_ENTRIES and entries >= 0.75 * len(lines)
+
+
+def _around(lines: list[str], i: int) -> str:
+    """The entries just before and after entry i of its folder, when they are entries too."""
+    said = []
+    if i > 0 and lines[i - 1]:
+        said.append(f"Before: {lines[i - 1]}")
+    if i + 1 < len(lines) and lines[i + 1]:
+        said.append(f"After: {lines[i + 1]}")
+    return "\n".join(said)
 
 
 def _parents(breadcrumb: tuple[str, ...], texts: dict[tuple[str, ...], str]) -> str:
@@ -165,9 +212,7 @@ def _parents(breadcrumb: tuple[str, ...], texts: dict[tuple[str, ...], str]) -> 
         return ""
     lines = [f"In: {CRUMB.join(breadcrumb[:-1])}"]
     for depth in range(len(breadcrumb) - 1, 0, -1):
-        opening = next((ln.strip() for ln in texts.get(breadcrumb[:depth], "").splitlines()
-                        if ln.strip() and not ln.lstrip().startswith(_NOT_PROSE)), "")
-        if opening:
-            lines.append(opening if len(opening) <= 240 else opening[:240].rsplit(" ", 1)[0] + " …")
+        if opening := _opening(texts.get(breadcrumb[:depth], "")):
+            lines.append(opening)
             break
     return "\n".join(lines)

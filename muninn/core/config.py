@@ -104,6 +104,8 @@ class RerankSettings(Section):
         "auto", description="Loader for local weights: onnxruntime for a folder with model.onnx, else "
         "FlagEmbedding FlagReranker or sentence-transformers CrossEncoder (same scores; auto: CrossEncoder)")
     candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
+    identifiers: bool = Field(True, description="Rerank identifier queries too (those routed keyword-only); "
+                              "false: they keep BM25's order")
     blend: float = Field(0.25, ge=0, description="Final order = z(rerank logit) + blend * z(fusion score): keeps "
                          "a little retrieval evidence (0: rerank alone). 0.25 lifted hit@10 on LoCoMo dev")
     header_blend: float = Field(0.25, ge=0, description="Plus header_blend * z(header match) (see "

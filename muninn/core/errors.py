@@ -45,6 +45,8 @@ class ExitCode(IntEnum):
     BUSY = 14, "another `muninn nightly` holds the lock (the sentence names its PID)"
     VAULT_DAMAGED = 15, ("the vault store is unreadable (truncated or corrupt): restore it with `vault sync` "
                          "or from a backup")
+    EVAL_REGRESSED = 16, ("`muninn eval` lost to the last run of the same sealed set by more than "
+                          "`--max-drop` questions at hit@k or `--max-mrr-drop` in MRR")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
                     "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from muninn.core.config import SearchSettings
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import fusion
 from muninn.plugins.search import rerank as rerank_mod
@@ -19,7 +20,7 @@ class Rerank:
     switch = Switch("rerank", "Skip the cross-encoder: fusion order.", setting=lambda cfg: cfg.rerank.enabled)
 
     def applies(self, state: SearchState) -> bool:
-        return bool(state.fused)
+        return bool(state.fused) and (state.cfg.rerank.identifiers or state.route != "keyword")
 
     def run(self, state: SearchState) -> None:
         searcher, cfg = state.searcher, state.cfg.rerank
@@ -44,18 +45,12 @@ class Rerank:
         except rerank_mod.RerankUnavailable as exc:
             state.warn(f"rerank skipped, results are in fusion order: {exc}")
             return
-        before = [c.score for c in head]
         for c, s in zip(head, scores, strict=True):
             c.stage_scores["rerank"] = round(s, 5)
-        # Rank in logit space, z-scored: sigmoid scores saturate (0.0001 vs 0.0005), and the recency
-        # prior that follows would then reorder every weak candidate by date alone. `blend` keeps a
-        # little of the retrieval evidence: z(rerank logit) + blend * z(fusion score), plus each
-        # feature's own blend of its z-score (features.py says why header and date are read again).
-        extra = [(weight, fusion.zscores([state.features.get(feat.name, {}).get(c.uri, 0.0) for c in head]))
-                 for feat in FEATURES if (weight := feat.blend(state.cfg))]
-        for i, (c, r, f) in enumerate(zip(head, fusion.zscores([_logit(s) for s in scores]), fusion.zscores(before),
-                                          strict=True)):
-            c.score = r + cfg.blend * f + sum(weight * z[i] for weight, z in extra)
+        blended = blend([c.score for c in head], scores, state.cfg,
+                        {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in FEATURES})
+        for c, b in zip(head, blended, strict=True):
+            c.score = b
         head.sort(key=lambda c: -c.score)
         # Candidates the reranker did not see stay below the ones it did, in their order, without
         # stretching the range that the recency prior scales to.
@@ -64,6 +59,20 @@ class Rerank:
             c.score = floor - 1e-3 * i
         state.fused = head + tail
         state.reranked_by = getattr(model, "model", None) or model.name
+
+
+def blend(before: list[float], scores: list[float], cfg: SearchSettings,
+          features: dict[str, list[float]]) -> list[float]:
+    """The rerank's order over the head: in logit space, z-scored (sigmoid scores saturate, 0.0001 vs
+    0.0005, and the recency prior that follows would then reorder every weak candidate by date
+    alone), plus `blend` of the z-scored retrieval score and each feature's own blend of its z-score
+    (features.py says why header and date are read again). Pure, so evals replay it offline."""
+    total = [r + cfg.rerank.blend * f for r, f in zip(fusion.zscores([_logit(s) for s in scores]),
+                                                        fusion.zscores(before), strict=True)]
+    for feat in FEATURES:
+        if (weight := feat.blend(cfg)) and feat.name in features:
+            total = [t + weight * z for t, z in zip(total, fusion.zscores(features[feat.name]), strict=True)]
+    return total
 
 
 def _logit(p: float) -> float:
