@@ -50,7 +50,6 @@ def _files(out: Path, where: str) -> dict[str, str]:
 def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Path]:
     """Export, keyword index build and BM25 over it: no server needed."""
     from muninn.export import pipeline
-    from muninn.plugins.search import keyword, query
 
     point = Point(size)
     work = root / f"n{size}"
@@ -60,7 +59,31 @@ def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Pat
     t = time.perf_counter()
     pipeline.run("tasks", db, out, [secrets])
     point.values["export s"] = time.perf_counter() - t
-    files = _files(out, area(size))
+    _index(point, work, _files(out, area(size)).items())
+    return point, out, work / "index.sqlite"
+
+
+def index_only(root: Path, size: int, base_out: Path, base_size: int) -> Point:
+    """The keyword index at `size` without exporting that many: the largest exported record's files
+    again and again under new URIs, each copy's text marked with its number."""
+    point = Point(size)
+    work = root / f"n{size}"
+    work.mkdir()
+    items = list(_files(base_out, area(base_size)).items())
+
+    def copies():
+        for i in range(size):
+            uri, text = items[i % len(items)]
+            copy = i // len(items)
+            yield f"{area(size)}/c{copy}/{uri.rsplit('/', 1)[1]}", f"{text}\ncopy {copy}\n"
+
+    _index(point, work, copies())
+    return point
+
+
+def _index(point: Point, work: Path, files) -> None:
+    from muninn.plugins.search import keyword, query
+
     index = work / "index.sqlite"
     t = time.perf_counter()
     keyword.index_facts(index, files)
@@ -75,7 +98,6 @@ def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Pat
         times.append((time.perf_counter() - t) * 1000)
     idx.close()
     point.values["BM25 top 20 p50 ms"] = statistics.median(times)
-    return point, out, index
 
 
 def _queries(n: int) -> list[str]:
@@ -204,7 +226,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synced", type=int, nargs="*", default=[1000])
-    parser.add_argument("--offline", type=int, nargs="*", default=[10000, 100000])
+    parser.add_argument("--offline", type=int, nargs="*", default=[10000])
+    parser.add_argument("--index-only", type=int, nargs="*", default=[100000],
+                        help="sizes where only the keyword index is built and searched (copies of the largest "
+                        "exported record)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     load_start = os.getloadavg()[0]
@@ -218,6 +243,10 @@ def main() -> None:
         points.append(point)
         prepared[n] = (point, out, index)
         print(f"[scale] {n}: {point.values}", file=sys.stderr, flush=True)
+    largest = max(prepared)
+    for n in sorted(args.index_only):
+        points.append(index_only(root, n, prepared[largest][1], largest))
+        print(f"[scale] {n} (index only): {points[-1].values}", file=sys.stderr, flush=True)
     if args.synced:
         cfg, _base = bench_guard.stack_config(root)
         os.environ["XDG_DATA_HOME"] = str(root / "xdg")
@@ -239,6 +268,7 @@ def main() -> None:
                     print(f"[scale] {n} synced: {point.values}", file=sys.stderr, flush=True)
         finally:
             stack.down(settings, say=lambda m: None)
+    points.sort(key=lambda p: p.size)
     extrapolate(points)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "scale.md").write_text(render(points, (load_start, os.getloadavg()[0])))
