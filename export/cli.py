@@ -35,7 +35,10 @@ def _export_table(reports: dict[str, pipeline.ExportReport]) -> Table:
 
 
 def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
+    total = {k: sum(getattr(r, k) for r in reports.values()) for k in ("facts", "written", "unchanged", "removed")}
     dropped = [d for r in reports.values() for d in r.dropped]
+    say(f"export: {len(reports)} source(s), {total['facts']} facts: {total['written']} written, "
+        f"{total['unchanged']} unchanged, {total['removed']} removed, {len(dropped)} dropped")
     for d in dropped:
         say(f"[red]dropped[/] {d['path']}: {d['reason']}")
     if dropped:
@@ -151,6 +154,10 @@ def sync_cmd(
             table.add_row(area, str(r.written), str(r.unchanged), str(r.removed), str(r.missing_after_wait),
                           str(len(r.conflicts)))
         console.print(table)
+    total = {k: sum(getattr(r, k) for r in reports.values()) for k in ("written", "unchanged", "removed",
+                                                                      "missing_after_wait")}
+    say(f"sync: {len(reports)} area(s): {total['written']} written, {total['unchanged']} unchanged, "
+        f"{total['removed']} removed, {total['missing_after_wait']} missing after wait")
     bad = [(a, r) for a, r in reports.items() if r.missing_after_wait or r.conflicts]
     for area, r in bad:
         for rel in r.conflicts[:20]:

@@ -65,6 +65,10 @@ def test_export_summary_is_tab_separated_through_a_real_pipe(tmp_path: Path) -> 
     assert all(len(line.split("\t")) == 7 for line in lines)
     assert any(line.startswith("viking://resources/agents/raven/observations\t") for line in lines)
     assert not BOX & set(proc.stdout)
+    # The summary line on stderr adds up the table.
+    rows = [line.split("\t") for line in lines[1:]]
+    facts, written = sum(int(r[1]) for r in rows), sum(int(r[2]) for r in rows)
+    assert f"export: {len(rows)} source(s), {facts} facts: {written} written" in proc.stderr
 
 
 CELLS = [["plain", "1"], ["[green]ok[/]", "2"], ["with\nnewline", "3"], ["x" * 500, "4"], ["", ""],
