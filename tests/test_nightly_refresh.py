@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from muninn.core import config, policy
+from muninn.core import config, credentials, policy
 from muninn.core.client import OpenViking
 from muninn.nightly import runner
 from muninn.plugins import policy_apply
@@ -76,6 +76,8 @@ def world(stack, tmp_path_factory) -> dict:
                         "area": "viking://resources/agents/raven"}]}
     (tmp / "muninn.yaml").write_text(yaml.safe_dump(cfg))
     settings = config.load(tmp / "muninn.yaml")
+    # Keys are scoped by server and workspace: this module's home is its own, so it gets the root key too.
+    credentials.for_server(settings).set(credentials.root_key_name(), stack.root._api_key)
     assert policy_apply.apply(settings, policy.load(tmp / "policy.yaml"), say=lambda m: None).ok
     return {"settings": settings, "tmp": tmp, "config": tmp / "muninn.yaml", "stack": stack, "account": account}
 

@@ -20,6 +20,9 @@ from conftest import free_port
 from muninn.core.config import EmbedSettings, RerankSettings
 from muninn.plugins.search import dense, rerank
 
+# Separate processes that load models (a minute or more on a busy machine): with the integration tests.
+pytestmark = pytest.mark.integration
+
 HERE = Path(__file__).parent
 QUERY = "how did we roll back the postgres upgrade"
 DOCS = [f"Fact {i}: " + text for i, text in enumerate([
