@@ -126,6 +126,24 @@ def test_per_file_cap() -> None:
     assert [c.uri for c in cap.per_file(cands, files, 2)] == ["u0", "u1", "u3"]
 
 
+@pytest.mark.parametrize("files, limit, window, want", [
+    ("aaabbc", 2, 4, ["u0", "u1", "u3", "u4", "u2", "u5"]),   # the page: 2 of a, 2 of b; the rest in order
+    ("aaaab", 2, 2, ["u0", "u1", "u2", "u3", "u4"]),    # a page of 2 holds 2 of a: nothing moves
+    ("aaaab", 2, 4, ["u0", "u1", "u4"]),                # too few other files to fill the page: capped, short
+    ("aaaab", 1, 3, ["u0", "u4"]),
+    ("abcde", 1, 4, ["u0", "u1", "u2", "u3", "u4"]),    # every hit its own file: order untouched
+    ("aabba", 2, 4, ["u0", "u1", "u2", "u3", "u4"]),
+    ("abaaaa", 2, 3, ["u0", "u1", "u2", "u3", "u4", "u5"]),
+])
+def test_per_file_cap_on_the_page_keeps_the_rest_in_order(files: str, limit: int, window: int,
+                                                          want: list[str]) -> None:
+    cands = [Candidate(f"u{i}") for i in range(len(files))]
+    got = cap.per_file(cands, {f"u{i}": f for i, f in enumerate(files)}, limit, window=window)
+    assert [c.uri for c in got] == want
+    page = [files[int(c.uri[1:])] for c in got[:window]]
+    assert all(page.count(f) <= limit for f in set(page))            # the rule, whatever the order
+
+
 def _hit(uri: str, source: str, chars: int = 200) -> Hit:
     return Hit(uri, uri, "", 1.0, {}, None, "x" * chars, source)
 

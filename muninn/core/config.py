@@ -173,7 +173,8 @@ class SearchSettings(Section):
                           "days (see dates)")
     half_life_days: float = Field(180.0, gt=0)
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
-    per_file: int = Field(2, ge=1, description="At most this many hits from one source file")
+    per_file: int = Field(2, ge=1, description="At most this many hits from one source file in the first `k` "
+                          "places; a request for more hits gets the rest in score order")
     strong_match: float = Field(0.05, ge=0, le=1, description="Under this relevance (the cross-encoder's "
                                 "probability) for the best hit, results say \"no strong match\" "
                                 "(evals/results/relevance.md)")

@@ -1,4 +1,5 @@
-"""At most `per_file` hits from one source file, so one long document cannot fill the page."""
+"""At most `per_file` hits from one source file in the first `search.k` places, so one long
+document cannot fill the page; a request for more hits gets the rest in score order."""
 
 from __future__ import annotations
 
@@ -15,4 +16,4 @@ class Cap:
 
     def run(self, state: SearchState) -> None:
         file_of = {c.uri: state.docs[c.uri].file_key for c in state.fused}
-        state.fused = cap.per_file(state.fused, file_of, state.cfg.per_file)
+        state.fused = cap.per_file(state.fused, file_of, state.cfg.per_file, window=state.cfg.k)
