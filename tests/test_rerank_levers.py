@@ -108,3 +108,41 @@ def test_length_sort_keeps_each_score_with_its_document(packaged: str, batch_siz
     # int8 activations are quantised per batch, so other batch-mates move a score a little, never far.
     assert max(abs(a - b) for a, b in zip(plain, sorted_, strict=True)) < 0.05
     assert max(range(len(DOCS)), key=plain.__getitem__) == max(range(len(DOCS)), key=sorted_.__getitem__)
+
+
+class Reverser:
+    """Prefers the last candidate most, and is at most `top` sure of any."""
+
+    name = "reverser"
+
+    def __init__(self, top: float) -> None:
+        self.top = top
+
+    def rerank(self, query: str, docs: list[str]) -> list[float]:
+        n = len(docs)
+        return [self.top * (i + 1) / n for i in range(n)]
+
+
+@pytest.mark.parametrize("top, min_confidence, reordered", [
+    (0.9, 0.2, True),       # sure of something: its order wins
+    (0.15, 0.2, False),     # unsure of everything: fusion's order is kept
+    (0.19999, 0.2, False),
+    (0.2, 0.2, True),       # at the threshold it counts as sure
+    (0.01, 0.0, True),      # 0: always reorder
+    (0.001, 0.0, True),
+])
+def test_an_unsure_cross_encoder_keeps_fusion_order(top: float, min_confidence: float, reordered: bool) -> None:
+    cfg = SearchSettings(rerank=RerankSettings(min_confidence=min_confidence, blend=0.0, header_blend=0.0,
+                                               date_blend=0.0))
+    searcher = FakeSearcher(cfg, model=Reverser(top))  # type: ignore[arg-type]
+    req = SearchRequest(text="q", k=4, target="viking://r", now=NOW, since_at=None, briefing=False, tokens=10,
+                        switches={})
+    state = SearchState(request=req, searcher=searcher)  # type: ignore[arg-type]
+    state.fused = [Candidate(uri=f"viking://r/f{i}.md", score=s) for i, s in enumerate(FLAT[:6])]
+    state.docs = {c.uri: docmod.parse(c.uri, f"# Fact {i}\nbody of fact {i}\n") for i, c in enumerate(state.fused)}
+    before = [c.uri for c in state.fused]
+    Rerank().run(state)
+    after = [c.uri for c in state.fused]
+    assert after == (before[::-1] if reordered else before)
+    # Either way the cross-encoder read every candidate and its score is kept as the hit's relevance.
+    assert all("rerank" in c.stage_scores for c in state.fused) and state.reranked_by == "reverser"

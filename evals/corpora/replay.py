@@ -40,17 +40,20 @@ class Setting:
     blend: float = 0.25
     recency: bool = True
     rerank_keyword_route: bool = True       # False: identifier queries keep BM25's order
+    min_confidence: float = 0.0             # keep fusion's order when the best rerank probability is below
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
         """The setting a configuration runs with."""
         return cls(keyword_weight=cfg.keyword_weight, vector_weight=cfg.vector_weight, fact_weight=cfg.fact_weight,
                    header_weight=cfg.header_weight, rerank=cfg.rerank.enabled, candidates=cfg.rerank.candidates,
-                   blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers)
+                   blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
+                   min_confidence=cfg.rerank.min_confidence)
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
         rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
-                                            "identifiers": self.rerank_keyword_route})
+                                            "identifiers": self.rerank_keyword_route,
+                                            "min_confidence": self.min_confidence})
         return base.model_copy(update={"keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
                                        "fact_weight": self.fact_weight, "header_weight": self.header_weight,
                                        "rerank": rr})
@@ -59,6 +62,8 @@ class Setting:
         rr = f"rerank {self.candidates}, blend {self.blend:g}" if self.rerank else "no rerank"
         if self.rerank and not self.rerank_keyword_route:
             rr += ", not on identifiers"
+        if self.rerank and self.min_confidence:
+            rr += f", fusion order below {self.min_confidence:g}"
         return (f"kw {self.keyword_weight:g}, vec {self.vector_weight:g}, fact {self.fact_weight:g}, "
                 f"header {self.header_weight:g}, {rr}")
 
@@ -78,7 +83,8 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
                    "header": cfg.header_weight, "date": cfg.date_weight}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
-    if reranks and all(by_uri[c.uri]["ce"] is not None for c in cands):
+    unsure = reranks and max(by_uri[c.uri]["ce"] or 0.0 for c in cands[: s.candidates]) < s.min_confidence
+    if reranks and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
         head, tail = cands[: s.candidates], cands[s.candidates:]
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
                        {name: [vals.get(c.uri, 0.0) for c in head] for name, vals in feats.items()})
@@ -125,8 +131,8 @@ def grid(base: Setting) -> list[Setting]:
     for kw, fact, header in itertools.product((0.5, 1.0, 2.0, 3.0), (0.0, 0.5, 1.0), (0.0, 1.0)):
         fused = replace(base, keyword_weight=kw, fact_weight=fact, header_weight=header)
         out.append(replace(fused, rerank=False))
-        for cands, bl, kw_route in itertools.product((10, 20), (0.0, 0.25, 0.5, 1.0, 2.0), (True, False)):
-            out.append(replace(fused, rerank=True, candidates=cands, blend=bl, rerank_keyword_route=kw_route))
+        for bl, unsure in itertools.product((0.0, 0.25, 0.5, 1.0, 2.0), (0.0, 0.05, 0.1, 0.2, 0.3)):
+            out.append(replace(fused, rerank=True, blend=bl, min_confidence=unsure))
     return out
 
 

@@ -47,6 +47,11 @@ class Rerank:
             return
         for c, s in zip(head, scores, strict=True):
             c.stage_scores["rerank"] = round(s, 5)
+        state.reranked_by = getattr(model, "model", None) or model.name
+        if max(scores, default=0.0) < cfg.min_confidence:
+            # Unsure of every candidate (on manuals the packaged ms-marco model often is): its order
+            # is noise there, and fusion's is kept. Its scores stay on the hits as their relevance.
+            return
         blended = blend([c.score for c in head], scores, state.cfg,
                         {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in FEATURES})
         for c, b in zip(head, blended, strict=True):
@@ -58,7 +63,6 @@ class Rerank:
         for i, c in enumerate(tail, start=1):
             c.score = floor - 1e-3 * i
         state.fused = head + tail
-        state.reranked_by = getattr(model, "model", None) or model.name
 
 
 def blend(before: list[float], scores: list[float], cfg: SearchSettings,
