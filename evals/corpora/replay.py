@@ -229,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
                     "the defaults and --no-rerank are added to them, and the report is written to --out")
     ap.add_argument("--out", type=Path, help="where corpora.md/.json/.png go (with --runs)")
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--only", metavar="FIELD=V1,V2,...", help="vary this one setting, the rest as configured "
+                    "(e.g. min_confidence=0,0.05,0.1,0.2,0.3,0.5); default: the whole grid")
     ap.add_argument("--drop-degraded", type=float, default=0.0, metavar="SHARE",
                     help="leave out questions that fell back while recorded, up to this share of a corpus "
                     "(default 0: refuse the trace)")
@@ -236,7 +238,15 @@ def main(argv: list[str] | None = None) -> int:
     corpora = load(args.traces, args.drop_degraded)
     base = SearchSettings()
     current = Setting.of(base)
-    table, rows = loco(corpora, [current, *grid(current)], base)
+    if args.only:
+        field_, _, values = args.only.partition("=")
+        kind = type(getattr(current, field_))
+        options = [replace(current, **{field_: kind(v) if kind is not bool else v == "true"})
+                   for v in values.split(",")]
+        settings = [current, *[o for o in options if o != current]]
+    else:
+        settings = [current, *grid(current)]
+    table, rows = loco(corpora, settings, base)
     print(loco_markdown(corpora, table, rows, current, args.top))
     if args.runs:
         runs = [r for f in args.runs for r in report.read_json(f)]
