@@ -186,3 +186,21 @@ def test_replay_refuses_a_trace_recorded_on_a_fallback_path(tmp_path, record: di
             replay.load(tmp_path)
     else:
         assert replay.load(tmp_path) == {"c": [rec]}
+
+
+@pytest.mark.parametrize("defaults, rival, failed", [
+    ((0.8, 0.9), (0.7, 0.9), []),                                   # better or equal at both cut-offs
+    ((0.8, 0.9), (0.8, 0.9), []),
+    ((0.7, 0.9), (0.8, 0.85), ["hit@4"]),
+    ((0.8, 0.8), (0.7, 0.85), ["hit@10"]),
+    ((0.6, 0.7), (0.8, 0.85), ["hit@4", "hit@10"]),
+])
+def test_the_gate_names_each_loss_to_a_single_retriever_or_baseline(defaults, rival, failed) -> None:
+    def m(h4: float, h10: float) -> dict:
+        return {"hit@1": 0.0, "hit@4": h4, "hit@10": h10, "MRR": 0.0, "n": 10, "p50_ms": 0.0}
+
+    for name in ("keyword only", "vectors only", "dense baseline", "BM25 baseline"):
+        run = harness.CorpusRun(name="c", origin="o", facts=1, questions=10,
+                                variants={"defaults": m(*defaults), name: m(*rival)})
+        got = report.gate([run])
+        assert [g.split()[2] for g in got] == failed and all(name in g for g in got)

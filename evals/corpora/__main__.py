@@ -5,7 +5,8 @@
     python -m muninn.evals.corpora report RUN.json ... --out evals/results   (merge runs made apart)
 
 `run` needs the stack up (`muninn up`; MUNINN_CONFIG names it) and writes corpora.md (the tables),
-corpora.json (every rank) and corpora.png under --out. Exit 2 on a question set that fails its
+corpora.json (every rank) and corpora.png under --out; it exits 1 when the defaults lose to a single
+retriever or a plain baseline at hit@4 or hit@10 on any corpus (the gate). Exit 2 on a question set that fails its
 check, 4/5 on keyring or server errors (the product's codes).
 """
 
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [r for f in args.corpora for r in report.read_json(Path(f))]
         report.write_all(runs, args.out, "python -m muninn.evals.corpora run " + " ".join(r.name for r in runs))
         print(report.table(runs))
-        return ExitCode.OK
+        return ExitCode.CHECK_FAILED if report.gate(runs) else ExitCode.OK
     names = args.corpora or sources.DEFAULT
     command = "python -m muninn.evals.corpora run " + " ".join(names)
     try:
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", ExitCode.CHECK_FAILED)
     print(report.table(runs))
-    return ExitCode.OK
+    # The find issue's gate: the defaults at least as good as each single retriever and both baselines.
+    return ExitCode.CHECK_FAILED if report.gate(runs) else ExitCode.OK
 
 
 if __name__ == "__main__":
