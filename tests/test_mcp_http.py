@@ -14,6 +14,7 @@ import pytest
 from conftest import free_port
 from mcp import Client
 
+from muninn.core import config, credentials
 from muninn.guards import audit
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "policy.yaml"
@@ -23,7 +24,10 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "policy.yaml"
 def http_server(tmp_path: Path):
     port = free_port()
     cfg = tmp_path / "muninn.yaml"
-    cfg.write_text(f"guard: {{policy: {EXAMPLE}, audit_log: {tmp_path / 'audit.jsonl'}}}\n")
+    cfg.write_text(f"home: {tmp_path / 'home'}\nguard: {{policy: {EXAMPLE}, audit_log: {tmp_path / 'audit.jsonl'}}}\n")
+    # The server starts with raven's key in its own keyring scope; listing and refusals never use it,
+    # so a stand-in does (this test must not lean on keys other tests left behind).
+    credentials.for_server(config.load(cfg)).set(credentials.user_key_name("home", "raven"), "stand-in-key")
     proc = subprocess.Popen([sys.executable, "-m", "muninn", "mcp", "--profile", "raven", "--http", str(port),
                              "--config", str(cfg)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

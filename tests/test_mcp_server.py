@@ -236,7 +236,7 @@ def test_remember_writes_into_the_own_area_with_values_scrubbed(raven: dict[str,
     uri = result.structured_content["uri"]
     assert uri.startswith("viking://resources/agents/raven/observations/")
     from muninn.core.client import OpenViking
-    with OpenViking.user(stack.settings, world["account"], "owner") as owner:
+    with OpenViking.user(muninn_config.load(world["config"]), world["account"], "owner") as owner:
         stored = owner.read(uri)
     assert PLANTED not in stored and "[REDACTED:chat-bot-token]" in stored
     assert UNKNOWN not in stored  # what an agent writes also passes the pattern rules
@@ -431,7 +431,7 @@ def test_remember_names_and_titles_come_from_scrubbed_text(wren: dict[str, Any],
     assert not result.is_error, _text(result)
     uri = result.structured_content["uri"]
     from muninn.core.client import OpenViking
-    with OpenViking.user(stack.settings, world["account"], "owner") as owner:
+    with OpenViking.user(muninn_config.load(world["config"]), world["account"], "owner") as owner:
         stored = owner.read(uri)
     for value in (PLANTED, UNKNOWN):
         for piece in (value[:6], value[:6].lower(), value[-6:], value[-6:].lower()):
@@ -477,7 +477,7 @@ def test_a_remembered_observation_carries_its_date_and_is_found_by_since(world: 
     assert set(uris) == {recent, old}, {w: _text(r) for w, r in out.items()}
     from muninn.core.client import OpenViking
     from muninn.core.factfile import parse, parse_date
-    with OpenViking.user(stack.settings, world["account"], "owner") as owner:
+    with OpenViking.user(muninn_config.load(world["config"]), world["account"], "owner") as owner:
         owner.wait()
         stored = parse(owner.read(uris[recent]))
     assert parse_date(stored.date) == recent.replace(microsecond=0)
@@ -534,7 +534,7 @@ def test_raven_finds_shared_facts_by_identifier_and_what_it_remembered_at_once(w
     """No manual step: the server's start walks raven's areas into raven's own index, and recall_remember
     adds the new file to it at once; a later session (a new server process) still finds it."""
     from muninn.core.client import OpenViking
-    with OpenViking.user(stack.settings, world["account"], "owner") as owner:
+    with OpenViking.user(muninn_config.load(world["config"]), world["account"], "owner") as owner:
         owner.write("viking://resources/shared/inc-77031.md",
                     "# INC-77031 resolver outage\nPi-hole upstreams timed out on the office resolver.\n", wait=True)
         owner.wait()

@@ -56,6 +56,10 @@ def world(stack, tmp_path_factory) -> dict:
            "sources": [{"kind": "notes", "path": str(notes), "area": "viking://resources/shared"}]}
     (tmp / "muninn.yaml").write_text(yaml.safe_dump(cfg))
     settings = config.load(tmp / "muninn.yaml")
+    # This world has a home of its own, so its keyring scope starts empty: it administers the stack's
+    # server with the stack's root key, as an owner with two homes on one server would.
+    root = credentials.root_key_name()
+    credentials.for_server(settings).set(root, credentials.for_server(stack.settings).require(root, fix="-"))
     from muninn.core import policy
 
     assert policy_apply.apply(settings, policy.load(tmp / "policy.yaml"), say=lambda m: None).ok

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
-from muninn.core.errors import AuthError, NotFound, ServerBusy, ServerDown, ServerError
+from muninn.core.errors import AuthError, NotFound, ServerBadReply, ServerBusy, ServerDown, ServerError, ServerSlow
 from muninn.plugins.search import render
 from muninn.plugins.search.flags import Switches, switch_flags
 from muninn.plugins.search.stages import SearchError
@@ -141,9 +141,11 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
     with OpenViking.user(settings(ctx)) as client:
         try:
             text = client.read(uri)
-        except (NotFound, ServerDown, AuthError, ServerBusy):
+        except (NotFound, ServerDown, ServerSlow, ServerBadReply, AuthError, ServerBusy):
             raise
-        except ServerError:
+        except ServerError as exc:
+            if exc.status is None or exc.status >= 500:
+                raise       # the server failed, not the URI: exit 5 with its sentence
             # The server's own wording (INVALID_URI, its paths) is not for people: say what it was.
             if _is_folder(client, uri):
                 raise SearchError(f"{uri} is a folder, not a file", fix=f"list it with `muninn ls {uri}`") from None
