@@ -102,6 +102,13 @@ def test_cli_against_a_down_server_exits_nonzero_with_one_sentence(stack, tmp_pa
         s.bind(("127.0.0.1", 0))
         dead = s.getsockname()[1]
     env = {**stack.env, "MUNINN_SERVER__PORT": str(dead)}
+    # Keys are scoped by the server's URL: give the dead URL the stack's user key, so the CLI gets as
+    # far as the server (with no key it stops earlier, at exit 4).
+    from muninn.core import credentials
+
+    there = stack.settings.model_copy(update={"server": stack.settings.server.model_copy(update={"port": dead})})
+    name = credentials.user_key_name(there.openviking.account, there.openviking.user)
+    credentials.for_server(there).set(name, credentials.for_server(stack.settings).require(name, fix="-"))
     out = subprocess.run([sys.executable, "-m", "muninn", "ls", "viking://resources"], env=env,
                          capture_output=True, text=True)
     assert out.returncode == 5
