@@ -301,6 +301,11 @@ def test_shell_printed_forms_are_masked(value: str, prints: str) -> None:
 
 # --- signals: the child has its own session, so muninn passes the ones meant for it on -----------
 
+def _as_at_a_terminal() -> None:
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", ["TERM", "HUP", "INT"])
 def test_signals_to_muninn_reach_the_child(vault: Vault, tmp_path: Path, sig: str) -> None:
     # Readiness through a file: the masker holds back a short "ready" line until more output comes.
@@ -308,9 +313,10 @@ def test_signals_to_muninn_reach_the_child(vault: Vault, tmp_path: Path, sig: st
     child = f'trap "echo got-{sig}; exit 3" {sig}; touch {shlex.quote(str(ready))}; sleep 30'
     proc = subprocess.Popen(["bash", "-c", f"exec {MUNINN} secret exec term-token -- bash -c {shlex.quote(child)}"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(vault),
-                            # As at a terminal: a test runner started in the background ignores SIGINT,
-                            # and an ignored signal stays ignored in every process it starts.
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            # As at a terminal: a test runner started in the background ignores SIGINT
+                            # (and under nohup SIGHUP), and an ignored signal stays ignored in every
+                            # process it starts: a shell cannot even trap it.
+                            preexec_fn=_as_at_a_terminal)
     deadline = time.monotonic() + 60
     while not ready.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
