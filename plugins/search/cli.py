@@ -144,11 +144,11 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
         except (NotFound, ServerDown, ServerSlow, ServerBadReply, AuthError, ServerBusy):
             raise
         except ServerError as exc:
-            if exc.status is None or exc.status >= 500:
-                raise       # the server failed, not the URI: exit 5 with its sentence
             # The server's own wording (INVALID_URI, its paths) is not for people: say what it was.
             if _is_folder(client, uri):
                 raise SearchError(f"{uri} is a folder, not a file", fix=f"list it with `muninn ls {uri}`") from None
+            if exc.status is None or exc.status >= 500:
+                raise       # the server failed, not the URI: exit 5 with its sentence
             raise SearchError(f"{uri} is not a file muninn can read",
                               fix="give a file URI from `muninn search` or `muninn ls`") from None
     if not json_out:
