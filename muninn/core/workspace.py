@@ -95,6 +95,11 @@ class Workspace:
         return self.home / "evals"
 
     @property
+    def serve(self) -> Path:
+        """The warm search processes' sockets (`muninn serve`)."""
+        return self.home / "serve"
+
+    @property
     def vault_store(self) -> Path:
         """The encrypted vault (`vault.store`)."""
         return self._override("vault", "store") or self.home / "vault" / "vault.sqlite"

@@ -62,7 +62,7 @@ def identity(settings: Settings) -> str:
 
 
 def socket_path(settings: Settings, ident: str) -> Path:
-    path = settings.workspace / "serve" / f"{ident}.sock"
+    path = settings.paths.serve / f"{ident}.sock"
     if len(str(path)) > _SUN_PATH_MAX:
         path = Path(tempfile.gettempdir()) / f"muninn-serve-{os.getuid()}" / f"{ident}.sock"
     return path
