@@ -24,7 +24,7 @@ from muninn.evals.corpora import harness
 from muninn.evals.corpora.harness import CorpusRun
 from muninn.plugins.search import cap, fusion, recency
 from muninn.plugins.search.stages import Candidate
-from muninn.plugins.search.stages.rerank import blend
+from muninn.plugins.search.stages.rerank import blend, reorder
 
 K = 10
 
@@ -88,13 +88,7 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
         head, tail = cands[: s.candidates], cands[s.candidates:]
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
                        {name: [vals.get(c.uri, 0.0) for c in head] for name, vals in feats.items()})
-        for c, b in zip(head, scores, strict=True):
-            c.score = b
-        head.sort(key=lambda c: -c.score)
-        floor = min(c.score for c in head)
-        for i, c in enumerate(tail, start=1):
-            c.score = floor - 1e-3 * i
-        cands = head + tail
+        cands = reorder(head, tail, scores)
     if s.recency and not rec["window"]:
         dates = {u: dt.datetime.fromisoformat(c["date"]) if c["date"] else None for u, c in by_uri.items()}
         cands = recency.apply(cands, dates, cfg.half_life_days, cfg.recency_weight,

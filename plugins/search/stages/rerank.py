@@ -11,7 +11,7 @@ from muninn.plugins.search import fusion
 from muninn.plugins.search import rerank as rerank_mod
 from muninn.plugins.search.features import FEATURES
 from muninn.plugins.search.request import Switch
-from muninn.plugins.search.stages import check_scores
+from muninn.plugins.search.stages import Candidate, check_scores
 from muninn.plugins.search.state import SearchState
 
 
@@ -54,15 +54,19 @@ class Rerank:
             return
         blended = blend([c.score for c in head], scores, state.cfg,
                         {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in FEATURES})
-        for c, b in zip(head, blended, strict=True):
-            c.score = b
-        head.sort(key=lambda c: -c.score)
-        # Candidates the reranker did not see stay below the ones it did, in their order, without
-        # stretching the range that the recency prior scales to.
-        floor = min((c.score for c in head), default=0.0)
-        for i, c in enumerate(tail, start=1):
-            c.score = floor - 1e-3 * i
-        state.fused = head + tail
+        state.fused = reorder(head, tail, blended)
+
+
+def reorder(head: list[Candidate], tail: list[Candidate], scores: list[float]) -> list[Candidate]:
+    """The head in its blended order; candidates the reranker did not see stay below it, in their
+    order, without stretching the range that the recency prior scales to."""
+    for c, b in zip(head, scores, strict=True):
+        c.score = b
+    head.sort(key=lambda c: -c.score)
+    floor = min((c.score for c in head), default=0.0)
+    for i, c in enumerate(tail, start=1):
+        c.score = floor - 1e-3 * i
+    return head + tail
 
 
 def blend(before: list[float], scores: list[float], cfg: SearchSettings,
