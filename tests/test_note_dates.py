@@ -226,3 +226,14 @@ def test_notes_that_are_documents_carry_no_sibling_context(tmp_path: Path, layou
             (folder / f"zz-doc-{i}.md").write_text("# Doc\n\n" + "Long text here. " * 60)
     got = _neighbours(tmp_path)
     assert got and not [v for v in got.values() if v.startswith(("Before:", "After:"))]
+
+
+def test_a_journal_kept_one_day_a_file_is_a_log_too(tmp_path: Path) -> None:
+    # Another shape of the class: no headings, the day in the file name, one short paragraph each.
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    for day in range(1, 11):
+        (folder / f"2025-05-{day:02d}.md").write_text(f"Rotated the backup key on nas{day}.\n")
+    got = _neighbours(tmp_path)
+    mid = next(v for k, v in got.items() if k.startswith("journal/2025-05-05.md"))
+    assert "nas4" in mid.splitlines()[0] and "nas6" in mid.splitlines()[1]
