@@ -79,7 +79,7 @@ def sections(built: Built, root: str) -> list[Section]:
     """The facts the exporter writes, with the URI each lands at after sync."""
     out = []
     for s in built.sources:
-        source = export_sources.build(s.kind, s.path, None)
+        source = export_sources.build(s.kind, s.path, s.options or None)
         for f in unique_paths(source.facts()):
             crumb = CRUMB.join(f.breadcrumb) if f.breadcrumb else f.title
             out.append(Section(uri=f"{root}/{s.area}/{s.name or s.kind}/{f.path}.md", text=f"{crumb}\n{f.body}",
@@ -114,7 +114,8 @@ def metrics(firsts: list[int | None], ms: list[float]) -> dict[str, float]:
 def corpus_settings(settings: Settings, built: Built, root: str, workdir: Path) -> Settings:
     """The run's settings: this corpus's sources into areas below `root`, its own export folder and
     keyword index; everything else (search weights included) exactly as configured."""
-    srcs = [SourceSettings(kind=s.kind, path=s.path, area=f"{root}/{s.area}", name=s.name) for s in built.sources]
+    srcs = [SourceSettings(kind=s.kind, path=s.path, area=f"{root}/{s.area}", name=s.name, options=s.options)
+            for s in built.sources]
     return settings.model_copy(update={
         "sources": srcs,
         # Small batches: a 100-file batch written with wait=True outlasts the client's 60 s timeout
