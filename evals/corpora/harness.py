@@ -178,6 +178,7 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
         for variant in chosen:
             flags = VARIANTS[variant]
             firsts, ms = [], []
+            weak = 0    # the "no strong match" advisory is counted, not repeated per question
             say(f"{name}: {variant}")
             t0 = time.perf_counter()
             for q, want in zip(qs, golds, strict=True):
@@ -188,10 +189,14 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
                     result = searcher.search(q.question, k=K, target=target, now=now, **flags)
                     uris = [h.uri for h in result.hits]
                     for w in result.warnings:
-                        if w not in run.warnings:
+                        if w.startswith("no strong match"):
+                            weak += 1
+                        elif w not in run.warnings:
                             run.warnings.append(w)
                 ms.append((time.perf_counter() - t) * 1000)
                 firsts.append(first_rank(uris, want))
+            if weak:
+                run.warnings.append(f"{variant}: no strong match (search.strong_match) on {weak} of {len(qs)} q")
             run.seconds[variant] = round(time.perf_counter() - t0, 1)
             per[variant] = (firsts, ms)
         if trace_dir is not None:
