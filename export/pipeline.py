@@ -44,6 +44,7 @@ class ExportReport:
     removed: int = 0  # files of an earlier run whose fact no longer exists
     hits: int = 0  # replacements in total
     skipped: dict[str, str] = field(default_factory=dict)  # source paths the source passed over, and why
+    undated: dict[str, str] = field(default_factory=dict)  # source paths exported undated: why the date was no date
     out: Path | None = None
     error: MuninnError | None = None  # `export all`: this source could not be exported (the others were)
 
@@ -118,11 +119,12 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     guards = Guards.from_files(files)
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
-                       skipped=lambda: getattr(source, "skipped", {}))
+                       skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}))
 
 
 def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards: Guards,
-                skipped: Callable[[], dict[str, str]] = dict) -> ExportReport:
+                skipped: Callable[[], dict[str, str]] = dict,
+                undated: Callable[[], dict[str, str]] = dict) -> ExportReport:
     report = ExportReport(out=out)
     with atomic.translated(out):
         out.mkdir(parents=True, exist_ok=True)
@@ -165,6 +167,8 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     atomic.write_text(ledger, json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
                                           "files": dict(sorted(current.items()))}, indent=0))
     report.skipped = dict(skipped())
+    # Said to people, so redacted like a path (an id column may hold anything).
+    report.undated = {guards.redactor.redact_path(where): why for where, why in undated().items()}
     return report
 
 
@@ -272,7 +276,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             source = sources.build(c.kind, c.path, c.options, validate=validate)
             guards.attach(source)
             report = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
-                                 skipped=lambda s=source: getattr(s, "skipped", {}))
+                                 skipped=lambda s=source: getattr(s, "skipped", {}),
+                                 undated=lambda s=source: getattr(s, "undated", {}))
         except MuninnError as exc:
             if not keep_going:
                 raise
