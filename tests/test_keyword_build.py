@@ -109,21 +109,28 @@ def _corpus(n: int = 400) -> list[tuple[str, str]]:
     return files
 
 
-def _build(path: Path, loader: type) -> keyword.IndexStats:
-    saved, factfile._LOADER = factfile._LOADER, loader
+def _build(path: Path, loader: type, hash_size: int | None) -> keyword.IndexStats:
+    saved = factfile._LOADER, keyword.HASH_SIZE
+    factfile._LOADER, keyword.HASH_SIZE = loader, hash_size
     try:
         return keyword.index_facts(path, _corpus())
     finally:
-        factfile._LOADER = saved
+        factfile._LOADER, keyword.HASH_SIZE = saved
 
 
-def test_the_index_and_its_rankings_are_those_of_the_pure_python_loader(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hash_size", [keyword.HASH_SIZE, 1024])   # today's, and a tiny one: many segments
+def test_the_index_and_its_rankings_are_those_of_the_old_build(tmp_path: Path, hash_size: int) -> None:
+    """Old: the pure-Python loader and FTS5's default term buffer. New: libyaml and `hash_size`."""
     old, new = tmp_path / "old.sqlite", tmp_path / "new.sqlite"
-    assert _build(old, yaml.SafeLoader) == _build(new, yaml.CSafeLoader)
+    assert _build(old, yaml.SafeLoader, None) == _build(new, yaml.CSafeLoader, hash_size)
     rows = "SELECT uri, content_hash, date, source, text FROM docs ORDER BY uri"
     a, b = keyword.connect(old), keyword.connect(new)
     try:
         assert a.execute(rows).fetchall() == b.execute(rows).fetchall()
+        assert b.execute("SELECT v FROM fts_config WHERE k = 'hashsize'").fetchone() == (hash_size,)
+        if hash_size < 1 << 20:     # the tiny buffer really wrote the index as other segments
+            segments = "SELECT count(*) FROM fts_data"
+            assert a.execute(segments).fetchone()[0] < b.execute(segments).fetchone()[0]
     finally:
         a.close(), b.close()
     rng = random.Random(3)

@@ -48,6 +48,11 @@ MAX_TEXT = 20_000
 # Layout 3 re-reads each row's date and source through the fact file's owner: files the MCP remember
 # tool wrote before workspace format 1 carry `observed_at` and no `date`, and were indexed undated.
 LAYOUT = 3
+# FTS5 keeps new terms in memory up to this size, then writes them as one segment and merges segments
+# in levels. At its 1 MB default a 100,000-file build wrote ~240 segments and spent a third of its
+# SQLite time merging them again (evals/results/scale.md); 16 MB writes a few large ones. Memory is
+# only used by a build that big: a file added by `recall_remember` fills a few KB of it.
+HASH_SIZE: int | None = 16 << 20
 
 
 class IndexError_(MuninnError):
@@ -168,6 +173,7 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
     """Add or update fact files, given as {viking URI: file content}. Returns what changed."""
     stats = IndexStats()
     with _damage_named(Path(db_path)), connect(db_path) as conn:
+        _hash_size(conn)
         for uri, text in _items(files):
             d = docmod.parse(uri, text[:MAX_TEXT])
             row = conn.execute("SELECT rowid, content_hash FROM docs WHERE uri = ?", (uri,)).fetchone()
@@ -187,6 +193,15 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
             stats.indexed += 1
     conn.close()
     return stats
+
+
+def _hash_size(conn: sqlite3.Connection) -> None:
+    """FTS5's in-memory term buffer (see HASH_SIZE), written to its config table once per index."""
+    if HASH_SIZE is None:
+        return
+    row = conn.execute("SELECT v FROM fts_config WHERE k = 'hashsize'").fetchone()
+    if row is None or row[0] != HASH_SIZE:
+        conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (HASH_SIZE,))
 
 
 def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
