@@ -23,7 +23,7 @@ from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
 
 if TYPE_CHECKING:
-    from muninn.core.client import Entry, OpenViking
+    from muninn.core.client import OpenViking
 
 DOCS = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -222,12 +222,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-def _stamp(entry: Entry) -> str | None:
-    """What the listing says about a file: unchanged size and modTime mean unchanged content."""
-    modified = getattr(entry, "modified", None)   # a listing without modTime: always read
-    return f"{entry.size}:{modified}" if modified is not None else None
-
-
 def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path: Path | str,
                           workers: int = 8) -> IndexStats:
     """Walk `root` (one URI or several) on the server with `client`'s key, index every file, drop rows
@@ -240,7 +234,7 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
         conn.executescript(STAMPS)
         known = dict(conn.execute("SELECT uri, stamp FROM stamps").fetchall())
     conn.close()
-    changed = [e for e in entries if _stamp(e) is None or known.get(e.uri) != _stamp(e)]
+    changed = [e for e in entries if e.stamp is None or known.get(e.uri) != e.stamp]
 
     def fetch(uri: str) -> tuple[str, str] | None:
         try:
@@ -260,7 +254,7 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
                       if u not in present]
         read = {u for u, _ in pairs}
         conn.executemany("INSERT OR REPLACE INTO stamps (uri, stamp) VALUES (?, ?)",
-                         [(e.uri, _stamp(e)) for e in changed if e.uri in read and _stamp(e) is not None])
+                         [(e.uri, e.stamp) for e in changed if e.uri in read and e.stamp is not None])
         conn.executemany("DELETE FROM stamps WHERE uri = ?", [(u,) for u in stale])
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walked_at', ?)",
                      (dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),))
