@@ -61,8 +61,8 @@ class ScanReport:
     full: bool = True       # every file was read (first run, new known values or rules, or the weekly one)
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "unchanged": self.unchanged, "full": self.full,
-                "identities": self.identities, "unreadable": self.unreadable,
+        # Not `unchanged` nor `full`: the same tree scans to the same JSON whether or not it was read again.
+        return {"files": self.files, "identities": self.identities, "unreadable": self.unreadable,
                 "retired_known": self.retired_known, "found": [f.to_json() for f in self.found]}
 
 
