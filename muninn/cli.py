@@ -53,6 +53,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.access.vault_cli", "secret_app", "secret"),
     ("muninn.plugins.access.inventory_cli", "app", "access"),
     ("muninn.plugins.access.verify_cli", "app", None),
+    ("muninn.plugins.mcp.memory_cli", "app", None),
 )
 
 

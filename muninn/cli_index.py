@@ -32,4 +32,6 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'secret': (19, 'Find a credential by what it is for, and use it without seeing it.'),
     'access': (20, 'How to reach each cluster, host, cloud account or service, and a way to run a command there.'),
     'verify': (21, 'Prove, read-only, that each route and credential still works.'),
+    'audit': (22, 'Show what agents and the owner did: the MCP audit log and the access log, oldest first.'),
+    'forget': (22, 'Remove facts an agent or an assistant wrote (or you remembered by mistake), after asking.'),
 }
