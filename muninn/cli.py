@@ -54,6 +54,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.access.inventory_cli", "app", "access"),
     ("muninn.plugins.access.verify_cli", "app", None),
     ("muninn.plugins.mcp.memory_cli", "app", None),
+    ("muninn.export.redact_cli", "app", "redact"),
 )
 
 

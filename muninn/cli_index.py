@@ -34,4 +34,5 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'verify': (21, 'Prove, read-only, that each route and credential still works.'),
     'audit': (22, 'Show what agents and the owner did: the MCP audit log and the access log, oldest first.'),
     'forget': (22, 'Remove facts an agent or an assistant wrote (or you remembered by mistake), after asking.'),
+    'redact': (23, 'Pattern hits you have judged not to be secrets, by fingerprint (never by a comment in a note, never a known secret value).'),
 }
