@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # (module, attribute, name): a sub-app whose commands sit at the top (name None) or a group named `name`.
 # The order is the order `muninn --help` lists them in.
 PARTS: tuple[tuple[str, str, str | None], ...] = (
+    ("muninn.plugins.init_cli", "app", None),
     ("muninn.plugins.stack_cli", "app", None),
     ("muninn.plugins.stack_cli", "server_app", "server"),
     ("muninn.plugins.stack_cli", "embed_app", "embed"),
@@ -123,7 +124,8 @@ app = typer.Typer(
     name="muninn",
     cls=LazyGroup,
     help="Safe, findable shared memory on OpenViking for an engineer and their AI agents.\n\n"
-    "Start with `muninn up` (local stack), then `muninn doctor` (what is missing and how to fix it).",
+    "Start with `muninn init` (a config for your own notes), then `muninn doctor` (what is missing and how to "
+    "fix it).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
