@@ -40,6 +40,7 @@ class Point:
     size: int
     values: dict[str, float] = field(default_factory=dict)
     extrapolated: set[str] = field(default_factory=set)
+    loads: list[float] = field(default_factory=list)   # 1-minute load average as each step at this size began
 
 
 def _files(out: Path, where: str) -> dict[str, str]:
@@ -51,7 +52,7 @@ def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Pat
     """Export, keyword index build and BM25 over it: no server needed."""
     from muninn.export import pipeline
 
-    point = Point(size)
+    point = Point(size, loads=[os.getloadavg()[0]])
     work = root / f"n{size}"
     work.mkdir()
     db, secrets = bench_export.build_record(work, size, 1000, rng)
@@ -66,7 +67,7 @@ def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Pat
 def index_only(root: Path, size: int, base_out: Path, base_size: int) -> Point:
     """The keyword index at `size` without exporting that many: the largest exported record's files
     again and again under new URIs, each copy's text marked with its number."""
-    point = Point(size)
+    point = Point(size, loads=[os.getloadavg()[0]])
     work = root / f"n{size}"
     work.mkdir()
     items = list(_files(base_out, area(base_size)).items())
@@ -122,6 +123,7 @@ def synced(point: Point, out: Path, index: Path, settings, cfg: Path, owner) -> 
     from muninn.export.sync import sync
     from muninn.plugins.search.pipeline import Searcher
 
+    point.loads.append(os.getloadavg()[0])
     t = time.perf_counter()
     owner.ensure_dir(area(point.size))
     sync(owner, out, area(point.size), batch_size=100, manifest_dir=out.parent / "sync")
@@ -183,7 +185,9 @@ def render(points: list[Point], load: tuple[float, float]) -> str:
              f"{os.cpu_count()} cores; 1-minute load average {load[0]:.2f} at the start, {load[1]:.2f} at the end. "
              "Values marked * are extrapolated (linear from the largest size where they ran; search latency "
              "and memory carried over, as a search reads 20 candidates at every size). The growth exponent b "
-             "fits value ~ size^b between the two largest measured sizes: 1 is linear.", "", head,
+             "fits value ~ size^b between the two largest measured sizes: 1 is linear. The last row is the "
+             "1-minute load average as each step at a size began (export and index; then sync, search and "
+             "nightly where synced): above ~2, the 2 cores were shared.", "", head,
              "|---" * (len(points) + 2) + "|"]
     for metric in METRICS:
         cells = []
@@ -192,6 +196,8 @@ def render(points: list[Point], load: tuple[float, float]) -> str:
             cells.append("-" if v is None else f"{v:,.1f}{'*' if metric in p.extrapolated else ''}")
         b = growth(points, metric)
         lines.append(f"| {metric} | {' | '.join(cells)} | {'-' if b is None else f'{b:.2f}'} |")
+    lines.append("| 1-min load average as each step began | "
+                 + " | ".join(" / ".join(f"{x:.2f}" for x in p.loads) or "-" for p in points) + " | - |")
     return "\n".join(lines) + "\n"
 
 

@@ -44,6 +44,11 @@ def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
         err_console.print(line, highlight=False, markup=False, soft_wrap=True)
     for d in dropped:
         say(f"[red]dropped[/] {d['path']}: {d['reason']}")
+    undated = [(where, why) for r in reports.values() for where, why in r.undated.items()]
+    if undated:
+        where, why = undated[0]
+        say(f"[yellow]undated[/] {len(undated)} fact(s) whose date column held no readable date, exported without "
+            f"one (first: {escape(where)}, {escape(why)})")
     if dropped:
         raise pipeline.LeakGateDropped(f"the leak gate dropped {len(dropped)} file(s); the rest was written",
                                        fix="add the missed value to a secrets file, or fix the redaction rule")

@@ -49,6 +49,7 @@ class ExportReport:
     # Each replacement: file, line, kind, rule or secret id, a pattern hit's fingerprint (export/redaction_report.py)
     redactions: list[dict[str, Any]] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # source paths the source passed over, and why
+    undated: dict[str, str] = field(default_factory=dict)  # source paths exported undated: why the date was no date
     out: Path | None = None
     error: MuninnError | None = None  # `export all`: this source could not be exported (the others were)
 
@@ -144,11 +145,12 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     guards = Guards.from_files(files, Allowlist.load(allowlist).keyed() if allowlist else None)
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
-                       skipped=lambda: getattr(source, "skipped", {}))
+                       skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}))
 
 
 def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards: Guards,
-                skipped: Callable[[], dict[str, str]] = dict) -> ExportReport:
+                skipped: Callable[[], dict[str, str]] = dict,
+                undated: Callable[[], dict[str, str]] = dict) -> ExportReport:
     report = ExportReport(out=out)
     with atomic.translated(out):
         out.mkdir(parents=True, exist_ok=True)
@@ -195,6 +197,8 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     atomic.write_text(ledger, json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
                                           "files": dict(sorted(current.items()))}, indent=0))
     report.skipped = dict(skipped())
+    # Said to people, so redacted like a path (an id column may hold anything).
+    report.undated = {guards.redactor.redact_path(where): why for where, why in undated().items()}
     return report
 
 
@@ -302,7 +306,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             source = sources.build(c.kind, c.path, c.options, validate=validate)
             guards.attach(source)
             report = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
-                                 skipped=lambda s=source: getattr(s, "skipped", {}))
+                                 skipped=lambda s=source: getattr(s, "skipped", {}),
+                                 undated=lambda s=source: getattr(s, "undated", {}))
         except MuninnError as exc:
             if not keep_going:
                 raise

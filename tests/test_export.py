@@ -160,7 +160,7 @@ def test_tasks_mapping_comes_from_options(tmp_path: Path) -> None:
                                                      "body": ["notes"], "project": "area", "date": "closed"}}}
     pipeline.run("tasks", db, tmp_path / "out", options=options)
     (meta, rest), = facts_in(tmp_path / "out").values()
-    assert meta["id"] == "tasks/todo/T-9" and meta["date"] == "2025-02-01" and meta["project"] == "homelab"
+    assert meta["id"] == "tasks/todo/T-9" and meta["date"] == "2025-02-01T10:00:00Z" and meta["project"] == "homelab"
     assert "Swap UPS battery" in rest
     options["tables"]["todo"]["body"] = ["missing_column"]
     with pytest.raises(ConfigError, match="no column 'missing_column'") as err:
