@@ -27,6 +27,7 @@ from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import Dropped, LeakGate
 from muninn.guards.redact import Redactor
+from muninn.guards.rules import MARKER_PREFIX
 
 LEDGER_DIR = ".muninn-export"
 
@@ -79,6 +80,7 @@ class Guards:
     known: int
     allowlist: Allowlist = field(default_factory=lambda: Allowlist(Path(os.devnull)))
     _source_marks: list[Mark] = field(default_factory=list)
+    source_seen: dict[str, set[Mark]] = field(default_factory=dict)   # every source hit of the run, by name
 
     @classmethod
     def from_files(cls, files: Iterable[Path], allowlist: Allowlist | None = None) -> Guards:
@@ -110,8 +112,10 @@ class Guards:
             return text
         result = self.redactor.redact(text)
         # Facts are made and cleaned one at a time (`write_facts`): `clean` adds these to the fact.
-        marks = FactMarks(self.allowlist)
-        self._source_marks.extend(marks.mark(text, h) for h in result.hits)
+        marks = [FactMarks(self.allowlist).mark(text, h) for h in result.hits]
+        self._source_marks.extend(marks)
+        for mk in marks:
+            self.source_seen.setdefault(mk.name, set()).add(mk)
         return result.text
 
     def clean(self, fact: Fact) -> Cleaned:
@@ -167,10 +171,11 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
         if c.hits:
             report.redacted += 1
             report.hits += c.hits
-            if c.numbered is not None:
-                report.redactions += c.marks.locate(rendered.path, render(c.numbered).text)
-            if c.in_path:
-                report.redactions.append(path_entry(rendered.path))
+        if c.in_path:
+            report.redactions.append(path_entry(rendered.path))
+        if MARKER_PREFIX in rendered.text:   # a neighbour's marker too, in a fact with no hit of its own
+            numbered = render(c.numbered).text if c.numbered is not None else rendered.text
+            report.redactions += c.marks.locate(rendered.path, numbered, guards.source_seen)
         findings = guards.gate.scan_path(rendered.path) + guards.gate.scan(rendered.text)
         if findings:
             report.dropped.append({"path": guards.redactor.redact_path(rendered.path),

@@ -60,23 +60,37 @@ class FactMarks:
         self._seen[text] = (result.text, "".join(pieces))
         return self._seen[text]
 
-    def locate(self, file: str, numbered_text: str) -> list[dict[str, Any]]:
-        """One entry per marker in the rendered file (numbered_text: the fact rendered with numbers)."""
+    def locate(self, file: str, numbered_text: str, seen: dict[str, set[Mark]] | None = None) -> list[dict[str, Any]]:
+        """One entry per marker in the rendered file (numbered_text: the fact rendered with numbers).
+        An unnumbered marker takes the next source hit of its name made with this fact, else the one
+        mark its name had in the whole run (`seen`: a neighbour's line redacted for an earlier fact),
+        else no fingerprint: several texts could be behind it."""
         out: list[dict[str, Any]] = []
         pending = list(self.source)
+        seen = seen or {}
         line = 1
         pos = 0
         for m in _NUMBERED.finditer(numbered_text):
             line += numbered_text.count("\n", pos, m.start())
             pos = m.start()
+            name = m.group(1)
             if m.group(2) is not None:
                 mk = self.marks[int(m.group(2))]
+            elif (mk := next((s for s in pending if s.name == name), None)) is not None:
+                pending.remove(mk)
             else:
-                mk = next((s for s in pending if s.name == m.group(1)), Mark("pattern", m.group(1), None))
-                if mk in pending:
-                    pending.remove(mk)
+                known = seen.get(name, set())
+                mk = next(iter(known)) if len(known) == 1 else Mark(_kind_of(name, known), name, None)
             out.append(entry(file, line, mk))
         return out
+
+
+def _kind_of(name: str, marks: set[Mark]) -> str:
+    if marks:
+        return next(iter(marks)).kind
+    from muninn.guards.patterns import rule_names
+
+    return "pattern" if name in rule_names() else "value"
 
 
 def entry(file: str, line: int, mk: Mark) -> dict[str, Any]:

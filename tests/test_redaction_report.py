@@ -292,3 +292,40 @@ def test_the_allowlist_file_is_private_and_holds_no_text(tmp_path: Path) -> None
     assert path.stat().st_mode & 0o777 == 0o600
     assert "docs-example-2024" not in path.read_text()
     yaml.safe_load(path.read_text())
+
+
+def _markers_on_disk(out: Path) -> dict[str, list[tuple[int, str]]]:
+    found = {}
+    for path in out.rglob("*.md"):
+        rel = path.relative_to(out).as_posix()
+        found[rel] = sorted((i, m.group(1)) for i, line in enumerate(path.read_text().splitlines(), 1)
+                            for m in MARKER.finditer(line))
+    return {f: v for f, v in found.items() if v}
+
+
+def test_a_source_that_redacts_before_it_builds_facts_is_reported_too(tmp_path: Path) -> None:
+    """Observations redact each call before JSON-encoding and cutting it, and a fact carries its
+    neighbours' lines: every marker is still listed at its line, with a fingerprint, and allowing one
+    lets that text through the export and its gate."""
+    log = tmp_path / "obs.jsonl"
+    rows = [{"ts": f"2025-01-01T00:0{i}:00Z", "tool": "bash", "input": cmd, "output": out}
+            for i, (cmd, out) in enumerate([
+                ("curl -H 'Authorization: Bearer Xk29fLq0Zr7TnB4wPs8v' https://x", "ok"),
+                ("git push", "used ghp_R8x2Lq9Zt4Vw7Yp1Bn6Mk3Hs5Jd0Fc2Gx8Qa"),
+                ("ls", "fine"), ("sshpass -p 'Tz8Qw3Lp9Kx2' ssh root@nas uptime", "up 3 days")])]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    code, stdout, _ = _run(["export", "observations", str(log), "--out", str(out), "--json"])
+    report = json.loads(stdout)
+    listed: dict[str, list[tuple[int, str]]] = {}
+    for e in report["redactions"]:
+        listed.setdefault(e["file"], []).append((e["line"], e["rule"]))
+        assert e["kind"] == "pattern" and e["fingerprint"], e
+    assert {f: sorted(v) for f, v in listed.items()} == _markers_on_disk(out)
+    (auth,) = {e["fingerprint"] for e in report["redactions"] if e["rule"] == "auth-header"}
+    assert _run(["redact", "allow", auth])[0] == 0
+    code, stdout, _ = _run(["export", "observations", str(log), "--out", str(out), "--json"])
+    assert code == 0 and json.loads(stdout)["dropped"] == []
+    text = "\n".join(p.read_text() for p in out.rglob("*.md"))
+    assert "Xk29fLq0Zr7TnB4wPs8v" in text
+    assert "ghp_R8x2Lq9Zt4Vw7Yp1Bn6Mk3Hs5Jd0Fc2Gx8Qa" not in text and "Tz8Qw3Lp9Kx2" not in text
