@@ -200,3 +200,42 @@ def test_mcp_search_takes_queries_of_any_length(world: dict[str, Any], chars: in
     else:
         assert out["q"].is_error and "1000" in text.replace(",", ""), text
     assert not out["after"].is_error, _text(out["after"])
+
+
+def _at_a_terminal(stack, world, answer: str, *args: str) -> tuple[int, str]:
+    """`muninn forget` with a real terminal on stdin, answering `answer` to its question."""
+    import os
+    import pty
+    import subprocess
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "muninn", "--config", str(world["config"]), "forget", *args],
+                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=stack.env, text=True)
+        os.write(master, answer.encode())
+        out, err = proc.communicate(timeout=300)
+    finally:
+        os.close(master)
+        os.close(slave)
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("answer, removed", [("n\n", False), ("\n", False), ("y\n", True)])
+def test_forget_asks_at_a_terminal(stack, world: dict[str, Any], answer: str, removed: bool) -> None:
+    from muninn.core.client import OpenViking
+    from muninn.core.errors import NotFound
+
+    uri = f"viking://resources/agents/raven/asked-{abs(hash(answer))}.md"
+    settings = muninn_config.load(world["config"])
+    with OpenViking.user(settings, world["account"], "raven") as raven:
+        raven.write(uri, "---\nwritten_by: raven\n---\n# asked\nto be asked about\n", wait=True)
+    code, err = _at_a_terminal(stack, world, answer, uri)
+    assert "Remove 1 fact(s)" in err and "Traceback" not in err
+    assert code == (0 if removed else 8), err
+    with OpenViking.user(settings, world["account"], "owner") as owner:
+        try:
+            owner.read(uri)
+            there = True
+        except NotFound:
+            there = False
+    assert there is not removed
