@@ -193,3 +193,12 @@ def test_in_a_pipe_it_prints_tab_separated_lines_whole() -> None:
     for eid in (e[0] for e in EVENTS if e[1] == "mcp"):
         assert any(f"viking://resources/x/{eid}.md" in line.split("\t") for line in lines), eid
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("log", ["mcp", "access"])
+def test_a_log_that_cannot_be_read_is_one_sentence_naming_it(log: str) -> None:
+    s = config.load(None)
+    path = s.paths.audit_log if log == "mcp" else s.paths.access_log
+    path.mkdir(parents=True)   # a folder where the file should be
+    result = CliRunner().invoke(app, ["audit", "--log", log])
+    assert getattr(result.exception, "exit_code", None) == 2 and str(path) in str(result.exception)

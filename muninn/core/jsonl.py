@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from muninn.core.errors import ConfigError
+
 
 @dataclass
 class Lines:
@@ -26,7 +28,12 @@ def read(path: Path) -> Lines:
         return out
     # split("\n"), not splitlines(): a record is exactly one "\n"-ended line whatever it holds.
     # errors="replace": a torn multi-byte character spoils its line, not the whole file.
-    for number, line in enumerate(path.read_bytes().decode("utf-8", "replace").split("\n"), 1):
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read this log ({exc.strerror or type(exc).__name__})", path=str(path),
+                          fix="check its permissions, or move it aside: its writer starts a new one") from None
+    for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
         if not line.strip():
             continue
         try:
