@@ -19,6 +19,7 @@ from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, s
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
+from muninn.export.redaction_report import summary_lines
 from muninn.export.sync_gate import SyncGate
 
 app = typer.Typer()
@@ -39,6 +40,8 @@ def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
     dropped = [d for r in reports.values() for d in r.dropped]
     say(f"export: {len(reports)} source(s), {total['facts']} facts: {total['written']} written, "
         f"{total['unchanged']} unchanged, {total['removed']} removed, {len(dropped)} dropped")
+    for line in summary_lines([r for rep in reports.values() for r in rep.redactions]):
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
     for d in dropped:
         say(f"[red]dropped[/] {d['path']}: {d['reason']}")
     undated = [(where, why) for r in reports.values() for where, why in r.undated.items()]
@@ -70,6 +73,10 @@ def export(
     An independent leak gate reads each rendered file; a file it flags is not written and is
     listed under `dropped` (exit 3). Paths are deterministic, so a rerun reports `unchanged`.
 
+    Where redaction acted is listed (stderr; `redactions` in --json): file, line, the secret id or
+    the rule, and a pattern hit's fingerprint. A hit that is not a secret (a false positive) is
+    allowed with `muninn redact allow FINGERPRINT`; never by a comment in the note.
+
     Examples:
 
       muninn export notes ~/notes --out ~/exports/notes --secrets ~/secrets.yaml
@@ -99,7 +106,8 @@ def export(
     sources.get(kind)
     # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
     # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
-    report = pipeline.run(kind, path, out, settings(ctx).paths.known_secret_files(secrets))
+    s = settings(ctx)
+    report = pipeline.run(kind, path, out, s.paths.known_secret_files(secrets), allowlist=s.paths.redact_allowlist)
     if json_out:
         emit_json(report.as_json())
     else:

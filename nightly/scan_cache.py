@@ -2,10 +2,11 @@
 
 A file is skipped when the listing shows the same size and modTime as when it was read and found
 clean, and the scan checks for the same things: the same known values, the same retired-value
-hashes and the same rule code. Any change to those (a secret added to a vault or a secrets file, a
-value retired, muninn upgraded) is a new fingerprint and a full rescan. A full rescan also runs
-every FULL_EVERY, in case a server ever keeps a file's size and modTime across a rewrite. Files
-with findings are never cached: they are read, and reported, every night until purged.
+hashes, the same allowlist and the same rule code. Any change to those (a secret added to a vault or
+a secrets file, a value retired, the allowlist edited, muninn upgraded) is a new fingerprint and a
+full rescan. A full rescan also runs every FULL_EVERY, in case a server ever keeps a file's size and
+modTime across a rewrite. Files with findings are never cached: they are read, and reported, every
+night until purged.
 
 The cache holds URIs, stamps and one keyed hash over the known set, never a value.
 """
@@ -25,14 +26,17 @@ from muninn.core import atomic
 FULL_EVERY = dt.timedelta(days=7)
 _GUARDS = Path(__file__).resolve().parents[1] / "guards"
 # The code that decides what a finding is: a change in any of it is a change in what "clean" means.
-_RULE_FILES = ("leak_gate.py", "patterns.py", "forms.py", "retired.py", "secret_values.py", "rules/*.py")
+_RULE_FILES = ("allowlist.py", "leak_gate.py", "patterns.py", "forms.py", "retired.py", "secret_values.py",
+               "rules/*.py")
 
 
-def fingerprint(salt: bytes, known: Mapping[str, str], retired: Iterable[str]) -> str:
+def fingerprint(salt: bytes, known: Mapping[str, str], retired: Iterable[str], allowlist: Path | None = None) -> str:
     """One keyed hash (the retired ledger's salt: a short value cannot be guessed from the cache) over
-    what the scan looks for: the known values with their ids, the retired-value hashes, muninn's
-    version and the rule code."""
+    what the scan looks for: the known values with their ids, the retired-value hashes, the redaction
+    allowlist, muninn's version and the rule code."""
     h = hmac.new(salt, __version__.encode(), hashlib.sha256)
+    if allowlist is not None and allowlist.is_file():
+        h.update(b"\x00a" + allowlist.read_bytes())
     for value, secret_id in sorted(known.items()):
         h.update(b"\x00k" + value.encode() + b"\x00" + secret_id.encode())
     for digest in sorted(retired):

@@ -21,6 +21,7 @@ from muninn.core import credentials, policy
 from muninn.core.client import Entry, OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
+from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import collect
@@ -75,8 +76,9 @@ class Scanner:
         ledger = Ledger(settings.paths.retired_hashes)
         ledger.remember((i, v) for v, i in self.known.items())
         self.hashes = ledger.retired(self.known)
-        self.gate = LeakGate(self.known)
-        self.fingerprint = fingerprint(ledger.salt, self.known, self.hashes.entries)
+        self.gate = LeakGate(self.known, allow=gate_allow(settings.paths.redact_allowlist))
+        self.fingerprint = fingerprint(ledger.salt, self.known, self.hashes.entries,
+                                       settings.paths.redact_allowlist)
 
     def scan(self, uri: str, text: str) -> list[dict[str, Any]]:
         out = [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan(text)]

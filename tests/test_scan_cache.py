@@ -110,6 +110,14 @@ def test_a_retired_value_forces_a_full_rescan(world) -> None:
     assert report.full and len(world.server.reads) == 7
 
 
+def test_an_edited_allowlist_forces_a_full_rescan(world) -> None:
+    world.scan()
+    world.settings.paths.redact_allowlist.parent.mkdir(parents=True, exist_ok=True)
+    world.settings.paths.redact_allowlist.write_text(json.dumps({"salt": "ab" * 32, "allowed": []}))
+    report = world.scan()
+    assert report.full and len(world.server.reads) == 7
+
+
 def test_a_file_with_findings_is_read_every_night(world) -> None:
     world.server.files[f"{ROOT}/f3.md"] = (f"leaked {OLD}\n", "2026-11-01T00:00:00Z")
     for _ in range(3):
