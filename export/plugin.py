@@ -17,3 +17,10 @@ def register_sources(register: Callable[[type], Any]) -> None:
         module = importlib.import_module(f"muninn.export.sources.{kind}")
         (cls,) = [v for v in vars(module).values() if getattr(v, "kind", None) == kind and isinstance(v, type)]
         register(cls)
+
+
+@hookimpl
+def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.export import doctor_check
+
+    register(doctor_check.sources)

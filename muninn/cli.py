@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # (module, attribute, name): a sub-app whose commands sit at the top (name None) or a group named `name`.
 # The order is the order `muninn --help` lists them in.
 PARTS: tuple[tuple[str, str, str | None], ...] = (
+    ("muninn.plugins.init_cli", "app", None),
     ("muninn.plugins.stack_cli", "app", None),
     ("muninn.plugins.stack_cli", "server_app", "server"),
     ("muninn.plugins.stack_cli", "embed_app", "embed"),
@@ -53,6 +54,8 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.access.vault_cli", "secret_app", "secret"),
     ("muninn.plugins.access.inventory_cli", "app", "access"),
     ("muninn.plugins.access.verify_cli", "app", None),
+    ("muninn.plugins.mcp.memory_cli", "app", None),
+    ("muninn.export.redact_cli", "app", "redact"),
 )
 
 
@@ -62,7 +65,19 @@ def part_commands(module: str, attr: str, name: str | None) -> dict[str, Command
     # help and one-command groups the same way.
     parent = typer.Typer()
     parent.add_typer(getattr(importlib.import_module(module), attr), **({"name": name} if name else {}))
-    return dict(typer.main.get_group(parent).commands)
+    commands = dict(typer.main.get_group(parent).commands)
+    for cmd in commands.values():
+        _whole_short_help(cmd)
+    return commands
+
+
+def _whole_short_help(cmd: Command) -> None:
+    """A group's listing shows each subcommand's whole first sentence, wrapped, as the root's does:
+    click would cut it at the terminal width minus the name (`… report...` in a pipe)."""
+    for sub in getattr(cmd, "commands", {}).values():
+        if not sub.short_help and sub.help:
+            sub.short_help = " ".join(sub.help.strip().split("\n\n")[0].split())
+        _whole_short_help(sub)
 
 
 def all_commands() -> dict[str, Command]:
@@ -109,7 +124,8 @@ app = typer.Typer(
     name="muninn",
     cls=LazyGroup,
     help="Safe, findable shared memory on OpenViking for an engineer and their AI agents.\n\n"
-    "Start with `muninn up` (local stack), then `muninn doctor` (what is missing and how to fix it).",
+    "Start with `muninn init` (a config for your own notes), then `muninn doctor` (what is missing and how to "
+    "fix it).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -53,7 +53,7 @@ def snapshot(ctx: Context) -> JobResult:
     if not repos:
         return JobResult("snapshot", True, "no repository configured under `sources:`", {"repos": 0})
     files = s.paths.known_secret_files()
-    guards = pipeline.Guards.from_files(files)
+    guards = pipeline.Guards.for_settings(s)
     gate = LeakGate(collect(files), patterns=False)
     data: dict[str, Any] = {"repos": len(repos), "exported": {}, "dropped": []}
     failures: list[str] = []

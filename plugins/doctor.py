@@ -59,11 +59,22 @@ def keyring_backend(settings: Settings) -> list[Check]:
                  "PlaintextKeyring stores keys base64-encoded only: protect the file or use an OS keyring"
                  if ring.is_plaintext else "")]
     out.append(Check("keyring keys", "ok" if names else "warn", ", ".join(names) or "none",
-                     "" if names else "run `muninn up` to create the root key"))
+                     "" if names else _no_keys_fix(settings)))
     return out
 
 
+def _no_keys_fix(settings: Settings) -> str:
+    if settings.server.url:
+        # `muninn up` makes keys only for the server it runs; an external one has its own root key.
+        return (f"put the root key of {settings.server.url} in the keyring as `{credentials.root_key_name()}`, "
+                "then run `muninn policy apply` to make each reader's key")
+    return "run `muninn up` to create the root key"
+
+
 def server_install(settings: Settings) -> list[Check]:
+    if settings.server.url:
+        return [Check("openviking-server", "ok", f"external at {settings.server.url} (server.url): nothing to "
+                      "install here")]
     binary = stack.server_binary(settings)
     if binary.exists():
         return [Check("openviking-server", "ok", str(binary))]
@@ -79,11 +90,24 @@ def running(settings: Settings) -> list[Check]:
         if comp.healthy:
             out.append(Check(f"{comp.name} at {comp.url}", "ok", "; ".join(x for x in (said, comp.detail) if x)))
         else:
-            external = comp.name == "server" and settings.server.url
             out.append(Check(f"{comp.name} at {comp.url}", "fail", comp.detail or "not answering",
-                             f"check that the server at {settings.server.url} runs" if external
-                             else "run `muninn up`"))
+                             _not_running_fix(settings, comp.name)))
     return out
+
+
+def _not_running_fix(settings: Settings, name: str) -> str:
+    """`muninn up` only where it would start the part: an endpoint muninn does not run is checked
+    at its URL and over the network instead."""
+    if name == "server" and settings.server.url:
+        return (f"muninn does not run the external server: check server.url ({settings.server.url}), that the "
+                "server runs there, and that this host reaches it (VPN, firewall, DNS)")
+    if name == "embed" and settings.embed.url:
+        return (f"muninn does not run this endpoint: check embed.url ({settings.embed.url}), that it runs, and "
+                "that this host reaches it (VPN, firewall, DNS)")
+    if settings.server.url:
+        # `muninn up` would start the sidecar alone, but it also names the server; say the one command.
+        return "start the embedding sidecar with `muninn embed serve`, or set embed.url to an endpoint"
+    return "run `muninn up`"
 
 
 def embedding_model(settings: Settings) -> list[Check]:

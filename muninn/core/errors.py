@@ -31,7 +31,7 @@ class ExitCode(IntEnum):
     PREREQUISITE_DOWN = 7, ("a prerequisite is down (`access exec`): "
                             "`prerequisite 'vpn' is down: connect the VPN and retry`")
     REFUSED = 8, ("refused: `secret get` without a real terminal, a multi-part secret without `--part`, "
-                  "a call the MCP guard denied")
+                  "a call the MCP guard denied, `init` over an existing file (named; nothing written)")
     SYNC_INCOMPLETE = 9, ("sync incomplete: a manifest file missing after wait, "
                           "or a path held by a file muninn did not write")
     SEARCH_CONTRACT = 10, ("search: a stage broke its contract (wrong number of scores, a NaN) "

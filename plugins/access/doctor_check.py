@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from muninn.core.checks import Check
 from muninn.core.config import Settings
 from muninn.core.credentials import for_home
@@ -34,6 +36,23 @@ def vault(settings: Settings) -> list[Check]:
     except CredentialError as exc:
         return [*out, Check("vault store", "fail", exc.message, exc.fix or "")]
     out.append(Check("vault store", "ok", f"{path}: {count} value(s) decrypt with the keyring key"))
+    return out
+
+
+def secret_files(settings: Settings) -> list[Check]:
+    """Every file whose values are secret (vault.files, guard/export secret_files, secrets sources):
+    one that group or others may read hands its values to every local account."""
+    out = []
+    for path in settings.paths.known_secret_files():
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            continue   # `vault files` and `sources` name a missing file
+        if mode & 0o077:
+            out.append(Check(f"secret file {path}", "warn", f"mode {mode:03o}: group or others may read it",
+                             f"chmod 600 {shlex.quote(str(path))}"))
+        else:
+            out.append(Check(f"secret file {path}", "ok", f"mode {mode:03o}"))
     return out
 
 

@@ -13,4 +13,5 @@ from muninn.plugins.access import doctor_check
 @hookimpl
 def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     register(doctor_check.vault)
+    register(doctor_check.secret_files)
     register(doctor_check.inventory)

@@ -1,0 +1,39 @@
+"""`muninn doctor` lines for `sources:`: each entry's kind is one a plugin registered, its options
+validate, and its path is there. What `export all` would stop on or skip, said before it runs."""
+
+from __future__ import annotations
+
+from muninn.core import registry
+from muninn.core.checks import Check
+from muninn.core.config import Settings
+from muninn.core.errors import ConfigError
+from muninn.export import pipeline
+
+
+def sources(settings: Settings) -> list[Check]:
+    if not settings.sources:
+        return [Check("sources", "warn", "none configured: `export all` has nothing to read",
+                      "add a `sources:` entry (kind, path, area) to muninn.yaml, e.g. "
+                      "{kind: notes, path: ~/notes, area: viking://resources/notes}")]
+    known = registry.sources()
+    doc = pipeline._doc(settings)
+    out: list[Check] = []
+    for i, src in enumerate(settings.sources):
+        where = f"{doc.path}:{doc.line(('sources', i))}" if doc.line(('sources', i)) else str(doc.path)
+        name = f"source {src.kind} {src.area}"
+        if src.kind not in known:
+            out.append(Check(name, "fail", f"{where}: unknown source kind {src.kind!r}",
+                             f"use one of: {', '.join(sorted(known))} (or install the plugin that adds it)"))
+            continue
+        try:
+            doc.validate(known[src.kind].Options, src.options, base=("sources", i, "options"))
+        except ConfigError as exc:
+            out.append(Check(name, "fail", str(exc), "fix the option named (see README, Export and sync)"))
+            continue
+        path = settings.paths.resolve(src.path)
+        if not path.exists():
+            out.append(Check(name, "fail", f"{where}: {path} does not exist (`export all` skips it)",
+                             f"fix `path:` or mount it ({path})"))
+            continue
+        out.append(Check(name, "ok", str(path)))
+    return out

@@ -1,0 +1,60 @@
+"""`muninn init`: a first config for your own notes."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import typer
+from typer import Abort
+
+from muninn.core import paths
+from muninn.core.cliutil import config_path
+from muninn.core.errors import ConfigError
+from muninn.plugins import init_files
+
+app = typer.Typer()
+
+
+@app.command("init")
+def init_cmd(
+    ctx: typer.Context,
+    notes: Path = typer.Option(None, "--notes", help="The folder that holds your markdown notes (asked if not given)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Ask nothing: the notes folder is --notes, else ~/notes."),
+) -> None:
+    """Write a commented muninn.yaml, a policy.yaml for you, your assistant sessions and a local agent, and a
+    secrets template (0600), next to each other; then `muninn doctor` says what is left.
+
+    The files go where muninn looks for its config: `--config FILE` (or $MUNINN_CONFIG), else
+    ~/.config/muninn/muninn.yaml. An existing file is never overwritten: init names it and writes nothing
+    (exit 8).
+
+    \b
+    Examples:
+      muninn init
+      muninn init --notes ~/notes --yes
+      muninn --config ./muninn.yaml init --notes ./notes --yes
+    """
+    target = config_path(ctx) or paths.default_config_file()
+    if notes is None:
+        notes = Path("~/notes") if yes else _ask_notes()
+    planned = init_files.plan(target.expanduser().absolute(), init_files.check_notes(notes))
+    for path in init_files.write(planned):
+        mode = path.stat().st_mode & 0o777
+        typer.echo(f"wrote {path} ({mode:o})")
+    typer.echo(f"next: {_doctor_command(target)}")
+
+
+def _ask_notes() -> Path:
+    try:
+        answer = typer.prompt("Where do your notes live?", default="~/notes")
+    except Abort:   # end of input: a script that should have passed --notes
+        raise ConfigError("no notes folder was given", key="--notes", fix="pass --notes PATH (and --yes)") from None
+    return Path(answer.strip())
+
+
+def _doctor_command(target: Path) -> str:
+    """`muninn doctor` when muninn finds this config by itself, else with the --config it needs."""
+    if target.expanduser().absolute() == paths.default_config_file().expanduser().absolute():
+        return "muninn doctor"
+    return f"muninn --config {shlex.quote(str(target.expanduser().absolute()))} doctor"
