@@ -20,6 +20,7 @@ from muninn.core.errors import ConfigError
 from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
 from muninn.export.sync_gate import SyncGate
+from muninn.guards import secret_values
 
 app = typer.Typer()
 
@@ -94,7 +95,7 @@ def export(
     sources.get(kind)
     # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
     # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
-    report = pipeline.run(kind, path, out, settings(ctx).paths.known_secret_files(secrets))
+    report = pipeline.run(kind, path, out, known=secret_values.known(settings(ctx), secrets))
     if json_out:
         emit_json(report.as_json())
     else:

@@ -66,7 +66,10 @@ class Guards:
 
     @classmethod
     def from_files(cls, files: Iterable[Path]) -> Guards:
-        known = secret_values.collect([Path(f) for f in files])
+        return cls.from_known(secret_values.collect([Path(f) for f in files]))
+
+    @classmethod
+    def from_known(cls, known: dict[str, str]) -> Guards:
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
         return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True),
@@ -111,11 +114,14 @@ class Guards:
 
 def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Path | str] = (),
         options: dict[str, Any] | None = None, *,
-        validate: Callable[[type, Any], Any] | None = None) -> ExportReport:
-    """Export one source into `out`. Secrets files add known values; a secrets source adds its own."""
+        validate: Callable[[type, Any], Any] | None = None, known: dict[str, str] | None = None) -> ExportReport:
+    """Export one source into `out`. `known` (from `secret_values.known`) and secrets files give the known
+    values; a secrets source adds its own."""
     source = sources.build(kind, Path(path), options, validate=validate)
-    files = [Path(f) for f in secrets_files] + source.secret_files()
-    guards = Guards.from_files(files)
+    values = dict(known or {})
+    for value, secret_id in secret_values.collect([Path(f) for f in secrets_files] + source.secret_files()).items():
+        values.setdefault(value, secret_id)
+    guards = Guards.from_known(values)
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
                        skipped=lambda: getattr(source, "skipped", {}))
@@ -257,7 +263,7 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
     Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now."""
     doc = _doc(settings)
     entries = [c for c in configured(settings) if kinds(c.kind)]
-    guards = Guards.from_files(settings.paths.known_secret_files(extra_secrets))
+    guards = Guards.from_known(secret_values.known(settings, extra_secrets))
     reports: dict[str, ExportReport] = {}
     for c in entries:
         def validate(model: type, data: Any, _i: int = c.index) -> Any:
