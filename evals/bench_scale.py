@@ -11,6 +11,7 @@ Writes evals/results/scale.md and scale.png.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -40,6 +41,8 @@ class Point:
     size: int
     values: dict[str, float] = field(default_factory=dict)
     extrapolated: set[str] = field(default_factory=set)
+    loads: list[float] = field(default_factory=list)   # 1-minute load average as each step at this size began
+    nights: list[list[dict]] = field(default_factory=list)   # per job, the first night and the next (unchanged)
 
 
 def _files(out: Path, where: str) -> dict[str, str]:
@@ -51,7 +54,7 @@ def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Pat
     """Export, keyword index build and BM25 over it: no server needed."""
     from muninn.export import pipeline
 
-    point = Point(size)
+    point = Point(size, loads=[os.getloadavg()[0]])
     work = root / f"n{size}"
     work.mkdir()
     db, secrets = bench_export.build_record(work, size, 1000, rng)
@@ -66,7 +69,7 @@ def offline(root: Path, size: int, rng: random.Random) -> tuple[Point, Path, Pat
 def index_only(root: Path, size: int, base_out: Path, base_size: int) -> Point:
     """The keyword index at `size` without exporting that many: the largest exported record's files
     again and again under new URIs, each copy's text marked with its number."""
-    point = Point(size)
+    point = Point(size, loads=[os.getloadavg()[0]])
     work = root / f"n{size}"
     work.mkdir()
     items = list(_files(base_out, area(base_size)).items())
@@ -122,6 +125,7 @@ def synced(point: Point, out: Path, index: Path, settings, cfg: Path, owner) -> 
     from muninn.export.sync import sync
     from muninn.plugins.search.pipeline import Searcher
 
+    point.loads.append(os.getloadavg()[0])
     t = time.perf_counter()
     owner.ensure_dir(area(point.size))
     sync(owner, out, area(point.size), batch_size=100, manifest_dir=out.parent / "sync")
@@ -136,17 +140,27 @@ def synced(point: Point, out: Path, index: Path, settings, cfg: Path, owner) -> 
                 searcher.search(q, target=area(point.size), rerank=rerank)
                 totals.append((time.perf_counter() - t) * 1000)
             point.values[name] = pct(totals, 0.5)
-    import json
-
     rss = subprocess.run([sys.executable, "-c", RSS_PROBE, str(cfg), str(index), json.dumps(qs[:5])],
                          capture_output=True, text=True, env=os.environ)
     if rss.returncode == 0:
         point.values["searcher RSS MB"] = float(rss.stdout.split()[-1])
-    # The nightly as cron runs it, in its own process (evals sits beside nightly, not above it).
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "muninn", "-c", str(cfg), "nightly", "--json"], capture_output=True,
-                   env=os.environ)
-    point.values["nightly s"] = time.perf_counter() - t
+    # The nightly as cron runs it, in its own process (evals sits beside nightly, not above it): the first
+    # night, then the next with nothing changed (what the leak scan's cache and the incremental walks save).
+    for _ in range(2):
+        load = os.getloadavg()[0]
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "muninn", "-c", str(cfg), "nightly", "--json"],
+                              capture_output=True, text=True, env=os.environ)
+        took = time.perf_counter() - t
+        try:
+            jobs = json.loads(proc.stdout)["jobs"]
+        except (ValueError, KeyError):
+            jobs = []
+        point.nights.append([{"name": r["name"], "status": r["status"], "seconds": r["seconds"],
+                              "detail": r["detail"]} for r in jobs]
+                            + [{"name": "(whole run)", "status": f"exit {proc.returncode}", "seconds": round(took, 2),
+                                "detail": f"load {load:.2f}"}])
+        point.values.setdefault("nightly s", took)
 
 
 def extrapolate(points: list[Point]) -> None:
@@ -183,7 +197,9 @@ def render(points: list[Point], load: tuple[float, float]) -> str:
              f"{os.cpu_count()} cores; 1-minute load average {load[0]:.2f} at the start, {load[1]:.2f} at the end. "
              "Values marked * are extrapolated (linear from the largest size where they ran; search latency "
              "and memory carried over, as a search reads 20 candidates at every size). The growth exponent b "
-             "fits value ~ size^b between the two largest measured sizes: 1 is linear.", "", head,
+             "fits value ~ size^b between the two largest measured sizes: 1 is linear. The last row is the "
+             "1-minute load average as each step at a size began (export and index; then sync, search and "
+             "nightly where synced): above ~2, the 2 cores were shared.", "", head,
              "|---" * (len(points) + 2) + "|"]
     for metric in METRICS:
         cells = []
@@ -192,6 +208,19 @@ def render(points: list[Point], load: tuple[float, float]) -> str:
             cells.append("-" if v is None else f"{v:,.1f}{'*' if metric in p.extrapolated else ''}")
         b = growth(points, metric)
         lines.append(f"| {metric} | {' | '.join(cells)} | {'-' if b is None else f'{b:.2f}'} |")
+    lines.append("| 1-min load average as each step began | "
+                 + " | ".join(" / ".join(f"{x:.2f}" for x in p.loads) or "-" for p in points) + " | - |")
+    for p in points:
+        if len(p.nights) == 2:
+            lines += ["", f"## `muninn nightly` per job at {p.size:,} facts", "",
+                      "First night, then the next with nothing changed. Seconds from each job's own report.", "",
+                      "| job | first night s | status | next night s | status | next night said |",
+                      "| --- | ---: | --- | ---: | --- | --- |"]
+            second = {r["name"]: r for r in p.nights[1]}
+            for r in p.nights[0]:
+                n = second.get(r["name"], {})
+                lines.append(f"| {r['name']} | {r['seconds']:.2f} | {r['status']} | {n.get('seconds', 0):.2f} | "
+                             f"{n.get('status', '-')} | {str(n.get('detail', '')).replace('|', '/')[:120]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -259,6 +288,8 @@ def main() -> None:
             credentials.for_server(settings).set(credentials.user_key_name("scale", "owner"), key)
             data = yaml.safe_load(cfg.read_text())
             data["openviking"] = {"account": "scale", "user": "owner"}
+            # The record's known values, as the nightly's leak scan would have them.
+            data["export"] = {"secret_files": [str(root / f"n{largest}" / "secrets.yaml")]}
             cfg.write_text(yaml.safe_dump(data))
             settings = config.load(cfg)
             with OpenViking(settings.server.base_url, key, key_name="scale:owner", timeout=600) as owner:

@@ -19,6 +19,7 @@ from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, s
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
+from muninn.export.redaction_report import summary_lines
 from muninn.export.sync_gate import SyncGate
 from muninn.guards import secret_values
 
@@ -40,8 +41,15 @@ def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
     dropped = [d for r in reports.values() for d in r.dropped]
     say(f"export: {len(reports)} source(s), {total['facts']} facts: {total['written']} written, "
         f"{total['unchanged']} unchanged, {total['removed']} removed, {len(dropped)} dropped")
+    for line in summary_lines([r for rep in reports.values() for r in rep.redactions]):
+        err_console.print(line, highlight=False, markup=False, soft_wrap=True)
     for d in dropped:
         say(f"[red]dropped[/] {d['path']}: {d['reason']}")
+    undated = [(where, why) for r in reports.values() for where, why in r.undated.items()]
+    if undated:
+        where, why = undated[0]
+        say(f"[yellow]undated[/] {len(undated)} fact(s) whose date column held no readable date, exported without "
+            f"one (first: {escape(where)}, {escape(why)})")
     if dropped:
         raise pipeline.LeakGateDropped(f"the leak gate dropped {len(dropped)} file(s); the rest was written",
                                        fix="add the missed value to a secrets file, or fix the redaction rule")
@@ -65,6 +73,10 @@ def export(
     secrets source itself) and by pattern, then rendered with front matter and a context line.
     An independent leak gate reads each rendered file; a file it flags is not written and is
     listed under `dropped` (exit 3). Paths are deterministic, so a rerun reports `unchanged`.
+
+    Where redaction acted is listed (stderr; `redactions` in --json): file, line, the secret id or
+    the rule, and a pattern hit's fingerprint. A hit that is not a secret (a false positive) is
+    allowed with `muninn redact allow FINGERPRINT`; never by a comment in the note.
 
     Examples:
 
@@ -95,7 +107,8 @@ def export(
     sources.get(kind)
     # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
     # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
-    report = pipeline.run(kind, path, out, known=secret_values.known(settings(ctx), secrets))
+    s = settings(ctx)
+    report = pipeline.run(kind, path, out, known=secret_values.known(s, secrets), allowlist=s.paths.redact_allowlist)
     if json_out:
         emit_json(report.as_json())
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,10 +21,13 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import sources
 from muninn.export.facts import Fact, render, unique_paths
+from muninn.export.redaction_report import FactMarks, Mark, path_entry
 from muninn.guards import secret_values
+from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import Dropped, LeakGate
 from muninn.guards.redact import Redactor
+from muninn.guards.rules import MARKER_PREFIX
 
 LEDGER_DIR = ".muninn-export"
 
@@ -43,7 +47,10 @@ class ExportReport:
     dropped: list[dict[str, str]] = field(default_factory=list)
     removed: int = 0  # files of an earlier run whose fact no longer exists
     hits: int = 0  # replacements in total
+    # Each replacement: file, line, kind, rule or secret id, a pattern hit's fingerprint (export/redaction_report.py)
+    redactions: list[dict[str, Any]] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # source paths the source passed over, and why
+    undated: dict[str, str] = field(default_factory=dict)  # source paths exported undated: why the date was no date
     out: Path | None = None
     error: MuninnError | None = None  # `export all`: this source could not be exported (the others were)
 
@@ -51,29 +58,51 @@ class ExportReport:
         """The `--json` contract of `muninn export`: exactly these keys (and `failed`, the reason, for a
         source of `export all` that could not be exported)."""
         out = {"facts": self.facts, "written": self.written, "unchanged": self.unchanged,
-               "redacted": self.redacted, "dropped": self.dropped}
+               "redacted": self.redacted, "dropped": self.dropped, "redactions": self.redactions}
         return out | ({"failed": self.error.message} if self.error is not None else {})
 
 
 @dataclass
+class Cleaned:
+    fact: Fact
+    hits: int
+    numbered: Fact | None     # the same fact with numbered markers (redaction_report), when anything was hit
+    marks: FactMarks
+    in_path: int = 0          # values replaced in the path, key or source path
+
+
+@dataclass
 class Guards:
-    """The redactor and the gate, built once per run from the known values."""
+    """The redactor and the gate, built once per run from the known values and the owner's allowlist."""
 
     redactor: Redactor
     gate: LeakGate
     known: int
-    _source_hits: int = 0
+    allowlist: Allowlist = field(default_factory=lambda: Allowlist(Path(os.devnull)))
+    _source_marks: list[Mark] = field(default_factory=list)
+    source_seen: dict[str, set[Mark]] = field(default_factory=dict)   # every source hit of the run, by name
 
     @classmethod
-    def from_files(cls, files: Iterable[Path]) -> Guards:
-        return cls.from_known(secret_values.collect([Path(f) for f in files]))
+    def from_files(cls, files: Iterable[Path], allowlist: Allowlist | None = None) -> Guards:
+        return cls.from_known(secret_values.collect([Path(f) for f in files]), allowlist)
 
     @classmethod
-    def from_known(cls, known: dict[str, str]) -> Guards:
+    def from_known(cls, known: dict[str, str], allowlist: Allowlist | None = None) -> Guards:
+        allowlist = allowlist or Allowlist(Path(os.devnull))
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
-        return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True),
-                   gate=LeakGate(known, encodings=ENCODINGS), known=len(known))
+        # The allowlist is asked by both, each with its own question (guards/allowlist.py).
+        return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True,
+                                     allow=allowlist.allows if allowlist.entries else None),
+                   gate=LeakGate(known, encodings=ENCODINGS,
+                                 allow=allowlist.allows_text if allowlist.entries else None),
+                   known=len(known), allowlist=allowlist)
+
+    @classmethod
+    def for_settings(cls, settings: Settings, extra_secrets: Iterable[Path] = ()) -> Guards:
+        """Every configured known value, and the owner's allowlist (keyed: reports print fingerprints)."""
+        return cls.from_known(secret_values.known(settings, extra_secrets),
+                              Allowlist.load(settings.paths.redact_allowlist).keyed())
 
     def attach(self, source: object) -> None:
         """A source that cuts or encodes text itself (observations) redacts before it does."""
@@ -86,49 +115,52 @@ class Guards:
             return text
         result = self.redactor.redact(text)
         # Facts are made and cleaned one at a time (`write_facts`): `clean` adds these to the fact.
-        self._source_hits += len(result.hits)
+        marks = [FactMarks(self.allowlist).mark(text, h) for h in result.hits]
+        self._source_marks.extend(marks)
+        for mk in marks:
+            self.source_seen.setdefault(mk.name, set()).add(mk)
         return result.text
 
-    def clean(self, fact: Fact) -> tuple[Fact, int]:
+    def clean(self, fact: Fact) -> Cleaned:
         """The fact with every text field redacted, and its path, key and source path free of any
-        case, slug or separator variant of a value (a value in a file name or heading). Returns
-        the number of replacements."""
-        hits = 0
+        case, slug or separator variant of a value (a value in a file name or heading); the number
+        of replacements, and where each one is (redaction_report)."""
+        marks = FactMarks(self.allowlist, source=self._source_marks)
+        self._source_marks = []
 
-        def redact(text: str) -> str:
-            nonlocal hits
-            if not text:
-                return text
-            result = self.redactor.redact(text)
-            hits += len(result.hits)
-            return result.text
+        def field_text(text: str, which: int) -> str:
+            return marks.field_text(text, self.redactor.redact)[which] if text else text
 
-        clean = fact.map_text(redact)
+        clean = fact.map_text(lambda t: field_text(t, 0))
         paths = {name: getattr(clean, name) for name in ("path", "key", "source_path")}
         safe = {name: self.redactor.redact_path(value) for name, value in paths.items()}
-        hits += sum(safe[name] != paths[name] for name in paths)
-        hits += self._source_hits
-        self._source_hits = 0
-        return replace(clean, **safe), hits
+        in_path = sum(safe[name] != paths[name] for name in paths)
+        hits = len(marks.marks) + len(marks.source) + in_path
+        numbered = replace(fact.map_text(lambda t: field_text(t, 1)), **safe) \
+            if marks.marks or marks.source else None
+        return Cleaned(replace(clean, **safe), hits, numbered, marks, in_path)
 
 
 def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Path | str] = (),
         options: dict[str, Any] | None = None, *,
-        validate: Callable[[type, Any], Any] | None = None, known: dict[str, str] | None = None) -> ExportReport:
+        validate: Callable[[type, Any], Any] | None = None, allowlist: Path | None = None,
+        known: dict[str, str] | None = None) -> ExportReport:
     """Export one source into `out`. `known` (from `secret_values.known`) and secrets files give the known
-    values; a secrets source adds its own."""
+    values; a secrets source adds its own. `allowlist`: the owner's fingerprint file
+    (settings.paths.redact_allowlist); without it no pattern hit is allowed and none gets a fingerprint."""
     source = sources.build(kind, Path(path), options, validate=validate)
     values = dict(known or {})
     for value, secret_id in secret_values.collect([Path(f) for f in secrets_files] + source.secret_files()).items():
         values.setdefault(value, secret_id)
-    guards = Guards.from_known(values)
+    guards = Guards.from_known(values, Allowlist.load(allowlist).keyed() if allowlist else None)
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
-                       skipped=lambda: getattr(source, "skipped", {}))
+                       skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}))
 
 
 def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards: Guards,
-                skipped: Callable[[], dict[str, str]] = dict) -> ExportReport:
+                skipped: Callable[[], dict[str, str]] = dict,
+                undated: Callable[[], dict[str, str]] = dict) -> ExportReport:
     report = ExportReport(out=out)
     with atomic.translated(out):
         out.mkdir(parents=True, exist_ok=True)
@@ -138,13 +170,18 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     # Redacted before paths are made unique: two names that differ only by a value collide once
     # the value is gone.
     cleaned = [guards.clean(fact) for fact in facts]
-    for fact, hits in zip(unique_paths([f for f, _ in cleaned]), (h for _, h in cleaned), strict=True):
+    for fact, c in zip(unique_paths([c.fact for c in cleaned]), cleaned, strict=True):
         report.facts += 1
         rendered = render(fact)
         target = out / rendered.path
-        if hits:
+        if c.hits:
             report.redacted += 1
-            report.hits += hits
+            report.hits += c.hits
+        if c.in_path:
+            report.redactions.append(path_entry(rendered.path))
+        if MARKER_PREFIX in rendered.text:   # a neighbour's marker too, in a fact with no hit of its own
+            numbered = render(c.numbered).text if c.numbered is not None else rendered.text
+            report.redactions += c.marks.locate(rendered.path, numbered, guards.source_seen)
         findings = guards.gate.scan_path(rendered.path) + guards.gate.scan(rendered.text)
         if findings:
             report.dropped.append({"path": guards.redactor.redact_path(rendered.path),
@@ -171,6 +208,8 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     atomic.write_text(ledger, json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
                                           "files": dict(sorted(current.items()))}, indent=0))
     report.skipped = dict(skipped())
+    # Said to people, so redacted like a path (an id column may hold anything).
+    report.undated = {guards.redactor.redact_path(where): why for where, why in undated().items()}
     return report
 
 
@@ -263,7 +302,7 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
     Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now."""
     doc = _doc(settings)
     entries = [c for c in configured(settings) if kinds(c.kind)]
-    guards = Guards.from_known(secret_values.known(settings, extra_secrets))
+    guards = Guards.for_settings(settings, extra_secrets)
     reports: dict[str, ExportReport] = {}
     for c in entries:
         def validate(model: type, data: Any, _i: int = c.index) -> Any:
@@ -278,7 +317,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             source = sources.build(c.kind, c.path, c.options, validate=validate)
             guards.attach(source)
             report = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
-                                 skipped=lambda s=source: getattr(s, "skipped", {}))
+                                 skipped=lambda s=source: getattr(s, "skipped", {}),
+                                 undated=lambda s=source: getattr(s, "undated", {}))
         except MuninnError as exc:
             if not keep_going:
                 raise

@@ -137,6 +137,20 @@ class Manifest:
                                                 indent=0, sort_keys=True), mode=0o600)
 
 
+def owned_everywhere(folder: Path) -> set[str]:
+    """Every viking:// URI any sync manifest in `folder` says muninn wrote (any server, any identity):
+    what `muninn forget` must leave to the source. An unreadable manifest fails like a sync's would."""
+    out: set[str] = set()
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        manifest = Manifest(path, {})
+        try:
+            to = str(json.loads(path.read_text()).get("to") or "")
+        except (ValueError, AttributeError):
+            to = ""
+        out |= {f"{to}/{rel}" for rel in manifest.owned()} if to else set()
+    return out
+
+
 def while_busy(call: Callable[[], Any], wait: float, sleep: Callable[[float], None] = time.sleep) -> Any:
     """`call()`, retried with backoff (0.5 s doubling to 8 s) while the server answers CONFLICT
     ("resource is busy": it is still indexing an earlier write, e.g. right after a restart), for at

@@ -14,7 +14,7 @@ them redacted, and reasons carry secret ids, never values.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from muninn.core import factfile
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.guards import secret_values
+from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import Dropped, Finding, LeakGate
 from muninn.guards.redact import Redactor
 
@@ -43,13 +44,12 @@ class SyncGate:
     names: Redactor   # only for showing file names safely
 
     @classmethod
-    def from_known(cls, known: dict[str, str]) -> SyncGate:
-        return cls(LeakGate(known), Redactor(known, patterns=False))
+    def from_known(cls, known: dict[str, str], allow: Callable[[str], bool] | None = None) -> SyncGate:
+        return cls(LeakGate(known, allow=allow), Redactor(known, patterns=False))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SyncGate:
-
-        return cls.from_known(secret_values.known(settings))
+        return cls.from_known(secret_values.known(settings), gate_allow(settings.paths.redact_allowlist))
 
     def refused(self, root: Path, local: dict[str, bytes]) -> list[Dropped]:
         """Every file of `local` (relative path -> bytes under `root`) that may not be uploaded."""

@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from muninn.core import jsonl
+
 MAX_VALUE_CHARS = 200
 MAX_KEY_CHARS = 64
 MAX_LINE_CHARS = 4096
@@ -73,7 +75,9 @@ class AuditLog:
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
     def record(self, *, profile: str, tool: str, arguments: Any, decision: str, reason: str,
-               duration_ms: float) -> dict[str, Any]:
+               duration_ms: float, who: str | None = None) -> dict[str, Any]:
+        """One line. `who` is set for the owner's own acts from the shell (`muninn forget`): the OS
+        user; an agent's call is known by its profile."""
         line = {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "profile": profile,
@@ -82,7 +86,7 @@ class AuditLog:
             "decision": decision,
             "reason": _capped(reason, self.scrub, MAX_LINE_CHARS // 4),
             "duration_ms": round(duration_ms, 3),
-        }
+        } | ({"who": who} if who else {})
         data = encode(line)
         with self._lock:
             os.write(self._fd, data)  # one write per line: O_APPEND keeps lines whole
@@ -92,8 +96,10 @@ class AuditLog:
         os.close(self._fd)
 
 
+def read_lines(path: Path) -> jsonl.Lines:
+    """Every record, and the numbers of the lines that are not one (`muninn audit` reports them)."""
+    return jsonl.read(path)
+
+
 def read(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    # split("\n"), not splitlines(): a record is exactly one "\n"-ended line whatever it holds.
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return read_lines(path).records

@@ -123,8 +123,9 @@ def _has_letters_and_digits(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
-def scan(text: str) -> list[Finding]:
-    """Pattern findings only (no known values), one per match."""
+def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]:
+    """Pattern findings only (no known values), one per match. `allow` is the owner's allowlist
+    (guards/allowlist.py): a match whose exact text it allows is not a finding."""
     out: list[Finding] = []
     lines = _Lines(text)
     lowered = text.lower()
@@ -146,6 +147,8 @@ def scan(text: str) -> list[Finding]:
             if _HARMLESS.match(value) or (p.mixed and not _has_letters_and_digits(value)):
                 continue
             if name == "assigned-secret" and not _label_ok(haystack, m):
+                continue
+            if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
     return sorted(out, key=lambda f: (f.line, f.reason))
@@ -192,7 +195,7 @@ class LeakGate:
     too, and pattern hits, in files or trees; and values in any case/slug variant in paths."""
 
     def __init__(self, known: Mapping[str, str], *, patterns: bool = True,
-                 encodings: tuple[Encoding, ...] = ENCODINGS) -> None:
+                 encodings: tuple[Encoding, ...] = ENCODINGS, allow: Callable[[str], bool] | None = None) -> None:
         needles: dict[str, str] = {}
         for value, secret_id in known.items():
             if value:
@@ -205,6 +208,8 @@ class LeakGate:
         self._view = _ViewNeedles({normalised(v): i for v, i in known.items() if v})   # raw values only
         self._fold = _ViewNeedles({fold_needle(v): i for v, i in known.items() if v})
         self.patterns = patterns
+        # Pattern findings only: a known value is a finding whatever the allowlist says.
+        self.allow = allow
 
     def scan(self, text: str) -> list[Finding]:
         out: list[Finding] = []
@@ -228,7 +233,7 @@ class LeakGate:
             found = self._view.find(text, normalised_text, normalise) + self._fold.find(text, folded_text, folded)
             out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
-            out.extend(scan(text))
+            out.extend(scan(text, self.allow))
         return sorted(set(out), key=lambda f: (f.line, f.reason, f.secret_id or ""))
 
     def scan_path(self, rel: str) -> list[Finding]:

@@ -113,6 +113,11 @@ def _detector() -> _Detector:
                      [_LITERAL_TRIGGERS[k] for k in literals])
 
 
+def rule_names() -> list[str]:
+    """Every name a pattern hit can carry: muninn's rules and detect-secrets' plugins (`ds:<Plugin>`)."""
+    return sorted([*all_rules(), *(DS_PREFIX + name for name in _detector().plugins)])
+
+
 def ds_findings(line: str, filename: str = "note.md", plugins: Iterable[str] | None = None) -> list[tuple[str, str]]:
     """(rule, secret) pairs detect-secrets reports for one line (all plugins, or the named ones),
     after its heuristic filters."""

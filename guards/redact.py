@@ -94,7 +94,7 @@ class Redactor:
 
     def __init__(self, known: Mapping[str, str], patterns: bool = True,
                  encodings: Sequence[Encoding] = ("raw",), *, scanner: PatternScanner | None = None,
-                 views: bool = False) -> None:
+                 views: bool = False, allow: Callable[[str, str], bool] | None = None) -> None:
         needles: dict[str, tuple[str, Encoding]] = {}
         # Raw forms first, so a needle that is both one value and another's encoding keeps the raw id.
         for value, secret_id in known.items():
@@ -127,6 +127,9 @@ class Redactor:
         self.reach = 3 * self.longest
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
         self.views = views
+        # The owner's allowlist (guards/allowlist.py): (rule, matched text) -> allowed. Pattern hits
+        # only: the value pass never asks it.
+        self.allow = allow
         # Views hold raw values only: a split base64 form is not worth 5x the automaton.
         self._view = _Needles({normalised(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
                                                                                       strict=True)) if enc == "raw"}) \
@@ -269,6 +272,9 @@ class Redactor:
         assert self.scanner is not None
         text = first.text
         spans = self.scanner.scan(text)
+        if spans and self.allow is not None:
+            # Spans touching a value marker were dropped by scan(): a span's text is the input's own.
+            spans = [s for s in spans if not self.allow(s.rule, text[s.start:s.end])]
         if not spans:
             return first
         # Pattern offsets refer to the value-redacted text; map them back to the input so every

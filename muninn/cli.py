@@ -54,6 +54,8 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.access.vault_cli", "secret_app", "secret"),
     ("muninn.plugins.access.inventory_cli", "app", "access"),
     ("muninn.plugins.access.verify_cli", "app", None),
+    ("muninn.plugins.mcp.memory_cli", "app", None),
+    ("muninn.export.redact_cli", "app", "redact"),
 )
 
 
@@ -63,7 +65,19 @@ def part_commands(module: str, attr: str, name: str | None) -> dict[str, Command
     # help and one-command groups the same way.
     parent = typer.Typer()
     parent.add_typer(getattr(importlib.import_module(module), attr), **({"name": name} if name else {}))
-    return dict(typer.main.get_group(parent).commands)
+    commands = dict(typer.main.get_group(parent).commands)
+    for cmd in commands.values():
+        _whole_short_help(cmd)
+    return commands
+
+
+def _whole_short_help(cmd: Command) -> None:
+    """A group's listing shows each subcommand's whole first sentence, wrapped, as the root's does:
+    click would cut it at the terminal width minus the name (`… report...` in a pipe)."""
+    for sub in getattr(cmd, "commands", {}).values():
+        if not sub.short_help and sub.help:
+            sub.short_help = " ".join(sub.help.strip().split("\n\n")[0].split())
+        _whole_short_help(sub)
 
 
 def all_commands() -> dict[str, Command]:

@@ -33,4 +33,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'secret': (20, 'Find a credential by what it is for, and use it without seeing it.'),
     'access': (21, 'How to reach each cluster, host, cloud account or service, and a way to run a command there.'),
     'verify': (22, 'Prove, read-only, that each route and credential still works.'),
+    'audit': (23, 'Show what agents and the owner did: the MCP audit log and the access log, oldest first.'),
+    'forget': (23, 'Remove facts an agent or an assistant wrote (or you remembered by mistake), after asking.'),
+    'redact': (24, 'Pattern hits you have judged not to be secrets, by fingerprint (never by a comment in a note, never a known secret value).'),
 }

@@ -23,16 +23,21 @@ def _findings_table(report: server_scan.ScanReport) -> Table:
 
 
 @app.command("scan")
-def scan(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+def scan(ctx: typer.Context, json_out: bool = JsonOpt,
+         full: bool = typer.Option(False, "--full", help="Read every file, also those found clean last time "
+                                   "and unchanged since.")) -> None:
     """Walk everything stored in OpenViking (as the CLI's user and as each policy reader with a key)
     and report each file holding a known value, a retired one or a pattern hit: URI, secret id or
-    rule, line; never the value. Exit 1 when anything is found."""
-    report = server_scan.scan(settings(ctx))
+    rule, line; never the value. A file found clean last time, unchanged since (same size and modTime)
+    and checked for the same known values and rules is not read again (a full scan weekly). Exit 1
+    when anything is found."""
+    report = server_scan.scan(settings(ctx), full=full)
     if json_out:
         emit_json(report.to_json())
     else:
         console.print(_findings_table(report))
-        say(f"{report.files} file(s) read as {', '.join(report.identities)}; {len(report.found)} hold a secret")
+        say(f"{report.files} file(s) scanned as {', '.join(report.identities)} ({report.unchanged} unchanged "
+            f"since they were found clean, not read again); {len(report.found)} hold a secret")
         for u in report.unreadable:
             say(f"not scanned: {u}")
     raise typer.Exit(ExitCode.CHECK_FAILED if report.found else ExitCode.OK)

@@ -21,6 +21,7 @@ from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline
+from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.secret_values import known as known_values
 from muninn.nightly.jobs import Context, JobResult
@@ -81,7 +82,7 @@ def mirror(ctx: Context) -> JobResult:
         repo.mkdir(parents=True, exist_ok=True)
         git(repo, "init", "-q")
     known = known_values(s)
-    gate = LeakGate(known)
+    gate = LeakGate(known, allow=gate_allow(s.paths.redact_allowlist))
     dropped: list[dict[str, str]] = []
     before = tracked(repo)
     for rel, src in files.items():

@@ -20,6 +20,7 @@ from muninn.core.config import Settings
 from muninn.core.errors import AuthError, MuninnError, NotFound, ServerError
 from muninn.export.pipeline import configured
 from muninn.export.sync import Manifest
+from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.redact import Redactor, marker
 from muninn.nightly import server_scan
@@ -94,7 +95,10 @@ def purge(settings: Settings, dry_run: bool = False, sleep: Callable[[float], No
         return report
     own = settings.openviking.account
     owned = owned_uris(settings)
-    redactor = Redactor(scanner.known, encodings=ENCODINGS, views=True)  # every form the gate looks for
+    # Every form the gate looks for; a text the owner allowed (export.allowlist) stays as the scan left it.
+    allowed = Allowlist.load(settings.paths.redact_allowlist)
+    redactor = Redactor(scanner.known, encodings=ENCODINGS, views=True,
+                        allow=allowed.allows if allowed.entries else None)
     clients: dict[str, OpenViking] = {}
     idents = {i.label: i for i in server_scan.identities(settings)}
     try:

@@ -52,9 +52,8 @@ def snapshot(ctx: Context) -> JobResult:
     repos = [c for c in pipeline.configured(s) if c.kind == refresh.REPO_KIND] if s.sources else []
     if not repos:
         return JobResult("snapshot", True, "no repository configured under `sources:`", {"repos": 0})
-    values = known(s)
-    guards = pipeline.Guards.from_known(values)
-    gate = LeakGate(values, patterns=False)
+    guards = pipeline.Guards.for_settings(s)
+    gate = LeakGate(known(s), patterns=False)
     data: dict[str, Any] = {"repos": len(repos), "exported": {}, "dropped": []}
     failures: list[str] = []
     for c in repos:

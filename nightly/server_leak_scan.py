@@ -19,6 +19,8 @@ def server_leak_scan(ctx: Context) -> JobResult:
         return JobResult("server-leak-scan", False, f"{len(report.found)} file(s) on the server hold a secret: "
                          f"{where}{more}; run `muninn leak purge`", data)
     detail = f"{report.files} file(s) clean as {', '.join(report.identities)}"
+    if report.unchanged:
+        detail += f" ({report.unchanged} unchanged since found clean, not read again)"
     if report.unreadable:
         return JobResult("server-leak-scan", True, f"{detail}; {len(report.unreadable)} not readable", data,
                          status="warn")

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from muninn.core import credentials, policy
-from muninn.core.client import OpenViking
+from muninn.core.client import Entry, OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
+from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import known as known_values
+from muninn.nightly.scan_cache import ScanCache, fingerprint
 
 # What the CLI's own user walks: every scope OpenViking 0.5.2 serves to a user key.
 SCOPES = ("viking://resources", "viking://agent", "viking://user")
@@ -55,8 +58,11 @@ class ScanReport:
     unreadable: list[str] = field(default_factory=list)   # "<reader>: <uri>: <reason>"
     retired_known: int = 0
     found: list[FileFinding] = field(default_factory=list)
+    unchanged: int = 0      # of `files`: clean last time with the same stamp and fingerprint, not read again
+    full: bool = True       # every file was read (first run, new known values or rules, or the weekly one)
 
     def to_json(self) -> dict[str, Any]:
+        # Not `unchanged` nor `full`: the same tree scans to the same JSON whether or not it was read again.
         return {"files": self.files, "identities": self.identities, "unreadable": self.unreadable,
                 "retired_known": self.retired_known, "found": [f.to_json() for f in self.found]}
 
@@ -70,7 +76,9 @@ class Scanner:
         ledger = Ledger(settings.paths.retired_hashes)
         ledger.remember((i, v) for v, i in self.known.items())
         self.hashes = ledger.retired(self.known)
-        self.gate = LeakGate(self.known)
+        self.gate = LeakGate(self.known, allow=gate_allow(settings.paths.redact_allowlist))
+        self.fingerprint = fingerprint(ledger.salt, self.known, self.hashes.entries,
+                                       settings.paths.redact_allowlist)
 
     def scan(self, uri: str, text: str) -> list[dict[str, Any]]:
         out = [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan(text)]
@@ -100,7 +108,7 @@ def connect(settings: Settings, ident: Identity) -> OpenViking | None:
     return OpenViking(settings.server.base_url, key, key_name=ident.key_name) if key else None
 
 
-def _walk(client: OpenViking, root: str, unreadable: list[str], label: str) -> Iterator[str]:
+def _walk(client: OpenViking, root: str, unreadable: list[str], label: str) -> Iterator[Entry]:
     stack = [root.rstrip("/")]
     while stack:
         folder = stack.pop()
@@ -115,12 +123,19 @@ def _walk(client: OpenViking, root: str, unreadable: list[str], label: str) -> I
             if e.is_dir:
                 stack.append(e.uri)
             else:
-                yield e.uri
+                yield e
 
 
-def scan(settings: Settings, scanner: Scanner | None = None) -> ScanReport:
+def cache_path(settings: Settings) -> Path:
+    return settings.paths.nightly_reports / "leak-scan-cache.json"
+
+
+def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = False) -> ScanReport:
+    """Every file on the server as every identity with a key sees it. Files clean last time under the
+    same stamp and fingerprint are counted, not read (nightly.scan_cache); `full` reads them all."""
     scanner = scanner or Scanner(settings)
-    report = ScanReport(retired_known=len(scanner.hashes))
+    cache = ScanCache(cache_path(settings), scanner.fingerprint if not full else "")
+    report = ScanReport(retired_known=len(scanner.hashes), full=cache.full)
     seen: dict[tuple[str, str], FileFinding | None] = {}
     for ident in identities(settings):
         client = connect(settings, ident)
@@ -130,11 +145,17 @@ def scan(settings: Settings, scanner: Scanner | None = None) -> ScanReport:
         report.identities.append(ident.label)
         with client:
             for root in ident.roots:
-                for uri in _walk(client, root, report.unreadable, ident.label):
+                for entry in _walk(client, root, report.unreadable, ident.label):
+                    uri = entry.uri
                     key = (ident.account, uri)
                     if key in seen:
                         if seen[key] is not None:
                             seen[key].seen_as.append(ident.label)
+                        continue
+                    if cache.unchanged(ident.account, uri, entry.stamp):
+                        report.files += 1
+                        report.unchanged += 1
+                        seen[key] = None
                         continue
                     try:
                         text = client.read(uri)
@@ -144,5 +165,9 @@ def scan(settings: Settings, scanner: Scanner | None = None) -> ScanReport:
                     report.files += 1
                     findings = scanner.scan(uri, text)
                     seen[key] = FileFinding(uri, ident.account, [ident.label], findings) if findings else None
+                    if not findings:
+                        cache.clean(ident.account, uri, entry.stamp)
     report.found = [f for f in seen.values() if f is not None]
+    if not full:
+        cache.save()
     return report

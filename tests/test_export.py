@@ -160,7 +160,7 @@ def test_tasks_mapping_comes_from_options(tmp_path: Path) -> None:
                                                      "body": ["notes"], "project": "area", "date": "closed"}}}
     pipeline.run("tasks", db, tmp_path / "out", options=options)
     (meta, rest), = facts_in(tmp_path / "out").values()
-    assert meta["id"] == "tasks/todo/T-9" and meta["date"] == "2025-02-01" and meta["project"] == "homelab"
+    assert meta["id"] == "tasks/todo/T-9" and meta["date"] == "2025-02-01T10:00:00Z" and meta["project"] == "homelab"
     assert "Swap UPS battery" in rest
     options["tables"]["todo"]["body"] = ["missing_column"]
     with pytest.raises(ConfigError, match="no column 'missing_column'") as err:
@@ -222,7 +222,7 @@ def test_gate_drops_what_redaction_missed_and_exits_3(tmp_path: Path, monkeypatc
                                       str(EXAMPLES / "secrets.yaml"), "--json"])
     assert isinstance(result.exception, pipeline.LeakGateDropped) and result.exception.exit_code == 3
     report = json.loads(result.stdout[: result.stdout.rindex("}") + 1])
-    assert list(report) == ["facts", "written", "unchanged", "redacted", "dropped"]
+    assert list(report) == ["facts", "written", "unchanged", "redacted", "dropped", "redactions"]
     assert report["dropped"] == [{"path": "leaky.md", "reason": "known-value:grafana-admin (line 16)"}]
     assert report["written"] == 1 and not (out / "leaky.md").exists()
     assert "Gr4f-adm1n-Sp4rrow-77" not in result.output
@@ -233,7 +233,8 @@ def test_cli_exit_codes_and_json_shape(tmp_path: Path) -> None:
     ok = subprocess.run([sys.executable, "-m", "muninn", "export", "inventory", str(EXAMPLES / "inventory.yaml"),
                          "--out", str(tmp_path / "inv"), "--json"], capture_output=True, text=True, env=env)
     assert ok.returncode == 0, ok.stderr
-    assert json.loads(ok.stdout) == {"facts": 6, "written": 6, "unchanged": 0, "redacted": 0, "dropped": []}
+    assert json.loads(ok.stdout) == {"facts": 6, "written": 6, "unchanged": 0, "redacted": 0, "dropped": [],
+                                     "redactions": []}
     log = tmp_path / "obs.jsonl"
     log.write_text('{"ts": "2025-01-01T00:00:00Z", "tool": "bash", "input": "ls", "output": ""}\n{"ts": oops}\n')
     bad = subprocess.run([sys.executable, "-m", "muninn", "export", "observations", str(log), "--out",

@@ -26,9 +26,9 @@ from pydantic import Field
 from muninn.core import datescan, factfile
 from muninn.core.errors import ConfigError
 from muninn.export import markdown
+from muninn.export.dates import iso_day
 from muninn.export.facts import CRUMB, Fact, parse_front_matter, slug
 from muninn.export.sources import Options
-from muninn.export.sources.tasks import iso_date
 
 
 class NotesOptions(Options):
@@ -162,7 +162,7 @@ FRONT_MATTER = "its front matter"
 
 def _file_date(rel: str, meta: dict, git_date: str | None, mtime: float) -> tuple[str, str]:
     """(date, rule) from what holds for the whole file; a dated heading comes before all but the first."""
-    if date := iso_date(meta.get("date")):
+    if date := iso_day(meta.get("date")):
         return date, FRONT_MATTER
     if named := datescan.date_in_file_name(rel):
         return factfile.format_date(named), "its file name"

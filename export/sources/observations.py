@@ -25,9 +25,9 @@ from pydantic import Field
 
 from muninn.core import factfile
 from muninn.core.errors import ConfigError
+from muninn.export.dates import source_date
 from muninn.export.facts import Fact, slug
 from muninn.export.sources import Options
-from muninn.export.sources.tasks import iso_date
 
 
 class ObservationOptions(Options):
@@ -134,10 +134,7 @@ class ObservationsSource:
 def _moment(ts: str) -> str | None:
     """The call's time in UTC with the time of day (`2025-10-02T09:14:03Z`), so `--since 30m` and the
     freshness `muninn watch` reports work at that precision; a bare date stays a date."""
-    parsed = factfile.parse_date(ts)
-    if parsed is not None and len(ts.strip()) > 10:
-        return factfile.format_date(parsed)
-    return iso_date(ts)
+    return source_date(ts).value
 
 
 BEFORE, AFTER = 2, 1

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import Field
 
 from muninn.core.errors import ConfigError
+from muninn.export.dates import source_date
 from muninn.export.facts import Fact, slug
 from muninn.export.sources import Options
 
@@ -55,24 +55,6 @@ class TasksOptions(Options):
                                         description="fact kind → table mapping")
 
 
-def iso_date(value: object) -> str | None:
-    """An ISO date (YYYY-MM-DD) from a timestamp-ish value, or None."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, int | float):
-        return datetime.fromtimestamp(value, tz=UTC).date().isoformat()
-    text = str(value).strip()
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(text[:10]).date().isoformat()
-    except ValueError:
-        # Not a date: no date rather than arbitrary text in a field nobody redacts by eye.
-        return None
-
-
 def _tags(value: object) -> tuple[str, ...]:
     if value is None or value == "":
         return ()
@@ -93,6 +75,8 @@ class TasksSource:
     def __init__(self, path: Path, options: TasksOptions) -> None:
         self.path = path
         self.options = options
+        # source path -> why its date column gave no date (the fact is exported undated, never misdated)
+        self.undated: dict[str, str] = {}
 
     def secret_files(self) -> list[Path]:
         return []
@@ -154,7 +138,11 @@ class TasksSource:
         first = parts[0][1].splitlines()[0] if parts else ""
         title = str(row[m.title]).strip() if m.title and row.get(m.title) else first[:80]
         status = str(row[m.status]) if m.status and row.get(m.status) else None
-        date = iso_date(row.get(m.date)) if m.date else None
+        dated = source_date(row.get(m.date)) if m.date else None
+        date = dated.value if dated else None
+        source_path = f"{self.path.name}#{m.table}/{rid}"
+        if dated and dated.problem:
+            self.undated[source_path] = f"{m.date}: {dated.problem}"
         label = kind.replace("_", " ").capitalize()
         context = f"{label} #{rid}"
         if name:
@@ -171,5 +159,5 @@ class TasksSource:
             source=self.kind, kind=kind, key=f"{kind}/{rid}", title=title, body=body, context=context,
             path=f"{slug(name or 'no-project')}/{slug(kind)}-{slug(rid)}", project=name or None,
             date=date, tags=_tags(row.get(m.tags)) if m.tags else (), breadcrumb=(name or label, title),
-            source_path=f"{self.path.name}#{m.table}/{rid}",
+            source_path=source_path,
         )

@@ -74,6 +74,12 @@ class Entry:
     size: int | None = None
     modified: str | None = None   # the server's modTime: with size, what an incremental walk compares
 
+    @property
+    def stamp(self) -> str | None:
+        """What the listing says about a file: unchanged size and modTime mean unchanged content
+        (None for a listing without modTime: such a file is always read)."""
+        return f"{self.size}:{self.modified}" if self.modified is not None else None
+
 
 class OpenViking:
     """One identity (a root key or a user key) talking to one server."""

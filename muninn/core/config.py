@@ -246,6 +246,8 @@ class ExportSettings(Section):
     secret_files: list[Path] = Field(default_factory=list, description="Extra secrets YAML, .env or dump files "
                                      "whose values are redacted (besides vault.files and secrets sources)")
     batch_size: int = Field(100, ge=1, le=1000, description="Files per batch write during sync")
+    allowlist: Path | None = Field(None, description="Fingerprints of pattern hits that are not secrets "
+                                   "(`muninn redact allow`; default: <workspace>/redact/allowlist.json)")
 
 
 class NightlySettings(Section):

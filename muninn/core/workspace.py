@@ -83,6 +83,11 @@ class Workspace:
         return self._override("guard", "audit_log") or self.home / "audit" / "mcp.jsonl"
 
     @property
+    def redact_allowlist(self) -> Path:
+        """Fingerprints of pattern hits the owner allowed (`export.allowlist`; muninn.guards.allowlist)."""
+        return self._override("export", "allowlist") or self.home / "redact" / "allowlist.json"
+
+    @property
     def access_log(self) -> Path:
         return self.home / "logs" / "access.jsonl"
 

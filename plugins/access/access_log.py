@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from muninn.core import jsonl
 from muninn.guards.redact import Redactor
 
 _LOCK = threading.Lock()
@@ -67,7 +68,10 @@ def write(path: Path, *, who: str, action: str, secret_id: str | None = None, co
             os.close(fd)
 
 
+def read_lines(path: Path) -> jsonl.Lines:
+    """Every record, and the numbers of the lines that are not one (`muninn audit` reports them)."""
+    return jsonl.read(path)
+
+
 def read(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_lines(path).records

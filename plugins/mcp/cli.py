@@ -66,6 +66,7 @@ def serve(
     session = GuardSession.open(cliutil.settings(ctx), profile, policy)
     try:
         session.refresh_index()   # incremental: only files changed since the last walk are read
+        session.warm_up_in_background()   # reranker and index loaded while the client initialises
         if http:
             cliutil.say(f"muninn mcp: profile {profile!r} on http://127.0.0.1:{http}/mcp")
             anyio.run(server.serve_http, session, http)

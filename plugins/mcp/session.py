@@ -8,6 +8,8 @@ returns, so what was checked is what reaches the server. Every text that leaves 
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,9 @@ class GuardSession:
     history_streak: int = 0
     notes: list[str] = field(default_factory=list)
     index_problem: str | None = None   # why this reader's keyword index may be incomplete (said in results)
+    # The client and the searcher are built once: by the warm-up thread or by the first call, whichever
+    # comes first (the other waits for it, so the reranker is never loaded twice).
+    _build_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @classmethod
     def open(cls, settings: Settings, profile: str, policy_path: Path | None = None) -> GuardSession:
@@ -52,22 +57,38 @@ class GuardSession:
     @property
     def client(self) -> OpenViking:
         """The profile's own OpenViking identity, from the keyring: never the owner's or the root key."""
-        if self._client is None:
-            self._client = OpenViking.user(self.settings, self.profile.account, self.profile.user)
-        return self._client
+        with self._build_lock:
+            if self._client is None:
+                self._client = OpenViking.user(self.settings, self.profile.account, self.profile.user)
+            return self._client
 
     @property
     def searcher(self) -> Any:
         """The search pipeline, kept for the session (it holds the reranker and the content cache),
         as this profile's identity and with this identity's own keyword index."""
-        if self._searcher is None:
-            from muninn.plugins.search import reader_index
-            from muninn.plugins.search.pipeline import Searcher
+        with self._build_lock:
+            if self._searcher is None:
+                from muninn.plugins.search import reader_index
+                from muninn.plugins.search.pipeline import Searcher
 
-            self._searcher = Searcher(self.settings, client=self.client,
-                                      index=reader_index.index_path(self.settings, self.profile),
-                                      index_fix=reader_index.fix_command(self.profile))
-        return self._searcher
+                self._searcher = Searcher(self.settings, client=self.client,
+                                          index=reader_index.index_path(self.settings, self.profile),
+                                          index_fix=reader_index.fix_command(self.profile))
+            return self._searcher
+
+    def warm_up(self) -> None:
+        """Open the keyword index and load the reranker now, not at the agent's first search (which
+        waits for this if it comes first). A failure here is left for that search to report. A reader
+        without recall_search loads nothing."""
+        if not tool_guard.check_tool(self.profile, "recall_search").allowed:
+            return
+        with contextlib.suppress(Exception):   # the same failure reaches the first search, which reports it
+            self.searcher.warm_up()
+
+    def warm_up_in_background(self) -> threading.Thread:
+        thread = threading.Thread(target=self.warm_up, name="muninn-mcp-warm-up", daemon=True)
+        thread.start()
+        return thread
 
     def refresh_index(self) -> None:
         """Bring this reader's keyword index up to date at start, with its own key, incrementally."""

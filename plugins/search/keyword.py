@@ -23,7 +23,7 @@ from muninn.plugins.search import doc as docmod
 from muninn.plugins.search.stages import Candidate
 
 if TYPE_CHECKING:
-    from muninn.core.client import Entry, OpenViking
+    from muninn.core.client import OpenViking
 
 DOCS = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -48,6 +48,11 @@ MAX_TEXT = 20_000
 # Layout 3 re-reads each row's date and source through the fact file's owner: files the MCP remember
 # tool wrote before workspace format 1 carry `observed_at` and no `date`, and were indexed undated.
 LAYOUT = 3
+# FTS5 keeps new terms in memory up to this size, then writes them as one segment and merges segments
+# in levels. At its 1 MB default a 100,000-file build wrote ~240 segments and spent a third of its
+# SQLite time merging them again (evals/results/scale.md); 16 MB writes a few large ones. Memory is
+# only used by a build that big: a file added by `recall_remember` fills a few KB of it.
+HASH_SIZE: int | None = 16 << 20
 
 
 class IndexError_(MuninnError):
@@ -168,6 +173,7 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
     """Add or update fact files, given as {viking URI: file content}. Returns what changed."""
     stats = IndexStats()
     with _damage_named(Path(db_path)), connect(db_path) as conn:
+        _hash_size(conn)
         for uri, text in _items(files):
             d = docmod.parse(uri, text[:MAX_TEXT])
             row = conn.execute("SELECT rowid, content_hash FROM docs WHERE uri = ?", (uri,)).fetchone()
@@ -189,6 +195,15 @@ def index_facts(db_path: Path | str, files: Mapping[str, str] | Iterable[tuple[s
     return stats
 
 
+def _hash_size(conn: sqlite3.Connection) -> None:
+    """FTS5's in-memory term buffer (see HASH_SIZE), written to its config table once per index."""
+    if HASH_SIZE is None:
+        return
+    row = conn.execute("SELECT v FROM fts_config WHERE k = 'hashsize'").fetchone()
+    if row is None or row[0] != HASH_SIZE:
+        conn.execute("INSERT INTO fts (fts, rank) VALUES ('hashsize', ?)", (HASH_SIZE,))
+
+
 def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
     removed = 0
     with _damage_named(Path(db_path)), connect(db_path) as conn:
@@ -207,12 +222,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-def _stamp(entry: Entry) -> str | None:
-    """What the listing says about a file: unchanged size and modTime mean unchanged content."""
-    modified = getattr(entry, "modified", None)   # a listing without modTime: always read
-    return f"{entry.size}:{modified}" if modified is not None else None
-
-
 def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path: Path | str,
                           workers: int = 8) -> IndexStats:
     """Walk `root` (one URI or several) on the server with `client`'s key, index every file, drop rows
@@ -225,7 +234,7 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
         conn.executescript(STAMPS)
         known = dict(conn.execute("SELECT uri, stamp FROM stamps").fetchall())
     conn.close()
-    changed = [e for e in entries if _stamp(e) is None or known.get(e.uri) != _stamp(e)]
+    changed = [e for e in entries if e.stamp is None or known.get(e.uri) != e.stamp]
 
     def fetch(uri: str) -> tuple[str, str] | None:
         try:
@@ -245,7 +254,7 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
                       if u not in present]
         read = {u for u, _ in pairs}
         conn.executemany("INSERT OR REPLACE INTO stamps (uri, stamp) VALUES (?, ?)",
-                         [(e.uri, _stamp(e)) for e in changed if e.uri in read and _stamp(e) is not None])
+                         [(e.uri, e.stamp) for e in changed if e.uri in read and e.stamp is not None])
         conn.executemany("DELETE FROM stamps WHERE uri = ?", [(u,) for u in stale])
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walked_at', ?)",
                      (dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),))

@@ -11,6 +11,7 @@ A new stage is one module in `stages/` and one line in STAGES.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -85,6 +86,7 @@ class Searcher:
         self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"), timeout=self.cfg.timeout)
         self._reranker = reranker
         self._rerank_problem = ""
+        self._rerank_lock = threading.Lock()   # a warm-up thread and the first search load it once
 
     def drop_index(self, problem: str) -> None:
         """Stop using a keyword index found damaged mid-search; later stages see no index."""
@@ -107,14 +109,23 @@ class Searcher:
         self.close()
 
     def reranker(self) -> Reranker | None:
-        if self._reranker is None and not self._rerank_problem:
-            from muninn.plugins.search import rerank
+        with self._rerank_lock:
+            if self._reranker is None and not self._rerank_problem:
+                from muninn.plugins.search import rerank
 
-            try:
-                self._reranker = rerank.load(self.cfg.rerank)
-            except rerank.RerankUnavailable as exc:
-                self._rerank_problem = str(exc)
-        return self._reranker
+                try:
+                    self._reranker = rerank.load(self.cfg.rerank)
+                except rerank.RerankUnavailable as exc:
+                    self._rerank_problem = str(exc)
+            return self._reranker
+
+    def warm_up(self) -> None:
+        """Load the reranker (when rerank is on) and run it once, so the first real search is as fast
+        as the next: loading and the first inference took seconds on 2 busy cores."""
+        if not self.cfg.rerank.enabled:
+            return
+        if (model := self.reranker()) is not None:
+            model.rerank("warm up", ["the model is loaded"])
 
     @property
     def rerank_problem(self) -> str:

@@ -180,12 +180,7 @@ class Warm:
         return self._searcher
 
     def warm_up(self) -> None:
-        """Load the reranker and run it once, so the first real search is as fast as the next."""
-        if not self.settings.search.rerank.enabled:
-            return
-        reranker = self.searcher().reranker()
-        if reranker is not None:
-            reranker.rerank("warm up", ["the model is loaded"])
+        self.searcher().warm_up()
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         with self.lock:

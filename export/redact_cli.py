@@ -1,0 +1,91 @@
+"""`muninn redact allow | list | remove`: the owner's allowlist of pattern false positives
+(muninn.guards.allowlist owns the file; settings.paths.redact_allowlist says where it is).
+
+Exit codes: 0 done; 2 bad input (not a fingerprint, an unreadable allowlist); 8 refused (a known
+secret value, or a name that is not a pattern rule: known values are never allowlisted).
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.errors import ConfigError, Refused
+
+app = typer.Typer(name="redact", no_args_is_help=True,
+                  help="Pattern hits you have judged not to be secrets, by fingerprint (never by a comment in a "
+                       "note, never a known secret value).")
+
+
+def _allowlist(ctx: typer.Context):
+    from muninn.guards.allowlist import Allowlist
+
+    return Allowlist.load(settings(ctx).paths.redact_allowlist)
+
+
+@app.command("allow")
+def allow(
+    ctx: typer.Context,
+    fingerprints: list[str] = typer.Argument(..., help="RULE:HASH, as `muninn export` printed it."),
+    note: str = typer.Option("", "--note", help="Why it is not a secret (kept in the file)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Allow a pattern hit that is not a secret: its rule and exact text are no longer redacted.
+
+    Copy the fingerprint from the export summary or `muninn export … --json` (`redactions`). The
+    export and the leak gate both honour the file; the next export writes the text as it is.
+    Known secret values are refused whatever the fingerprint.
+
+    Examples:
+
+    \b
+      muninn redact allow auth-header:af1f9b7a39b3511c748ef620 --note "prose: token expired"
+      muninn redact list
+    """
+    from muninn.guards import secret_values
+    from muninn.guards.patterns import rule_names
+
+    s = settings(ctx)
+    allowlist = _allowlist(ctx)
+    known = secret_values.known(s)
+    rules = rule_names()
+    added: list[str] = []
+    for fp in fingerprints:   # every one is checked before the file changes
+        why = allowlist.refusal(fp.strip(), rules, known)
+        if why is not None:
+            raise (ConfigError(why) if "not a fingerprint" in why or "no export" in why
+                   else Refused(why))
+    for fp in fingerprints:
+        if allowlist.add(fp.strip(), note):
+            added.append(fp.strip())
+    allowlist.save()
+    if json_out:
+        emit_json({"added": added, "file": str(allowlist.path), "allowed": len(allowlist.entries)})
+        return
+    say(f"allowed {len(added)} new fingerprint(s) in {allowlist.path} ({len(allowlist.entries)} in all)")
+
+
+@app.command("remove")
+def remove(ctx: typer.Context,
+           fingerprints: list[str] = typer.Argument(..., help="RULE:HASH to stop allowing.")) -> None:
+    """Stop allowing fingerprints: their text is redacted again from the next export."""
+    allowlist = _allowlist(ctx)
+    gone = [fp for fp in fingerprints if allowlist.remove(fp.strip())]
+    if allowlist.salt is not None:
+        allowlist.save()
+    say(f"removed {len(gone)} fingerprint(s) from {allowlist.path}")
+
+
+@app.command("list")
+def list_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """The allowed fingerprints: rule, when, and the note."""
+    allowlist = _allowlist(ctx)
+    rows = sorted(allowlist.entries.values(), key=lambda e: e["added"])
+    if json_out:
+        emit_json({"file": str(allowlist.path), "allowed": rows})
+        return
+    table = Table("fingerprint", "rule", "added", "note")
+    for e in rows:
+        table.add_row(e["fingerprint"], e["rule"], e["added"], e.get("note", ""))
+    console.print(table)

@@ -1,0 +1,124 @@
+"""Where redaction acted, for the owner: each replacement's file, line and rule or secret id, and a
+pattern hit's fingerprint (guards/allowlist.py) to copy into `muninn redact allow`. Never the value,
+never the matched text.
+
+Fields are redacted one by one before rendering (so a marker never breaks the front matter's
+quoting), which means a hit's line is only known once the fact is rendered. So each fact is also
+rendered once with numbered markers (`[REDACTED:auth-header#3]`, no line breaks, like the real
+ones): the line of marker #3 in that text is the line of the third hit in the real file. A marker
+left by a source that redacts before it builds its facts (observations) has no number; it gets the
+fingerprint of that source's hit with the same rule, in order, while the fact was made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from muninn.guards.allowlist import Allowlist
+from muninn.guards.redact import Hit, Redacted, marker
+
+_NUMBERED = re.compile(r"\[REDACTED:([^\]\n#]*)(?:#(\d+))?\]")
+
+
+@dataclass(frozen=True)
+class Mark:
+    kind: str               # "value" or "pattern"
+    name: str               # the secret id or the rule
+    fingerprint: str | None
+
+
+@dataclass
+class FactMarks:
+    """One fact's hits in the order they were made, and the text each field became."""
+
+    allowlist: Allowlist
+    marks: list[Mark] = field(default_factory=list)
+    source: list[Mark] = field(default_factory=list)    # hits a source made before the fact existed
+    _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def mark(self, text: str, hit: Hit) -> Mark:
+        fp = self.allowlist.fingerprint(hit.rule, text[hit.start:hit.end]) if hit.kind == "pattern" else None
+        return Mark(hit.kind, hit.secret_id, fp)
+
+    def field_text(self, text: str, redact: Callable[[str], Redacted]) -> tuple[str, str]:
+        """(redacted text, the same with numbered markers). A text seen before maps to the same
+        numbers: the same value in two fields is one hit shown on two lines."""
+        if text in self._seen:
+            return self._seen[text]
+        result = redact(text)
+        pieces: list[str] = []
+        pos = 0
+        for hit in result.hits:
+            pieces.append(text[pos:hit.start])
+            pieces.append(f"[REDACTED:{hit.secret_id}#{len(self.marks)}]")
+            self.marks.append(self.mark(text, hit))
+            pos = hit.end
+        pieces.append(text[pos:])
+        self._seen[text] = (result.text, "".join(pieces))
+        return self._seen[text]
+
+    def locate(self, file: str, numbered_text: str, seen: dict[str, set[Mark]] | None = None) -> list[dict[str, Any]]:
+        """One entry per marker in the rendered file (numbered_text: the fact rendered with numbers).
+        An unnumbered marker takes the next source hit of its name made with this fact, else the one
+        mark its name had in the whole run (`seen`: a neighbour's line redacted for an earlier fact),
+        else no fingerprint: several texts could be behind it."""
+        out: list[dict[str, Any]] = []
+        pending = list(self.source)
+        seen = seen or {}
+        line = 1
+        pos = 0
+        for m in _NUMBERED.finditer(numbered_text):
+            line += numbered_text.count("\n", pos, m.start())
+            pos = m.start()
+            name = m.group(1)
+            if m.group(2) is not None:
+                mk = self.marks[int(m.group(2))]
+            elif (mk := next((s for s in pending if s.name == name), None)) is not None:
+                pending.remove(mk)
+            else:
+                known = seen.get(name, set())
+                mk = next(iter(known)) if len(known) == 1 else Mark(_kind_of(name, known), name, None)
+            out.append(entry(file, line, mk))
+        return out
+
+
+def _kind_of(name: str, marks: set[Mark]) -> str:
+    if marks:
+        return next(iter(marks)).kind
+    from muninn.guards.patterns import rule_names
+
+    return "pattern" if name in rule_names() else "value"
+
+
+def entry(file: str, line: int, mk: Mark) -> dict[str, Any]:
+    if mk.kind == "value":
+        return {"file": file, "line": line, "kind": "value", "secret_id": mk.name, "rule": None, "fingerprint": None}
+    return {"file": file, "line": line, "kind": "pattern", "secret_id": None, "rule": mk.name,
+            "fingerprint": mk.fingerprint}
+
+
+def path_entry(file: str) -> dict[str, Any]:
+    """A value spelled in the fact's path or id (replaced by `redacted`): line 0, like the gate's path findings."""
+    return {"file": file, "line": 0, "kind": "value-in-path", "secret_id": None, "rule": None, "fingerprint": None}
+
+
+def summary_lines(redactions: list[dict[str, Any]], limit: int = 20) -> list[str]:
+    """The human summary: counts, then each pattern hit with the fingerprint to allow it by."""
+    values = sum(r["kind"] != "pattern" for r in redactions)
+    patterns = [r for r in redactions if r["kind"] == "pattern"]
+    if not redactions:
+        return []
+    lines = [f"redacted {values} known value(s) and {len(patterns)} pattern hit(s)"
+             + (": a pattern hit that is not a secret is allowed with `muninn redact allow FINGERPRINT`"
+                if patterns else "")]
+    for r in patterns[:limit]:
+        lines.append(f"  {r['file']}:{r['line']}  {r['rule']}  {r['fingerprint'] or '(no fingerprint)'}")
+    if len(patterns) > limit:
+        lines.append(f"  … and {len(patterns) - limit} more (--json lists every one under `redactions`)")
+    return lines
+
+
+__all__ = ["FactMarks", "Mark", "entry", "marker", "path_entry", "summary_lines"]
