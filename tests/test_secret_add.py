@@ -354,3 +354,40 @@ def test_the_access_log_records_the_add_without_the_value(invoke, world: Path) -
     assert invoke(["secret", "add", "logged", "--stdin"], stdin="Zq7#kP2xLogged").exit_code == 0
     log = _settings(world).paths.access_log.read_text()
     assert '"action": "add"' in log and '"id": "logged"' in log and "Zq7#kP2xLogged" not in log
+
+
+def test_a_secrets_source_exports_the_added_entry_as_metadata(invoke, world: Path, tmp_path: Path) -> None:
+    """The metadata-only entry `secret add` wrote is a fact like any other; its value is in no fact."""
+    value = "Src-Zq7kP2xW9mL4"
+    assert invoke(["secret", "add", "src-token", "--stdin", "--service", "jira", "--use", "curl $SRC_TOKEN"],
+                  stdin=value).exit_code == 0
+    result = invoke(["export", "secrets", str(world.parent / "secrets.yaml"), "--out", str(tmp_path / "s"),
+                     "--json"])
+    assert result.exit_code == 0, result.stderr
+    facts = "".join(p.read_text() for p in (tmp_path / "s").rglob("*.md"))
+    assert "src-token" in facts and "jira" in facts and value not in facts
+
+
+@pytest.mark.parametrize("harm, code", [("damaged", ExitCode.VAULT_DAMAGED), ("key-gone", ExitCode.KEYRING)])
+def test_a_vault_the_gates_cannot_read_stops_them(invoke, world: Path, tmp_path: Path, harm: str,
+                                                  code: int) -> None:
+    """Export and the leak gate would miss the vault's values: they stop with its sentence instead."""
+    assert invoke(["secret", "add", "gate-token", "--stdin"], stdin="Gate-Zq7kP2xW9mL4").exit_code == 0
+    settings = _settings(world)
+    if harm == "damaged":
+        settings.paths.vault_store.write_bytes(b"SQLite format 3\x00" + b"\x07" * 300)
+    else:
+        from muninn.core.credentials import for_home
+
+        for_home(settings).delete(settings.vault.key_name)
+    (tmp_path / "notes" / "n.md").write_text("# N\n\n## A\n\nGate-Zq7kP2xW9mL4\n")
+    settings.paths.exports.mkdir(parents=True, exist_ok=True)
+    (settings.paths.exports / "planted.md").write_text("Gate-Zq7kP2xW9mL4\n")
+    for argv in (["export", "all"], ["nightly", "--only", "leak-gate", "--json"]):
+        result = invoke(argv)
+        if argv[0] == "nightly":   # the job fails (exit 13) and its report names why
+            assert result.exit_code == ExitCode.JOB_FAILED, result.stderr
+        else:
+            assert result.exit_code == code, result.stderr
+    written = [p for p in settings.paths.exports.rglob("*.md") if p.name != "planted.md"]
+    assert not any("Gate-Zq7kP2xW9mL4" in p.read_text() for p in written)
