@@ -16,7 +16,7 @@ import yaml
 from muninn import cli
 from muninn.core import registry
 from muninn.core.hookspecs import hookimpl
-from tests.conftest import free_port
+from conftest import free_port
 
 
 @pytest.fixture

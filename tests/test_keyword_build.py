@@ -14,7 +14,7 @@ import yaml
 from muninn.core import factfile
 from muninn.core.factfile import FactFile, render
 from muninn.plugins.search import keyword, query
-from tests.test_factfile import AWKWARD
+from test_factfile import AWKWARD
 
 pytestmark = pytest.mark.skipif(not hasattr(yaml, "CSafeLoader"), reason="PyYAML built without libyaml")
 
