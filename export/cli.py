@@ -21,6 +21,7 @@ from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
 from muninn.export.redaction_report import summary_lines
 from muninn.export.sync_gate import SyncGate
+from muninn.guards import secret_values
 
 app = typer.Typer()
 
@@ -107,7 +108,7 @@ def export(
     # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
     # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
     s = settings(ctx)
-    report = pipeline.run(kind, path, out, s.paths.known_secret_files(secrets), allowlist=s.paths.redact_allowlist)
+    report = pipeline.run(kind, path, out, known=secret_values.known(s, secrets), allowlist=s.paths.redact_allowlist)
     if json_out:
         emit_json(report.as_json())
     else:

@@ -84,7 +84,10 @@ class Guards:
 
     @classmethod
     def from_files(cls, files: Iterable[Path], allowlist: Allowlist | None = None) -> Guards:
-        known = secret_values.collect([Path(f) for f in files])
+        return cls.from_known(secret_values.collect([Path(f) for f in files]), allowlist)
+
+    @classmethod
+    def from_known(cls, known: dict[str, str], allowlist: Allowlist | None = None) -> Guards:
         allowlist = allowlist or Allowlist(Path(os.devnull))
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
@@ -98,7 +101,7 @@ class Guards:
     @classmethod
     def for_settings(cls, settings: Settings, extra_secrets: Iterable[Path] = ()) -> Guards:
         """Every configured known value, and the owner's allowlist (keyed: reports print fingerprints)."""
-        return cls.from_files(settings.paths.known_secret_files(extra_secrets),
+        return cls.from_known(secret_values.known(settings, extra_secrets),
                               Allowlist.load(settings.paths.redact_allowlist).keyed())
 
     def attach(self, source: object) -> None:
@@ -140,13 +143,16 @@ class Guards:
 
 def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Path | str] = (),
         options: dict[str, Any] | None = None, *,
-        validate: Callable[[type, Any], Any] | None = None, allowlist: Path | None = None) -> ExportReport:
-    """Export one source into `out`. Secrets files add known values; a secrets source adds its own.
-    `allowlist`: the owner's fingerprint file (settings.paths.redact_allowlist); without it no
-    pattern hit is allowed and none gets a fingerprint."""
+        validate: Callable[[type, Any], Any] | None = None, allowlist: Path | None = None,
+        known: dict[str, str] | None = None) -> ExportReport:
+    """Export one source into `out`. `known` (from `secret_values.known`) and secrets files give the known
+    values; a secrets source adds its own. `allowlist`: the owner's fingerprint file
+    (settings.paths.redact_allowlist); without it no pattern hit is allowed and none gets a fingerprint."""
     source = sources.build(kind, Path(path), options, validate=validate)
-    files = [Path(f) for f in secrets_files] + source.secret_files()
-    guards = Guards.from_files(files, Allowlist.load(allowlist).keyed() if allowlist else None)
+    values = dict(known or {})
+    for value, secret_id in secret_values.collect([Path(f) for f in secrets_files] + source.secret_files()).items():
+        values.setdefault(value, secret_id)
+    guards = Guards.from_known(values, Allowlist.load(allowlist).keyed() if allowlist else None)
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
                        skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}))

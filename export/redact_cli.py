@@ -48,7 +48,7 @@ def allow(
 
     s = settings(ctx)
     allowlist = _allowlist(ctx)
-    known = secret_values.collect(s.paths.known_secret_files())
+    known = secret_values.known(s)
     rules = rule_names()
     added: list[str] = []
     for fp in fingerprints:   # every one is checked before the file changes

@@ -49,8 +49,7 @@ class SyncGate:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SyncGate:
-        return cls.from_known(secret_values.collect(settings.paths.known_secret_files()),
-                              gate_allow(settings.paths.redact_allowlist))
+        return cls.from_known(secret_values.known(settings), gate_allow(settings.paths.redact_allowlist))
 
     def refused(self, root: Path, local: dict[str, bytes]) -> list[Dropped]:
         """Every file of `local` (relative path -> bytes under `root`) that may not be uploaded."""

@@ -28,13 +28,16 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from dotenv import dotenv_values
 
-from muninn.core import yamlfile
+from muninn.core import registry, yamlfile
 from muninn.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from muninn.core.config import Settings
 
 MIN_LENGTH = 10
 # Random strings have nearly one distinct character per position, so their entropy approaches
@@ -139,6 +142,20 @@ class Collected:
                 line = line.strip()
                 if is_secretish(line) and not line.startswith("-----"):
                     self.values.setdefault(line, secret_id)
+
+
+def known(settings: Settings, extra: Iterable[Path] = (), *, stores: bool = True) -> dict[str, str]:
+    """The one collector of known values, {value: secret id}, that export, the leak gates (export, sync,
+    nightly, the server scan) and MCP redaction all use: every file of `known_secret_files(extra)`, then
+    every registered store (the vault: values `muninn secret add` put there exist in no file). A store's
+    values are declared by their owner, so the declared rule applies (≥ 6 characters, not one ordinary
+    word). `stores=False`: the files alone (the MCP server's start with a damaged vault)."""
+    out = collect_report(settings.paths.known_secret_files(extra))
+    if stores:
+        for values_of in registry.known_value_stores():
+            for secret_id, value in values_of(settings):
+                out.add(value, secret_id, declared=True)
+    return out.values
 
 
 def collect(files: Iterable[Path]) -> dict[str, str]:

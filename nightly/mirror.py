@@ -23,7 +23,7 @@ from muninn.core.errors import ConfigError
 from muninn.export import pipeline
 from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import collect
+from muninn.guards.secret_values import known as known_values
 from muninn.nightly.jobs import Context, JobResult
 
 # Fixed identity and no signing: a cron job has no agent to sign with, and the mirror is the owner's own.
@@ -81,7 +81,7 @@ def mirror(ctx: Context) -> JobResult:
     if not (repo / ".git").exists():
         repo.mkdir(parents=True, exist_ok=True)
         git(repo, "init", "-q")
-    known = collect(s.paths.known_secret_files())
+    known = known_values(s)
     gate = LeakGate(known, allow=gate_allow(s.paths.redact_allowlist))
     dropped: list[dict[str, str]] = []
     before = tracked(repo)

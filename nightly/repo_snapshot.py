@@ -16,7 +16,7 @@ from muninn.core.errors import MuninnError
 from muninn.export import pipeline, sources
 from muninn.export.facts import Fact, render
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import collect
+from muninn.guards.secret_values import known
 from muninn.nightly import refresh
 from muninn.nightly.jobs import Context, JobResult
 
@@ -52,9 +52,8 @@ def snapshot(ctx: Context) -> JobResult:
     repos = [c for c in pipeline.configured(s) if c.kind == refresh.REPO_KIND] if s.sources else []
     if not repos:
         return JobResult("snapshot", True, "no repository configured under `sources:`", {"repos": 0})
-    files = s.paths.known_secret_files()
     guards = pipeline.Guards.for_settings(s)
-    gate = LeakGate(collect(files), patterns=False)
+    gate = LeakGate(known(s), patterns=False)
     data: dict[str, Any] = {"repos": len(repos), "exported": {}, "dropped": []}
     failures: list[str] = []
     for c in repos:

@@ -24,7 +24,7 @@ from muninn.core.errors import AuthError, ConfigError, NotFound
 from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.retired import Ledger
-from muninn.guards.secret_values import collect
+from muninn.guards.secret_values import known as known_values
 from muninn.nightly.scan_cache import ScanCache, fingerprint
 
 # What the CLI's own user walks: every scope OpenViking 0.5.2 serves to a user key.
@@ -72,7 +72,7 @@ class Scanner:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.known = collect(settings.paths.known_secret_files())     # value -> secret id
+        self.known = known_values(settings)     # value -> secret id
         ledger = Ledger(settings.paths.retired_hashes)
         ledger.remember((i, v) for v, i in self.known.items())
         self.hashes = ledger.retired(self.known)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import collect
+from muninn.guards.secret_values import known
 from muninn.nightly.jobs import Context, JobResult
 
 
@@ -13,8 +13,7 @@ def leak_gate(ctx: Context) -> JobResult:
     root = ctx.settings.paths.exports
     if not root.exists():
         return JobResult("leak-gate", True, f"nothing exported yet under {root}", {"files": 0})
-    report = LeakGate(collect(ctx.settings.paths.known_secret_files()),
-                      allow=gate_allow(ctx.settings.paths.redact_allowlist)).check_tree(root)
+    report = LeakGate(known(ctx.settings), allow=gate_allow(ctx.settings.paths.redact_allowlist)).check_tree(root)
     data = report.to_json()
     n = len(data.get("dropped", []))
     return JobResult("leak-gate", report.clean, f"{n} file(s) hold a secret" if n else f"clean under {root}", data)

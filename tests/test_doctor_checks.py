@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import free_port
 
 from muninn import cli
 from muninn.core import registry
 from muninn.core.hookspecs import hookimpl
-from tests.conftest import free_port
 
 
 @pytest.fixture

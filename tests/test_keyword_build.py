@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_factfile import AWKWARD
 
 from muninn.core import factfile
 from muninn.core.factfile import FactFile, render
 from muninn.plugins.search import keyword, query
-from tests.test_factfile import AWKWARD
 
 pytestmark = pytest.mark.skipif(not hasattr(yaml, "CSafeLoader"), reason="PyYAML built without libyaml")
 

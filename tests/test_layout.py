@@ -168,3 +168,16 @@ def test_help_is_fast_to_import() -> None:
     code = "import sys, muninn.cli; print(','.join(m for m in ('torch','sentence_transformers') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_no_test_imports_the_tests_folder_as_a_package() -> None:
+    """`make test` runs pytest with tests/ (not the checkout) on sys.path: `from tests.x import y` works in
+    a worktree started with `python -m pytest` and fails collection in CI. Shared helpers are imported as
+    `from conftest import …` or `from test_other import …`."""
+    bad = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            bad += [f"{path.name}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
+    assert bad == []

@@ -82,8 +82,10 @@ def test_metadata_change_counts_as_changed(vault: Vault, tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("bad, problem", [
-    ({"id": "x"}, "exactly one of"),
-    ({"id": "x", "value": "a", "parts": {"b": "c"}}, "exactly one of"),
+    # Issue 20: an entry without a value is metadata only (`secret add` stored the value); with none in the
+    # vault either, sync names it and the command that stores one.
+    ({"id": "x"}, "muninn secret add x"),
+    ({"id": "x", "value": "a", "parts": {"b": "c"}}, "not both"),
     ({"id": "x", "value": 12345}, "quote the value"),
     ({"id": "bad id", "value": "v"}, "an id is"),
     ({"id": "x", "value": "v", "colour": "red"}, "unknown key"),

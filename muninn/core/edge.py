@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from typer._click import exceptions as click_exc
 from typer.exceptions import Abort, Exit
 
+from muninn.core import extras
 from muninn.core.errors import ExitCode, MuninnError
 
 
@@ -58,16 +59,27 @@ def run(main: Callable[..., Any], *args: Any, **kwargs: Any) -> NoReturn:
         # The reader went away (`muninn search x | head -1`): nothing left to say to it.
         _quiet_stdout()
         sys.exit(ExitCode.OK)
+    except ModuleNotFoundError as exc:
+        # A module of an optional extra (torch, onnxruntime...): say which extra, not "a bug".
+        missing = extras.missing_extra(exc)
+        if missing is None:
+            _bug(exc)
+        say_error(str(missing))
+        sys.exit(missing.exit_code)
     except Exception as exc:   # the edge: anything else is a bug, said in one sentence, never a traceback
-        if os.environ.get("MUNINN_DEBUG"):
-            raise
-        first = " ".join(str(exc).split())[:300] or "(no message)"
-        say_error(f"muninn failed unexpectedly: {type(exc).__name__}: {first} (this is a bug: rerun with "
-                  "MUNINN_DEBUG=1 for the traceback and report it)")
-        sys.exit(ExitCode.INTERNAL)
+        _bug(exc)
     # Non-standalone click returns a typer.Exit's code, else the command's return value. An ExitCode
     # (an IntEnum) is a code too; a bool a command happened to return is not.
     sys.exit(int(rv) if isinstance(rv, int) and not isinstance(rv, bool) else ExitCode.OK)
+
+
+def _bug(exc: Exception) -> NoReturn:
+    if os.environ.get("MUNINN_DEBUG"):
+        raise exc
+    first = " ".join(str(exc).split())[:300] or "(no message)"
+    say_error(f"muninn failed unexpectedly: {type(exc).__name__}: {first} (this is a bug: rerun with "
+              "MUNINN_DEBUG=1 for the traceback and report it)")
+    sys.exit(ExitCode.INTERNAL)
 
 
 def _quiet_stdout() -> None:

@@ -47,6 +47,8 @@ class ExitCode(IntEnum):
                          "or from a backup")
     EVAL_REGRESSED = 16, ("`muninn eval` lost to the last run of the same sealed set by more than "
                           "`--max-drop` questions at hit@k or `--max-mrr-drop` in MRR")
+    MISSING_EXTRA = 17, ("a command needs an optional extra that is not installed (the sentence names it: "
+                         "`pip install 'muninn[ml]'`)")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
                     "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"

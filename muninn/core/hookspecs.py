@@ -9,7 +9,7 @@ on which module happened to be imported first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -50,6 +50,13 @@ def register_jobs(register: Callable[[str, Callable[[Any], Any]], Any]) -> None:
 def register_stores(register: Callable[[Callable[[Settings, str | None], list[dict[str, Any]]]], Any]) -> None:
     """`muninn status --stores` rows: `register(fn)`, fn(settings, reader or None for every reader) ->
     [{"reader", "area", "uri", "files", "newest", "index"}] (the search plugin's keyword indexes)."""
+
+
+@hookspec
+def register_known_values(register: Callable[[Callable[[Settings], Iterable[tuple[str, str]]]], Any]) -> None:
+    """Stores of secret values besides the files of `settings.paths.known_secret_files()`: `register(fn)`,
+    fn(settings) -> (secret id, value) pairs (the vault's store). Read only through
+    `muninn.guards.secret_values.known`, the one collector export, the leak gates and MCP redaction use."""
 
 
 @hookspec

@@ -1,5 +1,5 @@
 """The one registry: every source, redaction rule, MCP tool, doctor check, nightly job, workspace
-upgrade step and after-sync hook comes through here, in llm's style (pluggy hooks; see
+upgrade step, store of known secret values and after-sync hook comes through here, in llm's style (pluggy hooks; see
 muninn.core.hookspecs).
 
 `BUILTIN` is the one list of muninn's own plugin modules. They are named, not imported, so core
@@ -120,6 +120,12 @@ def jobs() -> dict[str, Callable[[Any], Any]]:
 def store_rows() -> list[Callable[[Settings, str | None], list[dict[str, Any]]]]:
     """What `muninn status --stores` lists, from every part that keeps a store per reader."""
     return list(_collect("register_stores", lambda fn: f"{fn.__module__}.{fn.__qualname__}", "store list").values())
+
+
+def known_value_stores() -> list[Callable[[Settings], Any]]:
+    """Stores of secret values besides the known secret files (the vault's): see secret_values.known."""
+    return list(_collect("register_known_values", lambda fn: f"{fn.__module__}.{fn.__qualname__}",
+                         "known-value store").values())
 
 
 def upgrade_steps() -> list[Any]:

@@ -19,18 +19,25 @@ A file is a list of entries, or a mapping with a `secrets:` list. An entry:
 A multi-part secret has `parts: {username: ..., password: ...}` instead of `value`; each part
 is injected as `<ENV>_<PART>` (e.g. DB_ADMIN_PASSWORD) unless `env:` maps part names to
 variable names.
+
+An entry with neither is metadata only: its value is in the vault already, put there by
+`muninn secret add ID` (which also appends the entry here, `add_entry`), and `vault sync` keeps it.
 """
 
 from __future__ import annotations
 
 import re
+import stat
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from muninn.core import yamlfile
+from muninn.core import atomic, yamlfile
+from muninn.core.errors import ConfigError
 
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -69,8 +76,8 @@ class SecretEntry(BaseModel):
 
     @model_validator(mode="after")
     def _one_value(self) -> SecretEntry:
-        if (self.value is None) == (self.parts is None):
-            raise ValueError("give exactly one of `value` or `parts`")
+        if self.value is not None and self.parts is not None:
+            raise ValueError("give one of `value` or `parts`, not both")
         if self.value == "" or (self.parts is not None and (not self.parts or "" in self.parts.values())):
             raise ValueError("empty secret value")
         names = [self.env] if isinstance(self.env, str) else list((self.env or {}).values())
@@ -81,9 +88,16 @@ class SecretEntry(BaseModel):
             raise ValueError(f"env names parts that do not exist: {sorted(set(self.env) - set(self.parts))}")
         return self
 
+    @property
+    def in_file(self) -> bool:
+        """The value is written in the YAML (False: metadata only, the value is in the vault)."""
+        return self.value is not None or self.parts is not None
+
     def values(self) -> dict[str, str]:
-        """{part name or '': value}."""
-        return dict(self.parts) if self.parts is not None else {"": self.value or ""}
+        """{part name or '': value}; empty for a metadata-only entry."""
+        if self.parts is not None:
+            return dict(self.parts)
+        return {"": self.value} if self.value is not None else {}
 
     def metadata(self) -> dict:
         return self.model_dump(exclude={"value", "parts"}) | {"parts": sorted(self.parts or {})}
@@ -112,3 +126,41 @@ def load_files(paths: Iterable[Path]) -> list[Located]:
     """Every entry of every file, validated, ids unique across files. The first problem raises."""
     return [Located(e.value, e.path, e.line)
             for e in yamlfile.load_entries(paths, SecretEntry, "secrets", "id, value...")]
+
+
+def add_entry(path: Path, entry: SecretEntry) -> Located:
+    """Append `entry`'s metadata (never a value) to the secrets YAML at `path`, keeping every comment and
+    entry as written. The new text is validated before it replaces the file; a layout it cannot append to
+    (a flow-style list) is refused by name with nothing written."""
+    if entry.in_file:
+        raise ValueError("add_entry writes metadata only")
+    meta = {k: v for k, v in entry.model_dump(exclude={"value", "parts"}).items() if v not in (None, [], "")}
+    block = yaml.safe_dump([meta], sort_keys=False, allow_unicode=True, width=1000)
+    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    if text and not text.endswith("\n"):
+        text += "\n"
+    # A top-level list takes the block as it is; `secrets:` may indent its items by two.
+    for candidate in (text + block, text + "".join(f"  {line}" for line in block.splitlines(keepends=True))):
+        found = _entry_in(candidate, path, entry.id)
+        if found is not None and found.entry.metadata() == entry.metadata():
+            mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o600
+            atomic.write_text(path, candidate, mode)
+            return Located(found.entry, path, found.line)
+    raise ConfigError(f"cannot append an entry to {path}'s layout", path=str(path),
+                      fix=f"add `- id: {entry.id}` to it by hand (block style), then rerun")
+
+
+HEADER = ("# Secrets' metadata. Values are never here: `muninn secret add ID` puts each one in the encrypted "
+          "vault.\n")
+
+
+def _entry_in(text: str, path: Path, secret_id: str) -> Located | None:
+    """`secret_id`'s entry in `text` as the real loader reads it (None when it does not read)."""
+    with tempfile.TemporaryDirectory(prefix="muninn-secrets-") as tmp:
+        scratch = Path(tmp) / path.name
+        scratch.write_text(text, encoding="utf-8")
+        try:
+            entries = load_files([scratch])
+        except ConfigError:
+            return None
+    return next((e for e in entries if e.entry.id == secret_id), None)

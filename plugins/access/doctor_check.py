@@ -25,7 +25,8 @@ def vault(settings: Settings) -> list[Check]:
         out.append(Check("vault files", "ok", ", ".join(str(f) for f in files)))
     path = settings.paths.vault_store
     if not path.exists():
-        out.append(Check("vault store", "warn", f"{path} not created yet", "run `muninn vault sync`"))
+        out.append(Check("vault store", "warn", f"{path} not created yet",
+                         "run `muninn secret add ID` (asks for a value) or `muninn vault sync`"))
         return out
     try:
         store = Store(path, for_home(settings), settings.vault.key_name)

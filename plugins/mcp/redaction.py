@@ -1,7 +1,8 @@
 """Value redaction for everything the MCP server sends out or logs.
 
-The known values are the vault's: every value in its encrypted store (when it has been synced)
-and in the secrets YAML files of `vault.files`, plus any extra files in `guard.secret_files`. The
+The known values come from the one collector (`secret_values.known`): the vault's encrypted store
+(values `muninn secret add` put there included), the secrets YAML of `vault.files`, `guard.secret_files`,
+`export.secret_files` and secrets sources. The
 replacement is the shared redactor in muninn.guards.redact (one Aho-Corasick pass over the
 values, then patterns), the one the exporter and the leak gate's reports use. If a store exists
 and its key cannot open it, the server does not start. A store that is damaged (truncated,
@@ -13,27 +14,10 @@ values alone, and the other tools keep working.
 from __future__ import annotations
 
 from muninn.core.config import Settings
-from muninn.core.credentials import for_home
 from muninn.guards import secret_values
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.redact import Redactor
-from muninn.plugins.access.store import Store, VaultDamaged
-
-
-def vault_values(settings: Settings) -> dict[str, str]:
-    """{value: secret id} for every secret-ish value in the vault's store, if there is one."""
-    path = settings.paths.vault_store
-    if not path.exists():
-        return {}
-    try:
-        store = Store(path, for_home(settings), settings.vault.key_name)
-    except VaultDamaged:
-        return {}
-    try:
-        return {value: f"{sid}.{part}" if part else sid for sid, part, value in store.all_values()
-                if secret_values.is_secretish(value)}
-    finally:
-        store.close()
+from muninn.plugins.access.store import VaultDamaged
 
 
 class ValueRedactor:
@@ -60,10 +44,10 @@ class ValueRedactor:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ValueRedactor:
-        known = vault_values(settings)
-        for value, secret_id in secret_values.collect(settings.paths.known_secret_files()).items():
-            known.setdefault(value, secret_id)
-        return cls(known)
+        try:
+            return cls(secret_values.known(settings))
+        except VaultDamaged:
+            return cls(secret_values.known(settings, stores=False))
 
     def scrub(self, text: str) -> str:
         return self._redactor.redact_values(text).text

