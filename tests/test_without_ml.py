@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -22,13 +23,22 @@ from muninn.core.errors import ExitCode
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def hidden_modules() -> list[str]:
+    """What a plain `pip install muninn` lacks: the extra's own modules and every installed module no
+    distribution of the base install provides (numpy, huggingface_hub, scipy, ... which the extra brings)."""
+    keep = {"pip", "setuptools", "pkg_resources", "wheel", "muninn", "pytest", "_pytest"}
+    found = {m for m, dists in metadata.packages_distributions().items()
+             if not m.startswith("_") and m not in keep and "muninn" not in dists and not extras.base_provides(m)}
+    return sorted(found | set(extras.MODULES))
+
+
 @pytest.fixture
 def no_ml(tmp_path: Path) -> dict[str, str]:
-    """The environment of a process that cannot import any module of the ml extra."""
+    """The environment of a process that cannot import anything the base install does not bring."""
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text(
-        "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in extras.MODULES))
+        "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in hidden_modules()))
     env = {**os.environ, "PYTHONPATH": str(blocker), "PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring"}
     env.pop("MUNINN_DEBUG", None)
     return env
@@ -42,7 +52,11 @@ def _muninn(env: dict[str, str], cwd: Path, *argv: str, timeout: float = 120) ->
 
 
 def test_the_blocker_really_hides_the_extra(no_ml: dict[str, str], tmp_path: Path) -> None:
-    code = f"import importlib.util as u\nfor m in {list(extras.MODULES)!r}:\n    assert u.find_spec(m) is None, m\n"
+    # What the extra drags in is hidden too: a real base-only install (uv tool install .) lacks these.
+    assert {"numpy", "huggingface_hub", "safetensors"} <= set(hidden_modules())
+    assert not {"yaml", "typer", "httpx", "pydantic", "keyring", "detect_secrets", "mcp"} & set(hidden_modules())
+    code = f"import importlib.util as u\nfor m in {[*extras.MODULES, 'numpy', 'huggingface_hub']!r}:\n"
+    code += "    assert u.find_spec(m) is None, m\n"
     code += "try:\n    import torch\nexcept ModuleNotFoundError:\n    print('blocked')\n"
     out = subprocess.run([sys.executable, "-c", code], env=no_ml, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "blocked"
@@ -66,7 +80,7 @@ def test_help_init_doctor_and_export_work_without_the_extra(no_ml: dict[str, str
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("argv", [["embed", "serve", "--port", "1"]])
+@pytest.mark.parametrize("argv", [["embed", "serve", "--port", "1"], ["bench", "--quick"]])
 def test_a_command_that_needs_the_extra_says_which(no_ml: dict[str, str], tmp_path: Path, argv: list[str]) -> None:
     proc = _muninn(no_ml, tmp_path, *argv)
     assert proc.returncode == ExitCode.MISSING_EXTRA, (proc.returncode, proc.stderr)

@@ -8,6 +8,12 @@ table to pyproject.toml's `ml` extra.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib.util
+import re
+from importlib import metadata
+
 from muninn.core.errors import ExitCode, MuninnError
 
 # Top-level import name -> extra. torch is installed before the extra (the CPU build, see README).
@@ -29,8 +35,47 @@ class MissingExtra(MuninnError):
         super().__init__(f"{what} needs muninn's {extra} extra ({module} is not installed)", fix=install_line(extra))
 
 
+def _name(dist: str) -> str:
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
+@functools.cache
+def base_distributions() -> frozenset[str] | None:
+    """The distributions a plain `pip install muninn` brings: its required ones, transitively (markers are
+    not evaluated: counting one too many only makes the rule below more careful). None without metadata."""
+    try:
+        todo = [r for r in metadata.requires("muninn") or [] if "extra ==" not in r]
+    except metadata.PackageNotFoundError:
+        return None
+    seen: set[str] = set()
+    while todo:
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", todo.pop())
+        if not match or (name := _name(match.group(1))) in seen:
+            continue
+        seen.add(name)
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            todo += [r for r in metadata.requires(name) or [] if "extra ==" not in r]
+    return frozenset(seen)
+
+
+def base_provides(module: str) -> bool:
+    """Whether an installed distribution of the base install provides this top-level module."""
+    base = base_distributions()
+    dists = metadata.packages_distributions().get(module, [])
+    return base is None or any(_name(d) in base for d in dists)
+
+
+def installed(extra: str = "ml") -> bool:
+    return all(importlib.util.find_spec(m) is not None for m, e in MODULES.items() if e == extra)
+
+
 def missing_extra(exc: ModuleNotFoundError) -> MissingExtra | None:
-    """The sentence for a module an extra installs; None for any other missing module (a real bug)."""
+    """The sentence for a module an extra installs; None for any other missing module (a real bug).
+
+    An extra's modules bring their own (numpy, huggingface_hub, scipy, ...): without the extra, any missing
+    module the base install does not provide is the extra's too, whichever of them a command met first."""
     module = (exc.name or "").split(".")[0]
     extra = MODULES.get(module)
+    if extra is None and module and not installed("ml") and not base_provides(module):
+        extra = "ml"
     return MissingExtra(module, extra) if extra else None

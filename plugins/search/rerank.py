@@ -67,8 +67,12 @@ def resolve(model: str) -> str:
         return str(path)
     if model.startswith(("/", ".", "~")) or model.count("/") != 1:
         raise RerankUnavailable(f"reranker weights not found at {model}", fix=_FIX)
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
+    try:
+        from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import LocalEntryNotFoundError
+    except ModuleNotFoundError:
+        raise RerankUnavailable(f"reranker {model} needs muninn's ml extra ({extras.install_line()})",
+                                fix=_FIX) from None
 
     try:
         return snapshot_download(model, local_files_only=True)
