@@ -10,6 +10,7 @@ import math
 
 import pytest
 
+from muninn.core.errors import MuninnError
 from muninn.evals.corpora import docbook, harness, locomo_notes, replay, report, sources, trace
 from muninn.evals.corpora import questions as qmod
 
@@ -107,6 +108,23 @@ def test_documentation_question_sets_are_big_and_varied(name: str) -> None:
     kinds = {q.kind for q in qs}
     assert len(qs) >= 40 and {"identifier", "howto", "vocabulary", "buried", "near-duplicate"} <= kinds
     assert all(q.answer for q in qs)
+
+
+def test_a_source_option_reaches_the_exporter_as_muninn_yaml_would_set_it(tmp_path) -> None:
+    """The lever measured is the product's own option: smaller sections give more facts, and the
+    run's settings carry the option into the `sources:` entry sync exports from."""
+    plain = harness.sections(sources.build("ops", tmp_path), "r")
+    opts = sources.parse_options(["notes.max_chars=200", "notes.min_chars=0"])
+    built = sources.build("ops", tmp_path, opts)
+    assert {s.options.get("max_chars") for s in built.sources if s.kind == "notes"} == {200}
+    assert all(not s.options for s in built.sources if s.kind != "notes")
+    assert len(harness.sections(built, "r")) > len(plain)
+
+
+@pytest.mark.parametrize("pair", ["max_chars=800", "notes.max_chars", "=1", "notes.=3"])
+def test_a_source_option_must_name_kind_option_and_value(pair: str) -> None:
+    with pytest.raises(MuninnError, match="KIND.OPTION=VALUE"):
+        sources.parse_options([pair])
 
 
 def test_metrics_score_the_first_right_hit() -> None:

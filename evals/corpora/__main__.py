@@ -22,12 +22,12 @@ from muninn.evals.corpora import harness, report, sources
 from muninn.evals.corpora import questions as qmod
 
 
-def _check(names: list[str], cache: Path | None) -> tuple[int, dict[str, sources.Built]]:
+def _check(names: list[str], cache: Path | None, options: dict | None = None) -> tuple[int, dict[str, sources.Built]]:
     """Build each corpus and check its answers; (exit code, the built corpora)."""
     bad = 0
     out = {}
     for name in names:
-        built = out[name] = sources.build(name, cache)
+        built = out[name] = sources.build(name, cache, options)
         problems = qmod.check(built.tree, built.questions) if built.tree else []
         verdict = "ok" if not problems else f"{len(problems)} problem(s)"
         print(f"{name}: {built.origin}; {len(built.questions.questions)} questions, {verdict}", flush=True)
@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                     "(CORPUS.jsonl), for `python -m muninn.evals.corpora.replay`")
     ap.add_argument("--sample", type=int, help="at most this many questions per corpus, evenly spaced (the "
                     "report says how many ran)")
+    ap.add_argument("--option", action="append", default=[], metavar="KIND.OPTION=VALUE",
+                    help="an exporter option for every source of that kind, as muninn.yaml would set it "
+                    "(e.g. notes.max_chars=800); the report names it")
     args = ap.parse_args(argv)
     if args.command == "report":
         runs = [r for f in args.corpora for r in report.read_json(Path(f))]
@@ -59,10 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         print(report.table(runs))
         return ExitCode.CHECK_FAILED if report.gate(runs) else ExitCode.OK
     names = args.corpora or sources.DEFAULT
-    command = "python -m muninn.evals.corpora run " + " ".join(names)
+    command = "python -m muninn.evals.corpora run " + " ".join(names + [f"--option {o}" for o in args.option])
     try:
         cache = args.cache or sources.cache_dir()
-        code, built = _check(names, cache)
+        code, built = _check(names, cache, sources.parse_options(args.option))
         if code or args.command == "check":
             return code
         settings = config.load()

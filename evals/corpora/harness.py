@@ -79,7 +79,7 @@ def sections(built: Built, root: str) -> list[Section]:
     """The facts the exporter writes, with the URI each lands at after sync."""
     out = []
     for s in built.sources:
-        source = export_sources.build(s.kind, s.path, None)
+        source = export_sources.build(s.kind, s.path, s.options or None)
         for f in unique_paths(source.facts()):
             crumb = CRUMB.join(f.breadcrumb) if f.breadcrumb else f.title
             out.append(Section(uri=f"{root}/{s.area}/{s.name or s.kind}/{f.path}.md", text=f"{crumb}\n{f.body}",
@@ -114,7 +114,8 @@ def metrics(firsts: list[int | None], ms: list[float]) -> dict[str, float]:
 def corpus_settings(settings: Settings, built: Built, root: str, workdir: Path) -> Settings:
     """The run's settings: this corpus's sources into areas below `root`, its own export folder and
     keyword index; everything else (search weights included) exactly as configured."""
-    srcs = [SourceSettings(kind=s.kind, path=s.path, area=f"{root}/{s.area}", name=s.name) for s in built.sources]
+    srcs = [SourceSettings(kind=s.kind, path=s.path, area=f"{root}/{s.area}", name=s.name, options=s.options)
+            for s in built.sources]
     return settings.model_copy(update={
         "sources": srcs,
         # Small batches: a 100-file batch written with wait=True outlasts the client's 60 s timeout
@@ -177,6 +178,7 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
         for variant in chosen:
             flags = VARIANTS[variant]
             firsts, ms = [], []
+            weak = 0    # the "no strong match" advisory is counted, not repeated per question
             say(f"{name}: {variant}")
             t0 = time.perf_counter()
             for q, want in zip(qs, golds, strict=True):
@@ -187,10 +189,14 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
                     result = searcher.search(q.question, k=K, target=target, now=now, **flags)
                     uris = [h.uri for h in result.hits]
                     for w in result.warnings:
-                        if w not in run.warnings:
+                        if w.startswith("no strong match"):
+                            weak += 1
+                        elif w not in run.warnings:
                             run.warnings.append(w)
                 ms.append((time.perf_counter() - t) * 1000)
                 firsts.append(first_rank(uris, want))
+            if weak:
+                run.warnings.append(f"{variant}: no strong match (search.strong_match) on {weak} of {len(qs)} q")
             run.seconds[variant] = round(time.perf_counter() - t0, 1)
             per[variant] = (firsts, ms)
         if trace_dir is not None:

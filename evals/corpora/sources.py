@@ -12,8 +12,9 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
@@ -54,6 +55,7 @@ class Source:
     path: Path
     area: str
     name: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)   # the entry's `options:` (exporter settings)
 
 
 @dataclass
@@ -145,7 +147,26 @@ CORPORA: dict[str, Callable[[Path], Built]] = {
 DEFAULT = ["debian-handbook", "postgresql", "locomo-26", "ops"]
 
 
-def build(name: str, cache: Path | None = None) -> Built:
+def build(name: str, cache: Path | None = None, options: dict[str, dict[str, Any]] | None = None) -> Built:
+    """`options` maps a source kind to exporter options every source of that kind gets (a lever measured
+    as a user would set it in muninn.yaml, e.g. {"notes": {"max_chars": 800}})."""
     if name not in CORPORA:
         raise ConfigError(f"unknown corpus {name!r}", fix=f"use one of: {', '.join(CORPORA)}")
-    return CORPORA[name](cache or cache_dir())
+    built = CORPORA[name](cache or cache_dir())
+    for kind, opts in (options or {}).items():
+        built.sources = [replace(s, options={**s.options, **opts}) if s.kind == kind else s for s in built.sources]
+    return built
+
+
+def parse_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """["notes.max_chars=800", ...] -> {"notes": {"max_chars": 800}} (values read as YAML scalars)."""
+    import yaml
+
+    out: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        kind, dot, opt = key.partition(".")
+        if not (sep and dot and kind and opt):
+            raise ConfigError(f"bad source option {pair!r}", fix="write KIND.OPTION=VALUE, e.g. notes.max_chars=800")
+        out.setdefault(kind, {})[opt] = yaml.safe_load(value)
+    return out

@@ -36,7 +36,7 @@ def rendered_facts(built: sources.Built) -> list[tuple[harness.Section, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         for s in built.sources:
             dest = Path(tmp) / (s.name or s.kind)
-            export_pipeline.run(s.kind, s.path, dest)
+            export_pipeline.run(s.kind, s.path, dest, options=s.options or None)
             for path in sorted(dest.rglob("*.md")):
                 text = path.read_text(encoding="utf-8")
                 ff = factfile.parse(text)
@@ -47,8 +47,8 @@ def rendered_facts(built: sources.Built) -> list[tuple[harness.Section, str]]:
     return out
 
 
-def run(name: str, cache: Path | None, model) -> dict[str, dict[str, float]]:
-    built = sources.build(name, cache)
+def run(name: str, cache: Path | None, model, options: dict | None = None) -> dict[str, dict[str, float]]:
+    built = sources.build(name, cache, options)
     facts = rendered_facts(built)
     secs = [sec for sec, _ in facts]
     questions = built.questions.questions
@@ -73,11 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path)
     ap.add_argument("--model", default=EmbedSettings().model, help="an embed.model value (a packaged id or a folder)")
     ap.add_argument("--max-tokens", type=int, default=EmbedSettings().max_tokens, help="the sidecar's cut")
+    ap.add_argument("--option", action="append", default=[], metavar="KIND.OPTION=VALUE",
+                    help="an exporter option for every source of that kind, e.g. notes.max_chars=800")
     args = ap.parse_args(argv)
+    options = sources.parse_options(args.option)
     model, _ = load(EmbedSettings(model=args.model, max_tokens=args.max_tokens))
     print(f"model {args.model}, {args.max_tokens} tokens")
     for name in args.corpora:
-        run(name, args.cache, model)
+        run(name, args.cache, model, options)
     return 0
 
 
