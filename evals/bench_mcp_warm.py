@@ -42,7 +42,7 @@ def _variant(cfg: Path, rerank: bool) -> Path:
     return out
 
 
-def measure(cfg: Path, profile: str, searches: int) -> dict[str, float]:
+def measure(cfg: Path, profile: str, searches: int, pause: float = 0.0) -> dict[str, float]:
     import anyio
     from mcp import Client, StdioServerParameters
 
@@ -55,6 +55,7 @@ def measure(cfg: Path, profile: str, searches: int) -> dict[str, float]:
         t0 = time.perf_counter()
         async with Client(params, read_timeout_seconds=600) as client:
             row["initialised_s"] = time.perf_counter() - t0
+            await anyio.sleep(pause)     # an agent reads its instructions before it searches
             for i in range(searches + 1):
                 t = time.perf_counter()
                 res = await client.call_tool("recall_search", {"query": QUESTIONS[i % len(QUESTIONS)]})
@@ -76,6 +77,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--searches", type=int, default=20)
     ap.add_argument("--profile", default="owner")
+    ap.add_argument("--pause", type=float, default=0.0, help="seconds between initialize and the first search")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-mcp-warm-"))
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
@@ -88,12 +90,13 @@ def main() -> None:
         assert policy_apply.apply(settings, policy_mod.load_for(settings), say=lambda m: None).ok
         bench_nightly._night(cfg)          # exports, syncs and indexes the demo corpus
         for rerank in (True, False):
-            rows[rerank] = measure(_variant(cfg, rerank), args.profile, args.searches)
+            rows[rerank] = measure(_variant(cfg, rerank), args.profile, args.searches, args.pause)
             print(f"[mcp-warm] rerank={rerank}: {rows[rerank]}", file=sys.stderr, flush=True)
     finally:
         stack.down(settings, say=lambda m: None)
     print(f"Warm `recall_search` through stdio MCP (`muninn mcp --profile {args.profile}`), demo corpus, "
-          f"{os.cpu_count()} cores; {args.searches} timed searches after the first.\n")
+          f"{os.cpu_count()} cores; {args.searches} timed searches after the first, which came "
+          f"{args.pause:g} s after initialize.\n")
     print("| | initialize s | first search ms | warm p50 ms | warm p95 ms | load avg start / end |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     for rerank, r in rows.items():

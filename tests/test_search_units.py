@@ -369,7 +369,7 @@ def test_a_walk_of_one_root_leaves_the_rows_of_another_case_alone(tmp_path) -> N
 
     class _Walker:            # the two calls build_from_openviking makes of a client
         def walk(self, root):
-            return [SimpleNamespace(uri=f"{root}/a.md")]
+            return [SimpleNamespace(uri=f"{root}/a.md", stamp=None)]
 
         def read(self, uri):
             return _fact("John said", "The backup failed.")

@@ -8,6 +8,7 @@ from typing import Any
 
 from muninn.core.hookspecs import hookimpl
 from muninn.plugins.access import doctor_check
+from muninn.plugins.access.store import stored_values
 
 
 @hookimpl
@@ -19,6 +20,4 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 
 @hookimpl
 def register_known_values(register: Callable[[Callable[..., Any]], Any]) -> None:
-    from muninn.plugins.access.store import stored_values
-
     register(stored_values)

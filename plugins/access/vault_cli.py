@@ -10,6 +10,7 @@ import typer
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ConfigError, ExitCode
+from muninn.guards.secret_values import is_declared_secret
 
 from .vault import Vault, exec_command_line
 
@@ -164,8 +165,6 @@ def add(
       muninn secret add grafana-admin --service grafana --kind password --username admin
       pass show grafana | muninn secret add grafana-admin --stdin --replace
     """
-    from muninn.guards.secret_values import is_declared_secret
-
     value = _read_value(secret_id, stdin)
     meta = {k: v for k, v in {"service": service, "environment": environment, "kind": kind, "username": username,
                               "url": url, "use": use, "notes": notes, "tags": tags}.items() if v}
