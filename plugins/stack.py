@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from muninn.core import accounts, credentials
+from muninn.core import accounts, credentials, extras
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
@@ -261,6 +261,9 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     elif embed.running and embed.healthy:
         say(f"embed: already running (pid {embed.pid}) at {embed.url}")
     else:
+        if not extras.installed("ml"):
+            # Before the spawn: the sidecar would die on its first import with a traceback in its log.
+            extras.require("ml", what="the local embedding sidecar (or set embed.url to an endpoint)")
         if port_busy(settings.embed.host, settings.embed.port):
             raise StackError(f"port {settings.embed.port} on {settings.embed.host} is in use by another process",
                              fix="stop it or set embed.port in muninn.yaml")

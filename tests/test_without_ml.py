@@ -27,7 +27,7 @@ def hidden_modules() -> list[str]:
     """What a plain `pip install muninn` lacks: the extra's own modules and every installed module no
     distribution of the base install provides (numpy, huggingface_hub, scipy, ... which the extra brings)."""
     keep = {"pip", "setuptools", "pkg_resources", "wheel", "muninn", "pytest", "_pytest"}
-    found = {m for m, dists in metadata.packages_distributions().items()
+    found = {m for m, dists in extras._providers().items()
              if not m.startswith("_") and m not in keep and "muninn" not in dists and not extras.base_provides(m)}
     return sorted(found | set(extras.MODULES))
 
@@ -80,9 +80,11 @@ def test_help_init_doctor_and_export_work_without_the_extra(no_ml: dict[str, str
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("argv", [["embed", "serve", "--port", "1"], ["bench", "--quick"]])
+@pytest.mark.parametrize("argv", [["embed", "serve", "--port", "1"], ["bench", "--quick"], ["up"]])
 def test_a_command_that_needs_the_extra_says_which(no_ml: dict[str, str], tmp_path: Path, argv: list[str]) -> None:
-    proc = _muninn(no_ml, tmp_path, *argv)
+    home = tmp_path / "home"
+    (tmp_path / "muninn.yaml").write_text(f"home: {home}\nembed:\n  port: 1\n")
+    proc = _muninn(no_ml, tmp_path, "--config", str(tmp_path / "muninn.yaml"), *argv)
     assert proc.returncode == ExitCode.MISSING_EXTRA, (proc.returncode, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'muninn[ml]'" in lines[0], proc.stderr

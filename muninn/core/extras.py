@@ -58,15 +58,32 @@ def base_distributions() -> frozenset[str] | None:
     return frozenset(seen)
 
 
+@functools.cache
+def _providers() -> dict[str, list[str]]:
+    # One walk of every installed distribution's file list: seconds on a big environment, so done once.
+    return metadata.packages_distributions()
+
+
 def base_provides(module: str) -> bool:
     """Whether an installed distribution of the base install provides this top-level module."""
     base = base_distributions()
-    dists = metadata.packages_distributions().get(module, [])
+    dists = _providers().get(module, [])
     return base is None or any(_name(d) in base for d in dists)
 
 
+def absent(extra: str = "ml") -> str | None:
+    """The first of the extra's modules that is not installed; None when the extra is complete."""
+    return next((m for m, e in MODULES.items() if e == extra and importlib.util.find_spec(m) is None), None)
+
+
 def installed(extra: str = "ml") -> bool:
-    return all(importlib.util.find_spec(m) is not None for m, e in MODULES.items() if e == extra)
+    return absent(extra) is None
+
+
+def require(extra: str = "ml", what: str = "this command") -> None:
+    """Refuse before starting work that would die on its first import (a child process, a long build)."""
+    if (module := absent(extra)) is not None:
+        raise MissingExtra(module, extra, what)
 
 
 def missing_extra(exc: ModuleNotFoundError) -> MissingExtra | None:
