@@ -78,6 +78,23 @@ def canonicalize(uri: str) -> str:
     return _canonicalize(uri)
 
 
+class FolderUri(UriRejected):
+    """A URI named where one file is wanted ends in a slash; `canonical` is its folder."""
+
+    def __init__(self, uri: str, canonical: str) -> None:
+        self.canonical = canonical
+        super().__init__(uri, "a folder, not a file")
+
+
+def file_uri(uri: str) -> str:
+    """The canonical form of a URI that should name one file: UriRejected when it cannot be made canonical,
+    FolderUri when it ends in a slash (canonical form drops the slash, so this is the last chance to see it)."""
+    canonical = canonicalize(uri)
+    if uri.rstrip().endswith("/"):
+        raise FolderUri(uri, canonical)
+    return canonical
+
+
 @lru_cache(maxsize=4096)
 def _canonicalize(uri: str) -> str:
     if not uri or not uri.strip():

@@ -4,6 +4,7 @@ integration tests share one real stack (openviking-server + the embedding sideca
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import socket
 import subprocess
@@ -160,3 +161,30 @@ def stack() -> Stack:
     finally:
         root.close()
         stack_mod.down(settings, say=lambda m: None)
+
+
+@dataclass
+class Ended:
+    """What one `muninn` run left: its exit code and what it printed."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_muninn(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """The installed entry point (`muninn.cli.main`) in this process, as a shell would run it; `stdin`,
+    when given, is its stdin (a pipe)."""
+    from muninn import cli
+
+    def run(argv: list[str], stdin: str | None = None) -> Ended:
+        monkeypatch.setattr(sys, "argv", ["muninn", *argv])
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        with pytest.raises(SystemExit) as ended:
+            cli.main()
+        out = capsys.readouterr()
+        return Ended(int(ended.value.code or 0), out.out, out.err)
+
+    return run

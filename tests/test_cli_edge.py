@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import pytest
 
@@ -52,25 +51,11 @@ BAD_ARGUMENTS = [
 ]
 
 
-@dataclass
-class Ended:
-    exit_code: int
-    stdout: str
-    stderr: str
-
 
 @pytest.fixture
-def invoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+def invoke(run_muninn):
     """The installed entry point (`muninn.cli.main`) in this process, as a shell would run it."""
-
-    def run(argv: list[str]) -> Ended:
-        monkeypatch.setattr(sys, "argv", ["muninn", *argv])
-        with pytest.raises(SystemExit) as ended:
-            cli.main()
-        out = capsys.readouterr()
-        return Ended(int(ended.value.code or 0), out.out, out.err)
-
-    return run
+    return run_muninn
 
 
 def _one_error_line(stderr: str) -> str:

@@ -98,3 +98,25 @@ def test_forget_is_never_an_mcp_tool() -> None:
 
     assert not [name for name in registry.tools() if "forget" in name or "delete" in name or name.endswith("_rm")]
     assert "forget" in policy_mod.AGENT_FORBIDDEN
+
+
+@pytest.mark.parametrize("raw, verdict", [
+    ("viking://resources/agents/raven/", "folder"),
+    ("viking://resources/agents/raven//", "folder"),
+    ("viking://resources/agents/raven/  ", "rejected"),     # a blank segment is no name at all
+    ("  viking://resources/agents/raven/a.md", "rejected"),
+    ("viking://resources/agents/raven/a.md", "file"),
+    ("viking://resources/agents/./raven/a.md", "file"),
+])
+def test_read_and_forget_share_one_file_uri_rule(raw: str, verdict: str) -> None:
+    """`muninn read` and `muninn forget` ask guards.uri.file_uri whether a URI names one file."""
+    from muninn.guards import uri as uri_guard
+
+    if verdict == "file":
+        assert uri_guard.file_uri(raw) == "viking://resources/agents/raven/a.md"
+        return
+    with pytest.raises(uri_guard.UriRejected) as got:
+        uri_guard.file_uri(raw)
+    assert isinstance(got.value, uri_guard.FolderUri) is (verdict == "folder")
+    if verdict == "folder":
+        assert got.value.canonical == "viking://resources/agents/raven"

@@ -4,17 +4,14 @@ not there."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import Ended
 
-from muninn import cli
 from muninn.core import config, policy, secrets_file
 from muninn.core.errors import ExitCode
 from muninn.plugins import init_files
@@ -24,24 +21,13 @@ NAMES = ("muninn.yaml", "policy.yaml", "secrets.yaml")
 CONFIG_CHECKS = ("config", "source ", "vault files", "secret file ", "guard policy")
 
 
-@dataclass
-class Ended:
-    exit_code: int
-    stdout: str
-    stderr: str
-
 
 @pytest.fixture
-def invoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    """The installed entry point (`muninn.cli.main`) in this process, as a shell would run it."""
+def invoke(run_muninn):
+    """The installed entry point in this process, with STDIN as its stdin (a pipe)."""
 
     def run(argv: list[str], stdin: str = "") -> Ended:
-        monkeypatch.setattr(sys, "argv", ["muninn", *argv])
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        with pytest.raises(SystemExit) as ended:
-            cli.main()
-        out = capsys.readouterr()
-        return Ended(int(ended.value.code or 0), out.out, out.err)
+        return run_muninn(argv, stdin)
 
     return run
 

@@ -8,7 +8,6 @@ injected, not redacted, and the owner is told."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import pty
@@ -19,13 +18,12 @@ import stat
 import sys
 import termios
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import Ended
 
-from muninn import cli
 from muninn.core import config
 from muninn.core.errors import ExitCode
 from muninn.guards import secret_values
@@ -35,12 +33,6 @@ from muninn.plugins.mcp.redaction import ValueRedactor
 
 TEMPLATE = "# my secrets' metadata\n# - id: example\n"
 
-
-@dataclass
-class Ended:
-    exit_code: int
-    stdout: str
-    stderr: str
 
 
 @pytest.fixture
@@ -61,17 +53,13 @@ def world(tmp_path: Path, isolated_keyring: Path) -> Path:
 
 
 @pytest.fixture
-def invoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, world: Path):
+def invoke(run_muninn, world: Path):
     """`muninn --config CFG ARGV...` through the installed entry point, with STDIN as its stdin (a pipe)."""
 
     def run(argv: list[str], stdin: str = "") -> Ended:
-        monkeypatch.setattr(sys, "argv", ["muninn", "--config", str(world), *argv])
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        with pytest.raises(SystemExit) as ended:
-            cli.main()
-        out = capsys.readouterr()
-        assert "Traceback" not in out.err
-        return Ended(int(ended.value.code or 0), out.out, out.err)
+        result = run_muninn(["--config", str(world), *argv], stdin)
+        assert "Traceback" not in result.stderr
+        return result
 
     return run
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
 from muninn.evals.corpora import docbook, locomo_notes
@@ -160,8 +162,6 @@ def build(name: str, cache: Path | None = None, options: dict[str, dict[str, Any
 
 def parse_options(pairs: list[str]) -> dict[str, dict[str, Any]]:
     """["notes.max_chars=800", ...] -> {"notes": {"max_chars": 800}} (values read as YAML scalars)."""
-    import yaml
-
     out: dict[str, dict[str, Any]] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

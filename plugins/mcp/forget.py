@@ -56,14 +56,13 @@ def forgettable_areas(policy: policy_mod.Policy) -> tuple[str, ...]:
 
 def _canonical(uri: str) -> str:
     try:
-        canonical = uri_guard.canonicalize(uri)
+        return uri_guard.file_uri(uri)
+    except uri_guard.FolderUri as exc:
+        raise ConfigError(f"{exc.canonical} is a folder: forget removes one fact file at a time",
+                          fix=f"list it with `muninn ls {exc.canonical}` and name the files") from None
     except uri_guard.UriRejected as exc:
         raise ConfigError(f"{uri[:120]!r} is not a viking:// URI: {exc.reason}",
                           fix="copy the URI from `muninn search` or `muninn ls`") from None
-    if uri.rstrip().endswith("/"):
-        raise ConfigError(f"{canonical} is a folder: forget removes one fact file at a time",
-                          fix=f"list it with `muninn ls {canonical}` and name the files")
-    return canonical
 
 
 def _exported_areas(settings: Settings) -> tuple[str, ...]:

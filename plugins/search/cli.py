@@ -161,17 +161,20 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
 
 
 def _file_uri(uri: str) -> str:
+    """The canonical viking:// URI of a file, or exit 2 saying what is wrong with it."""
     from muninn.guards import uri as uri_guard
 
-    """The canonical viking:// URI of a file, or exit 2 saying what is wrong with it."""
     try:
-        canonical = uri_guard.canonicalize(uri)
+        canonical = uri_guard.file_uri(uri)
+    except uri_guard.FolderUri as exc:
+        canonical = exc.canonical
     except uri_guard.UriRejected as exc:
         raise SearchError(f"{uri[:120]!r} is not a viking:// file URI: {exc.reason}",
                           fix="copy a URI from `muninn search` or `muninn ls`") from None
-    if uri.rstrip().endswith("/") or canonical.count("/") < 3:
-        raise SearchError(f"{canonical} is a folder, not a file", fix=f"list it with `muninn ls {canonical}`")
-    return canonical
+    else:
+        if canonical.count("/") >= 3:    # viking://scope alone is a folder too
+            return canonical
+    raise SearchError(f"{canonical} is a folder, not a file", fix=f"list it with `muninn ls {canonical}`")
 
 
 def _is_folder(client: OpenViking, uri: str) -> bool:
