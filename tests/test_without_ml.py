@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import tomllib
-from importlib import metadata
 from pathlib import Path
 
 import pytest
