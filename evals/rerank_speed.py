@@ -37,19 +37,18 @@ class Lever:
     label: str
     settings: dict[str, Any] = field(default_factory=dict)   # RerankSettings fields
     candidates: int = HEAD
-    spin: bool = True              # onnxruntime's intra-op threads busy-wait between ops
     fp32: bool = False             # the packaged int8 weights dequantised: no per-batch activation scale
     scores_change: bool = True     # False: the lever only reads fewer candidates (replayed, not re-scored)
 
 
-CURRENT = Lever("current (int8, batches of 8, 256 tokens)")
+CURRENT = Lever("current (int8, batches of 8, 256 tokens, no spinning)")
 LEVERS: tuple[Lever, ...] = (
     CURRENT,
+    Lever("spin: true (onnxruntime's default, muninn's before)", {"spin": True}, scores_change=False),
     Lever("batch_size 1: each pair alone, padded to nothing", {"batch_size": 1}),
     Lever("batch_size 20: one pass", {"batch_size": 20}),
     Lever("length_sort (batches of 8 of similar length)", {"length_sort": True}),
-    Lever("threads 1", {"threads": 1}),
-    Lever("threads 2, no spinning", {"threads": 2}, spin=False),
+    Lever("threads 1", {"threads": 1}, scores_change=False),
     Lever("fp32 (dequantised packaged weights)", fp32=True),
     Lever("max_length 192", {"max_length": 192}),
     Lever("max_length 128", {"max_length": 128}),
@@ -64,20 +63,14 @@ def backend(lever: Lever) -> rerank.OnnxBackend:
     path = rerank.packaged_path(cfg.fallbacks[0])
     if path is None:
         raise SystemExit("the packaged cross-encoder is missing: install muninn's ml extra")
-    model = rerank.OnnxBackend(str(path), cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort)
-    if lever.fp32 or not lever.spin:
+    model = rerank.OnnxBackend(str(path), cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort, cfg.spin)
+    if lever.fp32:
         import onnxruntime as ort
 
         from muninn.evals.onnx_dequantize import dequantized
 
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if cfg.threads:
-            opts.intra_op_num_threads = cfg.threads
-        if not lever.spin:
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        onnx_file = path / "model.onnx"
-        model.session = ort.InferenceSession(dequantized(onnx_file) if lever.fp32 else str(onnx_file), opts,
+        # The product's session options, on the dequantised graph.
+        model.session = ort.InferenceSession(dequantized(path / "model.onnx"), model.session.get_session_options(),
                                              providers=["CPUExecutionProvider"])
     return model
 

@@ -127,3 +127,28 @@ def test_dequantised_fp32_scores_do_not_depend_on_the_batch(packaged: Path) -> N
 ])
 def test_a_traced_uri_maps_to_the_harness_export(uri: str, path: str) -> None:
     assert rerank_speed.export_path(Path("work"), uri) == Path(path)
+
+
+def _spinning(model: rerank.OnnxBackend) -> str:
+    opts = model.session.get_session_options()
+    try:
+        return opts.get_session_config_entry("session.intra_op.allow_spinning")
+    except RuntimeError:         # unset: onnxruntime's default, which spins
+        return "1"
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2])
+def test_spinning_changes_no_score(packaged: Path, threads: int | None) -> None:
+    quiet = rerank.OnnxBackend(str(packaged), 256, 8, threads=threads)
+    spinning = rerank.OnnxBackend(str(packaged), 256, 8, threads=threads, spin=True)
+    assert (_spinning(quiet), _spinning(spinning)) == ("0", "1")
+    for batch in BATCHES:
+        assert quiet.rerank(QUERY, batch) == spinning.rerank(QUERY, batch)
+
+
+def test_the_loaded_reranker_does_not_spin_by_default() -> None:
+    cfg = RerankSettings(model="cross-encoder/ms-marco-MiniLM-L-12-v2", fallbacks=[])
+    assert cfg.spin is False
+    loaded = rerank.load(cfg).inner
+    assert isinstance(loaded, rerank.OnnxBackend) and _spinning(loaded) == "0"
+    assert _spinning(rerank.load(cfg.model_copy(update={"spin": True})).inner) == "1"
