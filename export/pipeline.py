@@ -92,8 +92,7 @@ class Guards:
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
         # The allowlist is asked by both, each with its own question (guards/allowlist.py).
-        return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True,
-                                     allow=allowlist.allows if allowlist.entries else None),
+        return cls(redactor=Redactor.for_facts(known, allowlist),
                    gate=LeakGate(known, encodings=ENCODINGS,
                                  allow=allowlist.allows_text if allowlist.entries else None),
                    known=len(known), allowlist=allowlist)

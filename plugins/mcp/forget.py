@@ -29,8 +29,9 @@ from muninn.core.errors import AuthError, ConfigError, CredentialError, NotFound
 from muninn.export.sync import owned_everywhere
 from muninn.guards import audit, secret_values
 from muninn.guards import uri as uri_guard
-from muninn.guards.redact import Redactor
+from muninn.guards.allowlist import Allowlist
 from muninn.plugins.access.access_log import default_who
+from muninn.plugins.mcp.redaction import ValueRedactor
 
 TOOL = "forget"
 
@@ -153,9 +154,9 @@ def _gone(client: OpenViking, uri: str, tries: int = 10) -> bool:
 
 
 def _audit_log(settings: Settings) -> audit.AuditLog:
-    known = secret_values.known(settings)
-    redactor = Redactor(known)
-    return audit.AuditLog(settings.paths.audit_log, lambda text: redactor.redact(text).text)
+    # The MCP server's own scrubber for the same log (values, patterns, the owner's allowlist).
+    redactor = ValueRedactor(secret_values.known(settings), Allowlist.load(settings.paths.redact_allowlist))
+    return audit.AuditLog(settings.paths.audit_log, redactor.scrub_all)
 
 
 def plan(settings: Settings, uris: Iterable[str]) -> tuple[policy_mod.Policy, list[Target]]:
