@@ -19,7 +19,7 @@ from typing import Any
 from muninn.core import atomic, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
-from muninn.export import sources
+from muninn.export import redaction_report, sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.export.redaction_report import FactMarks, Mark, path_entry
 from muninn.guards import secret_values
@@ -60,6 +60,11 @@ class ExportReport:
         out = {"facts": self.facts, "written": self.written, "unchanged": self.unchanged,
                "redacted": self.redacted, "dropped": self.dropped, "redactions": self.redactions}
         return out | ({"failed": self.error.message} if self.error is not None else {})
+
+    def as_summary(self) -> dict[str, Any]:
+        """What a nightly report keeps: `as_json` with the redactions counted by rule and secret id
+        (redaction_report.counts), never listed: the full list is `muninn export all --json`."""
+        return self.as_json() | {"redactions": redaction_report.counts(self.redactions)}
 
 
 @dataclass
