@@ -643,3 +643,15 @@ def test_a_text_the_owner_allowed_is_written_and_read_back_as_is(world: dict[str
     assert PLANTED not in read and "[REDACTED:chat-bot-token]" in read
     lines = [x for x in audit.read(world["audit"]) if x["profile"] == "wren" and x["tool"] == "recall_remember"]
     assert any(ALLOWED_LINE in x["arguments"]["text"] and UNKNOWN not in x["arguments"]["text"] for x in lines)
+
+
+@pytest.mark.parametrize("uri", ["viking://resources/shared", "viking://resources/shared/",
+                                 "viking://resources/agents/wren"])
+def test_reading_a_folder_says_so_without_the_servers_wording(world: dict[str, Any], uri: str) -> None:
+    async def script(client: Client) -> dict[str, Any]:
+        return {"read": await client.call_tool("recall_read", {"uri": uri})}
+
+    result = _session(world, "wren", script)["read"]
+    text = _text(result)
+    assert result.is_error and "is a folder, not a file" in text and "recall_list" in text, text
+    assert "INVALID" not in text and "Directory URI" not in text, text

@@ -113,20 +113,12 @@ def _clients(settings: Settings, policy: policy_mod.Policy, area: str) -> Iterab
         yield label, client
 
 
-def _is_folder(client: OpenViking, uri: str) -> bool:
-    try:
-        client.ls(uri)
-    except ServerError:
-        return False
-    return True
-
-
 def describe(client: OpenViking, uri: str, area: str) -> Target:
     """Read the file (it must exist and be a file) for the confirmation and the audit line."""
     try:
         text = client.read(uri)
     except ServerError:
-        if _is_folder(client, uri):
+        if client.is_folder(uri):
             raise ConfigError(f"{uri} is a folder: forget removes one fact file at a time",
                               fix=f"list it with `muninn ls {uri}` and name the files") from None
         raise
