@@ -299,11 +299,13 @@ def _doc(settings: Settings) -> yamlfile.Document:
 
 
 def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
-            kinds: Callable[[str], bool] = lambda kind: True, keep_going: bool = False) -> dict[str, ExportReport]:
+            kinds: Callable[[str], bool] = lambda kind: True, keep_going: bool = False,
+            progress: Callable[[int, str], None] | None = None) -> dict[str, ExportReport]:
     """Export every configured source (whose kind `kinds` accepts). All of them share one set of known
     values. A source whose path is absent (an unmounted disk) gets a report with its `error` and the
     others still run; with `keep_going` (the nightly job) so does a source that fails any other way.
-    Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now."""
+    Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now.
+    `progress(total, name)` is told each source as it starts."""
     doc = _doc(settings)
     entries = [c for c in configured(settings) if kinds(c.kind)]
     guards = Guards.for_settings(settings, extra_secrets)
@@ -313,6 +315,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             return doc.validate(model, data, base=("sources", _i, "options"))
 
         name = f"{c.area}/{c.name}"
+        if progress is not None:
+            progress(len(entries), name)
         if not c.path.exists():
             reports[name] = ExportReport(out=c.out_dir(settings), error=ConfigError(
                 f"{c.kind} source not found", path=str(c.path), fix="check the path (or mount it)"))
