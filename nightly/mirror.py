@@ -86,12 +86,15 @@ def mirror(ctx: Context) -> JobResult:
     dropped: list[dict[str, str]] = []
     before = tracked(repo)
     for rel, src in files.items():
-        text = src.read_bytes().decode("utf-8", errors="replace")
-        findings = gate.scan_path(rel) + gate.scan(text)
+        data = src.read_bytes()
+        dest = repo / rel
+        if dest.is_file() and dest.read_bytes() == data:
+            continue   # as copied before: not gated twice nor rewritten; the whole-tree gate below reads it
+        findings = gate.scan_path(rel) + gate.scan(data.decode("utf-8", errors="replace"))
         if findings:
             dropped.append({"path": rel, "reason": ", ".join(sorted({f.secret_id or f.reason for f in findings}))})
             continue
-        atomic.write_bytes(repo / rel, src.read_bytes())
+        atomic.write_bytes(dest, data)
     gone = sorted(before - set(files))
     for rel in gone:
         (repo / rel).unlink(missing_ok=True)

@@ -97,6 +97,31 @@ def test_one_commit_a_night_counting_changes_and_none_when_nothing_changed(home:
     assert _git(s.paths.mirror, "log", "-1", "--format=%s").strip().endswith("0 added, 1 changed, 1 removed")
 
 
+def _stamps(repo: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(repo).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in repo.rglob("*.md")}
+
+
+@pytest.mark.parametrize("edit", ["none", "one changed", "one removed"])
+def test_a_file_as_already_mirrored_is_not_written_again(home: Path, edit: str) -> None:
+    assert _night(home).status == "ok"
+    s = _settings(home)
+    before = _stamps(s.paths.mirror)
+    con = sqlite3.connect(home / "tasks.db")
+    (task_id,) = con.execute("SELECT min(id) FROM tasks").fetchone()
+    if edit == "one changed":
+        con.execute("UPDATE tasks SET description = 'moved to the new rack' WHERE id = ?", (task_id,))
+    elif edit == "one removed":
+        con.execute("DELETE FROM tasks WHERE id = ?", (task_id,))
+    con.commit()
+    con.close()
+    assert _night(home).status == "ok"
+    after = _stamps(s.paths.mirror)
+    kept = {rel: stamp for rel, stamp in after.items() if before.get(rel) == stamp}
+    expected = {"none": 0, "one changed": 1, "one removed": 1}[edit]
+    assert len(set(before) | set(after)) - len(kept) == expected, (before.keys() ^ after.keys())
+    assert _git(s.paths.mirror, "status", "--porcelain") == ""
+
+
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_a_value_planted_then_removed_never_reaches_the_history(home: Path, form: str) -> None:
     assert _night(home).status == "ok"
