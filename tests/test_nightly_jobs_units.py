@@ -163,6 +163,56 @@ def test_a_value_learnt_after_its_commit_is_taken_out_and_its_commit_named(home:
     assert after.data["removed"] == 1
 
 
+def _shows(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The commits whose patch the mirror reads, as it reads them."""
+    read: list[str] = []
+    real = mirror.git
+
+    def counting(repo: Path, *args: str) -> str:
+        if args[0] == "show":
+            read.append(args[-1])
+        return real(repo, *args)
+
+    monkeypatch.setattr(mirror, "git", counting)
+    return read
+
+
+@pytest.mark.parametrize("ledger", [True, False])
+def test_the_history_is_read_again_only_for_new_commits_or_new_values(home: Path, ledger: bool,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from muninn.guards.retired import Ledger
+
+    s = _settings(home)
+    if ledger:   # the server leak scan's ledger: its salt keys the cache's fingerprint
+        Ledger(s.paths.retired_hashes).remember([])
+    read = _shows(monkeypatch)
+    assert _night(home).status == "ok" and len(read) == 1
+    read.clear()
+    assert _night(home).status == "ok"
+    assert len(read) == (0 if ledger else 1)      # no ledger, no fingerprint: every commit, every night
+    con = sqlite3.connect(home / "tasks.db")
+    (task_id,) = con.execute("SELECT min(id) FROM tasks").fetchone()
+    con.execute("UPDATE tasks SET description = ? WHERE id = ?", (f"the rack label reads {LATER} now", task_id))
+    con.commit()
+    con.close()
+    read.clear()
+    assert _night(home).status == "ok"
+    assert len(read) == (1 if ledger else 2)      # only tonight's commit is new
+    (home / "secrets.yaml").write_text((home / "secrets.yaml").read_text()
+                                       + f"- id: ci-bot\n  service: ci\n  value: {LATER}\n")
+    read.clear()
+    after = mirror.mirror(Context(s))
+    commits = _git(s.paths.mirror, "log", "--format=%H").split()
+    assert set(read) == set(commits) and len(commits) == 3   # a value learnt since: every commit again
+    assert after.status == "findings" and [h["secret_ids"] for h in after.data["history"]] == [["ci-bot"]] * 2
+    read.clear()
+    again = mirror.mirror(Context(s))
+    # A commit with a finding is never cached: reported every night until the history is rewritten.
+    assert again.status == "findings" and len(again.data["history"]) == 2
+    assert len(read) == (2 if ledger else 3)
+    assert LATER not in (mirror.history_cache(s).read_text() if ledger else "")
+
+
 def test_nothing_to_mirror_is_ok_and_makes_no_repository(tmp_path: Path, isolated_keyring: Path) -> None:
     (tmp_path / "muninn.yaml").write_text(yaml.safe_dump({"home": str(tmp_path / "home")}))
     s = config.load(tmp_path / "muninn.yaml")
