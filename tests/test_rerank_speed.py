@@ -52,9 +52,9 @@ def test_read_by_reranker(scores: list[float], levers: dict, read: int | None) -
 
 
 def _record(scores: list[float]) -> dict:
-    """A recorded question whose cross-encoder prefers the fused candidates in reverse."""
-    n = len(scores)
-    cands = [{"uri": f"viking://r/f{i}.md", "score": s, "ce": 1 / (1 + math.exp(-(i - n / 2))),
+    """A recorded question whose cross-encoder prefers the fused candidates in reverse, sure enough of
+    each (above min_confidence) to reorder."""
+    cands = [{"uri": f"viking://r/f{i}.md", "score": s, "ce": 1 / (1 + math.exp(2 - i)),
               "features": {}, "date": None, "file": f"f{i}"} for i, s in enumerate(scores)]
     return {"route": "hybrid", "window": True, "linear": False, "features": [], "now": "2025-06-01T00:00:00+00:00",
             "cands": cands, "gold": [], "id": "q"}
