@@ -70,7 +70,7 @@ def pairs_read(recs: list[dict[str, Any]], s: replay.Setting, cfg: SearchSetting
 Row = tuple[str, str, dict[str, float], int, int, float, float]
 
 
-def rows(qs: list[Question], cache: dict[str, list[float]]) -> list[Row]:
+def rows(qs: list[Question], cache: dict[str, list[float]], scored: tuple[Lever, ...] = SCORED) -> list[Row]:
     """(corpus, lever, metrics, questions keeping the current top 4, questions, max |score change|,
     mean pairs read)."""
     cfg = SearchSettings()
@@ -82,7 +82,7 @@ def rows(qs: list[Question], cache: dict[str, list[float]]) -> list[Row]:
         full = pairs_read(base, current, cfg)
         out.append((corpus, "recorded scores (current)", replay.scores(base, current, cfg), len(mine), len(mine), 0.0,
                     full))
-        for lv in SCORED:
+        for lv in scored:
             recs = rescored(mine, lv, cache)
             moved = max(abs(a["ce"] - b["ce"]) for r, q in zip(recs, mine, strict=True)
                         for a, b in zip(r["cands"][:HEAD], q.record["cands"][:HEAD], strict=False))
@@ -109,12 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("traces", type=Path, help="a folder of CORPUS.jsonl written by `corpora run --trace`")
     ap.add_argument("--exports", type=Path, required=True, help="the harness's work folder (its --cache/work)")
     ap.add_argument("--scores", type=Path, help="a JSON file keeping each lever's scores between runs")
+    ap.add_argument("--replay-only", action="store_true", help="only the levers that read fewer candidates "
+                    "(no cross-encoder run)")
     args = ap.parse_args(argv)
     cache = json.loads(args.scores.read_text()) if args.scores and args.scores.exists() else {}
-    qs = questions(args.traces, args.exports)
+    qs = questions(args.traces, args.exports, read=not args.replay_only)
     t0, load0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()[0]
     try:
-        result = rows(qs, cache)
+        result = rows(qs, cache, () if args.replay_only else SCORED)
     finally:
         if args.scores:
             args.scores.write_text(json.dumps(cache))

@@ -93,22 +93,24 @@ def texts(exports: Path, uris: Sequence[str]) -> list[str]:
             for u in uris]
 
 
-def questions(trace_dir: Path, work: Path, per_corpus: int | None = None) -> list[Question]:
-    """The questions of every trace, `per_corpus` of them spread evenly over each corpus."""
+def questions(trace_dir: Path, work: Path, per_corpus: int | None = None, read: bool = True) -> list[Question]:
+    """The questions of every trace, `per_corpus` of them spread evenly over each corpus; `read`: with
+    their candidates' text (a corpus without a question file in evals/questions needs read=False)."""
     import yaml
 
     from muninn.evals.corpora import replay
 
     out = []
     for corpus, recs in replay.load(trace_dir, drop=0.2).items():
-        listed = yaml.safe_load((QUESTIONS / f"{corpus}.yaml").read_text(encoding="utf-8"))["questions"]
-        asked = {q["id"]: q["question"] for q in listed}
-        recs = [{**r, "question": asked[r["id"]]} for r in recs]
+        asked: dict[str, str] = {}
+        if read:
+            listed = yaml.safe_load((QUESTIONS / f"{corpus}.yaml").read_text(encoding="utf-8"))["questions"]
+            asked = {q["id"]: q["question"] for q in listed}
         if per_corpus:
             recs = recs[:: max(1, len(recs) // per_corpus)][:per_corpus]
         for r in recs:
-            out.append(Question(corpus, r["question"], texts(work / corpus / "exports",
-                                                             [c["uri"] for c in r["cands"][:HEAD]]), r))
+            docs = texts(work / corpus / "exports", [c["uri"] for c in r["cands"][:HEAD]]) if read else []
+            out.append(Question(corpus, asked.get(r["id"], ""), docs, r))
     return out
 
 

@@ -52,9 +52,9 @@ def test_read_by_reranker(scores: list[float], levers: dict, read: int | None) -
 
 
 def _record(scores: list[float]) -> dict:
-    """A recorded question whose cross-encoder prefers the fused candidates in reverse."""
-    n = len(scores)
-    cands = [{"uri": f"viking://r/f{i}.md", "score": s, "ce": 1 / (1 + math.exp(-(i - n / 2))),
+    """A recorded question whose cross-encoder prefers the fused candidates in reverse, sure enough of
+    each (above min_confidence) to reorder."""
+    cands = [{"uri": f"viking://r/f{i}.md", "score": s, "ce": 1 / (1 + math.exp(2 - i)),
               "features": {}, "date": None, "file": f"f{i}"} for i, s in enumerate(scores)]
     return {"route": "hybrid", "window": True, "linear": False, "features": [], "now": "2025-06-01T00:00:00+00:00",
             "cands": cands, "gold": [], "id": "q"}
@@ -152,3 +152,22 @@ def test_the_loaded_reranker_does_not_spin_by_default() -> None:
     loaded = rerank.load(cfg).inner
     assert isinstance(loaded, rerank.OnnxBackend) and _spinning(loaded) == "0"
     assert _spinning(rerank.load(cfg.model_copy(update={"spin": True})).inner) == "1"
+
+
+@pytest.mark.parametrize("scores, skipped_by", [
+    (DECISIVE, {"skip_margin 3.0 (no cross-encoder when fusion leads by 3 z)", "skip_margin 1.5"}),
+    (FLAT, set()),
+])
+def test_quality_rows_replay_each_read_less_lever(scores: list[float], skipped_by: set[str]) -> None:
+    from muninn.evals import rerank_quality
+
+    rec = {**_record(scores), "gold": ["viking://r/f0.md"]}
+    got = rerank_quality.rows([rerank_speed.Question("c", "q", [], rec)], {}, scored=())
+    assert [r[1] for r in got] == ["recorded scores (current)", *(label for label, _ in rerank_quality.READ_LESS)]
+    read = {label: r[6] for label, r in zip((r[1] for r in got), got, strict=True)}
+    assert read["recorded scores (current)"] == 20 and read["candidates 10"] == 10
+    assert {label for label, n in read.items() if n == 0} == skipped_by
+    # Skipped, or only the first read: fusion's order stands and the gold (fused first) is the first hit;
+    # otherwise the cross-encoder (which reverses what it reads) moves it down.
+    for label, r in zip(read, got, strict=True):
+        assert (r[2]["hit@1"] == 1.0) is (read[label] <= 1)

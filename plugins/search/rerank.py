@@ -136,8 +136,8 @@ class OnnxBackend:
             opts.intra_op_num_threads = threads
         if not spin:
             # Busy-waiting threads keep a core between operators; on 2 shared cores that is the core
-            # the other thread or process needs. Off: 0.83x p50, 0.63x p95 at load 7-11, scores
-            # unchanged (evals/results/rerank_speed.md).
+            # the other thread or process needs. Spinning took 1.46-1.69x as long at load 9-12, with
+            # the same scores (evals/results/rerank_speed.md).
             opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(Path(path) / "model.onnx"), opts,
                                             providers=["CPUExecutionProvider"])
