@@ -224,7 +224,15 @@ def write(cold: list[dict], warm: list[dict], remembered: list[dict], load: floa
               "Both are polled every 0.2 s, the first poll as soon as the call returns: a time equal to the "
               "return time means the fact was a hit at the first poll. The nightly exit 1 is `verify`'s findings: "
               "the demo inventory's hosts and VPN do not exist on this machine.", ""]
-    OUT.write_text("\n".join(lines))
+    OUT.write_text("\n".join(lines) + kept_at_size(OUT))
+
+
+AT_SIZE = "\n## At "   # the at-size section(s), written from `--record` runs by hand: a demo run keeps them
+
+
+def kept_at_size(path: Path) -> str:
+    text = path.read_text() if path.is_file() else ""
+    return text[text.index(AT_SIZE):] if AT_SIZE in text else ""
 
 
 if __name__ == "__main__":

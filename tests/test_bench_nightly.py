@@ -60,3 +60,20 @@ def test_write_record_one_row_per_job_with_both_nights(detail: str) -> None:
 def test_write_record_a_job_missing_on_the_next_night_is_marked() -> None:
     text = bench_nightly.write_record(10, _night(2, "a"), _night(1, "b")[1:], (0.0, 0.0))
     assert "| refresh | 2.00 | ok | 0.00 | - |" in text
+
+
+@pytest.mark.parametrize("before", [None, "", "# old\n\n## After\nx\n",
+                                    "# old\n\n## At 5,600 facts\n| a |\n\n## At 50,000\nb\n"])
+def test_a_demo_run_keeps_the_at_size_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               before: str | None) -> None:
+    out = tmp_path / "nightly.md"
+    if before is not None:
+        out.write_text(before)
+    monkeypatch.setattr(bench_nightly, "OUT", out)
+    night = _night(1.0, "ok")
+    bench_nightly.write(night, night, [{"returned": 0.1, "keyword": 0.2, "vector": 0.3}], 1.0)
+    text = out.read_text()
+    assert text.startswith("# Nightly and the agent's day: measured") and "| refresh | 1.00 | ok |" in text
+    kept = before[before.index("\n## At "):] if before and "\n## At " in before else ""
+    assert text.endswith(kept) and text.count("## At ") == kept.count("## At ")
+    assert "# old" not in text and "## After\nx" not in text
