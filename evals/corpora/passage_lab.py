@@ -12,27 +12,16 @@ change keeps its recorded score. Writes OUT_DIR/<window>/CORPUS.jsonl for
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 from muninn.core.config import SearchSettings
 from muninn.evals.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import passage, rerank
+from muninn.plugins.search import rerank
 from muninn.plugins.search.query import analyse
 from muninn.plugins.search.stages.rerank import rerank_text
 
 ROOT = "viking://resources/"
-
-
-def text_from_best(d: docmod.Doc, terms: list[str], window: int, chars: int) -> str:
-    """rerank_text with the fact read from its best paragraph on."""
-    fact = d.fact or d.body
-    moved = passage.from_best(fact, terms, window)
-    if moved == fact:
-        return rerank_text(d, chars)
-    shifted = dataclasses.replace(d, body=moved)   # no context marker left: the fact alone
-    return rerank_text(shifted, chars)
 
 
 def main() -> None:
@@ -62,7 +51,7 @@ def main() -> None:
                         text = (work / name / "exports" / c["uri"][len(ROOT):]).read_text(encoding="utf-8")
                         docs[c["uri"]] = docmod.parse(c["uri"], text)
                     d = docs[c["uri"]]
-                    new = text_from_best(d, terms, window, cfg.content_chars)
+                    new = rerank_text(d, cfg.content_chars, terms, window)
                     if new != rerank_text(d, cfg.content_chars):
                         texts.append(new)
                         at.append(i)
