@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from muninn.core import factfile
+from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import passage
+from muninn.plugins.search.stages.rerank import rerank_text
 
 INTRO = "This chapter covers the network services a server runs.\n\n"
 FILLER = "".join(f"Paragraph {i} talks about something else entirely, at some length.\n\n" for i in range(12))
@@ -46,3 +49,26 @@ def test_the_window_counts_distinct_words_not_repeats() -> None:
 def test_paragraph_starts_are_offsets_of_each_paragraph() -> None:
     text = "one\n\ntwo\n   \nthree"
     assert [text[i:].split("\n")[0] for i in passage.paragraph_starts(text)] == ["one", "two", "three"]
+
+
+def _doc(body: str, context: str = "") -> docmod.Doc:
+    ff = factfile.FactFile(id="n1", source="notes", kind="note", title="Broker", body=body, context=context,
+                           breadcrumb=("Runbooks", "MQTT", "Broker"))
+    return docmod.parse("viking://resources/notes/n1.md", factfile.render(ff).text)
+
+
+def test_the_reranker_reads_a_long_fact_from_its_best_paragraph_under_its_breadcrumb() -> None:
+    d = _doc(INTRO + FILLER + ANSWER + FILLER, context="In: Runbooks")
+    text = rerank_text(d, 1500, ["restart", "mosquitto"], window=200)
+    assert text.startswith(factfile.CRUMB.join(["Runbooks", "MQTT", "Broker"]) + "\n… To restart the broker")
+    assert "(context:" not in text          # the breadcrumb already says where the passage sits
+    # From the top: without terms, with the window off, or when the top is already the best.
+    assert rerank_text(d, 1500, [], window=200) == rerank_text(d, 1500)
+    assert rerank_text(d, 1500, ["restart"], window=0) == rerank_text(d, 1500)
+    assert rerank_text(d, 1500, ["chapter", "network"], window=200) == rerank_text(d, 1500)
+
+
+def test_a_hit_shows_the_passage_that_answers() -> None:
+    d = _doc(INTRO + FILLER + ANSWER + FILLER)
+    assert docmod.snippet(d, terms=["mosquitto"], window=200).startswith("… To restart the broker")
+    assert docmod.snippet(d).startswith(docmod.snippet(d, terms=["zebra"], window=200)[:40])
