@@ -106,7 +106,7 @@ class RerankSettings(Section):
     candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
     identifiers: bool = Field(True, description="Rerank identifier queries too (those routed keyword-only); "
                               "false: they keep BM25's order")
-    passage_window: int = Field(500, ge=0, description="Read a fact longer than this many characters from "
+    passage_window: int = Field(800, ge=0, description="Read a fact longer than this many characters from "
                                 "its paragraph whose next `passage_window` characters name most of the query's "
                                 "words (the model reads ~900 characters; documentation answers sit further in). "
                                 "0: always from the top. Chosen leaving one corpus out (evals/results/corpora.md)")
