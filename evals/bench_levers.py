@@ -19,6 +19,8 @@ LEVERS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("skip_margin 1.5: no cross-encoder when fusion leads by 1.5 z", {"skip_margin": 1.5}),
     ("candidates 10", {"candidates": 10}),
     ("max_length 128", {"max_length": 128}),
+    ("batch_size 1: each pair alone (scores independent of the batch)", {"batch_size": 1}),
+    ("spin: true (onnxruntime's busy-waiting threads, the old default)", {"spin": True}),
 )
 
 

@@ -3,16 +3,22 @@ night exports and syncs everything) and warm (nothing changed), and how long aft
 returns a fact is findable by keywords (recall_search with its identifier, through the guarded MCP
 server) and by vectors (OpenViking's own `find` as the reader).
 
-Run: `.venv/bin/python -m muninn.evals.bench_nightly [TRIALS]`. Starts its own stack in a temporary
-workspace on free ports (the examples/ corpus and policy, plus examples/notes as a git repository for
-the snapshot job), stops it, and writes evals/results/nightly.md.
+Run: `.venv/bin/python -m muninn.evals.bench_nightly [TRIALS] [--record N]`. Starts its own stack in a
+temporary workspace on free ports (the examples/ corpus and policy, plus examples/notes as a git repository
+for the snapshot job), stops it, and writes evals/results/nightly.md.
+
+`--record N` is the same workspace at size: its `tasks` source is bench_export's synthetic seed-shaped
+record of N facts (tasks, observations and mistakes) instead of examples/tasks.db, and the record's known
+values are `export.secret_files`. Only the two nights are run; it writes evals/results/nightly-N.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -27,6 +33,7 @@ import yaml
 
 from muninn.core import config, paths
 from muninn.core import policy as policy_mod
+from muninn.evals import bench_export
 from muninn.evals.benchutil import free_port, pct
 from muninn.plugins import policy_apply, stack
 
@@ -34,7 +41,21 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "evals" / "results" / "nightly.md"
 
 
-def _workspace(tmp: Path) -> Path:
+RECORD_KNOWN = 1000   # known values in the record's secrets file, as bench_scale has them
+
+
+def with_record(cfg: dict[str, Any], db: Path, secrets: Path) -> dict[str, Any]:
+    """The config with its `tasks` source reading `db`, and `secrets` among the known values."""
+    tasks = [s for s in cfg["sources"] if s["kind"] == "tasks"]
+    if len(tasks) != 1:
+        raise ValueError(f"expected one tasks source, found {len(tasks)}")
+    tasks[0]["path"] = str(db)
+    export = cfg.setdefault("export", {})
+    export["secret_files"] = [*export.get("secret_files", []), str(secrets)]
+    return cfg
+
+
+def _workspace(tmp: Path, record: int = 0) -> Path:
     shutil.copytree(ROOT / "examples", tmp / "examples")
     repo = tmp / "repo"
     shutil.copytree(ROOT / "examples" / "notes", repo)
@@ -43,8 +64,13 @@ def _workspace(tmp: Path) -> Path:
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "notes"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
     cfg = yaml.safe_load((tmp / "examples" / "muninn.yaml").read_text())
+    if record:
+        (tmp / "record").mkdir()
+        cfg = with_record(cfg, *bench_export.build_record(tmp / "record", record, RECORD_KNOWN, random.Random(13)))
     cfg["sources"].append({"kind": "repo", "path": str(repo), "area": "viking://resources/repos", "name": "notes"})
-    cfg.update({"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv())},
+    cfg.update({"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv()),
+                           # as bench_guard: on 2 shared cores a batch write at size can wait minutes
+                           **({"timeout": 600} if record else {})},
                 "embed": {"port": free_port()}, "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}})
     path = tmp / "examples" / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -53,14 +79,19 @@ def _workspace(tmp: Path) -> Path:
 
 def _night(cfg: Path) -> list[dict[str, Any]]:
     """One `muninn nightly --json` as cron runs it; each job's seconds from its report, and the wall clock."""
+    load = os.getloadavg()[0]
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), "nightly", "--json"],
                           capture_output=True, text=True, env=dict(os.environ))
     total = time.perf_counter() - t
-    jobs = json.loads(proc.stdout)["jobs"]
+    try:
+        jobs = json.loads(proc.stdout)["jobs"]
+    except (ValueError, KeyError):
+        print(f"[nightly] no JSON report (exit {proc.returncode}): {proc.stderr[-2000:]}", file=sys.stderr)
+        jobs = []
     return [{"name": r["name"], "status": r["status"], "seconds": r["seconds"], "detail": r["detail"]}
             for r in jobs] + [{"name": "(whole run)", "status": f"exit {proc.returncode}", "seconds": round(total, 2),
-                               "detail": ""}]
+                               "detail": f"load {load:.2f} at its start"}]
 
 
 def _findable(cfg: Path, settings: Any, trials: int) -> list[dict[str, float]]:
@@ -109,13 +140,16 @@ def _findable(cfg: Path, settings: Any, trials: int) -> list[dict[str, float]]:
 
 
 def main() -> None:
-    trials = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trials", type=int, nargs="?", default=5)
+    parser.add_argument("--record", type=int, default=0, help="facts in the synthetic tasks source (0: the demo's)")
+    args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-nightly-"))
     server_venv = paths.server_venv()
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
     os.environ["MUNINN_SERVER_VENV"] = str(server_venv)
-    cfg = _workspace(tmp)
+    cfg = _workspace(tmp, args.record)
     os.environ["MUNINN_CONFIG"] = str(cfg)
     settings = config.load(cfg)
     load = os.getloadavg()[0]
@@ -123,12 +157,38 @@ def main() -> None:
     try:
         assert policy_apply.apply(settings, policy_mod.load_for(settings), say=lambda m: None).ok
         cold = _night(cfg)
+        print(json.dumps(cold), file=sys.stderr, flush=True)
         warm = _night(cfg)
-        remembered = _findable(cfg, settings, trials)
+        remembered = [] if args.record else _findable(cfg, settings, args.trials)
     finally:
         stack.down(settings, say=lambda m: None)
-    write(cold, warm, remembered, load)
-    print(OUT.read_text())
+    if args.record:
+        out = OUT.with_name(f"nightly-{args.record}.md")
+        out.write_text(write_record(args.record, cold, warm, (load, os.getloadavg()[0])))
+    else:
+        write(cold, warm, remembered, load)
+        out = OUT
+    print(out.read_text())
+
+
+def write_record(size: int, cold: list[dict], warm: list[dict], load: tuple[float, float]) -> str:
+    """The two nights at size, per job: seconds, status and what each job said."""
+    lines = [f"# `muninn nightly` at {size:,} facts, sources configured", "",
+             f"`nice -n 10 python -m muninn.evals.bench_nightly --record {size}` "
+             f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, 1-minute load "
+             f"average {load[0]:.2f} at the start, {load[1]:.2f} at the end). The demo workspace (policy, vault, "
+             f"inventory, notes, observations, examples/notes as a git repository) with its `tasks` source the "
+             f"synthetic record of {size:,} facts. First night: refresh exports and syncs everything. Next night: "
+             "nothing changed.", "",
+             "| job | first night s | status | next night s | status | first night said | next night said |",
+             "| --- | ---: | --- | ---: | --- | --- | --- |"]
+    second = {r["name"]: r for r in warm}
+    for r in cold:
+        n = second.get(r["name"], {})
+        said = [str(x.get("detail", "")).replace("|", "/")[:160] for x in (r, n)]
+        lines.append(f"| {r['name']} | {r['seconds']:.2f} | {r['status']} | {n.get('seconds', 0):.2f} | "
+                     f"{n.get('status', '-')} | {said[0]} | {said[1]} |")
+    return "\n".join(lines) + "\n"
 
 
 def _ms(values: list[float]) -> str:

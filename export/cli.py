@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, settings
+from muninn.core.cliutil import Progress as SourceProgress  # one line per source; rich's bar is sync's
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
@@ -90,7 +91,18 @@ def export(
     others still run; the command fails only when every source was absent. Bad input stops it.
     """
     if kind == "all":
-        reports = pipeline.run_all(settings(ctx), extra_secrets=secrets)
+        bar: list[SourceProgress] = []
+
+        def progress(total: int, name: str) -> None:
+            if not bar:
+                bar.append(SourceProgress("export", total))
+            bar[0].tick(name)
+
+        try:
+            reports = pipeline.run_all(settings(ctx), extra_secrets=secrets, progress=progress)
+        finally:
+            for b in bar:
+                b.close()
         if json_out:
             emit_json({name: r.as_json() for name, r in reports.items()})
         else:

@@ -19,7 +19,7 @@ from typing import Any
 from muninn.core import atomic, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
-from muninn.export import sources
+from muninn.export import redaction_report, sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.export.redaction_report import FactMarks, Mark, path_entry
 from muninn.guards import secret_values
@@ -61,6 +61,11 @@ class ExportReport:
                "redacted": self.redacted, "dropped": self.dropped, "redactions": self.redactions}
         return out | ({"failed": self.error.message} if self.error is not None else {})
 
+    def as_summary(self) -> dict[str, Any]:
+        """What a nightly report keeps: `as_json` with the redactions counted by rule and secret id
+        (redaction_report.counts), never listed: the full list is `muninn export all --json`."""
+        return self.as_json() | {"redactions": redaction_report.counts(self.redactions)}
+
 
 @dataclass
 class Cleaned:
@@ -92,8 +97,7 @@ class Guards:
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
         # The allowlist is asked by both, each with its own question (guards/allowlist.py).
-        return cls(redactor=Redactor(known, patterns=True, encodings=ENCODINGS, views=True,
-                                     allow=allowlist.allows if allowlist.entries else None),
+        return cls(redactor=Redactor.for_facts(known, allowlist),
                    gate=LeakGate(known, encodings=ENCODINGS,
                                  allow=allowlist.allows_text if allowlist.entries else None),
                    known=len(known), allowlist=allowlist)
@@ -295,11 +299,13 @@ def _doc(settings: Settings) -> yamlfile.Document:
 
 
 def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
-            kinds: Callable[[str], bool] = lambda kind: True, keep_going: bool = False) -> dict[str, ExportReport]:
+            kinds: Callable[[str], bool] = lambda kind: True, keep_going: bool = False,
+            progress: Callable[[int, str], None] | None = None) -> dict[str, ExportReport]:
     """Export every configured source (whose kind `kinds` accepts). All of them share one set of known
     values. A source whose path is absent (an unmounted disk) gets a report with its `error` and the
     others still run; with `keep_going` (the nightly job) so does a source that fails any other way.
-    Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now."""
+    Without it, bad input stops the run: a typo in muninn.yaml is for the user to fix now.
+    `progress(total, name)` is told each source as it starts."""
     doc = _doc(settings)
     entries = [c for c in configured(settings) if kinds(c.kind)]
     guards = Guards.for_settings(settings, extra_secrets)
@@ -309,6 +315,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             return doc.validate(model, data, base=("sources", _i, "options"))
 
         name = f"{c.area}/{c.name}"
+        if progress is not None:
+            progress(len(entries), name)
         if not c.path.exists():
             reports[name] = ExportReport(out=c.out_dir(settings), error=ConfigError(
                 f"{c.kind} source not found", path=str(c.path), fix="check the path (or mount it)"))

@@ -13,7 +13,8 @@ fingerprint of that source's hit with the same rule, in order, while the fact wa
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,4 +122,30 @@ def summary_lines(redactions: list[dict[str, Any]], limit: int = 20) -> list[str
     return lines
 
 
-__all__ = ["FactMarks", "Mark", "entry", "marker", "path_entry", "summary_lines"]
+# Where the full list is: an export run again lists every redaction, unchanged files included.
+FULL_LIST = "muninn export all --json"
+
+
+def counts(redactions: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a report that outlives the run keeps (nightly): how many, by rule and by secret id. No file,
+    line or fingerprint: the list grows with the corpus and is one command away (FULL_LIST)."""
+    return {"count": len(redactions),
+            "by_rule": dict(sorted(Counter(r["rule"] for r in redactions if r["kind"] == "pattern").items())),
+            "by_secret": dict(sorted(Counter(r["secret_id"] for r in redactions if r["kind"] == "value").items())),
+            "in_paths": sum(r["kind"] == "value-in-path" for r in redactions)}
+
+
+def rollup(by_source: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """`counts` of several sources added up, with each source's total and where the full list is."""
+    rules: Counter[str] = Counter()
+    secrets: Counter[str] = Counter()
+    for c in by_source.values():
+        rules.update(c["by_rule"])
+        secrets.update(c["by_secret"])
+    return {"count": sum(c["count"] for c in by_source.values()),
+            "by_source": {name: c["count"] for name, c in sorted(by_source.items())},
+            "by_rule": dict(sorted(rules.items())), "by_secret": dict(sorted(secrets.items())),
+            "in_paths": sum(c["in_paths"] for c in by_source.values()), "full_list": FULL_LIST}
+
+
+__all__ = ["FULL_LIST", "FactMarks", "Mark", "counts", "entry", "marker", "path_entry", "rollup", "summary_lines"]

@@ -16,10 +16,11 @@ What it never does:
   `muninn redact allow` refuses a fingerprint that is a known value's under any rule, and the leak
   gate never lets a known value through whatever this file says.
 
-The redactor honours an entry for its rule and text. The leak gate (its own patterns, its own rule
-names) honours the same file by the text's hash alone: it skips a pattern finding whose matched text
-the owner allowed, and flags everything else, so where the two disagree on a match the gate fails
-closed. This module owns the file format; neither matcher's code is shared.
+The redactor honours an entry for its rule and text, wherever it runs: export, and the MCP server's
+pattern pass (what an agent writes, the audit log) through the same `Redactor.for_facts`. The leak
+gate (its own patterns, its own rule names) honours the same file by the text's hash alone: it skips
+a pattern finding whose matched text the owner allowed, and flags everything else, so where the two
+disagree on a match the gate fails closed. This module owns the file format; neither matcher's code is shared.
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ class Allowlist:
     def allows(self, rule: str, text: str) -> bool:
         """The redactor's question: this rule's match of exactly this text was allowed."""
         return bool(self.entries) and self.fingerprint(rule, text) in self.entries
+
+    def redactor_allow(self) -> Callable[[str, str], bool] | None:
+        """What a redactor is handed (`Redactor(..., allow=)`): None when the list allows nothing."""
+        return self.allows if self.entries else None
 
     def allows_text(self, text: str) -> bool:
         """The leak gate's question (its rules have other names): exactly this text was allowed."""

@@ -31,6 +31,7 @@ import ahocorasick_rs
 
 from muninn.core.config import Encoding
 from muninn.guards import secret_values
+from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import (
     ENCODINGS,
     escape_end,
@@ -145,6 +146,16 @@ class Redactor:
         self._heads = list(heads.values())
         self._head_ac = ahocorasick_rs.AhoCorasick(list(heads), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if heads else None
+
+    @classmethod
+    def for_facts(cls, known: Mapping[str, str], allowlist: Allowlist | None = None, *,
+                  scanner: PatternScanner | None = None) -> Redactor:
+        """What becomes a fact file: the exporter's text and what an agent writes through MCP. Every
+        form of the table, the normalised view and cut prefixes; pattern hits the owner allowed
+        (guards/allowlist.py) stay, known values never do. One constructor, so a reader of an exported
+        file and of a remembered one sees the same text."""
+        return cls(known, patterns=True, encodings=ENCODINGS, views=True, scanner=scanner,
+                   allow=allowlist.redactor_allow() if allowlist is not None else None)
 
     @classmethod
     def from_files(cls, paths: Iterable[Path], patterns: bool = True,

@@ -24,6 +24,19 @@ from typer.core import TyperCommand, TyperGroup
 # line breaks never cut a sentence), `\b` blocks (examples) are kept as written, flags show no `<bool>`,
 # and a pipe gets no box drawing. Errors never reach typer's panels either (muninn/core/edge.py).
 typer.core.HAS_RICH = False
+# typer 0.29 names a repeatable option's or argument's type in Python (`--only <list[str]>`): help shows
+# the item's type instead (`--only <str>`, `ids... <path>`), as for any other value; its text says it repeats.
+_PARAMETER = getattr(typer.core, "_TyperParameter", None)
+_python_type = getattr(_PARAMETER, "display_type", None)
+
+
+def _item_type(self: Any, ctx: Any) -> str:
+    shown = _python_type(self, ctx)   # type: ignore[misc]
+    return f"<{shown[6:-2].lower()}>" if shown.startswith("<list[") and shown.endswith("]>") else shown
+
+
+if _python_type is not None:
+    _PARAMETER.display_type = _item_type   # type: ignore[union-attr]
 
 if TYPE_CHECKING:
     from typer._click import Command

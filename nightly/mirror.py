@@ -10,6 +10,7 @@ it was committed is reported by commit and secret id; never by value.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -23,8 +24,10 @@ from muninn.core.errors import ConfigError
 from muninn.export import pipeline
 from muninn.guards.allowlist import gate_allow
 from muninn.guards.leak_gate import LeakGate
+from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import known as known_values
 from muninn.nightly.jobs import Context, JobResult
+from muninn.nightly.scan_cache import fingerprint
 
 # Fixed identity and no signing: a cron job has no agent to sign with, and the mirror is the owner's own.
 _GIT_CONFIG = ("-c", "user.name=muninn nightly", "-c", "user.email=muninn@localhost", "-c", "commit.gpgsign=false")
@@ -59,17 +62,45 @@ def tracked(repo: Path) -> set[str]:
     return {p for p in git(repo, "ls-files", "-z").split("\0") if p}
 
 
-def history_findings(repo: Path, gate: LeakGate) -> list[dict[str, Any]]:
-    """Known values anywhere in the history: each commit's patch scanned, named by commit and secret id."""
+def history_findings(repo: Path, gate: LeakGate, cache: Path | None = None,
+                     fingerprint: str = "") -> list[dict[str, Any]]:
+    """Known values anywhere in the history: each commit's patch scanned, named by commit and secret id.
+    With a `cache`, a commit found clean under the same `fingerprint` of the known values is not read
+    again (a commit never changes); another fingerprint (a value learnt since) reads every commit."""
     if not git(repo, "rev-list", "--all", "--max-count=1").strip():
         return []
+    clean = _clean_commits(cache, fingerprint)
     found: list[dict[str, Any]] = []
-    for commit in git(repo, "rev-list", "--all").split():
+    commits = git(repo, "rev-list", "--all").split()
+    for commit in commits:
+        if commit in clean:
+            continue
         patch = git(repo, "show", "--format=%B", "-p", "--no-color", "--no-ext-diff", commit)
         ids = sorted({f.secret_id or f.reason for f in gate.scan(patch)})
         if ids:
             found.append({"commit": commit[:12], "secret_ids": ids})
+        else:
+            clean.add(commit)
+    if cache is not None and fingerprint:
+        atomic.write_text(cache, json.dumps({"fingerprint": fingerprint, "clean": sorted(clean & set(commits))}),
+                          mode=0o600)
     return found
+
+
+def _clean_commits(cache: Path | None, fingerprint: str) -> set[str]:
+    if cache is None or not fingerprint:
+        return set()
+    try:
+        data = json.loads(cache.read_text())
+    except (OSError, ValueError):
+        return set()        # none yet, or unreadable: every commit is read
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint:
+        return set()
+    return {c for c in data.get("clean", []) if isinstance(c, str)}
+
+
+def history_cache(settings: Settings) -> Path:
+    return settings.paths.nightly_reports / "mirror-history-cache.json"
 
 
 def mirror(ctx: Context) -> JobResult:
@@ -86,12 +117,15 @@ def mirror(ctx: Context) -> JobResult:
     dropped: list[dict[str, str]] = []
     before = tracked(repo)
     for rel, src in files.items():
-        text = src.read_bytes().decode("utf-8", errors="replace")
-        findings = gate.scan_path(rel) + gate.scan(text)
+        data = src.read_bytes()
+        dest = repo / rel
+        if dest.is_file() and dest.read_bytes() == data:
+            continue   # as copied before: not gated twice nor rewritten; the whole-tree gate below reads it
+        findings = gate.scan_path(rel) + gate.scan(data.decode("utf-8", errors="replace"))
         if findings:
             dropped.append({"path": rel, "reason": ", ".join(sorted({f.secret_id or f.reason for f in findings}))})
             continue
-        atomic.write_bytes(repo / rel, src.read_bytes())
+        atomic.write_bytes(dest, data)
     gone = sorted(before - set(files))
     for rel in gone:
         (repo / rel).unlink(missing_ok=True)
@@ -114,7 +148,9 @@ def mirror(ctx: Context) -> JobResult:
                    f"{counts['changed']} changed, {counts['removed']} removed")
         git(repo, "commit", "-q", "-m", message)
         commit = git(repo, "rev-parse", "--short=12", "HEAD").strip()
-    history = history_findings(repo, LeakGate(known, patterns=False))
+    ledger = Ledger(s.paths.retired_hashes)   # its salt keys the fingerprint: no value is guessable from it
+    history = history_findings(repo, LeakGate(known, patterns=False), history_cache(s),
+                               fingerprint(ledger.salt, known, ()) if ledger.path.exists() else "")
     data = {"repo": str(repo), "files": len(files) - len(dropped), "commit": commit, **counts,
             "dropped": dropped, "history": history}
     problems = [f"not committed: {d['path']} ({d['reason']})" for d in dropped]

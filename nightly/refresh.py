@@ -15,6 +15,7 @@ from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
 from muninn.export import pipeline
 from muninn.export import sync as sync_mod
+from muninn.export.redaction_report import rollup
 from muninn.export.sync_gate import SyncGate
 from muninn.nightly.jobs import Context, JobResult
 
@@ -77,7 +78,8 @@ def refresh(ctx: Context) -> JobResult:
     areas: list[str] = []
     if s.sources:
         reports = pipeline.run_all(s, kinds=lambda kind: kind != REPO_KIND, keep_going=True)
-        data["exported"] = {name: r.as_json() for name, r in reports.items()}
+        data["exported"] = {name: r.as_summary() for name, r in reports.items()}
+        data["redactions"] = rollup({name: e["redactions"] for name, e in data["exported"].items()})
         failures += [f"export {name}: {exc.message}" for name, exc in pipeline.failed(reports).items()]
         leaks = [f"export {name}: the leak gate dropped {d['path']}: {d['reason']}"
                  for name, r in reports.items() for d in r.dropped]
@@ -93,4 +95,10 @@ def refresh(ctx: Context) -> JobResult:
         return JobResult("refresh", False, "; ".join(said[:3]) + more, data,
                          status="error" if failures else "findings")
     return JobResult("refresh", True, f"{len(data.get('exported', {}))} source(s) exported, {len(areas)} area(s) "
-                     f"synced, {len(data['indexes'])} keyword index(es) walked", data)
+                     f"synced, {len(data['indexes'])} keyword index(es) walked" + redacted_note(data), data)
+
+
+def redacted_note(data: dict[str, Any]) -> str:
+    """The table's word on redaction: how many, and the command that lists them."""
+    counted = data.get("redactions")
+    return f"; {counted['count']} redaction(s) (`{counted['full_list']}` lists them)" if counted else ""

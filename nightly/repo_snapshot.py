@@ -15,6 +15,7 @@ from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
 from muninn.export import pipeline, sources
 from muninn.export.facts import Fact, render
+from muninn.export.redaction_report import rollup
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.secret_values import known
 from muninn.nightly import refresh
@@ -63,9 +64,10 @@ def snapshot(ctx: Context) -> JobResult:
         except MuninnError as exc:
             failures.append(f"export {name}: {exc.message}")
             continue
-        data["exported"][name] = report.as_json()
+        data["exported"][name] = report.as_summary()
         data["dropped"] += dropped + [{"source": name, "path": d["path"], "reason": d["reason"]}
                                       for d in report.dropped]
+    data["redactions"] = rollup({name: e["redactions"] for name, e in data["exported"].items()})
     areas = sorted({c.area for c in repos if f"{c.area}/{c.name}" in data["exported"]})
     refresh.sync_areas(s, areas, data, failures)
     data["failures"] = failures
@@ -75,4 +77,5 @@ def snapshot(ctx: Context) -> JobResult:
         more = f" (+{len(said) - 3} more)" if len(said) > 3 else ""
         return JobResult("snapshot", False, "; ".join(said[:3]) + more, data,
                          status="error" if failures else "findings")
-    return JobResult("snapshot", True, f"{len(repos)} repo(s) exported and synced into {', '.join(areas)}", data)
+    return JobResult("snapshot", True, f"{len(repos)} repo(s) exported and synced into {', '.join(areas)}"
+                     + refresh.redacted_note(data), data)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,3 +188,28 @@ def run_muninn(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPat
         return Ended(int(ended.value.code or 0), out.out, out.err)
 
     return run
+
+
+RAVEN_POLICY = """\
+version: 1
+areas: {raven: viking://resources/agents/raven}
+readers:
+  raven:
+    kind: agent
+    account: home
+    user: raven
+    areas: {raven: write}
+    tools: [%s]
+"""
+
+
+@pytest.fixture
+def raven_policy(tmp_path: Path) -> Callable[[Iterable[str]], Path]:
+    """Writes `tmp_path/policy.yaml`: one agent reader, raven, writing its own area and holding `tools`."""
+
+    def write(tools: Iterable[str]) -> Path:
+        path = tmp_path / "policy.yaml"
+        path.write_text(RAVEN_POLICY % ", ".join(tools))
+        return path
+
+    return write

@@ -5,6 +5,7 @@ a traceback ever reaches the user. No server: each case fails before one would b
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
 import sys
 
@@ -175,6 +176,27 @@ def test_help_is_plain_and_rewrapped(invoke, monkeypatch: pytest.MonkeyPatch, ar
         if lines and all(line.startswith("  ") and not line.startswith("   ") for line in lines) \
                 and not lines[0].strip().endswith(":"):
             assert _greedy(lines, 78), block
+
+
+PYTHON_TYPE = re.compile(r"<[^<>\s]*(?:\[|\bbool\b|NoneType|Optional|Union)[^<>\s]*>")
+
+
+@pytest.mark.parametrize("argv", _every_command(), ids=lambda a: " ".join(a) or "muninn")
+def test_help_names_no_python_type(invoke, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...]) -> None:
+    """A metavar says what to type, not how muninn holds it: no `<bool>`, `<list[str]>`, `<Optional[int]>`."""
+    monkeypatch.setenv("COLUMNS", "80")
+    text = invoke([*argv, "--help"]).stdout
+    assert not PYTHON_TYPE.findall(text), PYTHON_TYPE.findall(text)
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["nightly"], "--only <str>"), (["export"], "--secrets <path>"), (["vault", "sync"], "files... <path>"),
+    (["redact", "allow"], "fingerprints... <str>"), (["verify"], "ids... <str>"),
+])
+def test_a_repeatable_value_shows_its_items_type(invoke, monkeypatch: pytest.MonkeyPatch, argv: list[str],
+                                                 shown: str) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    assert shown in invoke([*argv, "--help"]).stdout
 
 
 @pytest.mark.parametrize("argv", [["read"], ["verify"], ["access", "exec"], ["policy"], ["vault"], ["search"]])

@@ -8,7 +8,7 @@ child that reads its stdin must read nothing of them.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,17 +26,6 @@ STREAM = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call"}\n'
 READERS = ["read -r line; printf 'got:%s' \"$line\"", "cat", "head -c 64", "(cat)", "cat <&0",
            "dd bs=64 count=1 2>/dev/null"]
 
-POLICY = """\
-version: 1
-areas: {raven: viking://resources/agents/raven}
-readers:
-  raven:
-    kind: agent
-    account: home
-    user: raven
-    areas: {raven: write}
-    tools: [recall_access_exec, recall_verify]
-"""
 
 
 @pytest.fixture
@@ -54,9 +43,14 @@ def stream_on_stdin() -> Iterator[None]:
             os.close(fd)
 
 
+@pytest.fixture
+def session_with(tmp_path: Path, raven_policy) -> Callable[[list[dict]], GuardSession]:
+    raven_policy(["recall_access_exec", "recall_verify"])
+    return lambda entries: _session(tmp_path, entries)
+
+
 def _session(tmp_path: Path, entries: list[dict]) -> GuardSession:
     (tmp_path / "inventory.yaml").write_text(yaml.safe_dump(entries))
-    (tmp_path / "policy.yaml").write_text(POLICY)
     cfg = tmp_path / "muninn.yaml"
     cfg.write_text(yaml.safe_dump({"inventory": {"files": ["inventory.yaml"]}, "guard": {"policy": "policy.yaml"},
                                    "home": str(tmp_path / "home")}))
@@ -67,8 +61,8 @@ def _session(tmp_path: Path, entries: list[dict]) -> GuardSession:
 
 
 @pytest.mark.parametrize("reader", READERS)
-def test_access_exec_children_read_no_stdin(tmp_path: Path, stream_on_stdin: None, reader: str) -> None:
-    session = _session(tmp_path, [{"id": "box", "kind": "host", "access": ["export A=1"]}])
+def test_access_exec_children_read_no_stdin(session_with, stream_on_stdin: None, reader: str) -> None:
+    session = session_with([{"id": "box", "kind": "host", "access": ["export A=1"]}])
     result = server.call(session, "recall_access_exec", {"id": "box", "command": f"{reader}; echo end", "timeout": 20})
     assert not result.is_error, result.content[0].text
     stdout = result.structured_content["stdout"]
@@ -77,13 +71,13 @@ def test_access_exec_children_read_no_stdin(tmp_path: Path, stream_on_stdin: Non
 
 
 @pytest.mark.parametrize("reader", READERS)
-def test_verify_children_read_no_stdin(tmp_path: Path, stream_on_stdin: None, monkeypatch: pytest.MonkeyPatch,
-                                       reader: str) -> None:
+def test_verify_children_read_no_stdin(tmp_path: Path, session_with, stream_on_stdin: None,
+                                       monkeypatch: pytest.MonkeyPatch, reader: str) -> None:
     monkeypatch.setenv("PATH", f"{FAKEBIN}:/usr/bin:/bin")
     setup = tmp_path / "env.sh"   # the owner's env script, which the sweep sources before the proof
     # The sweep may run in a read-only sandbox: the script says what it read by failing, not by a file.
     setup.write_text(f"if {{ {reader}; }} | grep -q jsonrpc; then exit 9; fi\n")
-    session = _session(tmp_path, [{"id": "ops", "kind": "cluster", "access": [f"source {setup}"],
+    session = session_with([{"id": "ops", "kind": "cluster", "access": [f"source {setup}"],
                                    "verify": "kubectl --context good get nodes"}])
     result = server.call(session, "recall_verify", {"ids": ["ops"]})
     assert not result.is_error, result.content[0].text

@@ -18,12 +18,15 @@ from mcp import Client, StdioServerParameters
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
 from muninn.guards import audit
+from muninn.guards.allowlist import Allowlist
 from muninn.plugins.access.vault import Vault
 
 pytestmark = pytest.mark.integration
 
 PLANTED = "Zq7Xv2Lm9Rt4Kp8Wn3Bf"
 UNKNOWN = "Qw8eR7tY6uI5oP4aS3dF2gH1"  # in no vault: only a pattern can catch it
+ALLOWED_LINE = "Most common cause: the DNS provider token expired. Rotate it in the provider's console."
+ALLOWED_HIT = "expired."   # what auth-header matches in it: the owner's allowlist holds this text
 RAVEN_TOOLS = ["recall_search", "recall_read", "recall_list", "recall_remember", "recall_secret_find",
                "recall_secret_show", "recall_secret_command", "recall_access_find", "recall_access_show",
                "recall_access_exec", "recall_verify", "recall_status"]
@@ -132,6 +135,10 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     vault = Vault.open(muninn_config.load(config))
     vault.sync()
     vault.close()
+    # The owner allowed the sample runbook's "token expired." (auth-header matches `expired.`).
+    allowlist = Allowlist.load(muninn_config.load(config).paths.redact_allowlist).keyed()
+    allowlist.add(allowlist.fingerprint("auth-header", ALLOWED_HIT), "prose: token expired")
+    allowlist.save()
     return {"account": account, "config": config, "audit": tmp / "audit.jsonl", "env": stack.env}
 
 
@@ -616,3 +623,35 @@ def test_a_search_limited_with_only_stays_inside_those_areas(world: dict[str, An
         uris = [h["uri"] for h in result.structured_content["hits"]]
         assert uris, (only, _text(result))
         assert all(any(u.startswith(a + "/") for a in inside) for u in uris), (only, uris)
+
+
+def test_a_text_the_owner_allowed_is_written_and_read_back_as_is(world: dict[str, Any]) -> None:
+    """A real client over stdio: what the allowlist allows in an export is kept when an agent writes it,
+    and read back unchanged; the same rule's other matches and known values in the same text are not."""
+    text = f"{ALLOWED_LINE}\nretry with: Authorization: Bearer {UNKNOWN}\ntoken is {PLANTED}"
+
+    async def script(client: Client) -> dict[str, Any]:
+        written = await client.call_tool("recall_remember", {"text": text, "title": "cert rotation"})
+        return {"written": written,
+                "read": await client.call_tool("recall_read", {"uri": written.structured_content["uri"]})}
+
+    out = _session(world, "wren", script)
+    assert not out["written"].is_error and not out["read"].is_error, _text(out["written"]) + _text(out["read"])
+    read = _text(out["read"])
+    assert ALLOWED_LINE in read
+    assert UNKNOWN not in read and "Bearer [REDACTED:auth-header]" in read
+    assert PLANTED not in read and "[REDACTED:chat-bot-token]" in read
+    lines = [x for x in audit.read(world["audit"]) if x["profile"] == "wren" and x["tool"] == "recall_remember"]
+    assert any(ALLOWED_LINE in x["arguments"]["text"] and UNKNOWN not in x["arguments"]["text"] for x in lines)
+
+
+@pytest.mark.parametrize("uri", ["viking://resources/shared", "viking://resources/shared/",
+                                 "viking://resources/agents/wren"])
+def test_reading_a_folder_says_so_without_the_servers_wording(world: dict[str, Any], uri: str) -> None:
+    async def script(client: Client) -> dict[str, Any]:
+        return {"read": await client.call_tool("recall_read", {"uri": uri})}
+
+    result = _session(world, "wren", script)["read"]
+    text = _text(result)
+    assert result.is_error and "is a folder, not a file" in text and "recall_list" in text, text
+    assert "INVALID" not in text and "Directory URI" not in text, text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,18 +18,6 @@ from muninn.guards.audit import AuditLog
 from muninn.plugins.mcp.redaction import ValueRedactor
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search import rerank
-
-POLICY = """\
-version: 1
-areas: {raven: viking://resources/agents/raven}
-readers:
-  raven:
-    kind: agent
-    account: home
-    user: raven
-    areas: {raven: write}
-    tools: [%s]
-"""
 
 
 class SlowModel:
@@ -44,8 +33,18 @@ class SlowModel:
         return [0.5] * len(docs)
 
 
-def _session(tmp_path: Path, tools: str = "recall_search, recall_read", rerank_on: bool = True) -> GuardSession:
-    (tmp_path / "policy.yaml").write_text(POLICY % tools)
+@pytest.fixture
+def session_for(tmp_path: Path, raven_policy) -> Callable[..., GuardSession]:
+    """A raven session holding `tools` (recall_search and recall_read unless told)."""
+
+    def build(tools: str = "recall_search, recall_read", rerank_on: bool = True) -> GuardSession:
+        raven_policy(tools.split(", "))
+        return _session(tmp_path, rerank_on)
+
+    return build
+
+
+def _session(tmp_path: Path, rerank_on: bool) -> GuardSession:
     cfg = tmp_path / "muninn.yaml"
     cfg.write_text(yaml.safe_dump({"guard": {"policy": "policy.yaml"}, "home": str(tmp_path / "home"),
                                    "search": {"rerank": {"enabled": rerank_on}}}))
@@ -71,8 +70,8 @@ def model(monkeypatch: pytest.MonkeyPatch) -> SlowModel:
 
 
 @pytest.mark.parametrize("first", ["warm-up", "search", "both at once"])
-def test_the_reranker_is_loaded_once_whoever_comes_first(tmp_path: Path, model: SlowModel, first: str) -> None:
-    session = _session(tmp_path)
+def test_the_reranker_is_loaded_once_whoever_comes_first(session_for, model: SlowModel, first: str) -> None:
+    session = session_for()
     try:
         if first == "warm-up":
             session.warm_up_in_background().join(5)
@@ -92,8 +91,8 @@ def test_the_reranker_is_loaded_once_whoever_comes_first(tmp_path: Path, model: 
         session.close()
 
 
-def test_a_search_during_the_warm_up_waits_for_it(tmp_path: Path, model: SlowModel) -> None:
-    session = _session(tmp_path)
+def test_a_search_during_the_warm_up_waits_for_it(session_for, model: SlowModel) -> None:
+    session = session_for()
     try:
         thread = session.warm_up_in_background()
         time.sleep(0.05)
@@ -113,9 +112,9 @@ def test_a_search_during_the_warm_up_waits_for_it(tmp_path: Path, model: SlowMod
     ("recall_read, recall_status", True, False, 0),     # no search tool: nothing at all
     ("recall_search", True, True, 1),
 ])
-def test_what_a_reader_warms(tmp_path: Path, model: SlowModel, tools: str, rerank_on: bool, builds: bool,
+def test_what_a_reader_warms(session_for, model: SlowModel, tools: str, rerank_on: bool, builds: bool,
                              loads: int) -> None:
-    session = _session(tmp_path, tools, rerank_on)
+    session = session_for(tools, rerank_on)
     try:
         session.warm_up_in_background().join(5)
         assert (session._searcher is not None) is builds
@@ -124,13 +123,13 @@ def test_what_a_reader_warms(tmp_path: Path, model: SlowModel, tools: str, reran
         session.close()
 
 
-def test_a_reranker_that_cannot_load_is_said_by_the_search_not_the_warm_up(tmp_path: Path,
+def test_a_reranker_that_cannot_load_is_said_by_the_search_not_the_warm_up(session_for,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(cfg):
         raise rerank.RerankUnavailable("no weights here", fix="install them")
 
     monkeypatch.setattr(rerank, "load", fail)
-    session = _session(tmp_path)
+    session = session_for()
     try:
         session.warm_up_in_background().join(5)       # no exception escapes the thread
         assert session.searcher.reranker() is None
@@ -139,7 +138,7 @@ def test_a_reranker_that_cannot_load_is_said_by_the_search_not_the_warm_up(tmp_p
         session.close()
 
 
-def test_a_searcher_that_cannot_be_built_fails_the_first_search(tmp_path: Path,
+def test_a_searcher_that_cannot_be_built_fails_the_first_search(session_for,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from muninn.plugins.search import pipeline
 
@@ -147,7 +146,7 @@ def test_a_searcher_that_cannot_be_built_fails_the_first_search(tmp_path: Path,
         raise RuntimeError("index folder unreadable")
 
     monkeypatch.setattr(pipeline, "Searcher", broken)
-    session = _session(tmp_path)
+    session = session_for()
     try:
         session.warm_up_in_background().join(5)
         with pytest.raises(RuntimeError, match="index folder unreadable"):

@@ -97,6 +97,31 @@ def test_one_commit_a_night_counting_changes_and_none_when_nothing_changed(home:
     assert _git(s.paths.mirror, "log", "-1", "--format=%s").strip().endswith("0 added, 1 changed, 1 removed")
 
 
+def _stamps(repo: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(repo).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in repo.rglob("*.md")}
+
+
+@pytest.mark.parametrize("edit", ["none", "one changed", "one removed"])
+def test_a_file_as_already_mirrored_is_not_written_again(home: Path, edit: str) -> None:
+    assert _night(home).status == "ok"
+    s = _settings(home)
+    before = _stamps(s.paths.mirror)
+    con = sqlite3.connect(home / "tasks.db")
+    (task_id,) = con.execute("SELECT min(id) FROM tasks").fetchone()
+    if edit == "one changed":
+        con.execute("UPDATE tasks SET description = 'moved to the new rack' WHERE id = ?", (task_id,))
+    elif edit == "one removed":
+        con.execute("DELETE FROM tasks WHERE id = ?", (task_id,))
+    con.commit()
+    con.close()
+    assert _night(home).status == "ok"
+    after = _stamps(s.paths.mirror)
+    kept = {rel: stamp for rel, stamp in after.items() if before.get(rel) == stamp}
+    expected = {"none": 0, "one changed": 1, "one removed": 1}[edit]
+    assert len(set(before) | set(after)) - len(kept) == expected, (before.keys() ^ after.keys())
+    assert _git(s.paths.mirror, "status", "--porcelain") == ""
+
+
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_a_value_planted_then_removed_never_reaches_the_history(home: Path, form: str) -> None:
     assert _night(home).status == "ok"
@@ -136,6 +161,56 @@ def test_a_value_learnt_after_its_commit_is_taken_out_and_its_commit_named(home:
     # The work tree no longer holds it: the night's commit removed the file.
     assert LATER not in "".join(p.read_text() for p in s.paths.mirror.rglob("*.md"))
     assert after.data["removed"] == 1
+
+
+def _shows(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The commits whose patch the mirror reads, as it reads them."""
+    read: list[str] = []
+    real = mirror.git
+
+    def counting(repo: Path, *args: str) -> str:
+        if args[0] == "show":
+            read.append(args[-1])
+        return real(repo, *args)
+
+    monkeypatch.setattr(mirror, "git", counting)
+    return read
+
+
+@pytest.mark.parametrize("ledger", [True, False])
+def test_the_history_is_read_again_only_for_new_commits_or_new_values(home: Path, ledger: bool,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from muninn.guards.retired import Ledger
+
+    s = _settings(home)
+    if ledger:   # the server leak scan's ledger: its salt keys the cache's fingerprint
+        Ledger(s.paths.retired_hashes).remember([])
+    read = _shows(monkeypatch)
+    assert _night(home).status == "ok" and len(read) == 1
+    read.clear()
+    assert _night(home).status == "ok"
+    assert len(read) == (0 if ledger else 1)      # no ledger, no fingerprint: every commit, every night
+    con = sqlite3.connect(home / "tasks.db")
+    (task_id,) = con.execute("SELECT min(id) FROM tasks").fetchone()
+    con.execute("UPDATE tasks SET description = ? WHERE id = ?", (f"the rack label reads {LATER} now", task_id))
+    con.commit()
+    con.close()
+    read.clear()
+    assert _night(home).status == "ok"
+    assert len(read) == (1 if ledger else 2)      # only tonight's commit is new
+    (home / "secrets.yaml").write_text((home / "secrets.yaml").read_text()
+                                       + f"- id: ci-bot\n  service: ci\n  value: {LATER}\n")
+    read.clear()
+    after = mirror.mirror(Context(s))
+    commits = _git(s.paths.mirror, "log", "--format=%H").split()
+    assert set(read) == set(commits) and len(commits) == 3   # a value learnt since: every commit again
+    assert after.status == "findings" and [h["secret_ids"] for h in after.data["history"]] == [["ci-bot"]] * 2
+    read.clear()
+    again = mirror.mirror(Context(s))
+    # A commit with a finding is never cached: reported every night until the history is rewritten.
+    assert again.status == "findings" and len(again.data["history"]) == 2
+    assert len(read) == (2 if ledger else 3)
+    assert LATER not in (mirror.history_cache(s).read_text() if ledger else "")
 
 
 def test_nothing_to_mirror_is_ok_and_makes_no_repository(tmp_path: Path, isolated_keyring: Path) -> None:

@@ -224,3 +224,16 @@ def test_ago() -> None:
     assert ago((now - timedelta(hours=2, minutes=5)).isoformat(), now) == "2h ago"
     assert ago((now - timedelta(seconds=30)).isoformat(), now) == "30s ago"
     assert ago((now - timedelta(days=3)).isoformat(), now) == "3d ago"
+
+
+@pytest.mark.parametrize("cfg", [{}, {"inventory": {"files": []}},
+                                 {"inventory": {"files": ["inv.yaml"]}, "_inv": [{"id": "box", "kind": "host"}]}])
+def test_nothing_to_verify_says_what_would_give_it_something(run_muninn, tmp_path: Path, cfg: dict) -> None:
+    """Not `0 checked in 0.0 s: `: the summary names where checks come from."""
+    if "_inv" in cfg:
+        (tmp_path / "inv.yaml").write_text(yaml.safe_dump(cfg.pop("_inv")))
+    (tmp_path / "muninn.yaml").write_text(yaml.safe_dump({"home": str(tmp_path / "home"), **cfg}))
+    ended = run_muninn(["--config", str(tmp_path / "muninn.yaml"), "verify"])
+    assert ended.exit_code == 0, ended.stderr
+    assert "nothing to check" in ended.stderr and "inventory.files" in ended.stderr, ended.stderr
+    assert "0 checked" not in ended.stderr

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from muninn import cli
 from muninn.core import extras
 from muninn.core.errors import ExitCode
 
@@ -89,19 +88,8 @@ def test_a_command_that_needs_the_extra_says_which(no_ml: dict[str, str], tmp_pa
     assert len(lines) == 1 and "pip install 'muninn[ml]'" in lines[0], proc.stderr
 
 
-@pytest.fixture
-def invoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    def run(argv: list[str]) -> tuple[int, str]:
-        monkeypatch.setattr(sys, "argv", ["muninn", *argv])
-        with pytest.raises(SystemExit) as ended:
-            cli.main()
-        return int(ended.value.code or 0), capsys.readouterr().err
-
-    return run
-
-
 @pytest.mark.parametrize("module", [*extras.MODULES, "torch.nn", "transformers.models.bert"])
-def test_any_module_of_the_extra_missing_anywhere_is_exit_17(invoke, monkeypatch: pytest.MonkeyPatch,
+def test_any_module_of_the_extra_missing_anywhere_is_exit_17(run_muninn, monkeypatch: pytest.MonkeyPatch,
                                                              module: str) -> None:
     """Whatever command imports it, wherever: the edge names the extra, not a bug."""
     from muninn.plugins import doctor
@@ -110,20 +98,22 @@ def test_any_module_of_the_extra_missing_anywhere_is_exit_17(invoke, monkeypatch
         raise ModuleNotFoundError(f"No module named {module!r}", name=module)
 
     monkeypatch.setattr(doctor, "run", needs)
-    code, err = invoke(["doctor"])
+    ended = run_muninn(["doctor"])
+    code, err = ended.exit_code, ended.stderr
     assert code == ExitCode.MISSING_EXTRA
     assert err.count("\n") == 1 and "muninn[ml]" in err and module.split(".")[0] in err
 
 
 @pytest.mark.parametrize("module", ["yaml", "muninn.plugins.nope", "some_typo_module"])
-def test_any_other_missing_module_is_still_a_bug(invoke, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+def test_any_other_missing_module_is_still_a_bug(run_muninn, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     from muninn.plugins import doctor
 
     def needs(_settings):
         raise ModuleNotFoundError(f"No module named {module!r}", name=module)
 
     monkeypatch.setattr(doctor, "run", needs)
-    code, err = invoke(["doctor"])
+    ended = run_muninn(["doctor"])
+    code, err = ended.exit_code, ended.stderr
     assert code == ExitCode.INTERNAL and "muninn[ml]" not in err
 
 

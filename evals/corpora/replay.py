@@ -24,7 +24,7 @@ from muninn.evals.corpora import harness
 from muninn.evals.corpora.harness import CorpusRun
 from muninn.plugins.search import cap, fusion, recency
 from muninn.plugins.search.stages import Candidate
-from muninn.plugins.search.stages.rerank import blend, reorder
+from muninn.plugins.search.stages.rerank import blend, read_by_reranker, reorder
 
 K = 10
 
@@ -41,6 +41,8 @@ class Setting:
     recency: bool = True
     rerank_keyword_route: bool = True       # False: identifier queries keep BM25's order
     min_confidence: float = 0.0             # keep fusion's order when the best rerank probability is below
+    gap: float = 0.0                        # latency levers (stages/rerank.py read_by_reranker)
+    skip_margin: float = 0.0
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -48,12 +50,14 @@ class Setting:
         return cls(keyword_weight=cfg.keyword_weight, vector_weight=cfg.vector_weight, fact_weight=cfg.fact_weight,
                    header_weight=cfg.header_weight, rerank=cfg.rerank.enabled, candidates=cfg.rerank.candidates,
                    blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
-                   min_confidence=cfg.rerank.min_confidence)
+                   min_confidence=cfg.rerank.min_confidence, gap=cfg.rerank.gap,
+                   skip_margin=cfg.rerank.skip_margin)
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
         rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
                                             "identifiers": self.rerank_keyword_route,
-                                            "min_confidence": self.min_confidence})
+                                            "min_confidence": self.min_confidence, "gap": self.gap,
+                                            "skip_margin": self.skip_margin})
         return base.model_copy(update={"keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
                                        "fact_weight": self.fact_weight, "header_weight": self.header_weight,
                                        "rerank": rr})
@@ -64,6 +68,10 @@ class Setting:
             rr += ", not on identifiers"
         if self.rerank and self.min_confidence:
             rr += f", fusion order below {self.min_confidence:g}"
+        if self.rerank and self.gap:
+            rr += f", gap {self.gap:g}"
+        if self.rerank and self.skip_margin:
+            rr += f", skip at margin {self.skip_margin:g}"
         return (f"kw {self.keyword_weight:g}, vec {self.vector_weight:g}, fact {self.fact_weight:g}, "
                 f"header {self.header_weight:g}, {rr}")
 
@@ -83,9 +91,10 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
                    "header": cfg.header_weight, "date": cfg.date_weight}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
-    unsure = reranks and max(by_uri[c.uri]["ce"] or 0.0 for c in cands[: s.candidates]) < s.min_confidence
-    if reranks and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
-        head, tail = cands[: s.candidates], cands[s.candidates:]
+    split = read_by_reranker(cands, cfg.rerank) if reranks else None
+    unsure = split is not None and max(by_uri[c.uri]["ce"] or 0.0 for c in split[0]) < s.min_confidence
+    if split is not None and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
+        head, tail = split
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
                        {name: [vals.get(c.uri, 0.0) for c in head] for name, vals in feats.items()})
         cands = reorder(head, tail, scores)

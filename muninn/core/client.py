@@ -303,6 +303,14 @@ class OpenViking:
                                  size=item.get("size"), modified=item.get("modTime")))
         return out
 
+    def is_folder(self, uri: str) -> bool:
+        """Whether `uri` lists as a folder: what a read the server refused was given instead of a file."""
+        try:
+            self.ls(uri)
+        except ServerError:
+            return False
+        return True
+
     def walk(self, uri: str) -> Iterator[Entry]:
         """Every file under `uri`, folder by folder."""
         stack = [uri.rstrip("/")]

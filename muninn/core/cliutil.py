@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,17 @@ class PlainWhenPiped(Console):
         kwargs["soft_wrap"] = True
         kwargs.pop("width", None)
         return super().print(*objects, **kwargs)
+
+    def on_broken_pipe(self) -> None:
+        """The reader went away (`muninn audit 2>&1 | head -1`): rich would exit 1 here; the edge
+        (muninn/core/edge.py) treats a closed reader as done, whichever stream it was."""
+        self.quiet = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.file.fileno())
+        except (OSError, ValueError):
+            pass
+        raise BrokenPipeError
 
 
 def _plain(cell: Any) -> str:

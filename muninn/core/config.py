@@ -124,7 +124,10 @@ class RerankSettings(Section):
                             "(20 candidates of 1,500 chars, packaged L-12 int8: 0.78 s at 256, 1.70 s at 512)")
     batch_size: int = Field(8, ge=1, description="Pairs per forward pass. Small on CPU: FlagReranker scores "
                             "its first batch twice to probe memory, so a batch of all 20 doubles the cost")
-    threads: int | None = Field(None, ge=1, description="torch threads (default: torch's choice)")
+    threads: int | None = Field(None, ge=1, description="torch or onnxruntime threads (default: their choice, "
+                                "the physical cores)")
+    spin: bool = Field(False, description="onnx: let onnxruntime's threads busy-wait between operators (its own "
+                       "default). Off, a shared machine gets the core back: same scores, faster under load")
     int8: bool = Field(False, description="Dynamic int8 quantisation of the linear layers (CPU speed-up)")
     timeout: float = Field(30.0, gt=0, description="Seconds for an endpoint call")
     # Latency levers (issue 19), all off by default: each changes scores or order, so the corpora harness

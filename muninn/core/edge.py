@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from typer._click import exceptions as click_exc
+from typer._click import utils as click_utils
 from typer.exceptions import Abort, Exit
 
 from muninn.core import extras
@@ -59,6 +60,13 @@ def run(main: Callable[..., Any], *args: Any, **kwargs: Any) -> NoReturn:
         # The reader went away (`muninn search x | head -1`): nothing left to say to it.
         _quiet_stdout()
         sys.exit(ExitCode.OK)
+    except SystemExit as exc:
+        # Click answers a closed reader (EPIPE) itself, even non-standalone: it wraps both streams in
+        # PacifyFlushWrapper and exits 1. A reader that went away is no failed check: exit 0, as above.
+        if exc.code == 1 and _pacified():
+            _quiet_stdout()
+            sys.exit(ExitCode.OK)
+        raise
     except ModuleNotFoundError as exc:
         # A module of an optional extra (torch, onnxruntime...): say which extra, not "a bug".
         missing = extras.missing_extra(exc)
@@ -80,6 +88,11 @@ def _bug(exc: Exception) -> NoReturn:
     say_error(f"muninn failed unexpectedly: {type(exc).__name__}: {first} (this is a bug: rerun with "
               "MUNINN_DEBUG=1 for the traceback and report it)")
     sys.exit(ExitCode.INTERNAL)
+
+
+def _pacified() -> bool:
+    wrapper = getattr(click_utils, "PacifyFlushWrapper", None)
+    return wrapper is not None and any(isinstance(stream, wrapper) for stream in (sys.stdout, sys.stderr))
 
 
 def _quiet_stdout() -> None:

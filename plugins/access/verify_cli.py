@@ -76,8 +76,12 @@ def verify(
 
         results = sweep.run(cfg, items, parallel=parallel, progress=tick)
     counts = Counter(r.status for r in results)
-    say(f"verify: {len(results)} checked in {time.monotonic() - started:.1f} s: "
-        + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    if not results:
+        say("verify: nothing to check: no inventory entry has `verify`, no secret has `check` and no "
+            "prerequisite is declared (`inventory.files`, `vault.files` in muninn.yaml)")
+    else:
+        say(f"verify: {len(results)} checked in {time.monotonic() - started:.1f} s: "
+            + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
     if json_out:
         emit_json([r.as_dict() for r in results])
     else:

@@ -29,8 +29,9 @@ from muninn.core.errors import AuthError, ConfigError, CredentialError, NotFound
 from muninn.export.sync import owned_everywhere
 from muninn.guards import audit, secret_values
 from muninn.guards import uri as uri_guard
-from muninn.guards.redact import Redactor
+from muninn.guards.allowlist import Allowlist
 from muninn.plugins.access.access_log import default_who
+from muninn.plugins.mcp.redaction import ValueRedactor
 
 TOOL = "forget"
 
@@ -112,20 +113,12 @@ def _clients(settings: Settings, policy: policy_mod.Policy, area: str) -> Iterab
         yield label, client
 
 
-def _is_folder(client: OpenViking, uri: str) -> bool:
-    try:
-        client.ls(uri)
-    except ServerError:
-        return False
-    return True
-
-
 def describe(client: OpenViking, uri: str, area: str) -> Target:
     """Read the file (it must exist and be a file) for the confirmation and the audit line."""
     try:
         text = client.read(uri)
     except ServerError:
-        if _is_folder(client, uri):
+        if client.is_folder(uri):
             raise ConfigError(f"{uri} is a folder: forget removes one fact file at a time",
                               fix=f"list it with `muninn ls {uri}` and name the files") from None
         raise
@@ -153,9 +146,9 @@ def _gone(client: OpenViking, uri: str, tries: int = 10) -> bool:
 
 
 def _audit_log(settings: Settings) -> audit.AuditLog:
-    known = secret_values.known(settings)
-    redactor = Redactor(known)
-    return audit.AuditLog(settings.paths.audit_log, lambda text: redactor.redact(text).text)
+    # The MCP server's own scrubber for the same log (values, patterns, the owner's allowlist).
+    redactor = ValueRedactor(secret_values.known(settings), Allowlist.load(settings.paths.redact_allowlist))
+    return audit.AuditLog(settings.paths.audit_log, redactor.scrub_all)
 
 
 def plan(settings: Settings, uris: Iterable[str]) -> tuple[policy_mod.Policy, list[Target]]:

@@ -9,13 +9,18 @@ and its key cannot open it, the server does not start. A store that is damaged (
 corrupt: `VaultDamaged`) is the one exception: its values cannot be read by anyone, muninn's own
 vault tools included (they answer with the damage sentence), so the server starts with the YAML
 values alone, and the other tools keep working.
+
+The pattern pass (`scrub_all`) honours the owner's allowlist (`muninn redact allow`) exactly as export
+does, through the same `Redactor.for_facts`: a text the owner allowed in an exported note is not
+redacted when an agent writes it back. Known values never are allowed; the file is read at start, and
+a damaged one stops the server with the sentence `muninn redact list` gives.
 """
 
 from __future__ import annotations
 
 from muninn.core.config import Settings
 from muninn.guards import secret_values
-from muninn.guards.forms import ENCODINGS
+from muninn.guards.allowlist import Allowlist
 from muninn.guards.redact import Redactor
 from muninn.plugins.access.store import VaultDamaged
 
@@ -29,25 +34,28 @@ class ValueRedactor:
     contain was pattern-redacted on the way in: by the exporter, or by recall_remember below.
     """
 
-    def __init__(self, known: dict[str, str]) -> None:
+    def __init__(self, known: dict[str, str], allowlist: Allowlist | None = None) -> None:
         self.count = len(known)
         self._known = known
+        self._allowlist = allowlist
         self._redactor = Redactor(known)
         self._writer: Redactor | None = None
 
     def _writes(self) -> Redactor:
-        """What an agent writes becomes a fact file: every form of the table and the normalised view,
-        as export uses (base64, %XX, a value split by U+200B or markup, a homoglyph). Built on first use."""
+        """What an agent writes becomes a fact file: export's redactor (every form of the table, the
+        normalised view, the owner's allowlist). Built on first use."""
         if self._writer is None:
-            self._writer = Redactor(self._known, encodings=ENCODINGS, views=True, scanner=self._redactor.scanner)
+            self._writer = Redactor.for_facts(self._known, self._allowlist, scanner=self._redactor.scanner)
         return self._writer
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ValueRedactor:
+        # Loaded, never keyed: a server that prints no fingerprint must not create the file.
+        allowlist = Allowlist.load(settings.paths.redact_allowlist)
         try:
-            return cls(secret_values.known(settings))
+            return cls(secret_values.known(settings), allowlist)
         except VaultDamaged:
-            return cls(secret_values.known(settings, stores=False))
+            return cls(secret_values.known(settings, stores=False), allowlist)
 
     def scrub(self, text: str) -> str:
         return self._redactor.redact_values(text).text

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import typer
 
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
-from muninn.core.errors import AuthError, NotFound, ServerBadReply, ServerBusy, ServerDown, ServerError, ServerSlow
 from muninn.plugins.search import render
 from muninn.plugins.search.flags import Switches, switch_flags
 from muninn.plugins.search.stages import SearchError
@@ -18,7 +17,6 @@ from muninn.plugins.search.stages import SearchError
 # The clients, the keyword index and the models are imported inside the commands: a search that
 # `muninn serve` answers needs none of them (issue 19: a fresh question in well under 1.5 s).
 if TYPE_CHECKING:
-    from muninn.core.client import OpenViking
     from muninn.plugins.search.pipeline import Searcher
 
 app = typer.Typer()
@@ -136,21 +134,11 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
     """
     from muninn.core.client import OpenViking
     from muninn.plugins.search import doc as docmod
+    from muninn.plugins.search.read_file import read_file
 
     uri = _file_uri(uri)
     with OpenViking.user(settings(ctx)) as client:
-        try:
-            text = client.read(uri)
-        except (NotFound, ServerDown, ServerSlow, ServerBadReply, AuthError, ServerBusy):
-            raise
-        except ServerError as exc:
-            # The server's own wording (INVALID_URI, its paths) is not for people: say what it was.
-            if _is_folder(client, uri):
-                raise SearchError(f"{uri} is a folder, not a file", fix=f"list it with `muninn ls {uri}`") from None
-            if exc.status is None or exc.status >= 500:
-                raise       # the server failed, not the URI: exit 5 with its sentence
-            raise SearchError(f"{uri} is not a file muninn can read",
-                              fix="give a file URI from `muninn search` or `muninn ls`") from None
+        text = read_file(client, uri, lister="muninn ls", finder="`muninn search` or `muninn ls`")
     if not json_out:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
@@ -176,13 +164,6 @@ def _file_uri(uri: str) -> str:
             return canonical
     raise SearchError(f"{canonical} is a folder, not a file", fix=f"list it with `muninn ls {canonical}`")
 
-
-def _is_folder(client: OpenViking, uri: str) -> bool:
-    try:
-        client.ls(uri)
-    except ServerError:
-        return False
-    return True
 
 
 @app.command("search-index")

@@ -126,7 +126,7 @@ class OnnxBackend:
     name = "onnx"
 
     def __init__(self, path: str, max_length: int, batch_size: int, threads: int | None = None,
-                 length_sort: bool = False) -> None:
+                 length_sort: bool = False, spin: bool = False) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -134,6 +134,11 @@ class OnnxBackend:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if threads:
             opts.intra_op_num_threads = threads
+        if not spin:
+            # Busy-waiting threads keep a core between operators; on 2 shared cores that is the core
+            # the other thread or process needs. Spinning took 1.46-1.69x as long at load 9-12, with
+            # the same scores (evals/results/rerank_speed.md).
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(Path(path) / "model.onnx"), opts,
                                             providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
@@ -250,7 +255,7 @@ def load(cfg: RerankSettings) -> CachedReranker:
 
 
 def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
-    key = (model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8, cfg.length_sort)
+    key = (model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8, cfg.length_sort, cfg.spin)
     if key in _LOADED:
         return _LOADED[key]
     where = resolve(model)
@@ -258,7 +263,7 @@ def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
     if where.startswith(ENDPOINT):
         inner = EndpointBackend(where[len(ENDPOINT):], cfg.timeout)
     elif cfg.backend in ("auto", "onnx") and is_onnx(where):
-        inner = OnnxBackend(where, cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort)
+        inner = OnnxBackend(where, cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort, cfg.spin)
     elif cfg.backend == "onnx":
         raise RerankUnavailable(f"reranker {model} at {where} has no model.onnx + tokenizer.json", fix=_FIX)
     else:

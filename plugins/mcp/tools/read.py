@@ -6,6 +6,7 @@ from pydantic import Field
 
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
+from muninn.plugins.search.read_file import read_file
 
 
 class ReadParams(Params):
@@ -17,7 +18,8 @@ def handle(session: GuardSession, p: ReadParams) -> Output:
     uri = session.require("recall_read", p.uri, "read")
     # Scrub the whole text before cutting it: a value straddling the cut would otherwise leave its
     # prefix behind, since the output redactor only knows whole values.
-    text = session.redactor.scrub(session.client.read(uri))
+    text = session.redactor.scrub(read_file(session.client, uri, lister="recall_list",
+                                            finder="recall_search or recall_list"))
     cut = len(text) > p.max_chars
     body = session.label(text[: p.max_chars], uri)
     more = f"\n[… {len(text) - p.max_chars} more characters; raise max_chars]" if cut else ""

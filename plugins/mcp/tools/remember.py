@@ -12,6 +12,7 @@ from pydantic import Field
 from muninn.core import accounts, factfile
 from muninn.core.errors import Refused
 from muninn.guards import dates
+from muninn.guards.rules import MARKER_PREFIX
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
@@ -50,7 +51,7 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     # can keep part of a value the scrubber would have caught whole.
     body = session.redactor.scrub_all(p.text)
     title = session.redactor.scrub_all(p.title) if p.title else (body.strip().splitlines() or ["note"])[0]
-    title = title[:120]
+    title = _cut_title(title)
     name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
     folder = "plans" if p.kind == "plan" else "observations"
     uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
@@ -68,6 +69,19 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     session.client.write(uri, doc, mode="create")
     session.indexed({uri: doc})   # findable by keywords at once, by every reader the policy lets read it
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
+
+
+_MARKER = re.compile(re.escape(MARKER_PREFIX) + r"[^\]\n]*\]")
+TITLE_MAX = 120
+
+
+def _cut_title(title: str) -> str:
+    """At most TITLE_MAX characters, never half a `[REDACTED:…]` marker: a dangling `[REDAC` reads as
+    broken markup in every listing and in a markdown link."""
+    if len(title) <= TITLE_MAX:
+        return title
+    inside = next((m for m in _MARKER.finditer(title) if m.start() < TITLE_MAX < m.end()), None)
+    return (title[:inside.start()] if inside else title[:TITLE_MAX]).rstrip()
 
 
 REMEMBER = ToolSpec(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from muninn.core.config import SearchSettings
+from muninn.core.config import RerankSettings, SearchSettings
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import fusion, passage
 from muninn.plugins.search import rerank as rerank_mod
@@ -29,17 +29,10 @@ class Rerank:
         if model is None:
             state.warn(f"rerank skipped, results are in fusion order: {searcher.rerank_problem}")
             return
-        head, tail = state.fused[: cfg.candidates], state.fused[cfg.candidates:]
-        if cfg.skip_margin or cfg.gap:
-            z = fusion.zscores([c.score for c in head])
-            ranked = sorted(z, reverse=True)
-            # Latency levers, off by default (README, Search): fusion already decided, or the tail is far.
-            if cfg.skip_margin and len(ranked) > 1 and ranked[0] - ranked[1] >= cfg.skip_margin:
-                return
-            if cfg.gap:
-                keep = {id(c) for c, zc in zip(head, z, strict=True) if zc >= ranked[0] - cfg.gap}
-                tail = [c for c in head if id(c) not in keep] + tail
-                head = [c for c in head if id(c) in keep]
+        split = read_by_reranker(state.fused, cfg)
+        if split is None:
+            return
+        head, tail = split
         terms = state.analysis.terms if state.analysis else []
         texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars, terms, cfg.passage_window) for c in head]
         try:
@@ -57,6 +50,25 @@ class Rerank:
         blended = blend([c.score for c in head], scores, state.cfg,
                         {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in FEATURES})
         state.fused = reorder(head, tail, blended)
+
+
+def read_by_reranker(fused: list[Candidate], cfg: RerankSettings) -> tuple[list[Candidate], list[Candidate]] | None:
+    """(what the cross-encoder reads, what follows it in fusion order), or None when fusion's margin is
+    decisive. Latency levers, off by default (README, Search): `skip_margin` (the first fused candidate
+    leads the second by that many z) and `gap` (only those within `gap` z of the best). Pure, so evals
+    replay it offline."""
+    head, tail = fused[: cfg.candidates], fused[cfg.candidates:]
+    if not (cfg.skip_margin or cfg.gap):
+        return head, tail
+    z = fusion.zscores([c.score for c in head])
+    ranked = sorted(z, reverse=True)
+    if cfg.skip_margin and len(ranked) > 1 and ranked[0] - ranked[1] >= cfg.skip_margin:
+        return None
+    if cfg.gap:
+        near = [zc >= ranked[0] - cfg.gap for zc in z]
+        return ([c for c, n in zip(head, near, strict=True) if n],
+                [c for c, n in zip(head, near, strict=True) if not n] + tail)
+    return head, tail
 
 
 def reorder(head: list[Candidate], tail: list[Candidate], scores: list[float]) -> list[Candidate]:
