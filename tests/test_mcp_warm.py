@@ -153,3 +153,46 @@ def test_a_searcher_that_cannot_be_built_fails_the_first_search(session_for,
             session.searcher.reranker()
     finally:
         session.close()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the failing warm-up
+@pytest.mark.parametrize("warm_fails", [False, True])
+def test_a_search_waits_for_a_running_warm_up(session_for, model: SlowModel, monkeypatch: pytest.MonkeyPatch,
+                                              warm_fails: bool) -> None:
+    """Both load the same C extensions (numpy, the model runtime): a search that ran beside the warm-up
+    once met numpy half initialised. It starts when the warm-up has ended, failed or not."""
+    session = session_for()
+    events: list[str] = []
+    warm = session.warm_up
+
+    def slow_warm_up() -> None:
+        events.append("warm-up started")
+        time.sleep(0.3)
+        try:
+            if warm_fails:
+                raise RuntimeError("no model")
+            warm()
+        finally:
+            events.append("warm-up ended")
+
+    monkeypatch.setattr(session, "warm_up", slow_warm_up)
+    try:
+        thread = session.warm_up_in_background()
+        time.sleep(0.05)
+        searcher = session.ready_searcher()
+        events.append("search may start")
+        assert events == ["warm-up started", "warm-up ended", "search may start"]
+        assert searcher is session.searcher
+        thread.join(5)
+    finally:
+        session.close()
+
+
+def test_without_a_warm_up_a_search_does_not_wait(session_for, model: SlowModel) -> None:
+    session = session_for()
+    try:
+        done = threading.Event()
+        threading.Thread(target=lambda: (session.ready_searcher(), done.set()), daemon=True).start()
+        assert done.wait(5)
+    finally:
+        session.close()

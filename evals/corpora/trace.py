@@ -37,7 +37,9 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
     model = searcher.reranker()
     ce: list[float] = []
     if model is not None and state.fused:
-        texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars) for c in state.fused]
+        terms = state.analysis.terms if state.analysis else []
+        texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars, terms, state.cfg.rerank.passage_window)
+                 for c in state.fused]
         ce = check_scores(model.name, model.rerank(text, texts), len(texts))
     if model is None:
         state.warn(f"no cross-encoder: {searcher.rerank_problem}")

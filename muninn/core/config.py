@@ -106,6 +106,10 @@ class RerankSettings(Section):
     candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
     identifiers: bool = Field(True, description="Rerank identifier queries too (those routed keyword-only); "
                               "false: they keep BM25's order")
+    passage_window: int = Field(800, ge=0, description="Read a fact longer than this many characters from "
+                                "its paragraph whose next `passage_window` characters name most of the query's "
+                                "words (the model reads ~900 characters; documentation answers sit further in). "
+                                "0: always from the top. Chosen leaving one corpus out (evals/results/corpora.md)")
     min_confidence: float = Field(0.01, ge=0, le=1, description="Keep fusion's order when the cross-encoder's "
                                   "best probability over the candidates is below this: it recognises nothing as "
                                   "an answer, and its order is then noise. The largest value no corpus loses "

@@ -29,6 +29,11 @@ NUDGE = ("Memory is history. You have searched it {n} times in a row: for the cu
          "command) instead of searching again.")
 
 
+def _set(event: threading.Event) -> threading.Event:
+    event.set()
+    return event
+
+
 @dataclass
 class GuardSession:
     settings: Settings
@@ -44,6 +49,10 @@ class GuardSession:
     # The client and the searcher are built once: by the warm-up thread or by the first call, whichever
     # comes first (the other waits for it, so the reranker is never loaded twice).
     _build_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    # Set when no warm-up runs. A search waits for a running warm-up: both import numpy and the model
+    # runtimes, and two threads importing the same C extension at once can meet it half initialised
+    # ("cannot import name ... from partially initialized module"), which failed a first search.
+    _warm: threading.Event = field(default_factory=lambda: _set(threading.Event()), repr=False)
 
     @classmethod
     def open(cls, settings: Settings, profile: str, policy_path: Path | None = None) -> GuardSession:
@@ -86,9 +95,21 @@ class GuardSession:
             self.searcher.warm_up()
 
     def warm_up_in_background(self) -> threading.Thread:
-        thread = threading.Thread(target=self.warm_up, name="muninn-mcp-warm-up", daemon=True)
+        self._warm.clear()
+        thread = threading.Thread(target=self._warm_up_then_signal, name="muninn-mcp-warm-up", daemon=True)
         thread.start()
         return thread
+
+    def _warm_up_then_signal(self) -> None:
+        try:
+            self.warm_up()
+        finally:
+            self._warm.set()
+
+    def ready_searcher(self) -> Any:
+        """The searcher, once a running warm-up has finished (a search never races its imports)."""
+        self._warm.wait()
+        return self.searcher
 
     def refresh_index(self) -> None:
         """Bring this reader's keyword index up to date at start, with its own key, incrementally."""

@@ -15,12 +15,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from muninn.core import factfile
 from muninn.core.factfile import CONTEXT_MARKER, parse_date  # noqa: F401  (the owner's, re-exported)
+from muninn.plugins.search import passage
 from muninn.plugins.search.query import words
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
@@ -114,9 +116,10 @@ def parse(uri: str, text: str) -> Doc:
     return Doc(uri=uri, text=text, body=body, meta=meta, content_hash=digest)
 
 
-def snippet(doc: Doc, chars: int = 300) -> str:
-    """The body with whitespace folded, cut at a word boundary."""
-    flat = " ".join(doc.body.split())
+def snippet(doc: Doc, chars: int = 300, terms: Sequence[str] = (), window: int = 0) -> str:
+    """The body with whitespace folded, cut at a word boundary; with `terms`, from the paragraph the
+    reranker reads (passage.py), so a hit shows the part of a long section that answers."""
+    flat = " ".join(passage.from_best(doc.body, list(terms), window).split()) if window else " ".join(doc.body.split())
     if len(flat) <= chars:
         return flat
     cut = flat[:chars].rsplit(" ", 1)[0]

@@ -158,7 +158,9 @@ def run(stages: Sequence[Stage], state: SearchState) -> None:
 
 def result_of(state: SearchState) -> SearchResult:
     request, window = state.request, state.window
-    hits, said = relevance.judge([_hit(c, state.docs[c.uri]) for c in state.fused], state.cfg.strong_match,
+    terms = state.analysis.terms if state.analysis else []
+    hits, said = relevance.judge([_hit(c, state.docs[c.uri], terms, state.cfg.rerank.passage_window)
+                                  for c in state.fused], state.cfg.strong_match,
                                  request.min_score)
     for message in said:
         state.warn(message)
@@ -174,10 +176,11 @@ def result_of(state: SearchState) -> SearchResult:
     return result
 
 
-def _hit(c: Candidate, d: docmod.Doc) -> Hit:
+def _hit(c: Candidate, d: docmod.Doc, terms: list[str], window: int) -> Hit:
     return Hit(uri=c.uri, title=d.title, breadcrumb=d.breadcrumb, score=round(c.score, 6),
                stage_scores=c.stage_scores, date=d.date.isoformat() if d.date else None,
-               snippet=docmod.snippet(d), source=d.source, relevance=relevance.of(c.stage_scores))
+               snippet=docmod.snippet(d, terms=terms, window=window), source=d.source,
+               relevance=relevance.of(c.stage_scores))
 
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,

@@ -40,7 +40,7 @@ def _search(session: GuardSession, query: str, target: str | None, k: int, switc
     """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank, recency, per-file
     cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings, route)."""
     # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
-    result = session.searcher.search(query, k=max(k * 3, 12), target=target, since=since, **switches)
+    result = session.ready_searcher().search(query, k=max(k * 3, 12), target=target, since=since, **switches)
     hits = [h for h in result.hits if session.readable(h.uri)]
     warnings = list(result.warnings)
     if session.index_problem and session.index_problem not in warnings:

@@ -1,0 +1,58 @@
+"""Where to start reading a long fact: the paragraph from which the next `window` characters hold the most
+of the query's words.
+
+A cross-encoder reads 256 tokens of each candidate (about 900 characters), and the embedder as many. A
+documentation section is often longer, and the answer to a question sits a median ~650 characters into it
+(evals/results/corpora.md): read from the top, the model never sees it. Starting at the paragraph that
+names most of the sought words, the model reads the part the question is about; a fact no longer than the
+window, or one where no later paragraph names more of them than the first, is read from the top as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import snowballstemmer
+
+from muninn.plugins.search.query import words
+
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
+
+
+def stems(text: str) -> set[str]:
+    return {_stem(w) for w in words(text)}
+
+
+def paragraph_starts(text: str) -> list[int]:
+    """Offsets where a paragraph begins (the first is 0)."""
+    return [0, *(m.end() for m in _PARAGRAPH.finditer(text) if m.end() < len(text))]
+
+
+def best_start(text: str, terms: list[str], window: int) -> int:
+    """The offset of the paragraph whose next `window` characters name the most distinct `terms`;
+    0 on a tie with the top, for a short text or with no terms (reading from the top is the default)."""
+    if len(text) <= window or not terms:
+        return 0
+    sought = {_stem(t) for t in terms}
+    starts = paragraph_starts(text)
+    best, best_at = (-1, -1), 0
+    for at, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        # The window's words first; among equals, the start whose own paragraph names most of them
+        # (an earlier start whose window merely reaches the answer would read filler first).
+        found = (len(sought & stems(text[at:at + window])), len(sought & stems(text[at:min(end, at + window)])))
+        if found > best:
+            best, best_at = found, at
+    return best_at
+
+
+def from_best(text: str, terms: list[str], window: int) -> str:
+    """`text` read from its best paragraph on, marked with a leading "… " when the top was skipped."""
+    at = best_start(text, terms, window)
+    return text if at == 0 else "… " + text[at:]
