@@ -23,11 +23,14 @@ from typing import Any
 
 from muninn.core.config import RerankSettings
 from muninn.evals.benchutil import pct
+from muninn.evals.corpora.trace import export_path
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import rerank
+from muninn.plugins.search.query import analyse
 from muninn.plugins.search.stages.rerank import rerank_text
 
 CONTENT_CHARS = 1500      # search.content_chars' default: what the stage reads of each candidate
+PASSAGE_WINDOW = RerankSettings().passage_window
 HEAD = 20                 # rerank.candidates' default
 QUESTIONS = Path(__file__).parent / "questions"
 
@@ -83,14 +86,11 @@ class Question:
     record: dict[str, Any]
 
 
-def export_path(exports: Path, uri: str) -> Path:
-    """viking://resources/corpora/<run>/... -> EXPORTS/corpora/<run>/... (the harness's export folder)."""
-    return exports / uri.split("://", 1)[1].split("/", 1)[1]
-
-
-def texts(exports: Path, uris: Sequence[str]) -> list[str]:
-    return [rerank_text(docmod.parse(u, export_path(exports, u).read_text(encoding="utf-8")), CONTENT_CHARS)
-            for u in uris]
+def texts(exports: Path, uris: Sequence[str], question: str = "") -> list[str]:
+    """What the rerank stage reads of each candidate for this question (from its best paragraph)."""
+    terms = analyse(question).terms
+    return [rerank_text(docmod.parse(u, export_path(exports, u).read_text(encoding="utf-8")), CONTENT_CHARS, terms,
+                        PASSAGE_WINDOW) for u in uris]
 
 
 def questions(trace_dir: Path, work: Path, per_corpus: int | None = None, read: bool = True) -> list[Question]:
@@ -109,7 +109,8 @@ def questions(trace_dir: Path, work: Path, per_corpus: int | None = None, read: 
         if per_corpus:
             recs = recs[:: max(1, len(recs) // per_corpus)][:per_corpus]
         for r in recs:
-            docs = texts(work / corpus / "exports", [c["uri"] for c in r["cands"][:HEAD]]) if read else []
+            docs = texts(work / corpus / "exports", [c["uri"] for c in r["cands"][:HEAD]],
+                         asked.get(r["id"], "")) if read else []
             out.append(Question(corpus, asked.get(r["id"], ""), docs, r))
     return out
 

@@ -33,7 +33,7 @@ def test_a_buried_answer_is_read_from_its_paragraph() -> None:
     assert passage.from_best(text, ["broker"], window=200).startswith("… To restart the broker")
 
 
-@pytest.mark.parametrize("terms", [["restarting", "brokers"], ["restarted"], ["RESTART"]])
+@pytest.mark.parametrize("terms", [["restarting", "brokers"], ["restarted"], ["RESTART"], ["mosquitto"]])
 def test_words_match_by_their_stem(terms: list[str]) -> None:
     text = INTRO + FILLER + ANSWER
     assert text[passage.best_start(text, [t.lower() for t in terms], window=200):].startswith("To restart")
@@ -72,3 +72,10 @@ def test_a_hit_shows_the_passage_that_answers() -> None:
     d = _doc(INTRO + FILLER + ANSWER + FILLER)
     assert docmod.snippet(d, terms=["mosquitto"], window=200).startswith("… To restart the broker")
     assert docmod.snippet(d).startswith(docmod.snippet(d, terms=["zebra"], window=200)[:40])
+
+
+def test_a_config_key_is_found_deep_in_a_manual_section() -> None:
+    """Another corpus's shape: a PostgreSQL-like section whose setting is named only in a late paragraph."""
+    key = "To keep WAL for a standby, set wal_keep_size in postgresql.conf and reload the server.\n\n"
+    text = "Replication overview.\n\n" + FILLER + key + FILLER
+    assert text[passage.best_start(text, ["wal_keep_size", "standby"], window=200):].startswith("To keep WAL")

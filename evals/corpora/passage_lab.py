@@ -11,9 +11,6 @@ change keeps its recorded score. Writes OUT_DIR/<window>/CORPUS.jsonl for
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 from muninn.core.config import SearchSettings
 from muninn.evals.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
@@ -21,15 +18,9 @@ from muninn.plugins.search import rerank
 from muninn.plugins.search.query import analyse
 from muninn.plugins.search.stages.rerank import rerank_text
 
-ROOT = "viking://resources/"
-
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("traces", type=Path)
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--cache", type=Path, default=None)
-    ap.add_argument("--work", type=Path, default=None, help="the harness's work folder (default <cache>/work)")
+    ap = trace.lab_args(__doc__.split("\n\n")[0])
     ap.add_argument("--window", type=int, nargs="+", default=[500, 800])
     args = ap.parse_args()
     work = args.work or (args.cache or sources.cache_dir()) / "work"
@@ -48,7 +39,7 @@ def main() -> None:
                 texts, at = [], []
                 for i, c in enumerate(r["cands"]):
                     if c["uri"] not in docs:
-                        text = (work / name / "exports" / c["uri"][len(ROOT):]).read_text(encoding="utf-8")
+                        text = trace.export_path(work / name / "exports", c["uri"]).read_text(encoding="utf-8")
                         docs[c["uri"]] = docmod.parse(c["uri"], text)
                     d = docs[c["uri"]]
                     new = rerank_text(d, cfg.content_chars, terms, window)

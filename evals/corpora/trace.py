@@ -10,6 +10,7 @@ rerank) is marked `degraded`: replaying it would tune to the fallback, so replay
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 from pathlib import Path
@@ -52,6 +53,21 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
     return {"route": state.route, "window": state.window is not None, "linear": bool(state.features),
             "features": sorted(state.features), "now": request.now.isoformat(), "cands": cands,
             "warnings": state.warnings, "degraded": bool(state.warnings)}
+
+
+def export_path(exports: Path, uri: str) -> Path:
+    """viking://resources/corpora/<run>/... -> EXPORTS/corpora/<run>/... (the harness's export folder)."""
+    return exports / uri.split("://", 1)[1].split("/", 1)[1]
+
+
+def lab_args(description: str) -> argparse.ArgumentParser:
+    """The arguments every offline lab over traces takes: the traces, where its own go, the harness's cache."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("traces", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--cache", type=Path, default=None)
+    ap.add_argument("--work", type=Path, default=None, help="the harness's work folder (default <cache>/work)")
+    return ap
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:

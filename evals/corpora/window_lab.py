@@ -14,9 +14,7 @@ the product's way, so the comparison is with the same model in the same process.
 
 from __future__ import annotations
 
-import argparse
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -24,8 +22,6 @@ from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.evals.corpora import sources, trace
 from muninn.plugins.embed.model import load
-
-ROOT = "viking://resources/"
 
 
 def windows(body: str, chars: int) -> list[str]:
@@ -61,11 +57,7 @@ def fact_texts(text: str, chars: int) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("traces", type=Path)
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--cache", type=Path, default=None)
-    ap.add_argument("--work", type=Path, default=None, help="the harness's work folder (default <cache>/work)")
+    ap = trace.lab_args(__doc__.split("\n\n")[0])
     ap.add_argument("--chars", type=int, nargs="+", default=[600, 800, 1000])
     args = ap.parse_args()
     work = args.work or (args.cache or sources.cache_dir()) / "work"
@@ -74,7 +66,7 @@ def main() -> None:
         name = path.stem
         recs = trace.read(path)
         asked = {q.id: q.question for q in sources.build(name, args.cache).questions.questions}
-        files = {c["uri"]: (work / name / "exports" / c["uri"][len(ROOT):]).read_text(encoding="utf-8")
+        files = {c["uri"]: trace.export_path(work / name / "exports", c["uri"]).read_text(encoding="utf-8")
                  for r in recs for c in r["cands"]}
         qvec = dict(zip(asked, model.encode(list(asked.values())), strict=True))
         for chars in (0, *args.chars):
