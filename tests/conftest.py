@@ -71,6 +71,21 @@ def tcp_listener(backlog: int = 8) -> Iterator[socket.socket]:
         sock.close()
 
 
+def drain_pty(primary: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it (EIO on Linux), then close it."""
+    data = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(primary)
+    return data
+
+
 def free_port() -> int:
     """A port nothing listens on (bound and released): also what a down prerequisite looks like."""
     with socket.socket() as sock:

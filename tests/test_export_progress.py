@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import drain_pty
 
 AREAS = ["viking://resources/a", "viking://resources/b", "viking://resources/c"]
 
@@ -37,16 +38,7 @@ def _run(cfg: Path, terminal: bool) -> str:
     primary, secondary = pty.openpty()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=secondary)
     os.close(secondary)
-    data = b""
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    os.close(primary)
+    data = drain_pty(primary)
     assert proc.wait(timeout=120) == 0, data
     return data.decode()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import drain_pty
 
 from muninn.core import config
 from muninn.core.errors import ConfigError, CredentialError
@@ -284,16 +285,7 @@ def test_get_prints_on_a_real_terminal(vault: Vault) -> None:
                             stderr=subprocess.PIPE, env=env)
     os.close(secondary)
     assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
-    data = b""
-    while True:
-        try:
-            chunk = os.read(primary, 1024)
-        except OSError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    os.close(primary)
+    data = drain_pty(primary)
     assert PASSWORD.encode() in data
 
 
