@@ -79,3 +79,11 @@ def test_a_config_key_is_found_deep_in_a_manual_section() -> None:
     key = "To keep WAL for a standby, set wal_keep_size in postgresql.conf and reload the server.\n\n"
     text = "Replication overview.\n\n" + FILLER + key + FILLER
     assert text[passage.best_start(text, ["wal_keep_size", "standby"], window=200):].startswith("To keep WAL")
+
+
+def test_a_snippet_never_starts_in_the_neighbouring_context() -> None:
+    """The context names the question's words too (a parent section, the turns around): the reader is
+    shown the fact, from its own best paragraph."""
+    d = _doc(INTRO + FILLER, context="To restart the broker, run systemctl restart mosquitto.")
+    assert docmod.snippet(d, terms=["restart", "mosquitto"], window=200).startswith("This chapter covers")
+    assert rerank_text(d, 5000, ["restart", "mosquitto"], window=200) == rerank_text(d, 5000)

@@ -119,7 +119,9 @@ def parse(uri: str, text: str) -> Doc:
 def snippet(doc: Doc, chars: int = 300, terms: Sequence[str] = (), window: int = 0) -> str:
     """The body with whitespace folded, cut at a word boundary; with `terms`, from the paragraph the
     reranker reads (passage.py), so a hit shows the part of a long section that answers."""
-    flat = " ".join(passage.from_best(doc.body, list(terms), window).split()) if window else " ".join(doc.body.split())
+    # The passage is chosen in the fact, never in its neighbouring context (the fact is the body's start).
+    at = passage.best_start(doc.fact, list(terms), window) if window else 0
+    flat = ("… " if at else "") + " ".join(doc.body[at:].split())
     if len(flat) <= chars:
         return flat
     cut = flat[:chars].rsplit(" ", 1)[0]
