@@ -10,24 +10,20 @@ window, or one where no later paragraph names more of them than the first, is re
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
 import snowballstemmer
 
-from muninn.plugins.search.query import words
-
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"\w+", re.UNICODE)   # as query.words splits
 _STEMMER = snowballstemmer.stemmer("english")
 
 
 @functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
-
-
-def stems(text: str) -> set[str]:
-    return {_stem(w) for w in words(text)}
 
 
 def paragraph_starts(text: str) -> list[int]:
@@ -41,12 +37,23 @@ def best_start(text: str, terms: list[str], window: int) -> int:
     if len(text) <= window or not terms:
         return 0
     sought = {_stem(t) for t in terms}
+    # Each word found and stemmed once; a window is a slice of them (a word cut by the window's end
+    # counts as its cut part, as if the window's text were read on its own).
+    tokens = [(m.start(), m.end(), _stem(m.group().lower())) for m in _WORD.finditer(text)]
+    begins = [t[0] for t in tokens]
+
+    def named(start: int, limit: int) -> int:
+        got = set()
+        for b, e, stem in tokens[bisect.bisect_left(begins, start):bisect.bisect_left(begins, limit)]:
+            got.add(stem if e <= limit else _stem(text[b:limit].lower()))
+        return len(sought & got)
+
     starts = paragraph_starts(text)
     best, best_at = (-1, -1), 0
     for at, end in zip(starts, [*starts[1:], len(text)], strict=True):
         # The window's words first; among equals, the start whose own paragraph names most of them
         # (an earlier start whose window merely reaches the answer would read filler first).
-        found = (len(sought & stems(text[at:at + window])), len(sought & stems(text[at:min(end, at + window)])))
+        found = (named(at, at + window), named(at, min(end, at + window)))
         if found > best:
             best, best_at = found, at
     return best_at
