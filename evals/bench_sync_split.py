@@ -53,7 +53,6 @@ from muninn.plugins import stack
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sync-split.md"
 AREA = "viking://resources/record"
-CALLS = ("_call", "_rest")   # every server call of an OpenViking client passes through one of these
 
 
 def say(message: str) -> None:
@@ -87,8 +86,8 @@ class Row:
 class CallClock:
     """Seconds spent inside each kind of call, keyed by what the call is ("batch write", "ls", "gate").
 
-    `watch(client)` wraps the client instance's two doors to the server, so the time in muninn's own
-    code is the whole window minus what the clock holds."""
+    `watch(client)` wraps the client instance's two doors to the server (`_call` through the SDK, `_rest`
+    for plain HTTP), so the time in muninn's own code is the whole window minus what the clock holds."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
@@ -127,8 +126,8 @@ def cpu_now(pids: dict[str, int]) -> dict[str, float]:
         total = 0.0
         for proc in procs:
             try:
-                times = proc.cpu_times()
-                total += times.user + times.system
+                times = proc.cpu_times()   # children_*: those that already ended and were reaped
+                total += times.user + times.system + times.children_user + times.children_system
             except psutil.Error:
                 pass
         out[name] = total
