@@ -151,6 +151,7 @@ def window(pids: dict[str, int]) -> Iterator[Run]:
 
 def record(root: Path, facts: int, known: int) -> tuple[Path, Path]:
     """bench_export's seed-shaped record, exported, redacted and gated: (fact folder, secrets YAML)."""
+    root.mkdir(parents=True)
     db, secrets = bench_export.build_record(root, facts, known, random.Random(11))
     out = root / "out"
     pipeline.run("tasks", db, out, [secrets])
