@@ -300,7 +300,8 @@ def server_run(key: str, work: Path, venv: Path, secrets: Path, out: Path, tree:
                 requests, texts = (a - b for a, b in zip(texts_served(url), served, strict=True))
                 run.detail += f"; OpenViking asked for {texts:,} vectors in {requests:,} requests"
             counted, hits = probe(settings, sample)
-    run.detail = f"{counted:,} files counted back, find {hits} hits; " + run.detail.lstrip("; ")
+    run.detail = "; ".join(x for x in (f"{counted:,} files counted back, find {hits} hits",
+                                        run.detail.lstrip("; ")) if x)
     return run
 
 
@@ -309,7 +310,8 @@ def _nothing() -> Iterator[None]:
     yield None
 
 
-def measure(facts: int, known: int, repeat: int, embed_texts: int | None) -> tuple[list[Row], dict[str, Any]]:
+def measure(facts: int, known: int, repeat: int, embed_texts: int | None,
+            only: list[str]) -> tuple[list[Row], dict[str, Any]]:
     venv = paths.server_venv()   # the shared one (~1.3 GB): resolved before XDG_DATA_HOME moves
     root = Path(tempfile.mkdtemp(prefix="muninn-sync-split-"))
     os.environ["XDG_DATA_HOME"] = str(root / "xdg")   # an isolated keyring file
@@ -328,7 +330,7 @@ def measure(facts: int, known: int, repeat: int, embed_texts: int | None) -> tup
         rows = [Row("embed", f"embedder alone: {len(texts):,} texts (`factfile.embed_text` of each fact file), "
                              "in-process", len(texts)),
                 Row("null", "null embedder alone over HTTP, one text per request", min(len(texts), 2000))]
-        rows += [Row(key, what, len(local)) for key, what in SERVER_ROWS.items()]
+        rows += [Row(key, what, len(local)) for key, what in SERVER_ROWS.items() if key in only]
         by_key = {r.key: r for r in rows}
         for i in range(repeat):
             say(f"round {i + 1}/{repeat}: embedder alone, {len(texts):,} texts")
@@ -336,7 +338,7 @@ def measure(facts: int, known: int, repeat: int, embed_texts: int | None) -> tup
             by_key["embed"].runs.append(run)
             with null_endpoint(root, EmbedSettings().dimensions) as (url, _):
                 by_key["null"].runs.append(null_alone(url, texts[:2000]))
-            for key in SERVER_ROWS:
+            for key in (k for k in SERVER_ROWS if k in only):
                 say(f"round {i + 1}/{repeat}: {key}, {len(local):,} facts")
                 by_key[key].runs.append(server_run(key, root / f"{key}-{i}", venv, secrets, out, tree, sample))
                 say(f"{key}: {by_key[key].runs[-1].seconds:.1f} s; {by_key[key].runs[-1].detail}")
@@ -376,26 +378,40 @@ def render(rows: list[Row], info: dict[str, Any], command: str, started: str) ->
         detail = row.median_run().detail or (info["model"] if row.key == "embed" else "")
         lines.append(f"| {i} | {row.what} | {_secs(row)} | {row.count / row.median:,.1f} {unit}/s | "
                      f"{_loads(row)} | {detail} |")
-    mr, dr, mn, dn = (by[k].median for k in SERVER_ROWS)
-    embed_projected = n / (by["embed"].count / by["embed"].median)
-    null_run = by["muninn-null"].median_run()
+    m = {r.key: r.median for r in rows}
+    no = {r.key: i for i, r in enumerate(rows, 1)}
+    clocked = {k: by[k].median_run() for k in ("muninn-real", "muninn-null") if k in by}
+    split = [  # (part, rows it needs, seconds or ratio, how it is read)
+        ("embedding, as it runs in a muninn sync", ("muninn-real", "muninn-null"),
+         lambda: f"{m['muninn-real'] - m['muninn-null']:.1f}", "row {muninn-real} − row {muninn-null}: what the "
+         "real sidecar adds"),
+        (f"the embedder alone, for these {n:,} texts", ("embed",),
+         lambda: f"{n / (by['embed'].count / m['embed']):.1f}", "row {embed}, scaled to " + f"{n:,} texts"),
+        ("OpenViking's own work (no embedding cost)", ("direct-null",), lambda: f"{m['direct-null']:.1f}",
+         "row {direct-null}"),
+        ("muninn's layer on top, null embedder", ("muninn-null", "direct-null"),
+         lambda: f"{m['muninn-null'] - m['direct-null']:.1f}", "row {muninn-null} − row {direct-null}"),
+        ("of which in muninn's process, outside server calls", ("muninn-null",),
+         lambda: f"{clocked['muninn-null'].seconds - clocked['muninn-null'].parts['(all server calls)']:.1f}",
+         "row {muninn-null}, clocked"),
+        ("ratio muninn / direct, real sidecar", ("muninn-real", "direct-real"),
+         lambda: f"{m['muninn-real'] / m['direct-real']:.2f}x", "row {muninn-real} / row {direct-real}"),
+        ("ratio muninn / direct, null embedder", ("muninn-null", "direct-null"),
+         lambda: f"{m['muninn-null'] / m['direct-null']:.2f}x", "row {muninn-null} / row {direct-null}"),
+    ]
     lines += ["", f"## The split at {n:,} facts (medians)", "", "| part | seconds | how it is read |",
-              "| --- | --- | --- |",
-              f"| embedding, as it runs in a muninn sync | {mr - mn:.1f} | row 3 − row 5: what the real sidecar adds |",
-              f"| the embedder alone, for these {n:,} texts | {embed_projected:.1f} | row 1, scaled to {n:,} texts |",
-              f"| OpenViking's own work (no embedding cost) | {dn:.1f} | row 6 |",
-              f"| muninn's layer on top, null embedder | {mn - dn:.1f} | row 5 − row 6 |",
-              f"| of which in muninn's process, outside server calls | "
-              f"{null_run.seconds - null_run.parts.get('(all server calls)', 0):.1f} | row 5, clocked |",
-              f"| ratio muninn / direct, real sidecar | {mr / dr:.2f}x | row 3 / row 4 |",
-              f"| ratio muninn / direct, null embedder | {mn / dn:.2f}x | row 5 / row 6 |",
-              "", "## Inside muninn's sync (the median run of rows 3 and 5)", "",
-              "| part | real sidecar, s | null embedder, s |", "| --- | --- | --- |"]
-    real_run = by["muninn-real"].median_run()
-    for part in sorted({*real_run.parts, *null_run.parts}, key=lambda p: (p.startswith("("), p)):
-        lines.append(f"| {part} | {real_run.parts.get(part, 0):.2f} | {null_run.parts.get(part, 0):.2f} |")
-    lines += [f"| (the whole sync) | {real_run.seconds:.2f} | {null_run.seconds:.2f} |", "",
-              "## CPU seconds by process in each window (median run)", "",
+              "| --- | --- | --- |"]
+    lines += [f"| {part} | {value()} | {how.format(**no)} |" for part, need, value, how in split
+              if all(k in by for k in need)]
+    if clocked:
+        runs = list(clocked.values())
+        lines += ["", "## Inside muninn's sync (the median run of each muninn row)", "",
+                  "| part | " + " | ".join(f"{k}, s" for k in clocked) + " |",
+                  "| --- |" + " --- |" * len(clocked)]
+        for part in sorted({p for r in runs for p in r.parts}, key=lambda p: (p.startswith("("), p)):
+            lines.append(f"| {part} | " + " | ".join(f"{r.parts.get(part, 0):.2f}" for r in runs) + " |")
+        lines.append("| (the whole sync) | " + " | ".join(f"{r.seconds:.2f}" for r in runs) + " |")
+    lines += ["", "## CPU seconds by process in each window (median run)", "",
               "| # | row | muninn (this process) | openviking-server and its children | embedder |",
               "| --- | --- | --- | --- | --- |"]
     for i, row in enumerate(rows[2:], 3):
@@ -403,9 +419,7 @@ def render(rows: list[Row], info: dict[str, Any], command: str, started: str) ->
         embedder = cpu.get("embedding sidecar", cpu.get("null embedder", 0.0))
         lines.append(f"| {i} | {row.key} | {cpu.get('muninn (this process)', 0):.1f} | "
                      f"{cpu.get('openviking-server', 0):.1f} | {embedder:.1f} |")
-    lines += ["", "Reading: with embedding taken out (a remote endpoint that answers at once), "
-              f"{n:,} facts sync in {mn:.0f} s through muninn and {dn:.0f} s fed to OpenViking directly; "
-              f"with the real sidecar on the same 2 cores, {mr:.0f} s and {dr:.0f} s.", ""]
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -416,10 +430,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="rounds of every row (medians are reported)")
     parser.add_argument("--embed-texts", type=int, default=None,
                         help="embed only the first K texts in row 1 (the split scales its rate to all)")
+    parser.add_argument("--rows", nargs="+", choices=list(SERVER_ROWS), default=list(SERVER_ROWS),
+                        help="which server rows to run (the split shows what the rows run allow)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    rows, info = measure(args.facts, args.known, args.repeat, args.embed_texts)
+    rows, info = measure(args.facts, args.known, args.repeat, args.embed_texts, args.rows)
     command = " ".join(["python -m muninn.evals.bench_sync_split", *sys.argv[1:]])
     text = render(rows, info, command, started)
     print(text)

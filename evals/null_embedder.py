@@ -15,6 +15,7 @@ import argparse
 import base64
 import hashlib
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -77,7 +78,14 @@ class NullEmbedder(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"   # keep-alive: the OpenAI client reuses its connections
+    # Headers and body leave in one write (flushed after each request), and no Nagle: written apart on a
+    # kept-alive connection, they waited out the client's delayed ACK, 47 ms a text (21 texts/s, measured).
+    wbufsize = 1 << 16
     server: NullEmbedder
+
+    def setup(self) -> None:
+        super().setup()
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:   # one line per text would cost more than the vector
         pass
