@@ -21,7 +21,7 @@ from muninn.core import config, credentials, policy
 from muninn.core.client import OpenViking
 from muninn.nightly import runner
 from muninn.plugins import policy_apply
-from muninn.plugins.search import keyword, reader_index
+from muninn.plugins.search import dense, fact_vectors, keyword, reader_index
 
 pytestmark = pytest.mark.integration
 
@@ -109,6 +109,16 @@ def test_refresh_reports_the_absent_source_and_still_syncs_and_indexes_the_rest(
     assert count == 1 and result.data["indexes"]["raven"]["indexed"] + result.data["indexes"]["raven"][
         "unchanged"] >= 1
     assert reader_index.problem(s, raven) is None
+    # Each reader's search vectors were filled by the real sidecar: raven's first search embeds its question only.
+    assert result.data["vectors"]["indexes"] >= 2 and result.data["vectors"]["embedded"] > 0
+    index = keyword.KeywordIndex(reader_index.index_path(s, raven))
+    scorer = dense.DenseScorer(s.embed, dense.cache_path(reader_index.index_path(s, raven)))
+    scorer._post = lambda texts: pytest.fail(f"embedded at search time: {texts}")
+    try:
+        assert scorer.embed(fact_vectors.texts(index)).shape[0] == 2 * index.count()
+    finally:
+        scorer.close()
+        index.close()
 
 
 def test_snapshot_drops_the_repo_file_holding_a_known_value_and_syncs_the_rest(world) -> None:

@@ -32,6 +32,11 @@ MAX_CHARS = 2000
 BATCH = 64
 
 
+def cache_path(index_path: Path) -> Path:
+    """Where a reader's search keeps its vectors: beside its keyword index."""
+    return index_path.with_suffix(".vectors.sqlite")
+
+
 class DenseUnavailable(MuninnError):
     """The embedding sidecar did not answer: linear fusion falls back to RRF, with a warning."""
 
@@ -97,6 +102,35 @@ class DenseScorer:
                             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
                                                  [(k, self._mem[k].tobytes()) for k, _ in chunk])
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
+
+    def fill(self, texts: Sequence[str], known: dict[str, np.ndarray] | None = None) -> int:
+        """Store every text's vector in the cache file ahead of any search, so no search embeds a
+        candidate at first sight. A vector in `known` (a pass over another reader's index: same model,
+        same rule, same text) is copied, not embedded again; those embedded here are added to it.
+        Returns how many texts were sent to the sidecar."""
+        known = {} if known is None else known
+        db = self._db
+        if db is None:
+            return 0
+        cut = {self._key(t[:MAX_CHARS]): t[:MAX_CHARS] for t in texts}
+        keys = list(cut)
+        stored: set[str] = set()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            marks = ", ".join("?" for _ in chunk)
+            stored |= {k for (k,) in db.execute(f"SELECT key FROM vectors WHERE key IN ({marks})", chunk)}
+        copied = [(k, known[k].tobytes()) for k in keys if k not in stored and k in known]
+        todo = [k for k in keys if k not in stored and k not in known]
+        with self._lock, db:
+            db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", copied)
+        for i in range(0, len(todo), BATCH):
+            chunk = todo[i:i + BATCH]
+            vecs = self._post([cut[k] for k in chunk])
+            known.update(zip(chunk, vecs, strict=True))
+            with self._lock, db:
+                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                               [(k, v.tobytes()) for k, v in zip(chunk, vecs, strict=True)])
+        return len(todo)
 
     def _post(self, texts: list[str]) -> list[np.ndarray]:
         import httpx
