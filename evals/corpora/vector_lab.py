@@ -4,16 +4,21 @@ embedded (a) whole, as OpenViking stores them with `embed.fact_text` off, and (b
 (breadcrumb + body). Same model, same 256-token cut as the sidecar, in-process, no server.
 
     python -m muninn.evals.corpora.vector_lab debian-handbook postgresql locomo-26 [--cache DIR]
+    python -m muninn.evals.corpora.vector_lab ops --model DIR --pooling mean \
+        --query-prefix "query: " --passage-prefix "passage: "      # another model: e5 as its card says
 
 It ranks files one vector each, the way `find` does before muninn's fusion; it is the vector stage's
-own ceiling, not the product's result (that is `corpora run`).
+own ceiling, not the product's result (that is `corpora run`). It also prints the model's size on disk
+and how many texts a second it embeds (one process, the sidecar's threads).
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +26,7 @@ from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.evals.corpora import harness, sources
 from muninn.export import pipeline as export_pipeline
-from muninn.plugins.embed.model import load
+from muninn.plugins.embed.model import Prompts, disk_size, embed, load, model_path
 
 RULES = {
     "whole file (fact_text off)": lambda text, crumb_body: text,
@@ -47,23 +52,29 @@ def rendered_facts(built: sources.Built) -> list[tuple[harness.Section, str]]:
     return out
 
 
-def run(name: str, cache: Path | None, model, options: dict | None = None) -> dict[str, dict[str, float]]:
+def run(name: str, cache: Path | None, model: Any, options: dict | None = None, prompts: Prompts = Prompts(),
+        rules: list[str] | None = None) -> dict[str, dict[str, float]]:
+    """hit@1/4/10 and MRR of each rule, plus its embedding throughput (`texts/s`)."""
     built = sources.build(name, cache, options)
     facts = rendered_facts(built)
     secs = [sec for sec, _ in facts]
     questions = built.questions.questions
-    qvecs = model.encode([q.question for q in questions])
+    qvecs = embed(model, [q.question for q in questions], prompts.query)
     out = {}
-    for rule, pick in RULES.items():
-        mat = model.encode([pick(text, sec.text) for sec, text in facts])
+    for rule in rules or list(RULES):
+        texts = [RULES[rule](text, sec.text) for sec, text in facts]
+        start = time.perf_counter()
+        mat = embed(model, texts, prompts.passage)
+        rate = len(texts) / (time.perf_counter() - start)
         order = np.argsort(-(qvecs @ mat.T), axis=1, kind="stable")[:, :10]
         firsts = [harness.first_rank([secs[i].uri for i in row], harness.gold(q, secs)) for q, row in zip(
             questions, order, strict=True)]
-        out[rule] = harness.metrics(firsts, [])
+        out[rule] = {**harness.metrics(firsts, []), "texts/s": rate}
     print(f"\n{name}: {len(facts)} facts, {len(questions)} questions")
-    print("| text embedded | hit@1 | hit@4 | hit@10 | MRR@10 |\n| --- | --- | --- | --- | --- |")
+    print("| text embedded | hit@1 | hit@4 | hit@10 | MRR@10 | texts/s |\n| --- | --- | --- | --- | --- | --- |")
     for rule, m in out.items():
-        print(f"| {rule} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} |")
+        print(f"| {rule} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} "
+              f"| {m['texts/s']:.1f} |", flush=True)
     return out
 
 
@@ -71,16 +82,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.vector_lab", description=__doc__.splitlines()[0])
     ap.add_argument("corpora", nargs="+")
     ap.add_argument("--cache", type=Path)
-    ap.add_argument("--model", default=EmbedSettings().model, help="an embed.model value (a packaged id or a folder)")
+    ap.add_argument("--model", default=EmbedSettings().model, help="an embed.model value (a packaged id or a local "
+                    "folder: sentence-transformers, or model.onnx + tokenizer.json)")
+    ap.add_argument("--pooling", choices=["cls", "mean"], default=EmbedSettings().pooling,
+                    help="pooling of a local ONNX folder (its card says which; packaged ids know their own)")
+    ap.add_argument("--query-prefix", default="", help='put before every question, as the model\'s card says '
+                    '(e5: "query: ")')
+    ap.add_argument("--passage-prefix", default="", help='put before every embedded text (e5: "passage: ")')
+    ap.add_argument("--rule", action="append", choices=list(RULES), help="measure only these texts (default: all)")
     ap.add_argument("--max-tokens", type=int, default=EmbedSettings().max_tokens, help="the sidecar's cut")
     ap.add_argument("--option", action="append", default=[], metavar="KIND.OPTION=VALUE",
                     help="an exporter option for every source of that kind, e.g. notes.max_chars=800")
     args = ap.parse_args(argv)
     options = sources.parse_options(args.option)
-    model, _ = load(EmbedSettings(model=args.model, max_tokens=args.max_tokens))
-    print(f"model {args.model}, {args.max_tokens} tokens")
+    settings = EmbedSettings(model=args.model, pooling=args.pooling, max_tokens=args.max_tokens)
+    model, dim = load(settings)
+    prompts = Prompts(query=args.query_prefix, passage=args.passage_prefix)
+    size = disk_size(model_path(settings)) / 2**20
+    print(f"model {args.model} ({type(model).__name__}, {dim} dimensions, {size:.0f} MiB on disk), "
+          f"{args.max_tokens} tokens, prompts {prompts}")
     for name in args.corpora:
-        run(name, args.cache, model, options)
+        run(name, args.cache, model, options, prompts, args.rule)
     return 0
 
 

@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from muninn.core import extras
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import MuninnError
 from muninn.core.paths import package_dir
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # id -> (package, folder inside it or "" for the package's own get_model_path(), pooling)
 PACKAGED: dict[str, tuple[str, str, str]] = {
@@ -71,3 +77,29 @@ def load(settings: EmbedSettings):
     model.max_seq_length = min(model.max_seq_length or settings.max_tokens, settings.max_tokens)
     get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
     return model, int(get_dim())
+
+
+def disk_size(path: Path) -> int:
+    """Bytes of every file under a model folder (what a user downloads and keeps)."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """What a model's card says to put before a query and before a passage. e5 was trained on
+    "query: " / "passage: " and its card requires them; bge-small (for passages), MiniLM and mpnet take none."""
+
+    query: str = ""
+    passage: str = ""
+
+
+def embed(model: Any, texts: Sequence[str], prefix: str = "", batch_size: int = 32) -> np.ndarray:
+    """Unit float32 vectors for `texts`, each read after `prefix`. Normalised here as well as asked of the
+    model, because not every encoder honours the flag and a cosine ranking is wrong when one side is not
+    unit length; a zero vector stays zero, never NaN."""
+    import numpy as np
+
+    vecs = np.asarray(model.encode([prefix + t for t in texts], batch_size=batch_size, normalize_embeddings=True,
+                                   convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs / np.where(norms == 0, 1, norms)
