@@ -220,3 +220,13 @@ def test_skills_install_approves_by_content_and_an_edit_is_drift(world) -> None:
     assert again.returncode == 0 and json.loads(again.stdout)[0]["sha256"] == done["sha256"], "the shipped text back"
     assert _run(s, "skills-drift").status == "ok"
     assert len(json.loads(s.paths.approved_skills.read_text())["approved"]) == 1
+
+
+def test_search_index_fills_the_search_vectors_once(world) -> None:
+    first = _cli(world, "search-index", "--json")
+    assert first.returncode == 0, first.stderr
+    assert isinstance(json.loads(first.stdout)["vectors_embedded"], int)
+    again = _cli(world, "search-index", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["vectors_embedded"] == 0, "nothing new: nothing embedded"
+    plain = _cli(world, "search-index", "--no-vectors", "--json")
+    assert plain.returncode == 0 and "vectors_embedded" not in json.loads(plain.stdout)

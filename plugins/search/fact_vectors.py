@@ -11,7 +11,7 @@ are embedded.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ class Filled:
     indexes: int = 0
     texts: int = 0
     embedded: int = 0
+    by_index: dict[str, int] = field(default_factory=dict)    # index path: texts embedded for it
 
 
 def texts(index: keyword.KeywordIndex) -> list[str]:
@@ -53,7 +54,8 @@ def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
         scorer = dense.DenseScorer(settings.embed, dense.cache_path(path), timeout=max(settings.search.timeout, 60.0))
         try:
             batch = texts(index)
-            done.embedded += scorer.fill(batch, known)
+            done.by_index[str(path)] = scorer.fill(batch, known)
+            done.embedded += done.by_index[str(path)]
         finally:
             scorer.close()
             index.close()
