@@ -125,3 +125,49 @@ def test_a_dead_sidecar_is_a_domain_error_and_keeps_what_was_stored(tmp_path) ->
     with pytest.raises(dense.DenseUnavailable, match="not reachable"):
         fact_vectors.fill(settings, [path])
     assert keyword.KeywordIndex(path).count() == len(FILES)
+
+
+def _damaged(path: Path, how: str) -> None:
+    if how == "garbage":
+        path.write_bytes(bytes((i * 37 + 11) % 256 for i in range(8192)))
+    elif how == "truncated":
+        path.write_bytes(path.read_bytes()[:100])
+    else:
+        raise AssertionError(how)
+
+
+@pytest.mark.parametrize("how", ["garbage", "truncated"])
+def test_a_damaged_vector_cache_never_fails_a_search_and_the_fill_says_so(tmp_path, sidecar, how) -> None:
+    path = _index(tmp_path / "kw.sqlite", FILES)
+    fact_vectors.fill(_settings(), [path])
+    _damaged(dense.cache_path(path), how)
+    scorer = dense.DenseScorer(EmbedSettings(), dense.cache_path(path))
+    try:
+        cos = scorer.cosines("restart the worker", _asked_by_linear(path, list(FILES)))
+    finally:
+        scorer.close()
+    assert len(cos) == 2 * len(FILES) and all(-1.0 <= c <= 1.0 for c in cos)
+    with pytest.raises(dense.VectorCacheBusy, match="could not be written.*only a cache"):
+        fact_vectors.fill(_settings(), [path])
+
+
+def test_a_cache_another_process_holds_locked_does_not_fail_a_search(tmp_path, sidecar, monkeypatch) -> None:
+    import sqlite3
+
+    monkeypatch.setattr(dense, "BUSY_SECONDS", 0.2)
+    path = _index(tmp_path / "kw.sqlite", FILES)
+    fact_vectors.fill(_settings(), [path])
+    holder = sqlite3.connect(dense.cache_path(path), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")             # the nightly mid-write, as a search sees it
+    try:
+        scorer = dense.DenseScorer(EmbedSettings(), dense.cache_path(path))
+        try:
+            cos = scorer.cosines("a question never asked", _asked_by_linear(path, list(FILES)))
+        finally:
+            scorer.close()
+        assert len(cos) == 2 * len(FILES)
+        with pytest.raises(dense.VectorCacheBusy):
+            fact_vectors.fill(_settings(), [_index(tmp_path / "kw.sqlite", {f"{ROOT}/new.md": _fact("New", "x y")})])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
