@@ -6,6 +6,7 @@ test_nightly_refresh.py."""
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,14 @@ def test_a_text_two_readers_share_is_embedded_once(tmp_path, sidecar) -> None:
     finally:
         scorer.close()
     assert sidecar.sent == [], "the agent's own cache file holds the copied vectors"
+    # ...and only those: no vector of a file the agent cannot read lands in its cache
+    with sqlite3.connect(dense.cache_path(agent)) as conn:
+        (rows,) = conn.execute("SELECT count(*) FROM vectors").fetchone()
+    agent_index = keyword.KeywordIndex(agent)
+    try:
+        assert rows == len(set(fact_vectors.texts(agent_index))) < filled.texts
+    finally:
+        agent_index.close()
 
 
 def test_nothing_is_embedded_where_nothing_reads_it(tmp_path, sidecar) -> None:
@@ -152,8 +161,6 @@ def test_a_damaged_vector_cache_never_fails_a_search_and_the_fill_says_so(tmp_pa
 
 
 def test_a_cache_another_process_holds_locked_does_not_fail_a_search(tmp_path, sidecar, monkeypatch) -> None:
-    import sqlite3
-
     monkeypatch.setattr(dense, "BUSY_SECONDS", 0.2)
     path = _index(tmp_path / "kw.sqlite", FILES)
     fact_vectors.fill(_settings(), [path])
