@@ -13,13 +13,13 @@ from muninn.evals.benchutil import pct
 
 LEVERS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("default (20 candidates, no lever)", {}),
-    ("length_sort: batches of similar length", {"length_sort": True}),
+    ("length_sort: batches of 8 of similar length", {"length_sort": True, "batch_size": 8}),
     ("gap 1.0: only candidates within 1 z of the best", {"gap": 1.0}),
     ("gap 2.0", {"gap": 2.0}),
     ("skip_margin 1.5: no cross-encoder when fusion leads by 1.5 z", {"skip_margin": 1.5}),
     ("candidates 10", {"candidates": 10}),
     ("max_length 128", {"max_length": 128}),
-    ("batch_size 1: each pair alone (scores independent of the batch)", {"batch_size": 1}),
+    ("batch_size 8: pairs padded together (the old default; a score depends on its batch)", {"batch_size": 8}),
     ("spin: true (onnxruntime's busy-waiting threads, the old default)", {"spin": True}),
 )
 

@@ -32,7 +32,6 @@ from muninn.plugins.search.stages.rerank import rerank_text
 CONTENT_CHARS = 1500      # search.content_chars' default: what the stage reads of each candidate
 PASSAGE_WINDOW = RerankSettings().passage_window
 HEAD = 20                 # rerank.candidates' default
-QUESTIONS = Path(__file__).parent / "questions"
 
 
 @dataclass(frozen=True)
@@ -44,13 +43,13 @@ class Lever:
     scores_change: bool = True     # False: the lever only reads fewer candidates (replayed, not re-scored)
 
 
-CURRENT = Lever("current (int8, batches of 8, 256 tokens, no spinning)")
+CURRENT = Lever("current (int8, each pair alone, 256 tokens, no spinning)")
 LEVERS: tuple[Lever, ...] = (
     CURRENT,
     Lever("spin: true (onnxruntime's default, muninn's before)", {"spin": True}, scores_change=False),
-    Lever("batch_size 1: each pair alone, padded to nothing", {"batch_size": 1}),
+    Lever("batch_size 8 (muninn's before): pairs padded to the batch's longest", {"batch_size": 8}),
     Lever("batch_size 20: one pass", {"batch_size": 20}),
-    Lever("length_sort (batches of 8 of similar length)", {"length_sort": True}),
+    Lever("length_sort (batches of 8 of similar length)", {"length_sort": True, "batch_size": 8}),
     Lever("threads 1", {"threads": 1}, scores_change=False),
     Lever("fp32 (dequantised packaged weights)", fp32=True),
     Lever("max_length 192", {"max_length": 192}),
@@ -95,17 +94,15 @@ def texts(exports: Path, uris: Sequence[str], question: str = "") -> list[str]:
 
 def questions(trace_dir: Path, work: Path, per_corpus: int | None = None, read: bool = True) -> list[Question]:
     """The questions of every trace, `per_corpus` of them spread evenly over each corpus; `read`: with
-    their candidates' text (a corpus without a question file in evals/questions needs read=False)."""
-    import yaml
-
-    from muninn.evals.corpora import replay
+    their candidates' text. `work` is the harness's cache/work folder; its questions come from the
+    harness's own sources (a built corpus is reused from the cache)."""
+    from muninn.evals.corpora import replay, sources
 
     out = []
     for corpus, recs in replay.load(trace_dir, drop=0.2).items():
         asked: dict[str, str] = {}
         if read:
-            listed = yaml.safe_load((QUESTIONS / f"{corpus}.yaml").read_text(encoding="utf-8"))["questions"]
-            asked = {q["id"]: q["question"] for q in listed}
+            asked = {q.id: q.question for q in sources.build(corpus, work.parent).questions.questions}
         if per_corpus:
             recs = recs[:: max(1, len(recs) // per_corpus)][:per_corpus]
         for r in recs:

@@ -69,6 +69,22 @@ def refresh_indexes(settings: Settings, data: dict[str, Any], failures: list[str
         indexed[profile.name] = {"indexed": stats.indexed, "unchanged": stats.unchanged, "removed": stats.removed}
 
 
+def fill_vectors(settings: Settings, data: dict[str, Any], failures: list[str]) -> None:
+    """Each reader's search vectors for what its keyword index now holds (fact_vectors.py): a first
+    search then embeds only its question."""
+    from muninn.plugins.search import fact_vectors, reader_index
+
+    pol = reader_index.policy_or_none(settings)
+    paths = [settings.paths.search_index()]
+    paths += [reader_index.index_path(settings, p) for p in (pol.profiles.values() if pol is not None else [])]
+    try:
+        filled = fact_vectors.fill(settings, paths)
+    except MuninnError as exc:      # the sidecar down, a damaged index
+        failures.append(f"search vectors: {exc.message}")
+        return
+    data["vectors"] = {"indexes": filled.indexes, "texts": filled.texts, "embedded": filled.embedded}
+
+
 def refresh(ctx: Context) -> JobResult:
     s = ctx.settings
     data: dict[str, Any] = {}
@@ -87,6 +103,7 @@ def refresh(ctx: Context) -> JobResult:
         areas = sorted({c.area for c in pipeline.configured(s) if f"{c.area}/{c.name}" in done})
         sync_areas(s, areas, data, failures)
     refresh_indexes(s, data, failures)
+    fill_vectors(s, data, failures)
     data["failures"], data["dropped"] = failures, leaks
     if failures or leaks:
         said = failures + leaks
@@ -95,7 +112,8 @@ def refresh(ctx: Context) -> JobResult:
         return JobResult("refresh", False, "; ".join(said[:3]) + more, data,
                          status="error" if failures else "findings")
     return JobResult("refresh", True, f"{len(data.get('exported', {}))} source(s) exported, {len(areas)} area(s) "
-                     f"synced, {len(data['indexes'])} keyword index(es) walked" + redacted_note(data), data)
+                     f"synced, {len(data['indexes'])} keyword index(es) walked, "
+                     f"{data['vectors']['embedded']} new search vector(s)" + redacted_note(data), data)
 
 
 def redacted_note(data: dict[str, Any]) -> str:

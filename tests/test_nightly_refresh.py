@@ -21,7 +21,7 @@ from muninn.core import config, credentials, policy
 from muninn.core.client import OpenViking
 from muninn.nightly import runner
 from muninn.plugins import policy_apply
-from muninn.plugins.search import keyword, reader_index
+from muninn.plugins.search import dense, fact_vectors, keyword, reader_index
 
 pytestmark = pytest.mark.integration
 
@@ -109,6 +109,16 @@ def test_refresh_reports_the_absent_source_and_still_syncs_and_indexes_the_rest(
     assert count == 1 and result.data["indexes"]["raven"]["indexed"] + result.data["indexes"]["raven"][
         "unchanged"] >= 1
     assert reader_index.problem(s, raven) is None
+    # Each reader's search vectors were filled by the real sidecar: raven's first search embeds its question only.
+    assert result.data["vectors"]["indexes"] >= 2 and result.data["vectors"]["embedded"] > 0
+    index = keyword.KeywordIndex(reader_index.index_path(s, raven))
+    scorer = dense.DenseScorer(s.embed, dense.cache_path(reader_index.index_path(s, raven)))
+    scorer._post = lambda texts: pytest.fail(f"embedded at search time: {texts}")
+    try:
+        assert scorer.embed(fact_vectors.texts(index)).shape[0] == 2 * index.count()
+    finally:
+        scorer.close()
+        index.close()
 
 
 def test_snapshot_drops_the_repo_file_holding_a_known_value_and_syncs_the_rest(world) -> None:
@@ -210,3 +220,13 @@ def test_skills_install_approves_by_content_and_an_edit_is_drift(world) -> None:
     assert again.returncode == 0 and json.loads(again.stdout)[0]["sha256"] == done["sha256"], "the shipped text back"
     assert _run(s, "skills-drift").status == "ok"
     assert len(json.loads(s.paths.approved_skills.read_text())["approved"]) == 1
+
+
+def test_search_index_fills_the_search_vectors_once(world) -> None:
+    first = _cli(world, "search-index", "--json")
+    assert first.returncode == 0, first.stderr
+    assert isinstance(json.loads(first.stdout)["vectors_embedded"], int)
+    again = _cli(world, "search-index", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["vectors_embedded"] == 0, "nothing new: nothing embedded"
+    plain = _cli(world, "search-index", "--no-vectors", "--json")
+    assert plain.returncode == 0 and "vectors_embedded" not in json.loads(plain.stdout)

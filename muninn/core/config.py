@@ -122,7 +122,10 @@ class RerankSettings(Section):
                               "0: off")
     max_length: int = Field(256, ge=16, description="Tokens per (query, content) pair: the main latency lever "
                             "(20 candidates of 1,500 chars, packaged L-12 int8: 0.78 s at 256, 1.70 s at 512)")
-    batch_size: int = Field(8, ge=1, description="Pairs per forward pass. Small on CPU: FlagReranker scores "
+    batch_size: int = Field(1, ge=1, description="Pairs per forward pass. 1: a pair's score is its own (int8 "
+                            "activations are scaled per batch, which moved a score by up to 0.2 with its batch-mates) "
+                            "and no pair is padded to a longer one: 0.80x the time of 8 idle, 0.57x under load "
+                            "(evals/results/rerank_speed.md). Never large on CPU: FlagReranker scores "
                             "its first batch twice to probe memory, so a batch of all 20 doubles the cost")
     threads: int | None = Field(None, ge=1, description="torch or onnxruntime threads (default: their choice, "
                                 "the physical cores)")

@@ -175,6 +175,9 @@ def index_cmd(ctx: typer.Context,
               rebuild: bool = typer.Option(False, "--rebuild", help="Move the current index aside (kept as "
                                            "<name>.damaged-<time>) and build a new one from the server: the "
                                            "repair for a damaged index."),
+              vectors: bool = typer.Option(True, "--vectors/--no-vectors", help="Then embed what the index "
+                                           "holds into the reader's search vectors, so a first search embeds only "
+                                           "its question (two texts per new fact, ~30/s on 2 cores)."),
               json_out: bool = JsonOpt) -> None:
     """Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key.
 
@@ -204,11 +207,26 @@ def index_cmd(ctx: typer.Context,
             stats = keyword.build_from_openviking(client, root or s.search.target, path, s.search.fetch_workers)
         rows = [{"profile": None, "index": str(path), "indexed": stats.indexed, "unchanged": stats.unchanged,
                  "removed": stats.removed, "moved_aside": aside}]
+    if vectors:
+        from muninn.plugins.search import dense, fact_vectors
+
+        try:
+            filled = fact_vectors.fill(s, [Path(r["index"]) for r in rows])
+        except dense.DenseUnavailable as exc:
+            # The index is built and searchable; only the head start on embedding is missing.
+            fix = f" ({exc.fix})" if exc.fix else ""
+            say(f"warning: search vectors not filled: {exc.message}{fix}. Searches embed their candidates at "
+                "first sight until `muninn search-index` runs again.")
+            filled = None
+        for r in rows:
+            r["vectors_embedded"] = filled.by_index.get(r["index"], 0) if filled else None
     if json_out:
         emit_json(rows[0] if len(rows) == 1 and not every else rows)
         return
     for r in rows:
-        say(f"{r['index']}: {r['indexed']} indexed, {r['unchanged']} unchanged, {r['removed']} removed")
+        n = r.get("vectors_embedded")
+        filled_note = f", {n} search vector(s) embedded" if n is not None else ""
+        say(f"{r['index']}: {r['indexed']} indexed, {r['unchanged']} unchanged, {r['removed']} removed{filled_note}")
 
 
 def _aside(path: Path, rebuild: bool) -> str | None:

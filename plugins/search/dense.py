@@ -30,12 +30,23 @@ if TYPE_CHECKING:   # imported where used: `muninn search` through `muninn serve
 # The sidecar's model reads 256 tokens; nothing past ~2,000 characters can change a vector.
 MAX_CHARS = 2000
 BATCH = 64
+# Seconds a write waits for another process's (the nightly fill beside a running MCP server).
+BUSY_SECONDS = 10.0
+
+
+def cache_path(index_path: Path) -> Path:
+    """Where a reader's search keeps its vectors: beside its keyword index."""
+    return index_path.with_suffix(".vectors.sqlite")
 
 
 class DenseUnavailable(MuninnError):
     """The embedding sidecar did not answer: linear fusion falls back to RRF, with a warning."""
 
     exit_code = ExitCode.SEARCH_CONTRACT
+
+
+class VectorCacheBusy(DenseUnavailable):
+    """The vector cache file stayed locked by another writer, or is not a database: filling stops there."""
 
 
 class DenseScorer:
@@ -53,14 +64,23 @@ class DenseScorer:
         self._lock = threading.Lock()
         self._cache = Path(cache) if cache is not None else None
         self._conn: sqlite3.Connection | None = None
+        self.cache_problem = ""
 
     @property
     def _db(self) -> sqlite3.Connection | None:
         """Opened on first use: a search that never fuses linearly (identifier, rrf) never creates it."""
-        if self._conn is None and self._cache is not None:
+        if self._conn is None and self._cache is not None and not self.cache_problem:
             self._cache.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self._cache, check_same_thread=False)
-            self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+            conn = sqlite3.connect(self._cache, check_same_thread=False, timeout=BUSY_SECONDS)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")     # a search reads while the nightly writes
+                conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+            except sqlite3.Error as exc:
+                # Only a cache: a search goes on embedding in memory; fill() reports the problem.
+                conn.close()
+                self.cache_problem = str(exc)
+                return None
+            self._conn = conn
         return self._conn
 
     def close(self) -> None:
@@ -81,8 +101,12 @@ class DenseScorer:
             missing = [k for k in dict.fromkeys(keys) if k not in self._mem]
             if missing and self._db is not None:
                 marks = ", ".join("?" for _ in missing)
-                for key, blob in self._db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", missing):
-                    self._mem[key] = np.frombuffer(blob, dtype=np.float32)
+                try:
+                    for key, blob in self._db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})",
+                                                      missing):
+                        self._mem[key] = np.frombuffer(blob, dtype=np.float32)
+                except sqlite3.Error:
+                    pass    # unreadable now: those texts are embedded again, never a failed search
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._mem}
         if todo:
             items = list(todo.items())
@@ -93,10 +117,52 @@ class DenseScorer:
                     for (key, _), vec in zip(chunk, vecs, strict=True):
                         self._mem[key] = vec
                     if self._db is not None:
-                        with self._db:
-                            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                                                 [(k, self._mem[k].tobytes()) for k, _ in chunk])
+                        try:
+                            with self._db:
+                                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                                                     [(k, self._mem[k].tobytes()) for k, _ in chunk])
+                        except sqlite3.OperationalError:
+                            pass    # the file stayed busy: this search keeps its vectors in memory
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
+
+    def fill(self, texts: Sequence[str], known: dict[str, np.ndarray] | None = None) -> int:
+        """Store every text's vector in the cache file ahead of any search, so no search embeds a
+        candidate at first sight. A vector in `known` (a pass over another reader's index: same model,
+        same rule, same text) is copied, not embedded again; those embedded here are added to it.
+        Returns how many texts were sent to the sidecar."""
+        known = {} if known is None else known
+        try:
+            return self._fill(texts, known)
+        except sqlite3.Error as exc:
+            raise VectorCacheBusy(f"the search vector cache {self._cache} could not be written ({exc})",
+                                  fix="run it again once the other writer is done; the file is only a cache, so "
+                                      "a damaged one can be deleted") from None
+
+    def _fill(self, texts: Sequence[str], known: dict[str, np.ndarray]) -> int:
+        db = self._db
+        if db is None:
+            if self.cache_problem:
+                raise sqlite3.DatabaseError(self.cache_problem)
+            return 0
+        cut = {self._key(t[:MAX_CHARS]): t[:MAX_CHARS] for t in texts}
+        keys = list(cut)
+        stored: set[str] = set()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            marks = ", ".join("?" for _ in chunk)
+            stored |= {k for (k,) in db.execute(f"SELECT key FROM vectors WHERE key IN ({marks})", chunk)}
+        copied = [(k, known[k].tobytes()) for k in keys if k not in stored and k in known]
+        todo = [k for k in keys if k not in stored and k not in known]
+        with self._lock, db:
+            db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", copied)
+        for i in range(0, len(todo), BATCH):
+            chunk = todo[i:i + BATCH]
+            vecs = self._post([cut[k] for k in chunk])
+            known.update(zip(chunk, vecs, strict=True))
+            with self._lock, db:
+                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                               [(k, v.tobytes()) for k, v in zip(chunk, vecs, strict=True)])
+        return len(todo)
 
     def _post(self, texts: list[str]) -> list[np.ndarray]:
         import httpx

@@ -391,3 +391,7 @@ class KeywordIndex:
     def text(self, uri: str) -> str | None:
         row = self._conn.execute("SELECT text FROM docs WHERE uri = ?", (uri,)).fetchone()
         return row[0] if row else None
+
+    def documents(self) -> Iterator[tuple[str, str]]:
+        """(uri, text) of every indexed file, in uri order."""
+        yield from self._conn.execute("SELECT uri, text FROM docs ORDER BY uri")

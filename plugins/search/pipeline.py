@@ -83,7 +83,7 @@ class Searcher:
         self.vector = VectorSource(self._vector_client)
         self.watch = outage.ServerWatch()
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
-        self.dense = dense.DenseScorer(settings.embed, path.with_suffix(".vectors.sqlite"), timeout=self.cfg.timeout)
+        self.dense = dense.DenseScorer(settings.embed, dense.cache_path(path), timeout=self.cfg.timeout)
         self._reranker = reranker
         self._rerank_problem = ""
         self._rerank_lock = threading.Lock()   # a warm-up thread and the first search load it once
