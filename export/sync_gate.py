@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from muninn.core import factfile
@@ -42,6 +42,9 @@ class SyncRefused(MuninnError):
 class SyncGate:
     gate: LeakGate
     names: Redactor   # only for showing file names safely
+    # (folder, file, sha256 of its bytes, the ledger's hash) this gate found clean: `muninn sync` checks
+    # before touching the server and again inside sync; the same bytes get the same verdict.
+    _clean: set[tuple[str, str, str, str]] = field(default_factory=set, repr=False)
 
     @classmethod
     def from_known(cls, known: dict[str, str], allow: Callable[[str], bool] | None = None) -> SyncGate:
@@ -58,20 +61,26 @@ class SyncGate:
         written = ledger_hashes(root)
         out: list[Dropped] = []
         for rel, data in sorted(local.items()):
+            digest = hashlib.sha256(data).hexdigest()
+            expected = written.get(rel)
+            seen = (str(root), rel, digest, expected or "")
+            if seen in self._clean:
+                continue
             findings: list[Finding] = []
             text = data.decode("utf-8", errors="replace")
             if why := factfile.problem(text):
                 findings.append(Finding(f"{NOT_A_FACT}:{why}", None, 0))
-            expected = written.get(rel)
             if expected is None:
                 findings.append(Finding(NOT_EXPORTED, None, 0))
             elif not expected:
                 findings.append(Finding(UNVERIFIED, None, 0))
-            elif expected != hashlib.sha256(data).hexdigest():
+            elif expected != digest:
                 findings.append(Finding(EDITED, None, 0))
             findings += self.gate.scan_path(rel) + self.gate.scan(text)
             if findings:
                 out.append(Dropped(self.names.redact_path(rel), findings))
+            else:
+                self._clean.add(seen)
         return out
 
     def check(self, folders: Iterable[tuple[Path, dict[str, bytes]]]) -> None:

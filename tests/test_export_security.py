@@ -242,6 +242,7 @@ def test_sync_gate_passes_what_export_wrote(exported: tuple[Path, SyncGate]) -> 
 ])
 def test_sync_gate_refuses_by_name(exported: tuple[Path, SyncGate], change: str, reason: str) -> None:
     out, gate = exported
+    assert gate.refused(out, local_files(out)) == []   # found clean once: a change after that still counts
     first = sorted(out.rglob("n0*.md"))[0]
     name = first.relative_to(out).as_posix()
     if change == "add":
@@ -271,6 +272,17 @@ def test_sync_gate_refuses_by_name(exported: tuple[Path, SyncGate], change: str,
         gate.check([(out, local_files(out))])
     assert err.value.exit_code == 3 and shown in str(err.value)
     assert VALUE not in str(err.value) and "Rt5vW9xQ2m" not in str(err.value)
+
+
+def test_the_same_bytes_are_gated_once_per_gate(exported: tuple[Path, SyncGate], monkeypatch) -> None:
+    out, gate = exported
+    scanned: list[int] = []
+    real = gate.gate.scan
+    monkeypatch.setattr(gate.gate, "scan", lambda text: scanned.append(1) or real(text))
+    files = local_files(out)
+    gate.check([(out, files)])               # `muninn sync` before it touches the server
+    gate.check([(out, local_files(out))])    # and sync itself, with the same bytes
+    assert len(scanned) == len(files) > 0
 
 
 def test_muninn_sync_refuses_with_exit_3_before_touching_the_server(tmp_path: Path) -> None:
