@@ -177,7 +177,7 @@ def index_cmd(ctx: typer.Context,
                                            "repair for a damaged index."),
               vectors: bool = typer.Option(True, "--vectors/--no-vectors", help="Then embed what the index "
                                            "holds into the reader's search vectors, so a first search embeds only "
-                                           "its question (two texts per new fact, ~30/s on 2 cores)."),
+                                           "its question (two texts per new fact; 5,600 facts took 242 s on 2 cores)."),
               json_out: bool = JsonOpt) -> None:
     """Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key.
 
