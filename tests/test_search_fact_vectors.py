@@ -121,6 +121,35 @@ def test_a_text_two_readers_share_is_embedded_once(tmp_path, sidecar) -> None:
         agent_index.close()
 
 
+def test_a_reader_added_later_copies_what_another_reader_holds(tmp_path, sidecar) -> None:
+    owner = _index(tmp_path / "owner.sqlite", FILES)
+    fact_vectors.fill(_settings(), [owner])                     # an earlier night, before the agent existed
+    sidecar.sent.clear()
+    agent = _index(tmp_path / "agent.sqlite", {u: t for u, t in FILES.items() if "vpn" in u})
+    later = fact_vectors.fill(_settings(), [owner, agent])
+    assert later.embedded == 0 and sidecar.sent == [] and later.indexes == 2
+
+
+def test_the_configured_identitys_cache_gives_to_a_single_reader(tmp_path, sidecar) -> None:
+    settings = Settings(home=str(tmp_path / "home"))
+    own = _index(settings.paths.search_index(), FILES)           # filled by `muninn search-index` or the nightly
+    fact_vectors.fill(settings, [own])
+    sidecar.sent.clear()
+    agent = _index(tmp_path / "agent.sqlite", {u: t for u, t in FILES.items() if "restart" in u})
+    assert fact_vectors.fill(settings, [agent]).embedded == 0 and sidecar.sent == []   # `--profile agent`
+
+
+def test_a_damaged_neighbour_does_not_stop_a_readers_fill(tmp_path, sidecar) -> None:
+    owner = _index(tmp_path / "owner.sqlite", FILES)
+    fact_vectors.fill(_settings(), [owner])
+    _damaged(dense.cache_path(owner), "garbage")
+    agent = _index(tmp_path / "agent.sqlite", {u: t for u, t in FILES.items() if "vpn" in u})
+    with pytest.raises(dense.VectorCacheBusy):
+        fact_vectors.fill(_settings(), [owner, agent])                # the owner's own cache is named
+    sidecar.sent.clear()
+    assert fact_vectors.fill(_settings(), [agent]).embedded == len(sidecar.sent) == 2
+
+
 def test_nothing_is_embedded_where_nothing_reads_it(tmp_path, sidecar) -> None:
     path = _index(tmp_path / "kw.sqlite", FILES)
     assert fact_vectors.fill(_settings(fusion="rrf"), [path]).embedded == 0      # rrf reads no cosines
@@ -164,6 +193,7 @@ def test_a_cache_another_process_holds_locked_does_not_fail_a_search(tmp_path, s
     monkeypatch.setattr(dense, "BUSY_SECONDS", 0.2)
     path = _index(tmp_path / "kw.sqlite", FILES)
     fact_vectors.fill(_settings(), [path])
+    sent_before = len(sidecar.sent)
     holder = sqlite3.connect(dense.cache_path(path), isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")             # the nightly mid-write, as a search sees it
     try:
@@ -173,6 +203,8 @@ def test_a_cache_another_process_holds_locked_does_not_fail_a_search(tmp_path, s
         finally:
             scorer.close()
         assert len(cos) == 2 * len(FILES)
+        assert sidecar.sent[-1:] == ["a question never asked"] and len(sidecar.sent) - sent_before == 1, \
+            "the filled vectors are read while another process writes (WAL)"
         with pytest.raises(dense.VectorCacheBusy):
             fact_vectors.fill(_settings(), [_index(tmp_path / "kw.sqlite", {f"{ROOT}/new.md": _fact("New", "x y")})])
     finally:

@@ -13,6 +13,7 @@ a warm search embeds only its query.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 import threading
@@ -91,77 +92,81 @@ class DenseScorer:
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model}\0{self._rule}\0{text}".encode()).hexdigest()
 
+    def _stored(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The cached vectors of these keys, as stored (raises sqlite3.Error)."""
+        out: dict[str, bytes] = {}
+        if not keys:
+            return out
+        with self._lock:
+            if (db := self._db) is None:
+                return out
+            for i in range(0, len(keys), 500):
+                chunk = list(keys[i:i + 500])
+                marks = ", ".join("?" for _ in chunk)
+                out.update(db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk).fetchall())
+        return out
+
+    def _store(self, rows: Sequence[tuple[str, bytes]]) -> None:
+        """Write vectors into the cache file (raises sqlite3.Error)."""
+        with self._lock:
+            if rows and (db := self._db) is not None:
+                with db:
+                    db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text; cached ones are not sent again."""
         import numpy as np
 
         texts = [t[:MAX_CHARS] for t in texts]
         keys = [self._key(t) for t in texts]
-        with self._lock:
-            missing = [k for k in dict.fromkeys(keys) if k not in self._mem]
-            if missing and self._db is not None:
-                marks = ", ".join("?" for _ in missing)
-                try:
-                    for key, blob in self._db.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})",
-                                                      missing):
-                        self._mem[key] = np.frombuffer(blob, dtype=np.float32)
-                except sqlite3.Error:
-                    pass    # unreadable now: those texts are embedded again, never a failed search
-            todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._mem}
-        if todo:
-            items = list(todo.items())
-            for i in range(0, len(items), BATCH):
-                chunk = items[i:i + BATCH]
-                vecs = self._post([t for _, t in chunk])
-                with self._lock:
-                    for (key, _), vec in zip(chunk, vecs, strict=True):
-                        self._mem[key] = vec
-                    if self._db is not None:
-                        try:
-                            with self._db:
-                                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                                                     [(k, self._mem[k].tobytes()) for k, _ in chunk])
-                        except sqlite3.OperationalError:
-                            pass    # the file stayed busy: this search keeps its vectors in memory
+        missing = [k for k in dict.fromkeys(keys) if k not in self._mem]
+        try:
+            found = self._stored(missing)
+        except sqlite3.Error:
+            found = {}      # unreadable now: those texts are embedded again, never a failed search
+        self._mem.update((k, np.frombuffer(blob, dtype=np.float32)) for k, blob in found.items())
+        items = list({k: t for k, t in zip(keys, texts, strict=True) if k not in self._mem}.items())
+        for i in range(0, len(items), BATCH):
+            chunk = items[i:i + BATCH]
+            vecs = self._post([t for _, t in chunk])
+            self._mem.update((k, v) for (k, _), v in zip(chunk, vecs, strict=True))
+            with contextlib.suppress(sqlite3.Error):    # the file stayed busy: the vectors stay in memory
+                self._store([(k, v.tobytes()) for (k, _), v in zip(chunk, vecs, strict=True)])
         return np.stack([self._mem[k] for k in keys]) if keys else np.zeros((0, 0), np.float32)
 
-    def fill(self, texts: Sequence[str], known: dict[str, np.ndarray] | None = None) -> int:
+    def fill(self, texts: Sequence[str], donors: Sequence[DenseScorer] = ()) -> int:
         """Store every text's vector in the cache file ahead of any search, so no search embeds a
-        candidate at first sight. A vector in `known` (a pass over another reader's index: same model,
-        same rule, same text) is copied, not embedded again; those embedded here are added to it.
-        Returns how many texts were sent to the sidecar."""
-        known = {} if known is None else known
+        candidate at first sight. A vector another reader's cache already holds (`donors`: same model,
+        same rule, same text, so the same key) is copied, not embedded again. Returns how many texts
+        were sent to the sidecar."""
         try:
-            return self._fill(texts, known)
+            return self._fill(texts, donors)
         except sqlite3.Error as exc:
             raise VectorCacheBusy(f"the search vector cache {self._cache} could not be written ({exc})",
                                   fix="run it again once the other writer is done; the file is only a cache, so "
                                       "a damaged one can be deleted") from None
 
-    def _fill(self, texts: Sequence[str], known: dict[str, np.ndarray]) -> int:
-        db = self._db
-        if db is None:
+    def _fill(self, texts: Sequence[str], donors: Sequence[DenseScorer]) -> int:
+        with self._lock:
+            opened = self._db is not None
+        if not opened:
             if self.cache_problem:
                 raise sqlite3.DatabaseError(self.cache_problem)
             return 0
         cut = {self._key(t[:MAX_CHARS]): t[:MAX_CHARS] for t in texts}
-        keys = list(cut)
-        stored: set[str] = set()
-        for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
-            marks = ", ".join("?" for _ in chunk)
-            stored |= {k for (k,) in db.execute(f"SELECT key FROM vectors WHERE key IN ({marks})", chunk)}
-        copied = [(k, known[k].tobytes()) for k in keys if k not in stored and k in known]
-        todo = [k for k in keys if k not in stored and k not in known]
-        with self._lock, db:
-            db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", copied)
+        stored = self._stored(list(cut))
+        todo = [k for k in cut if k not in stored]
+        for donor in donors:
+            try:
+                given = donor._stored(todo) if todo else {}
+            except sqlite3.Error:
+                continue    # a damaged neighbour gives nothing; this reader's own fill goes on
+            self._store(list(given.items()))
+            todo = [k for k in todo if k not in given]
         for i in range(0, len(todo), BATCH):
             chunk = todo[i:i + BATCH]
             vecs = self._post([cut[k] for k in chunk])
-            known.update(zip(chunk, vecs, strict=True))
-            with self._lock, db:
-                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                               [(k, v.tobytes()) for k, v in zip(chunk, vecs, strict=True)])
+            self._store([(k, v.tobytes()) for k, v in zip(chunk, vecs, strict=True)])
         return len(todo)
 
     def _post(self, texts: list[str]) -> list[np.ndarray]:

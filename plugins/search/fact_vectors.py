@@ -3,7 +3,8 @@
 Linear fusion scores each candidate on its cosine to the query, for the whole file and for the fact
 alone (stages/linear.py). A candidate seen for the first time costs two embeddings, so on a corpus
 that searches have not yet crossed, a question without rerank spent most of its time embedding.
-That was 667 ms p50 against 7 ms once the candidates were cached (evals/results/benchmarks.md).
+In `muninn bench` a new question took 901 ms p50 without rerank, and 80 ms once the vectors were filled
+(evals/results/benchmarks.md).
 The nightly refresh fills each reader's vector cache from its keyword index, and only new texts
 are embedded.
 """
@@ -13,22 +14,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from muninn.core.config import Settings
 from muninn.plugins.search import dense, keyword
 from muninn.plugins.search import doc as docmod
 
-if TYPE_CHECKING:
-    import numpy as np
-
 
 @dataclass
 class Filled:
-    indexes: int = 0
     texts: int = 0
-    embedded: int = 0
     by_index: dict[str, int] = field(default_factory=dict)    # index path: texts embedded for it
+
+    @property
+    def indexes(self) -> int:
+        return len(self.by_index)
+
+    @property
+    def embedded(self) -> int:
+        return sum(self.by_index.values())
 
 
 def texts(index: keyword.KeywordIndex) -> list[str]:
@@ -41,24 +44,28 @@ def texts(index: keyword.KeywordIndex) -> list[str]:
 
 
 def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
-    """Fill the vector cache of every index that exists; a text shared by several readers is embedded once.
+    """Fill the vector cache of every index that exists. A text another reader's cache already holds
+    (one of these, or the configured identity's) is copied from it, so it is embedded once.
     Raises dense.DenseUnavailable when the embedding sidecar does not answer."""
     done = Filled()
     if settings.search.fusion != "linear":
         return done
-    known: dict[str, np.ndarray] = {}
-    for path in dict.fromkeys(index_paths):
-        if not path.exists():
-            continue
-        index = keyword.KeywordIndex(path)
-        scorer = dense.DenseScorer(settings.embed, dense.cache_path(path), timeout=max(settings.search.timeout, 60.0))
-        try:
-            batch = texts(index)
-            done.by_index[str(path)] = scorer.fill(batch, known)
-            done.embedded += done.by_index[str(path)]
-        finally:
+    targets = [p for p in dict.fromkeys(index_paths) if p.exists()]
+    neighbours = [p for p in dict.fromkeys([*targets, settings.paths.search_index()])
+                  if dense.cache_path(p).exists() or p in targets]
+    scorers = {p: dense.DenseScorer(settings.embed, dense.cache_path(p), timeout=max(settings.search.timeout, 60.0))
+               for p in neighbours}
+    try:
+        for path in targets:
+            index = keyword.KeywordIndex(path)
+            try:
+                batch = texts(index)
+            finally:
+                index.close()
+            donors = [scorer for other, scorer in scorers.items() if other != path]
+            done.by_index[str(path)] = scorers[path].fill(batch, donors)
+            done.texts += len(batch)
+    finally:
+        for scorer in scorers.values():
             scorer.close()
-            index.close()
-        done.indexes += 1
-        done.texts += len(batch)
     return done
