@@ -283,6 +283,11 @@ def test_the_same_bytes_are_gated_once_per_gate(exported: tuple[Path, SyncGate],
     gate.check([(out, files)])               # `muninn sync` before it touches the server
     gate.check([(out, local_files(out))])    # and sync itself, with the same bytes
     assert len(scanned) == len(files) > 0
+    # the same bytes under another name are another file: a value in the new name is still caught
+    first = sorted(out.rglob("n0*.md"))[0]
+    first.rename(first.with_name("zq7-kp2x.md"))
+    with pytest.raises(SyncRefused, match="redacted.md"):
+        gate.check([(out, local_files(out))])
 
 
 def test_muninn_sync_refuses_with_exit_3_before_touching_the_server(tmp_path: Path) -> None:
