@@ -28,6 +28,7 @@ from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
 from muninn.plugins import stack_probe
+from muninn.plugins.embed import prompts
 
 ROOT_KEY_ENV = "MUNINN_OV_ROOT_KEY"
 BREAKER_RESET_S = 15.0
@@ -195,6 +196,9 @@ def ov_conf(settings: Settings) -> dict:
                 "provider": "openai", "model": settings.embed.model_name,
                 "api_base": f"{settings.embed.base_url}/v1", "api_key": "local-sidecar",
                 "dimension": settings.embed.dimensions, "input": "text",
+                # Only for a prompted model: these are part of OpenViking's vector identity.
+                **({"query_param": "query", "document_param": "passage"} if prompts.for_settings(settings.embed)
+                   else {}),
             },
             # The sidecar is local: after its restart, searches need not wait out OpenViking's
             # default 60 s breaker (it doubles on each failed probe, up to the max).

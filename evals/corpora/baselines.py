@@ -16,6 +16,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from muninn.core.config import EmbedSettings
+from muninn.plugins.embed import prompts
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 BATCH = 32
@@ -42,12 +43,14 @@ class Dense:
     def __init__(self, embed: EmbedSettings, texts: Sequence[str], timeout: float = 120.0) -> None:
         self.url = f"{embed.base_url}/v1/embeddings"
         self.model_name = embed.model_name
+        self.prompted = bool(prompts.for_settings(embed))
         self.http = httpx.Client(timeout=timeout)
         self.matrix = self._normed(np.vstack([self.embed(list(texts[i:i + BATCH]))
                                               for i in range(0, len(texts), BATCH)]))
 
-    def embed(self, batch: list[str]) -> np.ndarray:
-        resp = self.http.post(self.url, json={"model": self.model_name, "input": batch})
+    def embed(self, batch: list[str], kind: prompts.Kind = "passage") -> np.ndarray:
+        body = {"model": self.model_name, "input": batch, **({"input_type": kind} if self.prompted else {})}
+        resp = self.http.post(self.url, json=body)
         resp.raise_for_status()
         data = sorted(resp.json()["data"], key=lambda d: d["index"])
         return np.asarray([d["embedding"] for d in data], dtype=np.float32)
@@ -57,7 +60,7 @@ class Dense:
         return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
     def rank(self, query: str, k: int) -> list[int]:
-        q = self._normed(self.embed([query]))[0]
+        q = self._normed(self.embed([query], "query"))[0]
         return [int(i) for i in np.argsort(-(self.matrix @ q), kind="stable")[:k]]
 
     def close(self) -> None:

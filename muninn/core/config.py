@@ -61,6 +61,11 @@ class EmbedSettings(Section):
     batch_size: int = Field(32, ge=1)
     fact_text: bool = Field(True, description="Embed a fact file's breadcrumb, fact and context, not its front "
                             "matter (factfile.embed_text). Changing it means re-embedding: sync into a fresh tree")
+    query_prompt: str | None = Field(None, description="Read before a question, as the model's card asks (e5: "
+                                     "'query: '). Default: the packaged model's own, none for bge and MiniLM. "
+                                     "Changing it means re-embedding")
+    passage_prompt: str | None = Field(None, description="Read before a stored fact (e5: 'passage: '). Default: "
+                                       "the packaged model's own. Changing it means re-embedding")
     url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "
                             "/v1/embeddings, as text-embeddings-inference serves it); `muninn up` then starts no "
                             "sidecar. It must embed with the same model as the stored vectors")

