@@ -28,7 +28,7 @@ from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
 from muninn.plugins import stack_probe
-from muninn.plugins.embed import prompts
+from muninn.plugins.embed import fetch, prompts
 
 ROOT_KEY_ENV = "MUNINN_OV_ROOT_KEY"
 BREAKER_RESET_S = 15.0
@@ -268,6 +268,8 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         if not extras.installed("ml"):
             # Before the spawn: the sidecar would die on its first import with a traceback in its log.
             extras.require("ml", what="the local embedding sidecar (or set embed.url to an endpoint)")
+        if settings.embed.model in fetch.WHEELED:
+            fetch.fetch(settings.embed.model, say)      # once, as the server's venv is installed once
         if port_busy(settings.embed.host, settings.embed.port):
             raise StackError(f"port {settings.embed.port} on {settings.embed.host} is in use by another process",
                              fix="stop it or set embed.port in muninn.yaml")

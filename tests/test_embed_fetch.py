@@ -158,3 +158,36 @@ def test_the_real_e5_wheel_is_fetched_and_serves_prompted_vectors(tmp_path, monk
     assert sum(a * b for a, b in zip(q, vec(answer, "passage"), strict=True)) > \
         sum(a * b for a, b in zip(q, vec(other, "passage"), strict=True))
     assert sum(a * b for a, b in zip(q, vec(question, "passage"), strict=True)) < 0.999   # the side is read
+
+
+def test_up_fetches_a_fetchable_model_before_starting_the_sidecar(tmp_path, monkeypatch) -> None:
+    from muninn.core.config import Settings
+    from muninn.core.errors import StackError
+    from muninn.plugins import stack
+
+    asked: list[str] = []
+
+    def fetched_then_stop(model_id: str, say) -> Path:
+        asked.append(model_id)
+        raise StackError("stop here", fix="")
+
+    monkeypatch.setattr(stack.fetch, "fetch", fetched_then_stop)
+    monkeypatch.setattr(stack, "_spawn", lambda *a, **k: pytest.fail("the sidecar started before its model"))
+    with pytest.raises(StackError, match="stop here"):
+        stack.up(Settings(home=tmp_path, embed={"model": "intfloat/e5-small-v2", "port": 1}))
+    assert asked == ["intfloat/e5-small-v2"]
+
+
+def test_up_fetches_nothing_for_a_packaged_model(tmp_path, monkeypatch) -> None:
+    from muninn.core.config import Settings
+    from muninn.core.errors import StackError
+    from muninn.plugins import stack
+
+    def spawned(*_a, **_k):
+        raise StackError("spawned", fix="")
+
+    monkeypatch.setattr(stack.fetch, "fetch", lambda *a, **k: pytest.fail("bge is packaged, nothing to fetch"))
+    monkeypatch.setattr(stack, "_spawn", spawned)
+    monkeypatch.setattr(stack, "port_busy", lambda *a: False)
+    with pytest.raises(StackError, match="spawned"):
+        stack.up(Settings(home=tmp_path, embed={"port": 1}))
