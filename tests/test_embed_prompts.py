@@ -10,9 +10,9 @@ import re
 import numpy as np
 import pytest
 
+from muninn.core.embed_prompts import Prompts
 from muninn.evals.corpora import sources, vector_lab
 from muninn.plugins.embed.model import embed
-from muninn.plugins.embed.prompts import Prompts
 
 DIM = 64
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from muninn.core import embed_prompts as prompts
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings, Settings
 from muninn.evals.corpora.baselines import Dense
 from muninn.plugins import stack
-from muninn.plugins.embed import prompts
 from muninn.plugins.embed.server import create_app
 from muninn.plugins.search.dense import DenseScorer
 

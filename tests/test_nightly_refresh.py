@@ -113,7 +113,7 @@ def test_refresh_reports_the_absent_source_and_still_syncs_and_indexes_the_rest(
     assert result.data["vectors"]["indexes"] >= 2 and result.data["vectors"]["embedded"] > 0
     index = keyword.KeywordIndex(reader_index.index_path(s, raven))
     scorer = dense.DenseScorer(s.embed, dense.cache_path(reader_index.index_path(s, raven)))
-    scorer._post = lambda texts: pytest.fail(f"embedded at search time: {texts}")
+    scorer._post = lambda texts, *_: pytest.fail(f"embedded at search time: {texts}")
     try:
         assert scorer.embed(fact_vectors.texts(index)).shape[0] == 2 * index.count()
     finally:

@@ -50,13 +50,13 @@ def test_dense_scorer_uses_the_sidecar_and_caches(stack, tmp_path) -> None:
     scorer = dense.DenseScorer(stack.settings.embed, cache)
     calls = []
     real_post = scorer._post
-    scorer._post = lambda texts: calls.append(len(texts)) or real_post(texts)
+    scorer._post = lambda texts, *side: calls.append(len(texts)) or real_post(texts, *side)
     cos = scorer.cosines(QUERY, DOCS)
     assert cos[0] > cos[1] and calls == [4]
     assert scorer.cosines(QUERY, DOCS) == pytest.approx(cos) and calls == [4]     # all from memory
     scorer.close()
     again = dense.DenseScorer(stack.settings.embed, cache)
-    again._post = lambda texts: pytest.fail(f"re-embedded {texts}")
+    again._post = lambda texts, *_: pytest.fail(f"re-embedded {texts}")
     assert again.cosines(QUERY, DOCS) == pytest.approx(cos, abs=1e-6)               # all from disk
     again.close()
 

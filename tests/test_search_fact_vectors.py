@@ -52,7 +52,7 @@ class Sidecar:
 @pytest.fixture
 def sidecar(monkeypatch) -> Sidecar:
     fake = Sidecar()
-    monkeypatch.setattr(dense.DenseScorer, "_post", lambda self, texts: fake(texts))
+    monkeypatch.setattr(dense.DenseScorer, "_post", lambda self, texts, *_: fake(texts))
     return fake
 
 

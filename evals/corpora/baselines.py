@@ -15,8 +15,8 @@ import httpx
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from muninn.core import embed_prompts as prompts
 from muninn.core.config import EmbedSettings
-from muninn.plugins.embed import prompts
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 BATCH = 32

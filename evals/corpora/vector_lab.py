@@ -24,10 +24,10 @@ import numpy as np
 
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
+from muninn.core.embed_prompts import Prompts
 from muninn.evals.corpora import harness, sources
 from muninn.export import pipeline as export_pipeline
 from muninn.plugins.embed.model import disk_size, embed, load, model_path
-from muninn.plugins.embed.prompts import Prompts
 
 RULES = {
     "whole file (fact_text off)": lambda text, crumb_body: text,

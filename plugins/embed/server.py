@@ -2,7 +2,8 @@
 
 `dimensions` is honoured by truncating and re-normalising (the Matryoshka convention); asking for
 more dimensions than the model has is a 400, never silent padding. `input_type` ("query", "passage" or
-"document", as OpenViking sends it for a prompted model) says which prompt a text is read after (prompts.py).
+"document", as OpenViking sends it for a prompted model) says which prompt
+a text is read after (core/embed_prompts.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from muninn.core import factfile
-from muninn.plugins.embed.prompts import Prompts, kind_of
+from muninn.core.embed_prompts import Prompts, kind_of
 
 MAX_INPUTS = 2048
 
@@ -89,7 +90,7 @@ def serve(settings, host: str | None = None, port: int | None = None) -> None:
     """Load the model and serve until interrupted."""
     import uvicorn
 
-    from muninn.plugins.embed import prompts
+    from muninn.core import embed_prompts as prompts
     from muninn.plugins.embed.model import load
 
     model, native_dim = load(settings)

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from muninn.core import embed_prompts as promptmod
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.plugins.embed import prompts as promptmod
 
 if TYPE_CHECKING:   # imported where used: `muninn search` through `muninn serve` never loads them
     import numpy as np
@@ -212,5 +212,7 @@ class DenseScorer:
     def cosines(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        vecs = self.embed(texts)
-        return [float(x) for x in vecs @ self.embed([query], "query")[0]]
+        if not self.prompts:    # one space, one side: the question rides in the candidates' request
+            vecs = self.embed([query, *texts])
+            return [float(x) for x in vecs[1:] @ vecs[0]]
+        return [float(x) for x in self.embed(texts, "passage") @ self.embed([query], "query")[0]]
