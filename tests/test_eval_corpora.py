@@ -7,11 +7,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from muninn.core.errors import MuninnError
-from muninn.evals.corpora import docbook, harness, locomo_notes, replay, report, sources, trace
+from muninn.evals.corpora import docbook, harness, locomo_notes, model_loco, replay, report, sources, trace
 from muninn.evals.corpora import questions as qmod
 
 PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
@@ -222,3 +223,34 @@ def test_the_gate_names_each_loss_to_a_single_retriever_or_baseline(defaults, ri
                                 variants={"defaults": m(*defaults), name: m(*rival)})
         got = report.gate([run])
         assert [g.split()[2] for g in got] == failed and all(name in g for g in got)
+
+
+def _trace(folder: Path, corpora: list[str], gold_first: bool) -> Path:
+    """One question per corpus, two candidates; the right one leads on every feature, or trails on all
+    (then it is second: hit@4 and hit@10 still, MRR 0.5)."""
+    folder.mkdir(parents=True)
+    for name in corpora:
+        good, bad = (0.9, 0.1) if gold_first else (0.1, 0.9)
+        cands = [{"uri": f"viking://r/{u}.md", "score": s, "features": {"keyword": s, "vector": s}, "ce": s,
+                  "date": None, "file": f"{u}.md"} for u, s in (("gold", good), ("other", bad))]
+        rec = {"id": "q", "kind": "howto", "gold": ["viking://r/gold.md"], "route": "hybrid", "window": False,
+               "linear": True, "features": ["keyword", "vector"], "now": "2026-01-01T00:00:00+00:00",
+               "cands": cands, "warnings": [], "degraded": False}
+        (folder / f"{name}.jsonl").write_text(json.dumps(rec) + "\n")
+    return folder
+
+
+def test_model_loco_chooses_the_model_that_wins_on_the_other_corpora(tmp_path, capsys) -> None:
+    names = ["a", "b", "c"]
+    assert model_loco.main([f"worse={_trace(tmp_path / 'w', names, False)}",
+                            f"better={_trace(tmp_path / 'b', names, True)}", "--only", "keyword_weight=1,2"]) == 0
+    out = capsys.readouterr().out
+    folds = [line for line in out.splitlines() if line.startswith(("| a |", "| b |", "| c |"))]
+    assert len(folds) == 3 and all("| better: " in f and "| 1.000 / 1.000 / 1.000 | 1.000 / 1.000 / 0.500 |" in f
+                                   for f in folds)
+
+
+def test_model_loco_refuses_traces_of_other_corpora(tmp_path) -> None:
+    with pytest.raises(SystemExit, match="not the corpora of the first model"):
+        model_loco.main([f"x={_trace(tmp_path / 'x', ['a', 'b'], True)}", f"y={_trace(tmp_path / 'y', ['a'], True)}",
+                         "--only", "keyword_weight=1"])
