@@ -93,6 +93,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class RecordingEncoder:
+    """Stands in for an embedding model: records every text it reads, and gives each distinct text one
+    fixed unit vector (8 dimensions)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def encode(self, texts: list[str], **_: object):
+        import numpy as np
+
+        self.seen.extend(texts)
+        rows = [np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts]
+        return np.array([r / np.linalg.norm(r) for r in rows], dtype=np.float32)
+
+
 @dataclass
 class Stack:
     """The running test stack and ways to reach it."""

@@ -6,8 +6,8 @@ text exactly as before, and its stored vectors, cache keys and OpenViking identi
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from conftest import RecordingEncoder
 from fastapi.testclient import TestClient
 
 from muninn.core import embed_prompts as prompts
@@ -26,19 +26,7 @@ FACT = factfile.render(factfile.FactFile(
 QUESTION = "what is wal_level?"
 
 
-class Recorder:
-    """Records what the model reads; a fixed unit vector per distinct text."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def encode(self, texts: list[str], **_: object) -> np.ndarray:
-        self.seen.extend(texts)
-        rows = [np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts]
-        return np.array([r / np.linalg.norm(r) for r in rows], dtype=np.float32)
-
-
-def _read(model: Recorder, body: dict, p: prompts.Prompts = E5, fact_text: bool = True) -> list[str]:
+def _read(model: RecordingEncoder, body: dict, p: prompts.Prompts = E5, fact_text: bool = True) -> list[str]:
     client = TestClient(create_app(model, 8, "m", fact_text=fact_text, prompts=p))
     resp = client.post("/v1/embeddings", json=body)
     assert resp.status_code == 200, resp.text
@@ -49,7 +37,7 @@ def _read(model: Recorder, body: dict, p: prompts.Prompts = E5, fact_text: bool 
                                                   ("document", "passage: ")])
 @pytest.mark.parametrize("text", [QUESTION, FACT, "", "passage: looks marked but is not"])
 def test_the_request_says_the_side(input_type: str, side: str, text: str) -> None:
-    seen = _read(Recorder(), {"input": [text], "input_type": input_type})
+    seen = _read(RecordingEncoder(), {"input": [text], "input_type": input_type})
     assert seen == [side + factfile.embed_text(text)]
 
 
@@ -57,24 +45,24 @@ def test_the_request_says_the_side(input_type: str, side: str, text: str) -> Non
                                             ("---\ntitle: plain markdown, no id\n---\nbody", "query: "),
                                             ("passage: a question that starts with the word", "query: ")])
 def test_unsaid_a_fact_file_is_a_passage_and_anything_else_a_question(text: str, side: str) -> None:
-    assert _read(Recorder(), {"input": [text]}) == [side + factfile.embed_text(text)]
+    assert _read(RecordingEncoder(), {"input": [text]}) == [side + factfile.embed_text(text)]
 
 
 @pytest.mark.parametrize("fact_text", [True, False])
 def test_the_prompt_goes_before_the_text_the_rule_keeps(fact_text: bool) -> None:
-    seen = _read(Recorder(), {"input": [FACT, QUESTION]}, fact_text=fact_text)
+    seen = _read(RecordingEncoder(), {"input": [FACT, QUESTION]}, fact_text=fact_text)
     assert seen == ["passage: " + (factfile.embed_text(FACT) if fact_text else FACT), "query: " + QUESTION]
 
 
 @pytest.mark.parametrize("input_type", [None, "query", "passage", "document"])
 def test_an_unprompted_model_reads_every_text_as_before(input_type: str | None) -> None:
     body = {"input": [FACT, QUESTION], **({"input_type": input_type} if input_type else {})}
-    assert _read(Recorder(), body, p=prompts.Prompts()) == [factfile.embed_text(FACT), QUESTION]
+    assert _read(RecordingEncoder(), body, p=prompts.Prompts()) == [factfile.embed_text(FACT), QUESTION]
 
 
 @pytest.mark.parametrize("bad", ["search", "QUERY", 1])
 def test_an_unknown_side_is_a_400_not_a_guess(bad: object) -> None:
-    client = TestClient(create_app(Recorder(), 8, "m", prompts=E5))
+    client = TestClient(create_app(RecordingEncoder(), 8, "m", prompts=E5))
     assert client.post("/v1/embeddings", json={"input": ["x"], "input_type": bad}).status_code == 422
 
 
@@ -96,7 +84,7 @@ def test_openviking_is_asked_to_say_the_side_only_for_a_prompted_model(tmp_path)
     assert (e5["query_param"], e5["document_param"]) == ("query", "passage")
 
 
-def _scorer_on(model: Recorder, settings: EmbedSettings, tmp_path) -> DenseScorer:
+def _scorer_on(model: RecordingEncoder, settings: EmbedSettings, tmp_path) -> DenseScorer:
     scorer = DenseScorer(settings, tmp_path / "v.sqlite")
     scorer._http.close()
     scorer._http = TestClient(create_app(model, 8, "m", prompts=prompts.for_settings(settings)))
@@ -104,7 +92,7 @@ def _scorer_on(model: Recorder, settings: EmbedSettings, tmp_path) -> DenseScore
 
 
 def test_muninns_scorer_sends_the_question_and_the_facts_on_their_sides(tmp_path) -> None:
-    model = Recorder()
+    model = RecordingEncoder()
     scorer = _scorer_on(model, EmbedSettings(model="intfloat/e5-small-v2"), tmp_path)
     try:
         scorer.cosines(QUESTION, [FACT, "the fact alone"])
@@ -115,7 +103,7 @@ def test_muninns_scorer_sends_the_question_and_the_facts_on_their_sides(tmp_path
 
 
 def test_a_text_asked_on_both_sides_has_two_cached_vectors(tmp_path) -> None:
-    model = Recorder()
+    model = RecordingEncoder()
     scorer = _scorer_on(model, EmbedSettings(model="intfloat/e5-small-v2"), tmp_path)
     try:
         cos = scorer.cosines("same words", ["same words"])
@@ -126,7 +114,7 @@ def test_a_text_asked_on_both_sides_has_two_cached_vectors(tmp_path) -> None:
 
 
 def test_an_unprompted_scorer_keeps_its_cache_keys_and_request(tmp_path) -> None:
-    model = Recorder()
+    model = RecordingEncoder()
     scorer = _scorer_on(model, EmbedSettings(), tmp_path)
     try:
         assert scorer._key("t", "query") == scorer._key("t", "passage")     # bge caches stay valid
@@ -137,7 +125,7 @@ def test_an_unprompted_scorer_keeps_its_cache_keys_and_request(tmp_path) -> None
 
 
 def test_the_dense_baseline_sends_both_sides(monkeypatch) -> None:
-    model = Recorder()
+    model = RecordingEncoder()
     client = TestClient(create_app(model, 8, "m", prompts=E5))
     monkeypatch.setattr("muninn.evals.corpora.baselines.httpx.Client", lambda **_: client)
     baseline = Dense(EmbedSettings(model="intfloat/e5-small-v2"), ["a section body"])

@@ -7,8 +7,8 @@ that is not a fact file passes unchanged, so questions and stored files meet on 
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from conftest import RecordingEncoder
 from fastapi.testclient import TestClient
 
 from muninn.core import factfile
@@ -61,21 +61,9 @@ def test_anything_else_passes_unchanged(text: str) -> None:
     assert factfile.embed_text(text) == text
 
 
-class _Echo:
-    """Records what the sidecar hands the model; one fixed vector per distinct text."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def encode(self, texts: list[str], **_: object) -> np.ndarray:
-        self.seen.extend(texts)
-        rows = [np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts]
-        return np.array([r / np.linalg.norm(r) for r in rows], dtype=np.float32)
-
-
 @pytest.mark.parametrize("fact_text", [True, False])
 def test_the_sidecar_applies_the_rule_when_on(fact_text: bool) -> None:
-    model = _Echo()
+    model = RecordingEncoder()
     client = TestClient(create_app(model, 8, "echo", fact_text=fact_text))
     fact = _fact()
     resp = client.post("/v1/embeddings", json={"input": [fact, "what is wal_level?"]})
