@@ -254,3 +254,26 @@ def test_model_loco_refuses_traces_of_other_corpora(tmp_path) -> None:
     with pytest.raises(SystemExit, match="not the corpora of the first model"):
         model_loco.main([f"x={_trace(tmp_path / 'x', ['a', 'b'], True)}", f"y={_trace(tmp_path / 'y', ['a'], True)}",
                          "--only", "keyword_weight=1"])
+
+
+@pytest.mark.parametrize("lists, tops, kept", [
+    (None, (20, 20), True),                                  # recorded before ranks were kept: as recorded
+    ({"vector": 19}, (20, 20), True),
+    ({"vector": 20}, (20, 20), False),                       # 0-based: the 21st is past a list of 20
+    ({"vector": 25}, (30, 20), True),
+    ({"keyword": 25, "vector": 35}, (30, 20), False),
+    ({"keyword": 25, "vector": 35}, (20, 30), True),
+    ({"keyword": 3}, (5, 5), True),
+])
+def test_a_longer_recorded_list_replays_cut_to_the_setting(lists, tops, kept) -> None:
+    cand = {"uri": "viking://r/a.md"} | ({"lists": lists} if lists is not None else {})
+    assert replay.within(cand, {"vector": tops[0], "keyword": tops[1]}) is kept
+
+
+def test_a_candidate_past_every_cut_cannot_be_found(tmp_path) -> None:
+    rec = json.loads((_trace(tmp_path / "t", ["a"], True) / "a.jsonl").read_text())
+    rec["cands"][0]["lists"] = {"vector": 30}          # the right one came only from a list of 40
+    rec["cands"][1]["lists"] = {"keyword": 0}
+    base = replay.SearchSettings()
+    short, long = replay.Setting.of(base), dataclasses.replace(replay.Setting.of(base), vector_top=40)
+    assert replay.firsts([rec], short, base) == [None] and replay.firsts([rec], long, base) == [0]

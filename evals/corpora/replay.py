@@ -43,6 +43,8 @@ class Setting:
     min_confidence: float = 0.0             # keep fusion's order when the best rerank probability is below
     gap: float = 0.0                        # latency levers (stages/rerank.py read_by_reranker)
     skip_margin: float = 0.0
+    vector_top: int = 20                    # each retriever's list, cut to this (a trace recorded longer)
+    keyword_top: int = 20
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -51,14 +53,15 @@ class Setting:
                    header_weight=cfg.header_weight, rerank=cfg.rerank.enabled, candidates=cfg.rerank.candidates,
                    blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
                    min_confidence=cfg.rerank.min_confidence, gap=cfg.rerank.gap,
-                   skip_margin=cfg.rerank.skip_margin)
+                   skip_margin=cfg.rerank.skip_margin, vector_top=cfg.vector_top, keyword_top=cfg.keyword_top)
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
         rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
                                             "identifiers": self.rerank_keyword_route,
                                             "min_confidence": self.min_confidence, "gap": self.gap,
                                             "skip_margin": self.skip_margin})
-        return base.model_copy(update={"keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
+        return base.model_copy(update={"vector_top": self.vector_top, "keyword_top": self.keyword_top,
+                                       "keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
                                        "fact_weight": self.fact_weight, "header_weight": self.header_weight,
                                        "rerank": rr})
 
@@ -72,12 +75,16 @@ class Setting:
             rr += f", gap {self.gap:g}"
         if self.rerank and self.skip_margin:
             rr += f", skip at margin {self.skip_margin:g}"
+        if (self.vector_top, self.keyword_top) != (20, 20):
+            rr += f", lists {self.vector_top}/{self.keyword_top}"
         return (f"kw {self.keyword_weight:g}, vec {self.vector_weight:g}, fact {self.fact_weight:g}, "
                 f"header {self.header_weight:g}, {rr}")
 
 
 def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
     """The URIs, best first, the pipeline would return for this recorded question under `s`."""
+    kept = [c for c in rec["cands"] if within(c, {"vector": cfg.vector_top, "keyword": cfg.keyword_top})]
+    rec = {**rec, "cands": kept}
     cands = [Candidate(uri=c["uri"], score=c["score"]) for c in rec["cands"]]
     if not cands:
         return []
@@ -104,6 +111,13 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
                               dt.datetime.fromisoformat(rec["now"]))
     cands = cap.per_file(cands, {u: c["file"] for u, c in by_uri.items()}, cfg.per_file, window=cfg.k)
     return [c.uri for c in cands[:K]]
+
+
+def within(cand: dict[str, Any], tops: dict[str, int]) -> bool:
+    """Whether a recorded candidate is in some retriever's list cut to `tops`. A trace recorded before
+    the lists were kept has no ranks: every candidate stays, as recorded."""
+    lists = cand.get("lists")
+    return lists is None or any(at < tops.get(name, at + 1) for name, at in lists.items())
 
 
 def firsts(recs: list[dict[str, Any]], s: Setting, base: SearchSettings) -> list[int | None]:

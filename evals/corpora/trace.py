@@ -44,10 +44,14 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
         ce = check_scores(model.name, model.rerank(text, texts), len(texts))
     if model is None:
         state.warn(f"no cross-encoder: {searcher.rerank_problem}")
+    # Where each candidate stood in each retriever's list: a trace recorded with longer lists can be
+    # replayed as if they were shorter.
+    ranks = {name: {x.uri: i for i, x in enumerate(found)} for name, found in state.lists.items()}
     cands = []
     for i, c in enumerate(state.fused):
         d = state.docs[c.uri]
         cands.append({"uri": c.uri, "score": c.score, "ce": ce[i] if ce else None,
+                      "lists": {name: at[c.uri] for name, at in ranks.items() if c.uri in at},
                       "features": {name: vals[c.uri] for name, vals in state.features.items() if c.uri in vals},
                       "date": d.date.isoformat() if d.date else None, "file": d.file_key})
     return {"route": state.route, "window": state.window is not None, "linear": bool(state.features),
