@@ -36,6 +36,13 @@ def server_venv() -> Path:
     return _xdg("XDG_DATA_HOME", ".local/share") / "muninn" / "server-venv"
 
 
+def models_dir() -> Path:
+    """Model weights muninn fetched (plugins/embed/fetch.py). Shared across workspaces, like the server venv."""
+    if value := os.environ.get("MUNINN_MODELS"):
+        return Path(value).expanduser()
+    return _xdg("XDG_DATA_HOME", ".local/share") / "muninn" / "models"
+
+
 def private_file(path: Path, text: str) -> None:
     """Write a file that holds key material: created 0600 before any byte is written."""
     path.parent.mkdir(parents=True, exist_ok=True)

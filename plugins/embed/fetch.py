@@ -10,7 +10,6 @@ model folder is kept. The hash is of the file the evaluation measured; other byt
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from muninn.core import paths
 from muninn.core.errors import ExitCode, MuninnError
 
 
@@ -43,16 +43,8 @@ class FetchError(MuninnError):
     exit_code = ExitCode.STACK
 
 
-def models_dir() -> Path:
-    """`$MUNINN_MODELS`, else `<XDG data>/muninn/models`: shared, like the server venv."""
-    if value := os.environ.get("MUNINN_MODELS"):
-        return Path(value).expanduser()
-    base = os.environ.get("XDG_DATA_HOME")
-    return (Path(base) if base else Path.home() / ".local/share") / "muninn" / "models"
-
-
 def folder(model: str) -> Path:
-    return models_dir() / model.replace("/", "--")
+    return paths.models_dir() / model.replace("/", "--")
 
 
 def sha256(path: Path) -> str:
