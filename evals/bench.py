@@ -192,14 +192,16 @@ def search_by_stage(b: Bench, rows: list[tuple[str, str]]) -> None:
     rows.append(b.state["index_row"])
     qs = queries(b.size.queries)
     target = "viking://resources"
-    find = [timed_ms(lambda q=q: b.owner.find(q, target, limit=20)) for q in qs]
+    top = b.settings.search
+    find = [timed_ms(lambda q=q: b.owner.find(q, target, limit=top.vector_top)) for q in qs]
     index = keyword.KeywordIndex(b.state["index"])
-    # As the pipeline asks it: the query analysed into an FTS5 expression, then the top 20.
-    bm25 = [timed_ms(lambda q=q: index.candidates(query.fts_query(query.analyse(q)), target, 20)) for q in qs]
+    # As the pipeline asks it: the query analysed into an FTS5 expression, then its list.
+    bm25 = [timed_ms(lambda q=q: index.candidates(query.fts_query(query.analyse(q)), target, top.keyword_top))
+            for q in qs]
     index.close()
     b.peers.update(find=pct(find, 0.5), bm25=pct(bm25, 0.5))
-    rows.append(("peer: OpenViking find alone (top 20), p50 / p95", ms(find)))
-    rows.append(("peer: BM25 alone (top 20 from the keyword index), p50 / p95", ms(bm25)))
+    rows.append((f"peer: OpenViking find alone (top {top.vector_top}), p50 / p95", ms(find)))
+    rows.append((f"peer: BM25 alone (top {top.keyword_top} from the keyword index), p50 / p95", ms(bm25)))
     # A copy of the index has a vector cache of its own, still empty: every candidate is seen first.
     cold = b.tmp / "bench-index-cold.sqlite"
     shutil.copyfile(b.state["index"], cold)

@@ -43,7 +43,7 @@ class Setting:
     min_confidence: float = 0.0             # keep fusion's order when the best rerank probability is below
     gap: float = 0.0                        # latency levers (stages/rerank.py read_by_reranker)
     skip_margin: float = 0.0
-    vector_top: int = 20                    # each retriever's list, cut to this (a trace recorded longer)
+    vector_top: int = 40                    # each retriever's list, cut to this (a trace recorded longer)
     keyword_top: int = 20
 
     @classmethod
@@ -75,7 +75,7 @@ class Setting:
             rr += f", gap {self.gap:g}"
         if self.rerank and self.skip_margin:
             rr += f", skip at margin {self.skip_margin:g}"
-        if (self.vector_top, self.keyword_top) != (20, 20):
+        if (self.vector_top, self.keyword_top) != (Setting.vector_top, Setting.keyword_top):
             rr += f", lists {self.vector_top}/{self.keyword_top}"
         return (f"kw {self.keyword_weight:g}, vec {self.vector_weight:g}, fact {self.fact_weight:g}, "
                 f"header {self.header_weight:g}, {rr}")

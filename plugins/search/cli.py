@@ -45,7 +45,7 @@ def search_cmd(
 ) -> None:
     """Find facts by words, a question or an identifier, best first, each with its relevance.
 
-    Identifiers go keyword-only; questions take OpenViking's vector top 20 and BM25's
+    Identifiers go keyword-only; questions take OpenViking's vector top 40 and BM25's
     top 20, score each candidate on BM25, its file's and its fact's cosine and how much of the
     query its title or breadcrumb names; a question naming a day ("on 3 June, 2023", "in January
     2024") also takes BM25's top 20 among the files dated then and scores how near each file's
