@@ -275,5 +275,5 @@ def test_a_candidate_past_every_cut_cannot_be_found(tmp_path) -> None:
     rec["cands"][0]["lists"] = {"vector": 30}          # the right one came only from a list of 40
     rec["cands"][1]["lists"] = {"keyword": 0}
     base = replay.SearchSettings()
-    short, long = replay.Setting.of(base), dataclasses.replace(replay.Setting.of(base), vector_top=40)
+    short, long = (dataclasses.replace(replay.Setting.of(base), vector_top=n) for n in (20, 40))
     assert replay.firsts([rec], short, base) == [None] and replay.firsts([rec], long, base) == [0]
