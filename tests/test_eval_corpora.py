@@ -277,3 +277,15 @@ def test_a_candidate_past_every_cut_cannot_be_found(tmp_path) -> None:
     base = replay.SearchSettings()
     short, long = (dataclasses.replace(replay.Setting.of(base), vector_top=n) for n in (20, 40))
     assert replay.firsts([rec], short, base) == [None] and replay.firsts([rec], long, base) == [0]
+
+
+@pytest.mark.parametrize("only, field, values", [
+    ("vector_top=20,40", "vector_top", [20]),                     # 40 is the current one, listed first
+    ("keyword_weight=0.5,2,0.5", "keyword_weight", [0.5]),       # 2 is current; a repeat counts once
+    ("rerank=false", "rerank", [False]),
+])
+def test_one_reading_of_only_keeps_each_fields_type(only, field, values) -> None:
+    current = replay.Setting.of(replay.SearchSettings())
+    got = replay.varied(current, only)
+    assert got[0] == current and [getattr(s, field) for s in got[1:]] == values
+    assert all(type(getattr(s, field)) is type(getattr(current, field)) for s in got)

@@ -79,11 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     models = dict(m.split("=", 1) for m in args.models)
     base = SearchSettings()
     current = replay.Setting.of(base)
-    if args.only:
-        field_, _, values = args.only.partition("=")
-        settings = list(dict.fromkeys([current, *[replace(current, **{field_: float(v)}) for v in values.split(",")]]))
-    else:
-        settings = wide_grid(current)
+    settings = replay.varied(current, args.only) if args.only else wide_grid(current)
     got, names = table({m: Path(p) for m, p in models.items()}, settings, base)
     print(markdown(got, names, (next(iter(models)), current), args.top))
     return 0

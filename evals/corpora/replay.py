@@ -153,6 +153,14 @@ def grid(base: Setting) -> list[Setting]:
     return out
 
 
+def varied(current: Setting, only: str) -> list[Setting]:
+    """`FIELD=V1,V2,...`: the current setting, then it with FIELD at each value, read as FIELD's type."""
+    field_, _, values = only.partition("=")
+    kind = type(getattr(current, field_))
+    options = [replace(current, **{field_: kind(v) if kind is not bool else v == "true"}) for v in values.split(",")]
+    return [current, *[o for o in dict.fromkeys(options) if o != current]]
+
+
 REPLAYED = "replayed from the trace by evals/corpora/replay.py (the same ranks as the live pipeline, "\
     "tests/test_eval_corpora.py), so no latency"
 
@@ -255,14 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     corpora = load(args.traces, args.drop_degraded)
     base = SearchSettings()
     current = Setting.of(base)
-    if args.only:
-        field_, _, values = args.only.partition("=")
-        kind = type(getattr(current, field_))
-        options = [replace(current, **{field_: kind(v) if kind is not bool else v == "true"})
-                   for v in values.split(",")]
-        settings = [current, *[o for o in options if o != current]]
-    else:
-        settings = [current, *grid(current)]
+    settings = varied(current, args.only) if args.only else [current, *grid(current)]
     table, rows = loco(corpora, settings, base)
     print(loco_markdown(corpora, table, rows, current, args.top))
     if args.runs:
