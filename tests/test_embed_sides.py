@@ -131,3 +131,9 @@ def test_the_dense_baseline_sends_both_sides(monkeypatch) -> None:
     baseline = Dense(EmbedSettings(model="intfloat/e5-small-v2"), ["a section body"])
     baseline.rank(QUESTION, 1)
     assert model.seen == ["passage: a section body", "query: " + QUESTION]
+
+
+@pytest.mark.parametrize("extra", [{"encoding_format": "base64"}, {"dimensions": 4}, {}])
+def test_a_single_string_input_reads_its_prompt_in_every_reply_shape(extra: dict) -> None:
+    seen = _read(RecordingEncoder(), {"input": QUESTION, "input_type": "passage", **extra})
+    assert seen == ["passage: " + QUESTION]
