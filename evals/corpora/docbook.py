@@ -1,10 +1,12 @@
-"""DocBook HTML (the Debian Administrator's Handbook, the PostgreSQL manual) to a markdown notes tree,
-as a user's own converter would write it: one file per HTML page, in a folder per chapter, headings kept.
+"""DocBook HTML (the Debian Administrator's Handbook, the PostgreSQL manual, the Debian Reference) to a
+markdown notes tree, as a user's own converter would write it: one file per HTML page, in a folder per
+chapter, headings kept.
 
     python -m muninn.evals.corpora.docbook SRC_HTML_DIR OUT_DIR [--pages GLOB ...] [--chapters SLUG ...]
 
 Only the page's own text is kept: navigation bars, tables of contents, index anchors and banners
-are what a person would delete by hand. Section numbers ("9.5.1.") are dropped from headings, since
+are what a person would delete by hand; a tip or warning box keeps its text with its label, and a
+footnote goes in parentheses where it is cited. Section numbers ("9.5.1.") are dropped from headings, since
 nobody asks for a section by its number. The page's top heading becomes `#`, and deeper ones keep
 their distance below it, so the notes exporter's breadcrumb is the book's own.
 """
@@ -16,7 +18,7 @@ import fnmatch
 import re
 from pathlib import Path
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
 from markdownify import MarkdownConverter
 
 # What is navigation, not content, in the two DocBook stylesheets (publican and DocBook XSL).
@@ -24,6 +26,9 @@ _NOISE = ["div#banner", "p#title", "ul.docnav", "div.toc", "a.indexterm", "div.n
           "div.titlepage div.author", "div.legalnotice", "p.title.toc", "div.list-of-tables", "div.list-of-figures"]
 _NUMBER = re.compile(r"^\s*(?:Chapter\s+|Appendix\s+)?[0-9A-Z]+(?:\.[0-9]+)*\.\s+")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_ADMONITIONS = ("tip", "note", "warning", "caution", "important")
+# The book's own index page, whatever its language suffix (index.html, index.en.html).
+_BOOK_INDEX = re.compile(r"index(?:\.[A-Za-z_-]+)?\.html")
 
 
 class _Markdown(MarkdownConverter):
@@ -38,6 +43,43 @@ def clean_title(text: str) -> str:
     return _NUMBER.sub("", " ".join(text.split())).strip()
 
 
+def _unbox_admonitions(body: Tag) -> None:
+    """DocBook XSL draws a tip or warning as a two-cell table (icon, then text); a person keeps the
+    text with its label ("**Tip:** ...") and drops the frame, which would otherwise read as a table."""
+    for box in body.select(", ".join(f"div.{a} > table[summary]" for a in _ADMONITIONS)):
+        cells = box.find_all("td")
+        label = box.get("summary", "")
+        content = cells[-1] if cells else None
+        if content is None:
+            box.decompose()
+            continue
+        content.name = "div"
+        content.attrs = {}
+        first = content.find("p")
+        prefix = BeautifulSoup(f"<strong>{label}:</strong> ", "html.parser")
+        (first or content).insert(0, prefix)
+        box.replace_with(content)
+
+
+def _inline_footnotes(body: Tag) -> None:
+    """A footnote's text in parentheses where it is cited: at the page's end it would land in the last
+    section, far from the sentence it belongs to."""
+    for mark in body.select('a.footnote[href^="#ftn."]'):
+        note = body.find(id=mark["href"][1:])
+        if not isinstance(note, Tag):
+            mark.decompose()
+            continue
+        for back in note.select("a.para"):
+            back.decompose()
+        text = " ".join("".join(map(str, part.children)).strip() for part in note.find_all("p") or [note])
+        before = mark.previous_sibling
+        if isinstance(before, NavigableString):
+            before.replace_with(before.rstrip())
+        mark.replace_with(BeautifulSoup(f"<span> ({text})</span>", "html.parser").span)
+    for block in body.select("div.footnotes"):
+        block.decompose()
+
+
 def page_markdown(html: str) -> tuple[str, str]:
     """(title, markdown) of one page; the markdown starts with `# title`."""
     soup = BeautifulSoup(html, "html.parser")
@@ -45,6 +87,8 @@ def page_markdown(html: str) -> tuple[str, str]:
     for selector in _NOISE:
         for el in body.select(selector):
             el.decompose()
+    _unbox_admonitions(body)
+    _inline_footnotes(body)
     heads = [h for h in body.find_all(_HEADINGS) if isinstance(h, Tag)]
     if not heads:
         return "", ""
@@ -71,7 +115,7 @@ def chapter_of(html: str) -> str:
     `up` is the book's index), so a chapter's first page lands beside its sections."""
     m = (re.search(r'<link rel="up" href="([^"]*)" title="([^"]+)"', html)            # publican
          or re.search(r'<a accesskey="u" href="([^"]*)" title="([^"]+)"', html))      # DocBook XSL
-    return clean_title(m.group(2)) if m and m.group(1) != "index.html" else ""
+    return clean_title(m.group(2)) if m and not _BOOK_INDEX.fullmatch(m.group(1)) else ""
 
 
 def slug(text: str) -> str:
