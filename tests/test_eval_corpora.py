@@ -156,7 +156,7 @@ def test_check_flags_answers_that_are_missing_or_repeated(tmp_path) -> None:
     assert [p.split(":")[0] for p in problems] == ["twice", "absent"]
 
 
-DEBIAN_MANUALS = ["debian-handbook", "postgresql"]      # built from `apt-get download`
+DEBIAN_MANUALS = ["debian-handbook", "postgresql", "debian-reference"]      # built from `apt-get download`
 
 
 @pytest.mark.parametrize("name", [n for n in sources.CORPORA if n not in DEBIAN_MANUALS])

@@ -48,6 +48,10 @@ POSTGRES_PAGES = [
     "wal-reliability.html",
 ]
 
+# The Debian Reference (one page per chapter), every chapter but the GUI desktop one: shell and files,
+# packages, boot, accounts, network, system tips, backup and data, scripting. Never used to tune defaults.
+REFERENCE_PAGES = [f"ch{n:02d}.en.html" for n in (1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12)]
+
 
 @dataclass(frozen=True)
 class Source:
@@ -141,6 +145,8 @@ CORPORA: dict[str, Callable[[Path], Built]] = {
                                 "debian-handbook.yaml", chapters=HANDBOOK_CHAPTERS),
     "postgresql": _docbook("postgresql", "postgresql-doc-15", "usr/share/doc/postgresql-doc-15/html",
                            "postgresql.yaml", pages=POSTGRES_PAGES),
+    "debian-reference": _docbook("debian-reference", "debian-reference-en", "usr/share/debian-reference",
+                                 "debian-reference.yaml", pages=REFERENCE_PAGES),
     "locomo-26": _locomo("26"),
     "locomo-30": _locomo("30"),
     "ops": _sample,
