@@ -353,3 +353,16 @@ def test_one_reading_of_only_keeps_each_fields_type(only, field, values) -> None
     got = replay.varied(current, only)
     assert got[0] == current and [getattr(s, field) for s in got[1:]] == values
     assert all(type(getattr(s, field)) is type(getattr(current, field)) for s in got)
+
+
+def test_the_passage_ceiling_reads_a_fact_from_every_paragraph_start_as_the_reranker_would() -> None:
+    from muninn.evals.corpora.passage_lab import every_start
+    from muninn.plugins.search import doc as docmod
+    from muninn.plugins.search.stages.rerank import rerank_text
+
+    d = docmod.parse("viking://a/b.md", "---\nbreadcrumb: Guide › Setup\ntitle: Setup\n---\n"
+                     "First paragraph.\n\nSecond says port 5432.\n\nThird.\n")
+    texts = every_start(d, 1500)
+    assert texts[0] == rerank_text(d, 1500)
+    assert texts[1:] == ["Guide › Setup\n… Second says port 5432.\n\nThird.", "Guide › Setup\n… Third."]
+    assert all(len(t) == 20 for t in every_start(d, 20))   # cut to what the reranker is given

@@ -2,26 +2,75 @@
 from the top? Measured offline on recorded traces (trace.py) with the product's own reranker.
 
     python -m muninn.evals.corpora.passage_lab TRACE_DIR OUT_DIR [--cache DIR] [--window 500 800]
+    python -m muninn.evals.corpora.passage_lab TRACE_DIR OUT_DIR --every-start
 
 For every candidate of every recorded question, the cross-encoder's score is recomputed on the text
 `rerank_text` would give with the fact read from its best paragraph; a candidate whose text does not
 change keeps its recorded score. Writes OUT_DIR/<window>/CORPUS.jsonl for
 `python -m muninn.evals.corpora.replay`.
+
+`--every-start` is the ceiling of any choice of paragraph: each fact longer than the configured window is
+scored from every paragraph start (the top read as `rerank_text` reads it, a later start as the breadcrumb
+and the fact from there) and keeps its best score, in OUT_DIR/every-start/. About ten times the pairs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 from muninn.core.config import SearchSettings
 from muninn.evals.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import rerank
+from muninn.plugins.search import passage, rerank
 from muninn.plugins.search.query import analyse
 from muninn.plugins.search.stages.rerank import rerank_text
+
+
+def every_start(d: docmod.Doc, chars: int) -> list[str]:
+    """The fact read from each of its paragraph starts, as the cross-encoder would read it from there."""
+    fact = d.fact or d.body
+    lead = d.breadcrumb or d.title
+    texts = [rerank_text(d, chars)]
+    for at in passage.paragraph_starts(fact)[1:]:
+        body = "… " + fact[at:]
+        texts.append((f"{lead}\n{body}" if lead else body)[:chars])
+    return texts
+
+
+def _reader(exports: Path) -> Callable[[str], docmod.Doc]:
+    """A candidate's exported fact, parsed once."""
+    docs: dict[str, docmod.Doc] = {}
+
+    def doc(uri: str) -> docmod.Doc:
+        if uri not in docs:
+            docs[uri] = docmod.parse(uri, trace.export_path(exports, uri).read_text(encoding="utf-8"))
+        return docs[uri]
+    return doc
+
+
+def _ceiling(recs: list[dict[str, Any]], asked: dict[str, str], doc: Callable[[str], docmod.Doc], model: Any,
+             cfg: SearchSettings) -> int:
+    """Each long candidate's best score over its paragraph starts, in place; returns the pairs scored."""
+    pairs = 0
+    for r in recs:
+        if r["cands"] and r["cands"][0]["ce"] is None:
+            continue
+        for c in r["cands"]:
+            d = doc(c["uri"])
+            if len(d.fact or d.body) <= cfg.rerank.passage_window:
+                continue
+            texts = every_start(d, cfg.content_chars)
+            c["ce"] = max(model.rerank(asked[r["id"]], texts))
+            pairs += len(texts)
+    return pairs
 
 
 def main() -> None:
     ap = trace.lab_args(__doc__.split("\n\n")[0])
     ap.add_argument("--window", type=int, nargs="+", default=[500, 800])
+    ap.add_argument("--every-start", action="store_true", help="the ceiling: every paragraph start, best score")
     args = ap.parse_args()
     work = args.work or (args.cache or sources.cache_dir()) / "work"
     cfg = SearchSettings()
@@ -29,7 +78,13 @@ def main() -> None:
     for path in sorted(args.traces.glob("*.jsonl")):
         name = path.stem
         asked = {q.id: q.question for q in sources.build(name, args.cache).questions.questions}
-        docs = {}
+        doc = _reader(Path(work) / name / "exports")
+        if args.every_start:
+            recs = trace.read(path)
+            pairs = _ceiling(recs, asked, doc, model, cfg)
+            trace.write(args.out / "every-start" / f"{name}.jsonl", recs)
+            print(f"{name}: every start: {pairs} pairs", flush=True)
+            continue
         for window in args.window:
             recs = trace.read(path)
             changed = pairs = 0
@@ -38,10 +93,7 @@ def main() -> None:
                 terms = analyse(q).terms
                 texts, at = [], []
                 for i, c in enumerate(r["cands"]):
-                    if c["uri"] not in docs:
-                        text = trace.export_path(work / name / "exports", c["uri"]).read_text(encoding="utf-8")
-                        docs[c["uri"]] = docmod.parse(c["uri"], text)
-                    d = docs[c["uri"]]
+                    d = doc(c["uri"])
                     new = rerank_text(d, cfg.content_chars, terms, window)
                     if new != rerank_text(d, cfg.content_chars):
                         texts.append(new)
