@@ -114,3 +114,24 @@ def test_the_command_line_loads_the_folder_with_its_pooling_and_prompts(fixture_
     assert all(t.startswith("passage: ") for t in stub.calls[1])
     printed = capsys.readouterr().out
     assert "3 MiB on disk" in printed and "| dense baseline |" in printed and "| embed_text" not in printed
+
+
+def test_a_fact_ranks_by_its_best_window_when_windows_are_asked(monkeypatch) -> None:
+    """A long fact whose answer is one paragraph among filler loses on one vector and wins on its windows."""
+    from types import SimpleNamespace
+
+    from muninn.evals.corpora import harness
+    from muninn.evals.corpora.questions import Question
+
+    filler = "\n\n".join(" ".join(f"w{i}x{j}" for j in range(12)) for i in range(8))
+    long = f"{filler}\n\nzebra quagga okapi"
+    facts = [(harness.Section(uri=u, text=f"{t}\n{b}", body=b, source_path=u, title=t),
+              f"---\ntitle: {t}\nbreadcrumb: [{t}]\n---\n{b}\n")
+             for u, t, b in [("a.md", "Alpha", long), ("b.md", "Beta", "zebra banana cherry")]]
+    q = Question(id="q", kind="buried", question="zebra quagga okapi", answer="zebra quagga okapi")
+    monkeypatch.setattr(vector_lab.sources, "build", lambda *a, **k: SimpleNamespace(
+        questions=SimpleNamespace(questions=[q])))
+    monkeypatch.setattr(vector_lab, "rendered_facts", lambda built: facts)
+    out = vector_lab.run("synthetic", None, StubEncoder(), rules=["dense baseline"], windows=[200])
+    assert out["dense baseline"]["hit@1"] == 0 and out["dense baseline"]["texts"] == 2
+    assert out["best window of 200 characters"]["hit@1"] == 1 and out["best window of 200 characters"]["texts"] > 2

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.embed_prompts import Prompts
 from muninn.evals.corpora import harness, sources
+from muninn.evals.corpora.window_lab import fact_texts
 from muninn.export import pipeline as export_pipeline
 from muninn.plugins.embed.model import disk_size, embed, load, model_path
 
@@ -53,28 +55,39 @@ def rendered_facts(built: sources.Built) -> list[tuple[harness.Section, str]]:
     return out
 
 
+def window_rule(chars: int) -> Callable[[str, str], list[str]]:
+    """Several vectors a fact: its paragraphs packed into windows of `chars` characters, each led by the
+    breadcrumb (window_lab.fact_texts); the fact ranks by its best window."""
+    return lambda text, crumb_body: fact_texts(text, chars)
+
+
 def run(name: str, cache: Path | None, model: Any, options: dict | None = None, prompts: Prompts = Prompts(),
-        rules: list[str] | None = None) -> dict[str, dict[str, float]]:
+        rules: list[str] | None = None, windows: list[int] = ()) -> dict[str, dict[str, float]]:
     """hit@1/4/10 and MRR of each rule, plus its embedding throughput (`texts/s`)."""
     built = sources.build(name, cache, options)
     facts = rendered_facts(built)
     secs = [sec for sec, _ in facts]
     questions = built.questions.questions
     qvecs = embed(model, [q.question for q in questions], prompts.query)
+    measured = {rule: (lambda t, c, rule=rule: [RULES[rule](t, c)]) for rule in rules or list(RULES)}
+    measured |= {f"best window of {n} characters": window_rule(n) for n in windows}
     out = {}
-    for rule in rules or list(RULES):
-        texts = [RULES[rule](text, sec.text) for sec, text in facts]
+    for rule, texts_of in measured.items():
+        per_fact = [texts_of(text, sec.text) for sec, text in facts]
+        owner = np.repeat(np.arange(len(per_fact)), [len(t) for t in per_fact])
         start = time.perf_counter()
-        mat = embed(model, texts, prompts.passage)
-        rate = len(texts) / (time.perf_counter() - start)
-        order = np.argsort(-(qvecs @ mat.T), axis=1, kind="stable")[:, :10]
+        mat = embed(model, [t for ts in per_fact for t in ts], prompts.passage)
+        rate = len(owner) / (time.perf_counter() - start)
+        sims = np.full((len(questions), len(facts)), -np.inf)
+        np.maximum.at(sims.T, owner, (qvecs @ mat.T).T)     # a fact's score: its best text's
+        order = np.argsort(-sims, axis=1, kind="stable")[:, :10]
         firsts = [harness.first_rank([secs[i].uri for i in row], harness.gold(q, secs)) for q, row in zip(
             questions, order, strict=True)]
-        out[rule] = {**harness.metrics(firsts, []), "texts/s": rate}
+        out[rule] = {**harness.metrics(firsts, []), "texts/s": rate, "texts": len(owner)}
     print(f"\n{name}: {len(facts)} facts, {len(questions)} questions")
-    print("| text embedded | hit@1 | hit@4 | hit@10 | MRR@10 | texts/s |\n| --- | --- | --- | --- | --- | --- |")
+    print("| text embedded | texts | hit@1 | hit@4 | hit@10 | MRR@10 | texts/s |\n" + "| --- " * 7 + "|")
     for rule, m in out.items():
-        print(f"| {rule} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} "
+        print(f"| {rule} | {m['texts']} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} | {m['MRR']:.3f} "
               f"| {m['texts/s']:.1f} |", flush=True)
     return out
 
@@ -91,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                     '(e5: "query: ")')
     ap.add_argument("--passage-prefix", default="", help='put before every embedded text (e5: "passage: ")')
     ap.add_argument("--rule", action="append", choices=list(RULES), help="measure only these texts (default: all)")
+    ap.add_argument("--windows", type=int, nargs="*", default=[], metavar="CHARS",
+                    help="also rank each fact by its best window of CHARS characters (several vectors a fact)")
     ap.add_argument("--max-tokens", type=int, default=EmbedSettings().max_tokens, help="the sidecar's cut")
     ap.add_argument("--option", action="append", default=[], metavar="KIND.OPTION=VALUE",
                     help="an exporter option for every source of that kind, e.g. notes.max_chars=800")
@@ -103,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model {args.model} ({type(model).__name__}, {dim} dimensions, {size:.0f} MiB on disk), "
           f"{args.max_tokens} tokens, prompts {prompts}")
     for name in args.corpora:
-        run(name, args.cache, model, options, prompts, args.rule)
+        run(name, args.cache, model, options, prompts, args.rule, args.windows)
     return 0
 
 
