@@ -366,3 +366,17 @@ def test_the_passage_ceiling_reads_a_fact_from_every_paragraph_start_as_the_rera
     assert texts[0] == rerank_text(d, 1500)
     assert texts[1:] == ["Guide › Setup\n… Second says port 5432.\n\nThird.", "Guide › Setup\n… Third."]
     assert all(len(t) == 20 for t in every_start(d, 20))   # cut to what the reranker is given
+
+
+@pytest.mark.parametrize("which, recorded, after", [
+    ("fact", {"fact": 0.2, "vector": 0.5, "keyword": 3.0}, {"fact": 0.7, "vector": 0.5, "keyword": 3.0}),
+    ("vector", {"fact": 0.2, "vector": 0.5}, {"fact": 0.2, "vector": 0.7}),
+    ("vector", {"fact": 0.2, "vector": 0.9}, {"fact": 0.2, "vector": 0.9}),     # the file's own is kept when higher
+    ("both", {"fact": 0.2, "vector": 0.9}, {"fact": 0.7, "vector": 0.7}),
+    ("both", {"keyword": 3.0}, {"keyword": 3.0}),                               # never adds a feature
+])
+def test_the_window_lab_puts_the_best_window_only_where_it_was_asked(which, recorded, after) -> None:
+    from muninn.evals.corpora.window_lab import replace
+
+    replace(recorded, 0.7, which)
+    assert recorded == after

@@ -56,9 +56,21 @@ def fact_texts(text: str, chars: int) -> list[str]:
     return [f"{head}\n\n{w}" for w in windows(fact, chars)]
 
 
+def replace(features: dict[str, float], window: float, which: str) -> None:
+    """Put the best window's cosine in a candidate's recorded features (only those it was scored on)."""
+    if which in ("fact", "both") and "fact" in features:
+        features["fact"] = window
+    if which == "vector" and "vector" in features:
+        features["vector"] = max(features["vector"], window)
+    elif which == "both" and "vector" in features:
+        features["vector"] = window
+
+
 def main() -> None:
     ap = trace.lab_args(__doc__.split("\n\n")[0])
     ap.add_argument("--chars", type=int, nargs="+", default=[600, 800, 1000])
+    ap.add_argument("--feature", choices=["fact", "vector", "both"], default="fact",
+                    help="which cosine the best window replaces: the fact's, the file's (kept when higher), or both")
     args = ap.parse_args()
     work = args.work or (args.cache or sources.cache_dir()) / "work"
     model, _ = load(EmbedSettings())
@@ -78,10 +90,10 @@ def main() -> None:
                 best[u] = mat[at:at + len(ws)]
                 at += len(ws)
             for r in recs:
-                if "fact" not in r["features"]:
-                    continue
                 for c in r["cands"]:
-                    c["features"]["fact"] = float(np.max(best[c["uri"]] @ qvec[r["id"]]))
+                    # chars 0 is the product's own feature recomputed in this process: the fact's alone.
+                    replace(c["features"], float(np.max(best[c["uri"]] @ qvec[r["id"]])),
+                            args.feature if chars else "fact")
             trace.write(args.out / str(chars) / f"{name}.jsonl", recs)
             print(f"{name}: chars {chars}: {len(flat)} texts for {len(texts)} facts", flush=True)
 
