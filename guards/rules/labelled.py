@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, looks_random
+from muninn.guards.rules import Rule, looks_random, names_a_file
 
 _QUALIFIER = (
     r"api|access|secret|auth|bot|client|private|app|service|signing|encryption|master|deploy|refresh"
@@ -46,4 +46,7 @@ class LabelledSecret(Rule):
             return False  # `monkey`, `mytoken`
         if match.group("noun").lower() in _NEEDS_QUALIFIER and not qualified:
             return False
-        return looks_random(value.rstrip(".:"))
+        value = value.rstrip(".:")
+        # A path is where a secret is kept (`credentials=/root/.smbcred`), not the secret. Words joined
+        # by hyphens are not exempt here: after a label they may be a passphrase (`correct-horse-…`).
+        return looks_random(value) and not names_a_file(value)
