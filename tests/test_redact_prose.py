@@ -1,12 +1,17 @@
 """Pattern redaction leaves ordinary prose and paths alone (the class found on real manuals: `basic
 Unix-like`, `Basic Setup/part-1`, `token expired.`, `credentials=/root/.smbcred`) and still hides every
 credential shape after the same trigger words. Both tables go through the export redactor as export
-builds it (every form, views, cut prefixes, all rules)."""
+builds it (every form, views, cut prefixes, all rules), and the prose through the leak gate and a real
+export too: a line the redactor leaves but the gate flags would drop the whole fact."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules, names_a_file, ordinary_words
 
@@ -44,6 +49,8 @@ PROSE = {
     "path at sentence end": "The encryption key: /etc/luks/keys/data.key.",
     "parent directory": "api token: ../secrets/api-token.txt",
     "vault agent sink": "vault token: /run/vault-agent/token-sink",
+    "key file with a version": "private key: ~/.ssh/id_ed25519",
+    "token file with a version": "api token: /run/secrets/api-token-v2",
 }
 
 # Real credential shapes after the same trigger words; `rule` is the muninn rule that must still
@@ -98,6 +105,23 @@ def test_prose_and_paths_come_out_untouched(export_redactor: Redactor, case: str
     text = PROSE[case]
     out = export_redactor.redact(text)
     assert out.text == text and out.hits == [], out.text
+
+
+@pytest.mark.parametrize("case", list(PROSE))
+def test_the_leak_gate_agrees_the_prose_is_not_a_secret(case: str) -> None:
+    assert LeakGate({}).scan(PROSE[case]) == []
+
+
+def test_an_export_of_the_prose_writes_every_line_and_drops_nothing(run_muninn, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i, text in enumerate(PROSE.values()):
+        (notes / f"n{i}.md").write_text(f"# Note {i}\n\n{text}\n")
+    ended = run_muninn(["export", "notes", str(notes), "--out", str(tmp_path / "out"), "--json"])
+    report = json.loads(ended.stdout)
+    assert ended.exit_code == 0 and report["dropped"] == [] and report["redactions"] == [], ended.stdout
+    for i, text in enumerate(PROSE.values()):
+        assert text in (tmp_path / "out" / f"n{i}.md").read_text()
 
 
 @pytest.mark.parametrize("case", list(CREDENTIALS))
