@@ -159,17 +159,19 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
 
 # The gate's own reading of "plain words" (deliberately not guards/rules' code, which it checks):
 # each alphanumeric run is letters, a number of at most 5 digits, or letters and a version number
-# (`x86`, `sha256`, `k8s`, `2fa`). A credential runs letters and digits together more than that
-# (`abc123XYZ`, `Xk29fLq0`) or holds a long number (`xoxb-123456789012-…`). At least as lenient as
-# the redactor's `ordinary_words`, so prose the redactor leaves is never a finding here.
+# (`x86`, `sha256`, `k8s`, `2fa`), with the case changing at most 3 times (`GitHub`, `IPv6`). A
+# credential runs letters and digits together more than that (`abc123XYZ`, `Xk29fLq0`), changes case
+# often (`AbCdEfGh`) or holds a long number (`xoxb-123456789012-…`). At least as lenient as the
+# redactor's `ordinary_words`, so prose the redactor leaves is never a finding here (a file would be dropped).
 _PLAIN_RUN = re.compile(r"[a-z]+|\d{1,5}|[a-z]+\d{1,5}[a-z]{0,2}|\d{1,4}[a-z]{1,4}", re.IGNORECASE)
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_CASE_CHANGE = re.compile(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
 _PATH_START = re.compile(r"(?:~|\.\.?|\$\{?\w+\}?)?/")
 
 
 def _plain_words(value: str) -> bool:
     runs = [r for r in _NOT_ALNUM.split(value) if r]
-    return bool(runs) and all(_PLAIN_RUN.fullmatch(r) for r in runs)
+    return bool(runs) and all(_PLAIN_RUN.fullmatch(r) and len(_CASE_CHANGE.findall(r)) <= 3 for r in runs)
 
 
 def _plain_path(value: str) -> bool:
