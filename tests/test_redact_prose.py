@@ -51,6 +51,10 @@ PROSE = {
     "vault agent sink": "vault token: /run/vault-agent/token-sink",
     "key file with a version": "private key: ~/.ssh/id_ed25519",
     "token file with a version": "api token: /run/secrets/api-token-v2",
+    # `ls -l` modes in a table of account files (the Debian Reference's chapter 4).
+    "passwd mode in a table": "| `/etc/passwd` | `-rw-r--r--` | `root` | `root` | user account information |",
+    "shadow mode in a table": "| shadow password | -rw-r----- | root | shadow |",
+    "key file mode": "The private key | -rw------- | is readable by root only.",
 }
 
 # Real credential shapes after the same trigger words; `rule` is the muninn rule that must still

@@ -23,6 +23,9 @@ _NOUN = r"password|passwd|passphrase|pass|pwd|pw|key|token|secret|credentials?"
 # Without a qualifier these are ordinary words (`primary key: id`).
 _NEEDS_QUALIFIER = {"key", "pass", "pw"}
 
+# A permission string, as `ls -l` prints it next to `/etc/passwd` or `/etc/shadow` in a table.
+_FILE_MODE = re.compile(r"[-dlcbps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.+@]?")
+
 _PATTERN = re.compile(
     rf"(?P<noun>{_NOUN})s?(?![a-z])"
     r"[*_`'\"\]]*"                                   # closing bold, quote or code of the label
@@ -49,4 +52,4 @@ class LabelledSecret(Rule):
         value = value.rstrip(".:")
         # A path is where a secret is kept (`credentials=/root/.smbcred`), not the secret. Words joined
         # by hyphens are not exempt here: after a label they may be a passphrase (`correct-horse-…`).
-        return looks_random(value) and not names_a_file(value)
+        return looks_random(value) and not names_a_file(value) and not _FILE_MODE.fullmatch(value)
