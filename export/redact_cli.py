@@ -40,7 +40,7 @@ def allow(
     Examples:
 
     \b
-      muninn redact allow auth-header:af1f9b7a39b3511c748ef620 --note "prose: token expired"
+      muninn redact allow auth-header:af1f9b7a39b3511c748ef620 --note "docs: fixture token"
       muninn redact list
     """
     from muninn.guards import secret_values

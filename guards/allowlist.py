@@ -4,8 +4,8 @@
                                                  "added": "<ISO time>", "note": "..."}]}
 
 A fingerprint is `<rule>:<keyed BLAKE2b of the matched text>`: it names the rule and the exact text
-a pattern matched, so allowing "token expired." (auth-header) allows that text for that rule and
-nothing else. The key (`salt`) is random per file, so a fingerprint printed in an export report
+a pattern matched, so allowing "testab12cd34" (auth-header: a documented fixture token) allows that
+text for that rule and nothing else. The key (`salt`) is random per file, so a fingerprint printed in an export report
 cannot be checked against a guessed password without the file (0600).
 
 What it never does:

@@ -55,6 +55,7 @@ class _Pattern:
     words: tuple[str, ...]
     group: int = 0
     mixed: bool = False       # the value must hold letters and digits
+    prose: bool = False       # a value of plain words (`Setup/part-1`, `x86_64-linux-gnu`) is not a finding
     boundary: bool = False
     lowercase: bool = False
 
@@ -76,7 +77,7 @@ _PATTERNS: dict[str, _Pattern] = {
         re.compile(r"authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
         ("authorization",), group=1, mixed=True, boundary=True, lowercase=True),
     "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)\s+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
-                             group=1, mixed=True, boundary=True, lowercase=True),
+                             group=1, mixed=True, boundary=True, lowercase=True, prose=True),
     # Starts at the noun; `key` needs a qualifier in front (`api key`, `SECRET_KEY`), checked in code.
     "assigned-secret": _Pattern(
         re.compile(r"(password|passwd|pwd|passphrase|secret|token|key)s?(?![a-z])" + _SEPARATOR
@@ -146,12 +147,40 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
             value = text[start:end]
             if _HARMLESS.match(value) or (p.mixed and not _has_letters_and_digits(value)):
                 continue
-            if name == "assigned-secret" and not _label_ok(haystack, m):
+            if p.prose and _plain_words(value):
+                continue
+            if name == "assigned-secret" and (not _label_ok(haystack, m) or _plain_path(value)):
                 continue
             if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
     return sorted(out, key=lambda f: (f.line, f.reason))
+
+
+# The gate's own reading of "plain words" (deliberately not guards/rules' code, which it checks):
+# each alphanumeric run is letters, a number of at most 5 digits, or letters and a version number
+# (`x86`, `sha256`, `k8s`, `2fa`), with the case changing at most 3 times (`GitHub`, `IPv6`). A
+# credential runs letters and digits together more than that (`abc123XYZ`, `Xk29fLq0`), changes case
+# often (`AbCdEfGh`) or holds a long number (`xoxb-123456789012-…`). At least as lenient as the
+# redactor's `ordinary_words`, so prose the redactor leaves is never a finding here (a file would be dropped).
+_PLAIN_RUN = re.compile(r"[a-z]+|\d{1,5}|[a-z]+\d{1,5}[a-z]{0,2}|\d{1,4}[a-z]{1,4}", re.IGNORECASE)
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_CASE_CHANGE = re.compile(r"[a-z](?=[A-Z])|[A-Z](?=[a-z])")
+_PATH_START = re.compile(r"(?:~|\.\.?|\$\{?\w+\}?)?/")
+
+
+def _plain_words(value: str) -> bool:
+    runs = [r for r in _NOT_ALNUM.split(value) if r]
+    return bool(runs) and all(_PLAIN_RUN.fullmatch(r) and len(_CASE_CHANGE.findall(r)) <= 3 for r in runs)
+
+
+def _plain_path(value: str) -> bool:
+    """`/run/secrets/db_v2`, `~/.ssh/id_ed25519`: where a secret is kept, in plain words."""
+    start = _PATH_START.match(value)
+    if start is None:
+        return False
+    rest = value.rstrip(".:")[start.end():]
+    return len([s for s in rest.split("/") if s]) >= (2 if start.end() == 1 else 1) and _plain_words(rest)
 
 
 def _label_ok(haystack: str, m: re.Match[str]) -> bool:

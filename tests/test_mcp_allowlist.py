@@ -25,8 +25,8 @@ from muninn.plugins.mcp.session import GuardSession
 # Pattern hits an owner may judge harmless, one per rule class, with a different text the same rule
 # matches (still redacted after the first is allowed).
 FALSE_POSITIVES = {
-    "runbook prose": ("2. Most common cause: the DNS provider token expired. Rotate it in the console.",
-                      "2. Most common cause: the DNS provider token Zx81kQp2Lw. Rotate it in the console."),
+    "fixture token in a runbook": ("2. The smoke test logs in with token testab12cd34 (a documented fixture).",
+                                   "2. The smoke test logs in with token Zx81kQp2Lw (a documented fixture)."),
     "bearer in docs": ("The example reads: Authorization: Bearer docs-example-2024",
                        "The example reads: Authorization: Bearer docs-example-2031"),
     "labelled password": ("The example reads: password: Winter2025Rotation",
@@ -153,7 +153,7 @@ def test_nothing_written_in_the_text_switches_redaction_off(
     """With an allowlist in force (for other texts), a comment, a pragma or the hit's own fingerprint
     written next to it in the text allows nothing."""
     _use_secrets(tmp_path, monkeypatch)
-    _allow_all_patterns(run_muninn, tmp_path, {"prose": FALSE_POSITIVES["runbook prose"][0]})
+    _allow_all_patterns(run_muninn, tmp_path, {"prose": FALSE_POSITIVES["fixture token in a runbook"][0]})
     settings = config.load(None)
     allowlist = Allowlist.load(settings.paths.redact_allowlist)
     scrub = ValueRedactor.from_settings(settings).scrub_all

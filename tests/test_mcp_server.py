@@ -19,14 +19,16 @@ from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
 from muninn.guards import audit
 from muninn.guards.allowlist import Allowlist
+from muninn.guards.redact import Redactor
 from muninn.plugins.access.vault import Vault
 
 pytestmark = pytest.mark.integration
 
 PLANTED = "Zq7Xv2Lm9Rt4Kp8Wn3Bf"
 UNKNOWN = "Qw8eR7tY6uI5oP4aS3dF2gH1"  # in no vault: only a pattern can catch it
-ALLOWED_LINE = "Most common cause: the DNS provider token expired. Rotate it in the provider's console."
-ALLOWED_HIT = "expired."   # what auth-header matches in it: the owner's allowlist holds this text
+# A benign text the auth-header rule matches: a documented test fixture token, not a credential.
+ALLOWED_LINE = "The staging smoke test logs in with token testab12cd34, a documented fixture."
+ALLOWED_HIT = "testab12cd34"   # what auth-header matches in it: the owner's allowlist holds this text
 RAVEN_TOOLS = ["recall_search", "recall_read", "recall_list", "recall_remember", "recall_secret_find",
                "recall_secret_show", "recall_secret_command", "recall_access_find", "recall_access_show",
                "recall_access_exec", "recall_verify", "recall_status"]
@@ -135,9 +137,9 @@ def world(stack, tmp_path_factory) -> dict[str, Any]:
     vault = Vault.open(muninn_config.load(config))
     vault.sync()
     vault.close()
-    # The owner allowed the sample runbook's "token expired." (auth-header matches `expired.`).
+    # The owner allowed a documented fixture token (auth-header matches `testab12cd34`).
     allowlist = Allowlist.load(muninn_config.load(config).paths.redact_allowlist).keyed()
-    allowlist.add(allowlist.fingerprint("auth-header", ALLOWED_HIT), "prose: token expired")
+    allowlist.add(allowlist.fingerprint("auth-header", ALLOWED_HIT), "docs: fixture token")
     allowlist.save()
     return {"account": account, "config": config, "audit": tmp / "audit.jsonl", "env": stack.env}
 
@@ -629,6 +631,9 @@ def test_a_text_the_owner_allowed_is_written_and_read_back_as_is(world: dict[str
     """A real client over stdio: what the allowlist allows in an export is kept when an agent writes it,
     and read back unchanged; the same rule's other matches and known values in the same text are not."""
     text = f"{ALLOWED_LINE}\nretry with: Authorization: Bearer {UNKNOWN}\ntoken is {PLANTED}"
+    # Control: without the owner's entry the line is a hit, on exactly the text the entry allows.
+    hits = Redactor.for_facts({}).redact(ALLOWED_LINE).hits
+    assert [(h.rule, ALLOWED_LINE[h.start:h.end]) for h in hits] == [("auth-header", ALLOWED_HIT)]
 
     async def script(client: Client) -> dict[str, Any]:
         written = await client.call_tool("recall_remember", {"text": text, "title": "cert rotation"})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import planted
@@ -121,19 +122,28 @@ def _fingerprints(report: dict, file_prefix: str) -> list[str]:
                    if e["kind"] == "pattern" and e["file"].startswith(file_prefix)})
 
 
+# A benign line the auth-header rule still matches: a documented test fixture, not a credential.
+FIXTURE_LINE = "4. The staging smoke test logs in with token testab12cd34 (a documented fixture)."
+
+
 def test_the_sample_runbook_false_positive_is_allowed_by_fingerprint(tmp_path: Path) -> None:
-    notes = EXAMPLES / "notes"
+    notes = tmp_path / "notes"
+    shutil.copytree(EXAMPLES / "notes", notes)
+    with (notes / "runbooks" / "certificate-rotation.md").open("a") as f:
+        f.write(f"\n{FIXTURE_LINE}\n")
     code, before, _ = _export(notes, tmp_path / "out", EXAMPLES / "secrets.yaml")
     assert code == 0
     rotation = tmp_path / "out" / "runbooks" / "certificate-rotation.md"
     assert "token [REDACTED:auth-header]" in rotation.read_text()
+    # The runbook's own prose is not a hit: "token expired." is words, not a credential.
+    assert "the DNS provider token expired." in rotation.read_text()
     (hit,) = [e for e in before["redactions"] if e["file"] == "runbooks/certificate-rotation.md"]
     assert hit["rule"] == "auth-header"
     assert "[REDACTED:auth-header]" in rotation.read_text().splitlines()[hit["line"] - 1]
     assert _run(["redact", "allow", hit["fingerprint"], "--note", "prose"])[0] == 0
     code, after, _ = _export(notes, tmp_path / "out", EXAMPLES / "secrets.yaml")
     assert code == 0 and after["dropped"] == []
-    assert "the DNS provider token expired." in rotation.read_text()
+    assert FIXTURE_LINE in rotation.read_text()
     assert not [e for e in after["redactions"] if e["file"] == "runbooks/certificate-rotation.md"]
     # The gates that read the tree later agree: sync's and the nightly one.
     s = config.load(None)

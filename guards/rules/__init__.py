@@ -31,6 +31,43 @@ def looks_random(value: str, min_length: int = 8) -> bool:
     return bool(re.search(r"[\d\W_]", value) or re.search(r"[A-Z]", value[1:]))
 
 
+# What a piece of prose or of a path is made of, between separators. A credential mixes case and
+# digits inside one piece (`dXNlcjpwYXNz`, `abc123XYZ`, `8f14e45fceea`) or carries a long digit run
+# (`xoxb-123456789012-…`); words, acronyms, short numbers and a word with its version do not.
+_SEPARATORS = re.compile(r"[-._/~+=:_]+")
+_ORDINARY_PIECE = re.compile(
+    r"[a-z]{1,24}|[A-Z][a-z]{1,23}|[A-Z]{1,6}"   # `like`, `Setup`, `HTTP`
+    r"|[A-Z]?[a-z]{1,12}[A-Z]{1,5}[a-z]{0,12}"   # one hump of camel case: `macOS`, `PostgreSQL`, `GitHub`
+    r"|\d{1,5}"                                  # `2024`, `64`, `443`
+    r"|(?:[a-z]{1,8}|[A-Z]{1,5}v?|[A-Z][a-z]{1,7})\d{1,5}[a-z]{0,2}"  # `x86`, `sha256`, `IPv6`, `i18n`, `k8s`
+    r"|\d{1,4}(?:[a-z]{1,4}|[A-Z]{1,4})"           # `2fa`, `64bit`, `10GB`, `5xx`
+)
+
+
+def ordinary_words(value: str) -> bool:
+    """Whether `value` is prose or a path made of ordinary pieces (`Unix-like`, `Setup/part-1`,
+    `x86_64-linux-gnu`, `expired.`), not a credential: every piece between separators is a word,
+    a short acronym, a short number or a short word with its version."""
+    pieces = [p for p in _SEPARATORS.split(value) if p]
+    return bool(pieces) and all(_ORDINARY_PIECE.fullmatch(p) for p in pieces)
+
+
+# A path's start: `/`, or `~/`, `./`, `../`, `$HOME/` (a start that already says "a file").
+_PATH_START = re.compile(r"(?:~|\.\.?|\$\{?[A-Za-z_]\w*\}?)?/")
+
+
+def names_a_file(value: str) -> bool:
+    """Whether `value` is a filesystem path made of ordinary pieces (`/root/.smbcred`, `~/.pgpass`):
+    where a secret is kept, not the secret. A bare `/x` needs a second segment: `/Summer2024` is as
+    likely a password with a slash in front."""
+    start = _PATH_START.match(value)
+    if start is None:
+        return False
+    rest = value[start.end():]
+    segments = [s for s in rest.split("/") if s]
+    return len(segments) >= (2 if start.end() == 1 else 1) and ordinary_words(rest)
+
+
 class Rule:
     """A pattern whose group `secret` (or whole match) is redacted.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, looks_random
+from muninn.guards.rules import Rule, looks_random, names_a_file
 
 _QUALIFIER = (
     r"api|access|secret|auth|bot|client|private|app|service|signing|encryption|master|deploy|refresh"
@@ -22,6 +22,9 @@ _QUALIFIED = re.compile(rf"(?:^|[^a-z0-9])(?:{_QUALIFIER})[ _.-]?$")
 _NOUN = r"password|passwd|passphrase|pass|pwd|pw|key|token|secret|credentials?"
 # Without a qualifier these are ordinary words (`primary key: id`).
 _NEEDS_QUALIFIER = {"key", "pass", "pw"}
+
+# A permission string, as `ls -l` prints it next to `/etc/passwd` or `/etc/shadow` in a table.
+_FILE_MODE = re.compile(r"[-dlcbps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.+@]?")
 
 _PATTERN = re.compile(
     rf"(?P<noun>{_NOUN})s?(?![a-z])"
@@ -46,4 +49,7 @@ class LabelledSecret(Rule):
             return False  # `monkey`, `mytoken`
         if match.group("noun").lower() in _NEEDS_QUALIFIER and not qualified:
             return False
-        return looks_random(value.rstrip(".:"))
+        value = value.rstrip(".:")
+        # A path is where a secret is kept (`credentials=/root/.smbcred`), not the secret. Words joined
+        # by hyphens are not exempt here: after a label they may be a passphrase (`correct-horse-…`).
+        return looks_random(value) and not names_a_file(value) and not _FILE_MODE.fullmatch(value)
