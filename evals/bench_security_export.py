@@ -23,7 +23,15 @@ from pathlib import Path
 
 import yaml
 
-from muninn.evals.security_cases import FALSE_POSITIVES, OVERLAPS, PROSE_CASES, SHELL_CASES, SHELL_PRINTERS, SPLITS
+from muninn.evals.security_cases import (
+    FALSE_POSITIVES,
+    OVERLAPS,
+    PROSE_CASES,
+    SHELL_CASES,
+    SHELL_PRINTERS,
+    SPLITS,
+    random_values,
+)
 from muninn.export import pipeline
 from muninn.export.sync import local_files
 from muninn.export.sync_gate import SyncGate
@@ -36,26 +44,10 @@ from muninn.guards.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "evals" / "results" / "security_export.md"
-SYMBOLS = "!#$%&*+-./:=?@^_~'\" "
-WORDS = "amber falcon river quartz lantern meadow copper signal harbor pillow".split()
 PROSE_FILES = [*sorted((ROOT / "examples" / "notes").rglob("*.md")), ROOT / "README.md",
                Path("/usr/share/common-licenses/GPL-3"), Path("/usr/share/common-licenses/Apache-2.0"),
                Path("/usr/share/doc/dpkg/spec/triggers.txt"),
                *sorted(Path("/usr/share/doc/git/RelNotes").glob("2.4*.txt"))]
-
-
-def random_values(n: int, rng: random.Random) -> dict[str, str]:
-    out: dict[str, str] = {}
-    while len(out) < n:
-        kind = len(out) % 4
-        if kind == 3:
-            value = " ".join(rng.sample(WORDS, rng.randint(3, 4)))   # a declared phrase
-        else:
-            size = rng.choice((6, 8, 12, 24))
-            pool = string.ascii_letters + string.digits + (SYMBOLS if kind == 1 else "")
-            value = "".join(rng.choice(pool) for _ in range(size - 1)) + rng.choice(string.digits)
-        out[value] = f"v{len(out):04d}"
-    return out
 
 
 def _bash_forms(value: str) -> list[str]:

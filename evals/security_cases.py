@@ -4,6 +4,8 @@ grown when a new bypass is found, never shrunk."""
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Callable
 
 VALUES = {
@@ -11,7 +13,36 @@ VALUES = {
     "p@ss w0rd with $pace's": "shell-hostile",
     "Xk9-pQ2m_Zr7t!vB3n": "long-mixed",
     "correct horse battery staple": "phrase",
+    # Characters the normalised view reads specially (guards/forms.py), each in a value: one whose
+    # compatibility form the confusables table reads as another ASCII character (full-width `Ｉ`
+    # was `l`, `［` was `(`), and escape- or tag-like runs a split breaks (`**-W%**DA…`). Two are the
+    # bench's random values that leaked from 94208f4 to the fix.
+    "IBPNibFLdNg4": "capital-i",
+    "Ab[7]Qz`9Ik": "brackets-backtick",
+    "-W%DAdp/CIF6KD YMP/EL4^5": "percent-escape",
+    "Rt&amp;9kQ&#73;x": "entity-escape",
+    "k9\\x4Fq\\101Zp": "backslash-escape",
+    "Zx<b>9q</b>Kp": "tag-like",
 }
+
+SYMBOLS = "!#$%&*+-./:=?@^_~'\" "
+WORDS = "amber falcon river quartz lantern meadow copper signal harbor pillow".split()
+
+
+def random_values(n: int, rng: random.Random) -> dict[str, str]:
+    """`n` declared values (value -> id): random letters and digits, with symbols, and phrases of
+    3–4 words, in turn; the bench draws them with `random.Random(16)`."""
+    out: dict[str, str] = {}
+    while len(out) < n:
+        kind = len(out) % 4
+        if kind == 3:
+            value = " ".join(rng.sample(WORDS, rng.randint(3, 4)))   # a declared phrase
+        else:
+            size = rng.choice((6, 8, 12, 24))
+            pool = string.ascii_letters + string.digits + (SYMBOLS if kind == 1 else "")
+            value = "".join(rng.choice(pool) for _ in range(size - 1)) + rng.choice(string.digits)
+        out[value] = f"v{len(out):04d}"
+    return out
 
 
 SHELL_PRINTERS = {

@@ -12,6 +12,11 @@ Besides the forms, `normalise` gives the view that value matching also runs over
 characters (zero-width, soft hyphen, bidi marks) and markdown emphasis/code marks taken out, and
 whitespace removed, so a value split by `**`, a backtick, U+200B or a wrap onto an indented line is
 still the value. Its offset map lets a match be redacted in the original text.
+
+A view must read every split of a value the way it reads the value: a character and its
+compatibility form (full-width `Ｉ`) give the same view character, and a value that holds an
+escape- or tag-like run (`%DA`, `&lt;`, `<b>`) is searched literally as well as decoded, since a
+split through the run (`**-W%**DA…`) stops the text from decoding it (`needle_views`, `text_views`).
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ import html
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Callable, Sequence
+from functools import cache, partial
 from string import printable
 from typing import get_args
 from urllib.parse import quote, quote_plus
@@ -155,16 +160,22 @@ def _view_chars(ch: str) -> str:
     """What one non-ASCII character (or one decoded escape) adds to the normalised view."""
     if ch.isascii():
         return "" if _dropped(ch) else ch
+    compat = unicodedata.normalize("NFKC", ch)
+    if compat.isascii():
+        # A compatibility form of ASCII (full-width `Ｉ`, math `𝐈`) is that ASCII, as the value holds
+        # it: the confusables table would read `Ｉ` as `l` and miss a full-width value.
+        return "".join(c for c in compat if not _dropped(c))
     table = skeleton()
     return "".join(table.get(c, c) for c in unicodedata.normalize("NFKC", table.get(ch, ch)) if not _dropped(c))
 
 
-def normalise(text: str) -> tuple[str, list[int]]:
+def normalise(text: str, decode: bool = True) -> tuple[str, list[int]]:
     """(view, where) — `view[i]` came from `text[where[i]]`. NFKC per character, confusables mapped
     to the ASCII they look like, escapes decoded, invisible and markup characters, HTML tags and
     whitespace left out. Both needles and text go through it, so `_` or `*` inside a value costs
-    nothing. A decoded escape maps to where it starts (`escape_end` finds where it ends)."""
-    if ("&" in text or "%" in text or "\\" in text or "<" in text) and _MAY_HIDE.search(text):
+    nothing. A decoded escape maps to where it starts (`escape_end` finds where it ends).
+    `decode=False` is the literal view: escapes and tags kept as written."""
+    if decode and may_hide(text):
         return _normalise_escaped(text)
     if text.isascii():
         # The common case, in C: runs of kept characters between dropped ones.
@@ -201,12 +212,18 @@ def _normalise_escaped(text: str) -> tuple[str, list[int]]:
     for m in _ASCII_TOKENS.finditer(text):
         plain(pos, m.start())
         if m.group("esc"):
-            for c in _view_chars(decode_escape(m.group(0))):
+            # An entity may spell several characters (`&fjlig;`) or none (`&#7;`: HTML drops it).
+            for c in "".join(map(_view_chars, decode_escape(m.group(0)))):
                 view.append(c)
                 where.append(m.start())
         pos = m.end()
     plain(pos, len(text))
     return "".join(view), where
+
+
+def may_hide(text: str) -> bool:
+    """Whether `text` holds an escape or an HTML tag, so its decoded and literal views differ."""
+    return ("&" in text or "%" in text or "\\" in text or "<" in text) and _MAY_HIDE.search(text) is not None
 
 
 def escape_end(text: str, pos: int) -> int:
@@ -215,36 +232,61 @@ def escape_end(text: str, pos: int) -> int:
     return m.end() if m else pos + 1
 
 
-def normalised_text(text: str) -> str:
+def normalised_text(text: str, decode: bool = True) -> str:
     """`normalise(text)[0]` without the offset map: searching needs only this; the map is built
     only when something is found (most texts hold no value)."""
-    if text.isascii() and not _MAY_HIDE.search(text):
+    if text.isascii() and not (decode and _MAY_HIDE.search(text)):
         return _ASCII_DROP.sub("", text)
-    return normalise(text)[0]
+    return normalise(text, decode)[0]
 
 
-def folded_text(text: str) -> str:
+def folded_text(text: str, decode: bool = True) -> str:
     """`folded(text)[0]` without the offset map."""
-    if text.isascii() and not _MAY_HIDE.search(text):
+    if text.isascii() and not (decode and _MAY_HIDE.search(text)):
         return _FOLD.sub("", text.lower())
-    return folded(text)[0]
+    return folded(text, decode=decode)[0]
 
 
-def normalised(value: str) -> str | None:
+def normalised(value: str, decode: bool = True) -> str | None:
     """The normalised form of a needle, or None when it is too short to search for in a view."""
-    view = normalise(value)[0]
+    view = normalise(value, decode)[0]
     return view if len(value) >= VALUE_MIN and len(view) >= NORMALISED_MIN else None
+
+
+ViewReader = tuple[Callable[[str], str], Callable[[str], tuple[str, list[int]]]]
+
+
+def needle_views(value: str, fold: bool = False) -> list[str]:
+    """The views a value is searched for in (normalised, or folded with `fold`): as decoded and,
+    when it holds an escape- or tag-like run, literally too. The text view decodes such a run only
+    where it stands unbroken, so a split through it leaves it literal; a value with several runs,
+    one split and one not, is the one mix not covered. Empty when the value is too short."""
+    view = fold_needle if fold else normalised
+    found = [view(value)]
+    if may_hide(value):
+        found.append(view(value, decode=False))
+    return list(dict.fromkeys(v for v in found if v))
+
+
+def text_views(text: str, fold: bool = False) -> list[ViewReader]:
+    """(view_of, mapped) pairs to search `text` in, the partner of `needle_views`: the decoded view,
+    and the literal one when the text holds an escape or a tag (else the two are the same)."""
+    readers: list[ViewReader] = [(folded_text, folded) if fold else (normalised_text, normalise)]
+    if may_hide(text):
+        readers.append((partial(folded_text, decode=False), partial(folded, decode=False)) if fold
+                       else (partial(normalised_text, decode=False), partial(normalise, decode=False)))
+    return readers
 
 
 _FOLD = re.compile(r"[^a-z0-9]+")
 _KEEP = re.compile(r"[a-z0-9]+")
 
 
-def folded(text: str, normal: tuple[str, list[int]] | None = None) -> tuple[str, list[int]]:
+def folded(text: str, normal: tuple[str, list[int]] | None = None, decode: bool = True) -> tuple[str, list[int]]:
     """The view paths are compared on: lower case, ASCII letters and digits only, so every slug,
     case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`) folds to one string.
     `normal` is `normalise(text)` when the caller has it already."""
-    view, where = normal if normal is not None else normalise(text)
+    view, where = normal if normal is not None else normalise(text, decode)
     if view.isascii():
         # The common case, in C: runs of letters and digits of the lower-cased view.
         lowered = view.lower()
@@ -267,7 +309,7 @@ def fold(value: str) -> str:
     return folded(value)[0]
 
 
-def fold_needle(value: str) -> str | None:
+def fold_needle(value: str, decode: bool = True) -> str | None:
     """The folded form of a needle, or None when it is too short to search for in a view."""
-    view = fold(value)
+    view = folded(value, decode=decode)[0]
     return view if len(value) >= VALUE_MIN and len(view) >= FOLDED_MIN else None

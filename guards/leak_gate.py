@@ -27,13 +27,9 @@ import ahocorasick_rs
 from muninn.core.config import Encoding
 from muninn.guards.forms import (
     ENCODINGS,
-    fold_needle,
-    folded,
-    folded_text,
     forms_of,
-    normalise,
-    normalised,
-    normalised_text,
+    needle_views,
+    text_views,
 )
 
 KNOWN_VALUE = "known-value"
@@ -234,8 +230,9 @@ class LeakGate:
         self._ids = list(needles.values())
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
         self._multiline = any("\n" in v or "\r" in v for v in self._values)
-        self._view = _ViewNeedles({normalised(v): i for v, i in known.items() if v})   # raw values only
-        self._fold = _ViewNeedles({fold_needle(v): i for v, i in known.items() if v})
+        # Raw values only, in every view `forms.needle_views` reads them in.
+        self._view = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v)})
+        self._fold = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v, fold=True)})
         self.patterns = patterns
         # Pattern findings only: a known value is a finding whatever the allowlist says.
         self.allow = allow
@@ -259,7 +256,7 @@ class LeakGate:
                     out += [Finding(KNOWN_VALUE, self._ids[idx], lines.at(kept[start])) for idx, start, _ in found]
             # Split by markup, zero-width characters or an indented wrap: still the value.
             # Any case, slug or separator spelling (a value that came in through a file name).
-            found = self._view.find(text, normalised_text, normalise) + self._fold.find(text, folded_text, folded)
+            found = self._view.find(text) + self._fold.find(text, fold=True)
             out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
             out.extend(scan(text, self.allow))
@@ -267,7 +264,7 @@ class LeakGate:
 
     def scan_path(self, rel: str) -> list[Finding]:
         """A known value in a relative path, in any case, slug or separator variant (line 0)."""
-        found = self._fold.find(rel, folded_text, folded)
+        found = self._fold.find(rel, fold=True)
         return sorted({Finding(KNOWN_VALUE_IN_PATH, secret_id, 0) for secret_id, _ in found},
                       key=lambda f: f.secret_id or "")
 
@@ -302,13 +299,15 @@ class _ViewNeedles:
         self._ids = list(kept.values())
         self._ac = ahocorasick_rs.AhoCorasick(list(kept)) if kept else None
 
-    def find(self, text: str, view_of: Callable[[str], str],
-             mapped: Callable[[str], tuple[str, list[int]]]) -> list[tuple[str, int]]:
-        """(secret id, offset in the original text) per match; the offset map is built only on a match."""
+    def find(self, text: str, fold: bool = False) -> list[tuple[str, int]]:
+        """(secret id, offset in the original text) per match in each view of `text`
+        (`forms.text_views`); the offset map is built only on a match."""
         if self._ac is None or not text:
             return []
-        found = self._ac.find_matches_as_indexes(_encodable(view_of(text)), overlapping=True)
-        if not found:
-            return []
-        where = mapped(text)[1]
-        return [(self._ids[i], where[start]) for i, start, _ in found]
+        out: list[tuple[str, int]] = []
+        for view_of, mapped in text_views(text, fold):
+            found = self._ac.find_matches_as_indexes(_encodable(view_of(text)), overlapping=True)
+            if found:
+                where = mapped(text)[1]
+                out += [(self._ids[i], where[start]) for i, start, _ in found]
+        return out

@@ -35,13 +35,9 @@ from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import (
     ENCODINGS,
     escape_end,
-    fold_needle,
-    folded,
-    folded_text,
     forms_of,
-    normalise,
-    normalised,
-    normalised_text,
+    needle_views,
+    text_views,
 )
 from muninn.guards.patterns import PatternScanner
 
@@ -132,11 +128,9 @@ class Redactor:
         # only: the value pass never asks it.
         self.allow = allow
         # Views hold raw values only: a split base64 form is not worth 5x the automaton.
-        self._view = _Needles({normalised(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
-                                                                                      strict=True)) if enc == "raw"}) \
-            if views else None
-        self._fold = _Needles({fold_needle(n): i for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids,
-                                                                                         strict=True)) if enc == "raw"})
+        raw = [(i, n) for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids, strict=True)) if enc == "raw"]
+        self._view = _Needles({v: i for i, n in raw for v in needle_views(n)}) if views else None
+        self._fold = _Needles({v: i for i, n in raw for v in needle_views(n, fold=True)})
         # Cut prefixes: an automaton over the first CUT_MIN characters of each value finds where a
         # prefix may start; a bisect per line end would cost ~1 ms a line with 10,000 values.
         heads: dict[str, list[int]] = {}
@@ -184,7 +178,7 @@ class Redactor:
     def redact_path(self, path: str) -> str:
         """A path or id with every case, slug and separator variant of a value replaced by
         `redacted` (path-safe). Compared on the folded view (`forms.folded`); `/` is kept."""
-        spans = self._fold.find(path, folded_text, folded)
+        spans = self._fold.find(path, fold=True)
         if not spans:
             return path
         pieces: list[str] = []
@@ -238,8 +232,7 @@ class Redactor:
         if self._view is not None:
             # A value renamed into a file name comes back in the text too ("from runbooks/zq7-kp2x.md"):
             # the folded view (any case, slug or separator spelling) runs over text when views are on.
-            extra = (self._view.find(text, normalised_text, normalise) + self._fold.find(text, folded_text, folded)
-                     + self._cut_spans(text))
+            extra = self._view.find(text) + self._fold.find(text, fold=True) + self._cut_spans(text)
             if extra:
                 spans = _merge(spans + extra)
         if not spans:
@@ -325,16 +318,18 @@ class _Needles:
         self._ac = ahocorasick_rs.AhoCorasick(list(kept), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if kept else None
 
-    def find(self, text: str, view_of: Callable[[str], str],
-             mapped: Callable[[str], tuple[str, list[int]]]) -> list[tuple[int, int, int]]:
-        """Matches in `view_of(text)`, mapped back through `mapped(text)` (built only on a match)."""
+    def find(self, text: str, fold: bool = False) -> list[tuple[int, int, int]]:
+        """Matches in each view of `text` (`forms.text_views`), mapped back through the view's offset
+        map (built only on a match)."""
         if self._ac is None or not text:
             return []
-        found = self._ac.find_matches_as_indexes(_SURROGATE.sub("\ufffd", view_of(text)), overlapping=True)
-        if not found:
-            return []
-        where = mapped(text)[1]
-        return _merge([(self._index[i], where[start], escape_end(text, where[end - 1])) for i, start, end in found])
+        spans: list[tuple[int, int, int]] = []
+        for view_of, mapped in text_views(text, fold):
+            found = self._ac.find_matches_as_indexes(_SURROGATE.sub("\ufffd", view_of(text)), overlapping=True)
+            if found:
+                where = mapped(text)[1]
+                spans += [(self._index[i], where[start], escape_end(text, where[end - 1])) for i, start, end in found]
+        return _merge(spans)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -6,8 +6,10 @@ that must come out untouched."""
 from __future__ import annotations
 
 import json
+import random
 import shlex
 import subprocess
+import unicodedata
 
 import pytest
 from planted import PROSE
@@ -20,6 +22,7 @@ from muninn.evals.security_cases import (
     SHELL_PRINTERS,
     SPLITS,
     VALUES,
+    random_values,
 )
 from muninn.guards import forms
 from muninn.guards.leak_gate import LeakGate
@@ -86,11 +89,38 @@ def test_split_values_are_hidden_and_mapped_back(export_redactor: Redactor, gate
     out = export_redactor.redact(text)
     assert f"[REDACTED:{VALUES[value]}]" in out.text, (how, out.text)
     assert out.text.startswith("Note: the value is ") and out.text.endswith(" (do not share).")
-    # The hit points at the original text, covering every visible piece of the value.
+    # The hit points at the original text, covering every visible piece of the value (read in the
+    # view it was found in: an escape-like run a split broke stays literal).
     hit = next(h for h in out.hits if h.secret_id == VALUES[value])
-    pieces = forms.normalised(text[hit.start:hit.end])
-    assert forms.normalised(value) in pieces
+    pieces = [forms.normalised(text[hit.start:hit.end], decode) for decode in (True, False)]
+    assert any(needle in p for needle in forms.needle_views(value) for p in pieces if p), (how, pieces)
     assert gate.scan(text), how
+
+
+@pytest.mark.parametrize(("how", "split"), SPLITS, ids=[s[0] for s in SPLITS])
+def test_every_split_of_random_values_is_hidden_and_flagged(how: str, split) -> None:
+    """The bench's own sample (200 values, seed 16): the claim is measured on it, so it is tested on it."""
+    known = random_values(200, random.Random(16))
+    redactor = Redactor(known, patterns=False, encodings=ENCODINGS, views=True)
+    gate = LeakGate(known)
+    missed = [value for value, secret_id in known.items()
+              if f"[REDACTED:{secret_id}]" not in redactor.redact(f"the value {split(value)} here").text
+              or not gate.scan(f"the value {split(value)} here")]
+    assert missed == [], (how, missed)
+
+
+# Every non-ASCII character whose compatibility form (NFKC) is printable ASCII: full-width, math
+# alphanumerics, Roman numerals, circled and superscript digits...
+COMPAT_ASCII = [c for c in map(chr, range(0x80, 0x30000))
+                if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii() and n.isprintable()]
+
+
+def test_a_compatibility_form_reads_as_its_ascii_character() -> None:
+    """A split may write any character of a value in a compatibility form: the view must read it as
+    the value holds it (the confusables table read full-width `Ｉ` as `l` and missed the value)."""
+    wrong = [(c, f"U+{ord(c):04X}") for c in COMPAT_ASCII
+             if forms.normalise(c)[0] != forms.normalise(unicodedata.normalize("NFKC", c))[0]]
+    assert len(COMPAT_ASCII) > 900 and wrong == []
 
 
 @pytest.mark.parametrize("value", [v for v in VALUES if not v.replace(" ", "").isalpha()])
@@ -147,3 +177,21 @@ def test_new_rules_leave_ordinary_prose_alone(text: str) -> None:
 def test_prose_with_every_view_on_is_untouched(export_redactor: Redactor) -> None:
     for text in PROSE + FALSE_POSITIVES:
         assert export_redactor.redact(text).text == Redactor({}, patterns=True).redact(text).text, text
+
+
+@pytest.mark.parametrize(("escape", "renders"), [
+    ("&#7;", ""), ("&#1;", ""), ("&#127;", ""), ("&#x0;", "\ufffd"), ("&#99999999;", "\ufffd"), ("&fjlig;", "fj"),
+    ("&NotEqualTilde;", "\u2242\u0338"), ("\\u0000", "\0"), ("\\u{110000}", "\ufffd"), ("%00", "\0"),
+    ("\\000", "\0")])
+def test_an_escape_that_spells_no_character_or_several_is_read_not_crashed_on(
+        export_redactor: Redactor, gate: LeakGate, escape: str, renders: str) -> None:
+    """HTML drops `&#7;` (an empty string) and `&fjlig;` spells two characters: the view reads both
+    (it crashed on them); a value with one inside that renders as nothing is the value."""
+    text = f"note {escape} then Zq7{escape}#kP2x end"
+    out = export_redactor.redact(text).text
+    assert out.startswith(f"note {escape} then ") and out.endswith(" end"), out
+    assert [c for c in forms.normalise(text)[0] if c in renders] == list(forms.normalise(renders * 2)[0])
+    if forms.normalise(renders)[0] == "":
+        assert "Zq7" not in out and gate.scan(text), out
+    else:
+        gate.scan(text)
