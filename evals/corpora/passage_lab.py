@@ -25,18 +25,12 @@ from muninn.evals.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import passage, rerank
 from muninn.plugins.search.query import analyse
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank import read_from, rerank_text
 
 
 def every_start(d: docmod.Doc, chars: int) -> list[str]:
     """The fact read from each of its paragraph starts, as the cross-encoder would read it from there."""
-    fact = d.fact or d.body
-    lead = d.breadcrumb or d.title
-    texts = [rerank_text(d, chars)]
-    for at in passage.paragraph_starts(fact)[1:]:
-        body = "… " + fact[at:]
-        texts.append((f"{lead}\n{body}" if lead else body)[:chars])
-    return texts
+    return [read_from(d, at, chars) for at in passage.paragraph_starts(d.fact or d.body)]
 
 
 def _reader(exports: Path) -> Callable[[str], docmod.Doc]:

@@ -61,5 +61,9 @@ def best_start(text: str, terms: list[str], window: int) -> int:
 
 def from_best(text: str, terms: list[str], window: int) -> str:
     """`text` read from its best paragraph on, marked with a leading "… " when the top was skipped."""
-    at = best_start(text, terms, window)
+    return read_at(text, best_start(text, terms, window))
+
+
+def read_at(text: str, at: int) -> str:
+    """`text` from offset `at` on, marked with a leading "… " when the top was skipped."""
     return text if at == 0 else "… " + text[at:]

@@ -110,9 +110,15 @@ def rerank_text(d: docmod.Doc, chars: int, terms: Sequence[str] = (), window: in
     judged with the line it answers. A fact longer than `window` is read from its paragraph that names
     most of the query's `terms` (passage.py): the model reads ~900 characters, and on documentation
     the answer is usually further in (evals/results/corpora.md)."""
+    return read_from(d, passage.best_start(d.fact or d.body, list(terms), window) if window else 0, chars)
+
+
+def read_from(d: docmod.Doc, at: int, chars: int) -> str:
+    """What the cross-encoder reads when the fact is read from offset `at` (a paragraph start; 0: the
+    top, where the neighbouring context may follow); `rerank_text` chooses `at`."""
     lead = " > ".join(x for x in (d.breadcrumb, d.title) if x)
     fact = d.fact or d.body
-    body = passage.from_best(fact, list(terms), window) if window else fact
+    body = passage.read_at(fact, at)
     if lead and body.startswith(d.title):
         lead = d.breadcrumb      # a header line that is the title is not said twice
     elif body is not fact:
