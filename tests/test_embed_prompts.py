@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from muninn.core.embed_prompts import Prompts
-from muninn.evals.corpora import sources, vector_lab
+from muninn.evals.corpora import harness, sources, vector_lab
+from muninn.evals.corpora.questions import Question
 from muninn.plugins.embed.model import embed
 
 DIM = 64
@@ -118,11 +120,6 @@ def test_the_command_line_loads_the_folder_with_its_pooling_and_prompts(fixture_
 
 def test_a_fact_ranks_by_its_best_window_when_windows_are_asked(monkeypatch) -> None:
     """A long fact whose answer is one paragraph among filler loses on one vector and wins on its windows."""
-    from types import SimpleNamespace
-
-    from muninn.evals.corpora import harness
-    from muninn.evals.corpora.questions import Question
-
     filler = "\n\n".join(" ".join(f"w{i}x{j}" for j in range(12)) for i in range(8))
     long = f"{filler}\n\nzebra quagga okapi"
     facts = [(harness.Section(uri=u, text=f"{t}\n{b}", body=b, source_path=u, title=t),

@@ -14,6 +14,10 @@ import pytest
 from muninn.core.errors import MuninnError
 from muninn.evals.corpora import docbook, harness, locomo_notes, model_loco, replay, report, sources, trace
 from muninn.evals.corpora import questions as qmod
+from muninn.evals.corpora.passage_lab import every_start
+from muninn.evals.corpora.window_lab import put_window
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search.stages.rerank import rerank_text
 
 PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
 <div id="banner">Download the ebook</div><ul class="docnav"><li>Prev</li></ul>
@@ -356,10 +360,6 @@ def test_one_reading_of_only_keeps_each_fields_type(only, field, values) -> None
 
 
 def test_the_passage_ceiling_reads_a_fact_from_every_paragraph_start_as_the_reranker_would() -> None:
-    from muninn.evals.corpora.passage_lab import every_start
-    from muninn.plugins.search import doc as docmod
-    from muninn.plugins.search.stages.rerank import rerank_text
-
     d = docmod.parse("viking://a/b.md", "---\nbreadcrumb: Guide › Setup\ntitle: Setup\n---\n"
                      "First paragraph.\n\nSecond says port 5432.\n\nThird.\n")
     texts = every_start(d, 1500)
@@ -376,7 +376,5 @@ def test_the_passage_ceiling_reads_a_fact_from_every_paragraph_start_as_the_rera
     ("both", {"keyword": 3.0}, {"keyword": 3.0}),                               # never adds a feature
 ])
 def test_the_window_lab_puts_the_best_window_only_where_it_was_asked(which, recorded, after) -> None:
-    from muninn.evals.corpora.window_lab import replace
-
-    replace(recorded, 0.7, which)
+    put_window(recorded, 0.7, which)
     assert recorded == after

@@ -56,7 +56,7 @@ def fact_texts(text: str, chars: int) -> list[str]:
     return [f"{head}\n\n{w}" for w in windows(fact, chars)]
 
 
-def replace(features: dict[str, float], window: float, which: str) -> None:
+def put_window(features: dict[str, float], window: float, which: str) -> None:
     """Put the best window's cosine in a candidate's recorded features (only those it was scored on)."""
     if which in ("fact", "both") and "fact" in features:
         features["fact"] = window
@@ -92,7 +92,7 @@ def main() -> None:
             for r in recs:
                 for c in r["cands"]:
                     # chars 0 is the product's own feature recomputed in this process: the fact's alone.
-                    replace(c["features"], float(np.max(best[c["uri"]] @ qvec[r["id"]])),
+                    put_window(c["features"], float(np.max(best[c["uri"]] @ qvec[r["id"]])),
                             args.feature if chars else "fact")
             trace.write(args.out / str(chars) / f"{name}.jsonl", recs)
             print(f"{name}: chars {chars}: {len(flat)} texts for {len(texts)} facts", flush=True)
