@@ -11,7 +11,8 @@ change keeps its recorded score. Writes OUT_DIR/<window>/CORPUS.jsonl for
 
 `--every-start` is the ceiling of any choice of paragraph: each fact longer than the configured window is
 scored from every paragraph start (the top read as `rerank_text` reads it, a later start as the breadcrumb
-and the fact from there) and keeps its best score, in OUT_DIR/every-start/. About ten times the pairs.
+and the fact from there) and keeps its best score, in OUT_DIR/every-start/. About six times the
+pairs of scoring each recorded candidate once (18,537 against 3,162 on the handbook trace).
 """
 
 from __future__ import annotations
