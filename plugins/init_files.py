@@ -23,7 +23,7 @@ SECRETS_NAME = "secrets.yaml"
 NOTES_AREA = "viking://resources/notes"
 
 MUNINN_YAML = """\
-# muninn.yaml, written by `muninn init`. Every key and its default: README.md, "Configuration".
+# muninn.yaml, written by `muninn init`. Every key and its default: docs/configuration.md.
 # Relative paths are relative to this file. Credentials never live here: they are in the OS keyring.
 
 # home: ~/.local/share/muninn        # the workspace (stack state, indexes, logs); $MUNINN_HOME overrides it

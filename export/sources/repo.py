@@ -24,8 +24,8 @@ from muninn.export.sources import Options
 class RepoOptions(Options):
     ref: str = Field("HEAD", description="Branch, tag or commit to export")
     max_bytes: int = Field(200_000, gt=0, description="Files bigger than this are skipped")
-    max_chars: int = Field(1200, ge=200)
-    min_chars: int = Field(160, ge=0)
+    max_chars: int = Field(1200, ge=200, description="A markdown section bigger than this splits at sub-headings")
+    min_chars: int = Field(160, ge=0, description="A sub-section smaller than this stays in its parent")
     exclude: list[str] = Field(default_factory=lambda: ["*.lock", "package-lock.json", "*.min.js", "*.svg"],
                                description="Glob patterns of paths to skip")
     name: str | None = Field(None, description="Project name (default: the folder name)")

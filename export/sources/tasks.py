@@ -21,20 +21,25 @@ from muninn.export.sources import Options
 
 
 class ProjectTable(Options):
-    table: str = "projects"
-    id: str = "id"
-    name: str = "name"
-    description: str | None = "description"
+    """Where project names come from, when a table's `project` column holds an id."""
+
+    table: str = Field("projects", description="The projects table")
+    id: str = Field("id", description="Its id column")
+    name: str = Field("name", description="Its name column: the fact's project")
+    description: str | None = Field("description", description="Its description column (null: none)")
 
 
 class TableMap(Options):
-    table: str
-    id: str = "id"
-    title: str | None = None
+    """One table exported as one kind of fact (one fact per row)."""
+
+    table: str = Field(description="The table to read")
+    id: str = Field("id", description="Its id column: part of the fact's path and id")
+    title: str | None = Field(None, description="Title column (null: the body's first line, cut at 80 characters)")
     body: list[str] = Field(min_length=1, description="Columns joined into the body, in order")
     project: str | None = Field("project_id", description="Project name, or an id into `projects`")
-    status: str | None = None
-    date: str | None = None
+    status: str | None = Field(None, description="Status column, named in the fact's context line")
+    date: str | None = Field(None, description="Date column: ISO text, a day, or epoch seconds, milliseconds "
+                             "or microseconds; a value that is no date leaves the fact undated")
     tags: str | None = Field(None, description="Comma-separated or a JSON list")
 
 
@@ -50,7 +55,8 @@ def _default_tables() -> dict[str, TableMap]:
 
 
 class TasksOptions(Options):
-    projects: ProjectTable | None = Field(default_factory=ProjectTable)
+    projects: ProjectTable | None = Field(default_factory=ProjectTable, description="The projects table "
+                                          "(null: a `project` column is the name itself)")
     tables: dict[str, TableMap] = Field(default_factory=_default_tables,
                                         description="fact kind → table mapping")
 

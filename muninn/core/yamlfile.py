@@ -88,7 +88,7 @@ def _explain(err: dict[str, Any]) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "extra_forbidden":
-        return "unknown key (check the spelling against the config reference in README.md)"
+        return "unknown key (check the spelling against the config reference in docs/configuration.md)"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
     return f"{err['msg']} (got {shown})"
