@@ -1,7 +1,7 @@
 """The warm rerank levers of issue 19, timed on one Searcher each: which one buys what latency, and how
 often its top 4 still equals the default's (a cheap agreement figure; the corpora harness judges quality).
 
-Every lever is a `search.rerank` setting that is off by default (README, Search); `muninn bench` calls
+Every lever is a `search.rerank` setting that is off by default (docs/configuration.md); `muninn bench` calls
 `measure` for its "Rerank levers" section.
 """
 

@@ -44,7 +44,9 @@ from muninn.guards.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "evals" / "results" / "security_export.md"
+# README.md and docs/*.md: the manual that was all README until issue 30 moved most of it to docs/.
 PROSE_FILES = [*sorted((ROOT / "examples" / "notes").rglob("*.md")), ROOT / "README.md",
+               *sorted((ROOT / "docs").glob("*.md")),
                Path("/usr/share/common-licenses/GPL-3"), Path("/usr/share/common-licenses/Apache-2.0"),
                Path("/usr/share/doc/dpkg/spec/triggers.txt"),
                *sorted(Path("/usr/share/doc/git/RelNotes").glob("2.4*.txt"))]
@@ -271,7 +273,8 @@ def write(rows: list[tuple], meta: dict[str, object]) -> str:
     by_kind = meta["by_kind"]
     lines += ["", f"## False redactions on ordinary prose ({meta['files']} files, {meta['bytes'] / 1000:.0f} KB, "
               f"{meta['lines']} lines)", "",
-              "Example notes (examples/notes), README.md, GPL-3 and Apache-2.0 (/usr/share/common-licenses), "
+              "Example notes (examples/notes), README.md and docs/*.md, GPL-3 and Apache-2.0 "
+              "(/usr/share/common-licenses), "
               "dpkg's triggers.txt and git 2.4x release notes (/usr/share/doc). Known: every value above plus "
               "examples/secrets.yaml. None of this text holds a value, so every redaction is a false one.", "",
               "| redactor | redactions | by rule |", "|---|---:|---|"]
@@ -280,7 +283,8 @@ def write(rows: list[tuple], meta: dict[str, object]) -> str:
         kinds = {k.split(":", 1)[1]: v for k, v in by_kind.items() if k.startswith(name + ":")}
         detail = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "–"
         lines.append(f"| {label} | {sum(kinds.values())} | {detail} |")
-    lines += ["", "What the misses above are (by design, README \"What redaction and the leak gate do\"): a cut prefix "
+    lines += ["", "What the misses above are (by design, docs/security.md \"Redaction and the leak gate\"): "
+              "a cut prefix "
               "that is lower-case letters only (`mnwwxo` reads as a word) or that ends in a space before the cut; "
               "a value with fewer than 5 letters and digits (`qO_~k9` folds to `qok9`), which is not searched for in "
               "paths. The leak gate has no cut-prefix check: a prefix is not the value."]

@@ -28,7 +28,7 @@ def sources(settings: Settings) -> list[Check]:
         try:
             doc.validate(known[src.kind].Options, src.options, base=("sources", i, "options"))
         except ConfigError as exc:
-            out.append(Check(name, "fail", str(exc), "fix the option named (see README, Export and sync)"))
+            out.append(Check(name, "fail", str(exc), "fix the option named (see docs/configuration.md, sources)"))
             continue
         path = settings.paths.resolve(src.path)
         if not path.exists():

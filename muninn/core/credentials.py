@@ -67,7 +67,7 @@ class Keyring:
         if "fail" in name.lower() or ("chainer" in name.lower() and not self._chain_ok()):
             raise CredentialError(f"no usable keyring backend (got {name})", fix=_FIX)
         # keyring ranks keyrings.alt's plaintext file above its `fail` backend, so on a host with no
-        # Secret Service it picks a base64 file on its own. The README promises no silent fallback.
+        # Secret Service it picks a base64 file on its own. docs/security.md promises no silent fallback.
         if not backend and not _chosen_outside() and self._first_is_plaintext():
             raise CredentialError(f"keyring chose the plaintext file backend {name} on its own (values only "
                                   "base64-encoded on disk)", fix=_FIX)

@@ -24,7 +24,7 @@ MODULES: dict[str, str] = {
 
 
 def install_line(extra: str = "ml") -> str:
-    return f"pip install 'muninn[{extra}]', with torch==2.13.0 (CPU build) installed first: see README, Development"
+    return f"pip install 'muninn[{extra}]', with torch==2.13.0 (CPU build) installed first: see README, Install"
 
 
 class MissingExtra(MuninnError):

@@ -54,7 +54,7 @@ class Rerank:
 
 def read_by_reranker(fused: list[Candidate], cfg: RerankSettings) -> tuple[list[Candidate], list[Candidate]] | None:
     """(what the cross-encoder reads, what follows it in fusion order), or None when fusion's margin is
-    decisive. Latency levers, off by default (README, Search): `skip_margin` (the first fused candidate
+    decisive. Latency levers, off by default (docs/configuration.md): `skip_margin` (the first fused candidate
     leads the second by that many z) and `gap` (only those within `gap` z of the best). Pure, so evals
     replay it offline."""
     head, tail = fused[: cfg.candidates], fused[cfg.candidates:]
