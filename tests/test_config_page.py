@@ -107,3 +107,14 @@ def test_an_undescribed_key_is_named() -> None:
         inner: Inner = Field(default_factory=Inner)
 
     assert [m.split(" ")[-1] for m in config_page.undescribed(Outer)] == ["(inner.bare)"]
+
+
+def test_the_defaults_file_on_the_page_loads_as_the_defaults(tmp_path) -> None:
+    from muninn.core import config
+
+    page = config_page.PAGE.read_text()
+    block = page.split("## Every default, as one file", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "muninn.yaml"
+    path.write_text(block)
+    loaded = config.load(path, environ={})
+    assert loaded.model_dump(exclude={"source_file"}) == Settings().model_dump(exclude={"source_file"})

@@ -240,7 +240,16 @@ def render() -> str:
         if nested is not None:
             lines += _sections(name, nested)
     lines += _sources()
+    lines += _all_defaults()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _all_defaults() -> list[str]:
+    """Every default as one muninn.yaml: a file to copy from (muninn needs none of it written out)."""
+    data = Settings().model_dump(mode="json", exclude={"source_file"})
+    return ["## Every default, as one file", "",
+            "What muninn uses when `muninn.yaml` says nothing; write only the keys you change.", "",
+            "```yaml", yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip(), "```", ""]
 
 
 def write(path: Path = PAGE) -> Path:
