@@ -1,5 +1,5 @@
-"""Every relative link in README.md and docs/*.md resolves (file, and heading anchor where one is given), and
-every `evals/results/...` path the docs name exists: the figures the docs point at are really there."""
+"""Every relative link in README.md, docs/*.md and evals/results/*.md resolves (file, and heading anchor where
+one is given), and every `evals/results/...` path they name exists: the figures the docs point at are there."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+         *sorted((ROOT / "evals" / "results").glob("*.md"))]
 _FENCED = re.compile(r"^```.*?^```", re.M | re.S)
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _RESULTS = re.compile(r"evals/results/[A-Za-z0-9_./<>-]*[A-Za-z0-9_/>]")
@@ -62,7 +63,7 @@ def test_there_are_pages_to_check() -> None:
             "openviking.md"} <= names
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_every_link_resolves(page: Path) -> None:
     assert broken(page, page.read_text()) == []
 
