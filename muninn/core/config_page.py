@@ -161,6 +161,8 @@ def _rows(model: type[BaseModel], prefix: str, sections: bool) -> list[str]:
 def _table(model: type[BaseModel], prefix: str = "", sections: bool = False) -> list[str]:
     lines = ["| key | default | type | what it does |", "| --- | --- | --- | --- |", *_rows(model, prefix, sections)]
     for name, info in model.model_fields.items():
+        if sections and _nested(info.annotation) is not None:
+            continue  # a section's defaults are in its own table
         if _default(info) == "below the table":
             dumped = yaml.safe_dump({f"{prefix}{name}": _default_value(info)}, sort_keys=False).rstrip()
             lines += ["", f"Default of `{prefix}{name}`:", "", "```yaml", dumped, "```"]
