@@ -1,6 +1,6 @@
 """Measure the date check's refusals on ordinary text, and dateparser's, on the same texts.
 
-Run: `.venv/bin/python -m muninn.evals.bench_dates [--show N]`. Corpora, each text checked against
+Run: `.venv/bin/python -m muninn.evals.lab.bench_dates [--show N]`. Corpora, each text checked against
 the moment it was written:
 
 - examples/notes: every paragraph of the sample notes, now = the run's time (they were written before);
@@ -25,10 +25,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from muninn.evals import lab
 from muninn.guards import dates
 from muninn.guards.date_words import SKEW
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = lab.REPO
 LOCOMO = Path("/work/shared/datasets/locomo-dev")
 _FUTURE_GRAMMAR = re.compile(r"\b(?:will|won't|shall|\w+'ll|going\s+to|gonna|plan(?:ning)?\s+to|planned|"
                              r"can't\s+wait|looking\s+forward|hope\s+to|soon|upcoming|about\s+to)\b", re.I)

@@ -2,7 +2,7 @@
 `muninn mcp --profile P` (as every agent session does), each making searches; per-search latency
 p50/p95 across all clients, and the resident memory of each MCP server process.
 
-    python -m muninn.evals.bench_mcp_clients --config muninn.yaml --profile owner --clients 1 2 4 8
+    python -m muninn.evals.lab.bench_mcp_clients --config muninn.yaml --profile owner --clients 1 2 4 8
 
 Each client's first search (the reranker's load) is timed apart as `first`; the rest are `warm`.
 """

@@ -5,7 +5,7 @@ per-call switch). The server warms its searcher in the background at start, so t
 timed apart (it may still wait for that warm-up). Every later question is new to the server (the
 searcher keeps each question's scores, so a repeat costs no cross-encoder run); repeats are timed apart.
 
-    python -m muninn.evals.bench_mcp_warm [--repeats 10] [--pause S] [--profile owner]
+    python -m muninn.evals.lab.bench_mcp_warm [--repeats 10] [--pause S] [--profile owner]
 
 Starts its own stack on free ports with the demo corpus (examples/), syncs it with one `muninn
 nightly`, and prints a markdown table with the load average; writes nothing into the repository.
@@ -26,8 +26,9 @@ import yaml
 
 from muninn.core import config
 from muninn.core import policy as policy_mod
-from muninn.evals import bench_nightly, sealed
+from muninn.evals import sealed
 from muninn.evals.benchutil import pct
+from muninn.evals.lab import bench_nightly
 from muninn.plugins import policy_apply, stack
 
 EXTRA = ["how did we rotate the certificate", "why did the jira api return 403", "what broke the backups",

@@ -3,7 +3,7 @@ night exports and syncs everything) and warm (nothing changed), and how long aft
 returns a fact is findable by keywords (recall_search with its identifier, through the guarded MCP
 server) and by vectors (OpenViking's own `find` as the reader).
 
-Run: `.venv/bin/python -m muninn.evals.bench_nightly [TRIALS] [--record N]`. Starts its own stack in a
+Run: `.venv/bin/python -m muninn.evals.lab.bench_nightly [TRIALS] [--record N]`. Starts its own stack in a
 temporary workspace on free ports (the examples/ corpus and policy, plus examples/notes as a git repository
 for the snapshot job), stops it, and writes evals/results/nightly.md.
 
@@ -33,11 +33,11 @@ import yaml
 
 from muninn.core import config, paths
 from muninn.core import policy as policy_mod
-from muninn.evals import bench_export
+from muninn.evals import bench_export, lab
 from muninn.evals.benchutil import free_port, pct
 from muninn.plugins import policy_apply, stack
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = lab.REPO
 OUT = ROOT / "evals" / "results" / "nightly.md"
 
 
@@ -174,7 +174,7 @@ def main() -> None:
 def write_record(size: int, cold: list[dict], warm: list[dict], load: tuple[float, float]) -> str:
     """The two nights at size, per job: seconds, status and what each job said."""
     lines = [f"# `muninn nightly` at {size:,} facts, sources configured", "",
-             f"`nice -n 10 python -m muninn.evals.bench_nightly --record {size}` "
+             f"`nice -n 10 python -m muninn.evals.lab.bench_nightly --record {size}` "
              f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, 1-minute load "
              f"average {load[0]:.2f} at the start, {load[1]:.2f} at the end). The demo workspace (policy, vault, "
              f"inventory, notes, observations, examples/notes as a git repository) with its `tasks` source the "
@@ -202,7 +202,7 @@ def _ms(values: list[float]) -> str:
 
 def write(cold: list[dict], warm: list[dict], remembered: list[dict], load: float) -> None:
     lines = ["# Nightly and the agent's day: measured", "",
-             f"`python -m muninn.evals.bench_nightly` on {platform.node()} ({os.cpu_count()} cores, load average "
+             f"`python -m muninn.evals.lab.bench_nightly` on {platform.node()} ({os.cpu_count()} cores, load average "
              f"{load:.1f} at start), its own stack on free ports, the demo corpus (examples/: notes, tasks.db, "
              "observations, secrets, inventory; examples/notes also as a git repository for `snapshot`).", "",
              "## `muninn nightly`, per job", "",

@@ -7,7 +7,7 @@ the candidates the reranker would see (the top 20 by cosine and the top 20 by wo
 signals: the cross-encoder's sigmoid probability (what `rerank` records per hit) and the embedding
 cosine of the fact.
 
-    .venv/bin/python -m muninn.evals.bench_relevance [--conversation 26] [--sample 200]
+    .venv/bin/python -m muninn.evals.lab.bench_relevance [--conversation 26] [--sample 200]
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ import numpy as np
 import yaml
 
 from muninn.core import config
-from muninn.evals import locomo
+from muninn.evals import lab
 from muninn.evals.benchutil import pct
+from muninn.evals.lab import locomo
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import rerank
 from muninn.plugins.search.stages.rerank import rerank_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = lab.REPO
 
 # Stop words, keyboard noise and well-formed questions about things no infrastructure notes hold.
 NONSENSE = [

@@ -3,7 +3,7 @@ record: tasks, observations and mistakes over a few dozen projects), exported, i
 each size; the smallest sizes also synced into a real stack. What is not run at a size is extrapolated
 linearly from the largest size where it ran, and the table says so.
 
-    python -m muninn.evals.bench_scale [--synced 1000] [--offline 10000 100000]
+    python -m muninn.evals.lab.bench_scale [--synced 1000] [--offline 10000 100000]
 
 Writes evals/results/scale.md and scale.png.
 """
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import yaml
 
-from muninn.evals import bench_export, bench_guard, bench_stack
+from muninn.evals import bench_export, bench_guard, bench_stack, lab
 from muninn.evals.benchutil import pct
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = lab.RESULTS
 def area(size: int) -> str:
     return f"viking://resources/record{size}"
 

@@ -5,9 +5,9 @@ torch and under onnxruntime (fp32 and int8), plus the packaged ms-marco-MiniLM-L
 The sized models have random weights (their timings are honest, their scores are not); the
 packaged one is real. Prints markdown tables.
 
-    python -m muninn.evals.bench_search pipeline --conversation 26
-    python -m muninn.evals.bench_search rerank --sizes packaged minilm m3 --configs onnx:256:int8
-    python -m muninn.evals.bench_search index --docs 10000 100000
+    python -m muninn.evals.lab.bench_search pipeline --conversation 26
+    python -m muninn.evals.lab.bench_search rerank --sizes packaged minilm m3 --configs onnx:256:int8
+    python -m muninn.evals.lab.bench_search index --docs 10000 100000
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pathlib import Path
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import RerankSettings
-from muninn.evals import benchutil, locomo
+from muninn.evals import benchutil, lab
+from muninn.evals.lab import locomo
 from muninn.plugins.search import keyword, query, query_dates, rerank
 from muninn.plugins.search.pipeline import Searcher
 
@@ -82,7 +83,7 @@ def rerank_bench(sizes: list[str], configs: list[str], runs: int, threads: int) 
     """`configs` are `backend:max_length[:int8]`, e.g. `flag:512`, `cross-encoder:256:int8`."""
     import torch
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    sys.path.insert(0, str(lab.REPO / "tests"))
     import rerank_model
 
     torch.set_num_threads(threads)

@@ -1,6 +1,6 @@
 """Measure export redaction per class of issue 16 §2, and its false redactions on ordinary prose.
 
-Run: `.venv/bin/python -m muninn.evals.bench_security_export [--values 200]`. Writes
+Run: `.venv/bin/python -m muninn.evals.lab.bench_security_export [--values 200]`. Writes
 evals/results/security_export.md. Random values are drawn with a fixed seed, so reruns agree.
 
 Per class: how many cases, how many the export redactor hid, and how many the leak gate flagged
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from muninn.evals.security_cases import (
+from muninn.evals import lab
+from muninn.evals.lab.security_cases import (
     FALSE_POSITIVES,
     OVERLAPS,
     PROSE_CASES,
@@ -42,7 +43,7 @@ from muninn.guards.patterns import PatternScanner
 from muninn.guards.redact import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = lab.REPO
 RESULTS = ROOT / "evals" / "results" / "security_export.md"
 PROSE_FILES = [*sorted((ROOT / "examples" / "notes").rglob("*.md")), ROOT / "README.md",
                Path("/usr/share/common-licenses/GPL-3"), Path("/usr/share/common-licenses/Apache-2.0"),
@@ -263,7 +264,7 @@ def export_cost(facts: int = 1500, values: int = 10_000) -> list[str]:
 
 def write(rows: list[tuple], meta: dict[str, object]) -> str:
     lines = ["# Export security (issue 16 §2): cases per class, caught, false redactions", "",
-             "Written by `.venv/bin/python -m muninn.evals.bench_security_export` "
+             "Written by `.venv/bin/python -m muninn.evals.lab.bench_security_export` "
              f"({meta['values']} random values, fixed seed; a quarter are declared phrases). The same case tables "
              "drive tests/test_redact_forms.py and tests/test_export_security.py.", "",
              "| class | cases | hidden by export | flagged by the gate |", "|---|---:|---:|---:|"]

@@ -1,6 +1,6 @@
 """Where sync's time goes, and its floor (issue 19, "Sync").
 
-Run: `python -m muninn.evals.bench_sync_split [--facts N] [--repeat R] [--embed-texts K] [--out FILE]`.
+Run: `python -m muninn.evals.lab.bench_sync_split [--facts N] [--repeat R] [--embed-texts K] [--out FILE]`.
 Writes evals/results/sync-split.md (or FILE) and nothing else: every server run is a fresh stack in a
 temporary workspace on free ports, removed at the end.
 
@@ -44,14 +44,14 @@ import yaml
 from muninn.core import config, credentials, factfile, paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import EmbedSettings, Settings
-from muninn.evals import bench_export
+from muninn.evals import bench_export, lab
 from muninn.evals.benchutil import free_port
 from muninn.export import pipeline
 from muninn.export.sync import local_files, remote_files, sync
 from muninn.export.sync_gate import SyncGate
 from muninn.plugins import stack
 
-RESULTS = Path(__file__).resolve().parent / "results" / "sync-split.md"
+RESULTS = lab.RESULTS / "sync-split.md"
 AREA = "viking://resources/record"
 
 
@@ -182,7 +182,7 @@ def null_endpoint(root: Path, dim: int) -> Iterator[tuple[str, int]]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with (root / f"null-embedder-{port}.log").open("w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "muninn.evals.null_embedder", "--port", str(port),
+        proc = subprocess.Popen([sys.executable, "-m", "muninn.evals.lab.null_embedder", "--port", str(port),
                                  "--dim", str(dim)], stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         try:
@@ -436,7 +436,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows, info = measure(args.facts, args.known, args.repeat, args.embed_texts, args.rows)
-    command = " ".join(["python -m muninn.evals.bench_sync_split", *sys.argv[1:]])
+    command = " ".join(["python -m muninn.evals.lab.bench_sync_split", *sys.argv[1:]])
     text = render(rows, info, command, started)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """The verify guard's adversarial cases, by class, and the real read-only proofs it must allow.
 
 Shared by tests/test_command_guard_classes.py (every case must be refused / allowed) and
-evals/security_guard.py (the counts in evals/results/security_guard.md). The lists only grow.
+evals/lab/security_guard.py (the counts in evals/results/security_guard.md). The lists only grow.
 Every case is judged with INJECTED as the entry's variables.
 """
 

@@ -1,12 +1,12 @@
 """LoCoMo, stage by stage: each conversation is its own corpus, converted to a notes tree (one turn a
 note) and exported by the product's notes exporter, written into a fresh OpenViking account; questions
 of categories 1-4 run through the real search pipeline in each variant of the ladder below. (The
-corpora harness, evals/corpora, runs the same conversations beside documentation corpora.)
+corpora harness, evals/lab/corpora, runs the same conversations beside documentation corpora.)
 
 A question is found at k when a file holding one of its evidence turns is in the top k.
 Metrics per variant: hit@4, hit@10, recall@20 (share of evidence turns in the top 20), MRR@10.
 
-    python -m muninn.evals.locomo --conversations 26 30 --json report.json --plot locomo.png
+    python -m muninn.evals.lab.locomo --conversations 26 30 --json report.json --plot locomo.png
 
 The dev half lives in ../shared/datasets/locomo-dev; the other half is held out and must not be
 tuned on, so only general choices live here. The fact files are the exporter's: this module writes none.
@@ -29,12 +29,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.evals.corpora import locomo_notes
+from muninn.evals import lab
+from muninn.evals.lab.corpora import locomo_notes
 from muninn.export import pipeline as export_pipeline
 from muninn.plugins.search import keyword
 from muninn.plugins.search.pipeline import Searcher
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo-dev"
+DATA = lab.REPO.parent / "shared" / "datasets" / "locomo-dev"
 ROOT = "viking://resources/locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -56,7 +57,7 @@ VARIANTS: dict[str, dict] = {
 
 
 def corpus(conv: dict, conv_id: str) -> dict[str, str]:
-    """The conversation the product's way: a notes tree (one turn a note, evals/corpora/locomo_notes)
+    """The conversation the product's way: a notes tree (one turn a note, evals/lab/corpora/locomo_notes)
     exported by the notes exporter (redaction, leak gate, the one fact format). URI -> fact file."""
     files = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,7 @@
 """A null embedding endpoint for floor measurements: OpenAI-compatible `POST /v1/embeddings` that answers
 each text with a unit vector seeded by the text's hash, at almost no cost.
 
-`python -m muninn.evals.null_embedder --port P [--dim 384]` (also `GET /health`, `GET /v1/models`, and
+`python -m muninn.evals.lab.null_embedder --port P [--dim 384]` (also `GET /health`, `GET /v1/models`, and
 `GET /stats`: requests and texts served so far). It stands in for an embedding endpoint on a fast remote
 host, so a sync against it times OpenViking's own work plus muninn's with embedding taken out
 (`bench_sync_split`). The vectors carry no meaning: search quality over them is nil, by design.

@@ -1,6 +1,6 @@
 """What each warm rerank lever (rerank_speed.LEVERS) costs in ranking quality, on the corpora traces.
 
-    python -m muninn.evals.rerank_quality TRACE_DIR --exports WORK_DIR [--scores cache.json]
+    python -m muninn.evals.lab.rerank_quality TRACE_DIR --exports WORK_DIR [--scores cache.json]
 
 A score-changing lever (batching, truncation) re-scores each question's first 20 fused candidates with
 the lever's cross-encoder; a lever that only reads fewer candidates (candidates, gap, skip_margin) keeps
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core.config import SearchSettings
-from muninn.evals.corpora import replay
-from muninn.evals.rerank_speed import CURRENT, HEAD, LEVERS, Lever, Question, backend, questions
+from muninn.evals.lab.corpora import replay
+from muninn.evals.lab.rerank_speed import CURRENT, HEAD, LEVERS, Lever, Question, backend, questions
 
 # Fewer candidates read, ranked offline: (label, Setting changes).
 READ_LESS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -105,7 +105,7 @@ def markdown(result: list[Row]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m muninn.evals.rerank_quality", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.lab.rerank_quality", description=__doc__.splitlines()[0])
     ap.add_argument("traces", type=Path, help="a folder of CORPUS.jsonl written by `corpora run --trace`")
     ap.add_argument("--exports", type=Path, required=True, help="the harness's work folder (its --cache/work)")
     ap.add_argument("--scores", type=Path, help="a JSON file keeping each lever's scores between runs")

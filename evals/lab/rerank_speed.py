@@ -1,8 +1,8 @@
 """Warm rerank latency levers (issue 19), timed on the candidates the corpora harness recorded.
 
-    python -m muninn.evals.rerank_speed TRACE_DIR --exports WORK_DIR [--per-corpus 4] [--rounds 2]
+    python -m muninn.evals.lab.rerank_speed TRACE_DIR --exports WORK_DIR [--per-corpus 4] [--rounds 2]
 
-Each question of a trace (evals/corpora/trace.py) brings its query and its first 20 fused candidates;
+Each question of a trace (evals/lab/corpora/trace.py) brings its query and its first 20 fused candidates;
 their text is what the rerank stage reads (`rerank_text`) of the fact files the harness exported
 (WORK_DIR/<corpus>/exports). Every lever is its own loaded cross-encoder (no score cache), and all of
 them score the same question one after the other, in a rotating order, so load on the machine falls on
@@ -23,7 +23,7 @@ from typing import Any
 
 from muninn.core.config import RerankSettings
 from muninn.evals.benchutil import pct
-from muninn.evals.corpora.trace import export_path
+from muninn.evals.lab.corpora.trace import export_path
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import rerank
 from muninn.plugins.search.query import analyse
@@ -69,7 +69,7 @@ def backend(lever: Lever) -> rerank.OnnxBackend:
     if lever.fp32:
         import onnxruntime as ort
 
-        from muninn.evals.onnx_dequantize import dequantized
+        from muninn.evals.lab.onnx_dequantize import dequantized
 
         # The product's session options, on the dequantised graph.
         model.session = ort.InferenceSession(dequantized(path / "model.onnx"), model.session.get_session_options(),
@@ -96,7 +96,7 @@ def questions(trace_dir: Path, work: Path, per_corpus: int | None = None, read: 
     """The questions of every trace, `per_corpus` of them spread evenly over each corpus; `read`: with
     their candidates' text. `work` is the harness's cache/work folder; its questions come from the
     harness's own sources (a built corpus is reused from the cache)."""
-    from muninn.evals.corpora import replay, sources
+    from muninn.evals.lab.corpora import replay, sources
 
     out = []
     for corpus, recs in replay.load(trace_dir, drop=0.2).items():
@@ -143,7 +143,7 @@ def table(ms: dict[str, list[float]], current: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m muninn.evals.rerank_speed", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.lab.rerank_speed", description=__doc__.splitlines()[0])
     ap.add_argument("traces", type=Path, help="a folder of CORPUS.jsonl written by `corpora run --trace`")
     ap.add_argument("--exports", type=Path, required=True, help="the harness's work folder (its --cache/work)")
     ap.add_argument("--per-corpus", type=int, default=4, help="questions timed per corpus")

@@ -1,6 +1,6 @@
 """Measure the verify guard: refusals per class, false refusals on real proofs, bash agreement, speed.
 
-Run: `.venv/bin/python -m muninn.evals.security_guard` (writes evals/results/security_guard.md).
+Run: `.venv/bin/python -m muninn.evals.lab.security_guard` (writes evals/results/security_guard.md).
 With `bashlex` importable (`pip install bashlex`), its splitter is measured against muninn's own
 tokenizer on the same cases, with bash itself as the oracle:
 - bash runs each case inside the read-only sandbox with nothing on PATH, in a directory whose file
@@ -23,7 +23,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
+from muninn.evals import lab
+from muninn.evals.lab.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
 from muninn.guards import command_guard, sandbox
 from muninn.guards.shell_words import ShellRefusal, split
 
@@ -123,12 +124,12 @@ def _splitters() -> dict[str, Splitter]:
     return out
 
 
-def main(out: Path = Path(__file__).parent / "results" / "security_guard.md") -> str:
+def main(out: Path = lab.RESULTS / "security_guard.md") -> str:
     lines = ["# Verify command guard: refusals by class, false refusals, bash agreement", "",
              f"vm · {platform.machine()} · Python {platform.python_version()} · "
              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · sandbox: {sandbox.available() or 'none'}", "",
-             "Cases: `evals/guard_cases.py` (tests: `tests/test_command_guard_classes.py`). Each case judged with "
-             f"the entry's variables {', '.join(INJECTED)}. Run: `.venv/bin/python -m muninn.evals.security_guard` "
+             "Cases: `evals/lab/guard_cases.py` (tests: `tests/test_command_guard_classes.py`). Each case judged with "
+             f"the entry's variables {', '.join(INJECTED)}. Run: `.venv/bin/python -m muninn.evals.lab.security_guard` "
              "(bashlex is compared when importable). The tables were written with the rules, by the same author: "
              "an outside check's own table is the real measure of misses and false refusals.", "",
              "| class | cases | refused | allowed (misses) |", "| --- | --- | --- | --- |"]

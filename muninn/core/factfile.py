@@ -42,7 +42,7 @@ import yaml
 
 KEYS = ("id", "source", "kind", "project", "date", "tags", "breadcrumb", "source_path", "content_hash")
 CRUMB = " › "
-# Read, never written: evals/locomo.py's own files join crumbs with " > ".
+# Read, never written: evals/lab/locomo.py's own files join crumbs with " > ".
 _LEGACY_CRUMB = " > "
 # Old key -> current key, read when the current key is absent: the MCP remember tool wrote
 # `observed_at` and no `date` before the workspace format 1.

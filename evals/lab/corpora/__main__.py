@@ -1,8 +1,8 @@
-"""`python -m muninn.evals.corpora`: build the corpora, check their questions, run the harness.
+"""`python -m muninn.evals.lab.corpora`: build the corpora, check their questions, run the harness.
 
-    python -m muninn.evals.corpora check [CORPUS ...]     answers unique in each converted tree
-    python -m muninn.evals.corpora run [CORPUS ...] --out evals/results
-    python -m muninn.evals.corpora report RUN.json ... --out evals/results   (merge runs made apart)
+    python -m muninn.evals.lab.corpora check [CORPUS ...]     answers unique in each converted tree
+    python -m muninn.evals.lab.corpora run [CORPUS ...] --out evals/results
+    python -m muninn.evals.lab.corpora report RUN.json ... --out evals/results   (merge runs made apart)
 
 `run` needs the stack up (`muninn up`; MUNINN_CONFIG names it) and writes corpora.md (the tables),
 corpora.json (every rank) and corpora.png under --out; it exits 1 when the defaults lose to a single
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from muninn.core import config
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.evals.corpora import harness, report, sources
-from muninn.evals.corpora import questions as qmod
+from muninn.evals.lab.corpora import harness, report, sources
+from muninn.evals.lab.corpora import questions as qmod
 
 
 def _check(names: list[str], cache: Path | None, options: dict | None = None) -> tuple[int, dict[str, sources.Built]]:
@@ -38,7 +38,7 @@ def _check(names: list[str], cache: Path | None, options: dict | None = None) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.lab.corpora", description=__doc__.splitlines()[0])
     ap.add_argument("command", choices=["check", "run", "report"])
     ap.add_argument("corpora", nargs="*",
                     help=f"default: {' '.join(sources.DEFAULT)}; all: {' '.join(sources.CORPORA)}")
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     bare = {v.lstrip("-"): v for v in harness.VARIANTS}
     ap.add_argument("--variants", nargs="+", choices=list(bare), help="default: all")
     ap.add_argument("--trace", type=Path, help="also record every question's candidates and scores here "
-                    "(CORPUS.jsonl), for `python -m muninn.evals.corpora.replay`")
+                    "(CORPUS.jsonl), for `python -m muninn.evals.lab.corpora.replay`")
     ap.add_argument("--sample", type=int, help="at most this many questions per corpus, evenly spaced (the "
                     "report says how many ran)")
     ap.add_argument("--option", action="append", default=[], metavar="KIND.OPTION=VALUE",
@@ -58,11 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.command == "report":
         runs = [r for f in args.corpora for r in report.read_json(Path(f))]
-        report.write_all(runs, args.out, "python -m muninn.evals.corpora run " + " ".join(r.name for r in runs))
+        report.write_all(runs, args.out, "python -m muninn.evals.lab.corpora run " + " ".join(r.name for r in runs))
         print(report.table(runs))
         return ExitCode.CHECK_FAILED if report.gate(runs) else ExitCode.OK
     names = args.corpora or sources.DEFAULT
-    command = "python -m muninn.evals.corpora run " + " ".join(names + [f"--option {o}" for o in args.option])
+    command = "python -m muninn.evals.lab.corpora run " + " ".join(names + [f"--option {o}" for o in args.option])
     try:
         cache = args.cache or sources.cache_dir()
         code, built = _check(names, cache, sources.parse_options(args.option))

@@ -2,7 +2,7 @@
 markdown notes tree, as a user's own converter would write it: one file per HTML page, in a folder per
 chapter, headings kept.
 
-    python -m muninn.evals.corpora.docbook SRC_HTML_DIR OUT_DIR [--pages GLOB ...] [--chapters SLUG ...]
+    python -m muninn.evals.lab.corpora.docbook SRC_HTML_DIR OUT_DIR [--pages GLOB ...] [--chapters SLUG ...]
 
 Only the page's own text is kept: navigation bars, tables of contents, index anchors and banners
 are what a person would delete by hand; a tip or warning box keeps its text with its label, and a

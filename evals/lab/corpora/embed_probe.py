@@ -1,6 +1,6 @@
 """What does OpenViking embed for a fact file? Measured, not read off the docs.
 
-    python -m muninn.evals.corpora.embed_probe EXPORT_DIR [--sample 40]
+    python -m muninn.evals.lab.corpora.embed_probe EXPORT_DIR [--sample 40]
 
 1. Token budget, over every fact file under EXPORT_DIR, with the sidecar's own tokenizer: how many
    of its `embed.max_tokens` word pieces the front matter and the context line take, and how many

@@ -24,9 +24,9 @@ from typing import Any
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings, SourceSettings
 from muninn.core.errors import ExitCode, MuninnError, ServerError
-from muninn.evals.corpora import baselines, trace
-from muninn.evals.corpora.questions import Question, norm
-from muninn.evals.corpora.sources import Built
+from muninn.evals.lab.corpora import baselines, trace
+from muninn.evals.lab.corpora.questions import Question, norm
+from muninn.evals.lab.corpora.sources import Built
 from muninn.export import pipeline, sync
 from muninn.export import sources as export_sources
 from muninn.export.facts import CRUMB, unique_paths

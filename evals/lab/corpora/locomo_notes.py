@@ -1,6 +1,6 @@
 """A LoCoMo conversation as a user's notes tree: one turn per file, who spoke and when in its heading.
 
-    python -m muninn.evals.corpora.locomo_notes CONV.json OUT_DIR
+    python -m muninn.evals.lab.corpora.locomo_notes CONV.json OUT_DIR
 
 This writes SOURCE files only, the way a chat-export tool would, and never fact files: the product's
 notes exporter turns them into facts. One turn per file (not one session per file with turns as
@@ -20,7 +20,7 @@ import json
 import re
 from pathlib import Path
 
-from muninn.evals.corpora.questions import Question, QuestionSet
+from muninn.evals.lab.corpora.questions import Question, QuestionSet
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 

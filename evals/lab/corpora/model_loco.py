@@ -1,6 +1,6 @@
 """Choose an embedding model and its fusion weights together, by leaving one corpus out.
 
-    python -m muninn.evals.corpora.model_loco bge=TRACES_A e5=TRACES_B [--only keyword_weight=0.5,1,2]
+    python -m muninn.evals.lab.corpora.model_loco bge=TRACES_A e5=TRACES_B [--only keyword_weight=0.5,1,2]
 
 Each TRACES folder is one live `corpora run --trace` made with that model (a fresh sync: the vectors, the
 candidates and every cosine are the model's own). A candidate is (model, setting); each fold picks the
@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from muninn.core.config import SearchSettings
-from muninn.evals.corpora import replay
+from muninn.evals.lab.corpora import replay
 
 Key = tuple[str, replay.Setting]
 
@@ -70,7 +70,8 @@ def markdown(got: dict[Key, dict[str, dict[str, float]]], names: list[str], refe
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.model_loco", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.lab.corpora.model_loco",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", metavar="NAME=TRACES", help="a model's name and its trace folder")
     ap.add_argument("--only", metavar="FIELD=V1,V2,...", help="vary this one setting, the rest as configured; "
                     "default: the wide grid (replay's grid, and the vector weight 1-3)")

@@ -1,13 +1,13 @@
 """Does the cross-encoder gain from reading a long fact from its best paragraph (passage.py) instead of
 from the top? Measured offline on recorded traces (trace.py) with the product's own reranker.
 
-    python -m muninn.evals.corpora.passage_lab TRACE_DIR OUT_DIR [--cache DIR] [--window 500 800]
-    python -m muninn.evals.corpora.passage_lab TRACE_DIR OUT_DIR --every-start
+    python -m muninn.evals.lab.corpora.passage_lab TRACE_DIR OUT_DIR [--cache DIR] [--window 500 800]
+    python -m muninn.evals.lab.corpora.passage_lab TRACE_DIR OUT_DIR --every-start
 
 For every candidate of every recorded question, the cross-encoder's score is recomputed on the text
 `rerank_text` would give with the fact read from its best paragraph; a candidate whose text does not
 change keeps its recorded score. Writes OUT_DIR/<window>/CORPUS.jsonl for
-`python -m muninn.evals.corpora.replay`.
+`python -m muninn.evals.lab.corpora.replay`.
 
 `--every-start` is the ceiling of any choice of paragraph: each fact longer than the configured window is
 scored from every paragraph start (the top read as `rerank_text` reads it, a later start as the breadcrumb
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core.config import SearchSettings
-from muninn.evals.corpora import sources, trace
+from muninn.evals.lab.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import passage, rerank
 from muninn.plugins.search.query import analyse

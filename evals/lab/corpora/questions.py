@@ -20,9 +20,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from muninn.core import yamlfile
+from muninn.evals import lab
 
 Kind = Literal["identifier", "howto", "vocabulary", "buried", "near-duplicate", "conversation", "ops"]
-QUESTIONS_DIR = Path(__file__).resolve().parents[1] / "questions"
+QUESTIONS_DIR = lab.EVALS / "questions"
 
 
 class Question(BaseModel):

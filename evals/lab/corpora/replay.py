@@ -1,7 +1,7 @@
 """Replay recorded questions (trace.py) under other fusion and rerank settings, and choose a setting
 by leaving one corpus out: the value fitted on the other corpora is scored on the one left out.
 
-    python -m muninn.evals.corpora.replay TRACE_DIR [--out evals/results/corpora_loco.md]
+    python -m muninn.evals.lab.corpora.replay TRACE_DIR [--out evals/results/corpora_loco.md]
 
 Ranking goes through the product's own code (fusion.linear, the rerank stage's `blend`,
 recency.apply, cap.per_file), so a replayed setting ranks exactly as the pipeline would.
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core.config import SearchSettings
-from muninn.evals.corpora import harness
-from muninn.evals.corpora.harness import CorpusRun
+from muninn.evals.lab.corpora import harness
+from muninn.evals.lab.corpora.harness import CorpusRun
 from muninn.plugins.search import cap, fusion, recency
 from muninn.plugins.search.stages import Candidate
 from muninn.plugins.search.stages.rerank import blend, read_by_reranker, reorder
@@ -161,7 +161,7 @@ def varied(current: Setting, only: str) -> list[Setting]:
     return [current, *[o for o in dict.fromkeys(options) if o != current]]
 
 
-REPLAYED = "replayed from the trace by evals/corpora/replay.py (the same ranks as the live pipeline, "\
+REPLAYED = "replayed from the trace by evals/lab/corpora/replay.py (the same ranks as the live pipeline, "\
     "tests/test_eval_corpora.py), so no latency"
 
 
@@ -246,9 +246,9 @@ def loco_markdown(corpora: dict[str, list[dict[str, Any]]], table: dict[Setting,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from muninn.evals.corpora import report
+    from muninn.evals.lab.corpora import report
 
-    ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.replay", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.lab.corpora.replay", description=__doc__.splitlines()[0])
     ap.add_argument("traces", type=Path, help="a folder of CORPUS.jsonl written by `corpora run --trace`")
     ap.add_argument("--runs", type=Path, nargs="*", default=[], help="corpora.json files of the same runs: "
                     "the defaults and --no-rerank are added to them, and the report is written to --out")
@@ -269,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs:
         runs = [r for f in args.runs for r in report.read_json(f)]
         into_runs(runs, corpora, {"defaults": current, "--no-rerank": replace(current, rerank=False)}, base)
-        report.write_all(runs, args.out or Path("evals/results"), "python -m muninn.evals.corpora run --trace "
-                         f"{args.traces}; python -m muninn.evals.corpora.replay {args.traces}")
+        report.write_all(runs, args.out or Path("evals/results"), "python -m muninn.evals.lab.corpora run --trace "
+                         f"{args.traces}; python -m muninn.evals.lab.corpora.replay {args.traces}")
         failed = report.gate(runs)
         print("\ngate: " + ("holds" if not failed else "; ".join(failed)))
         return 1 if failed else 0

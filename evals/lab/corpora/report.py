@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from muninn.evals.corpora.harness import BASELINES, CorpusRun
+from muninn.evals.lab.corpora.harness import BASELINES, CorpusRun
 
 SINGLE = ("vectors only", "keyword only")
 
@@ -53,7 +53,7 @@ def table(runs: list[CorpusRun]) -> str:
     return "\n".join(lines)
 
 
-BEGIN, END = "<!-- corpora:begin (written by python -m muninn.evals.corpora run) -->", "<!-- corpora:end -->"
+BEGIN, END = "<!-- corpora:begin (written by python -m muninn.evals.lab.corpora run) -->", "<!-- corpora:end -->"
 
 
 def write_markdown(runs: list[CorpusRun], path: Path, command: str) -> Path:

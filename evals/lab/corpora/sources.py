@@ -20,11 +20,12 @@ import yaml
 
 from muninn.core import yamlfile
 from muninn.core.errors import ConfigError
-from muninn.evals.corpora import docbook, locomo_notes
-from muninn.evals.corpora import questions as qmod
+from muninn.evals import lab
+from muninn.evals.lab.corpora import docbook, locomo_notes
+from muninn.evals.lab.corpora import questions as qmod
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = lab.REPO
 # ../shared next to the checkout; a worktree sits one level deeper, so look upwards.
 _DATASET = Path("shared", "datasets", "locomo-dev")
 LOCOMO = next((p / _DATASET for p in REPO.parents if (p / _DATASET).is_dir()), REPO.parent / _DATASET)
@@ -137,7 +138,7 @@ def _sample(cache: Path) -> Built:
 def _fixture(cache: Path) -> Built:
     tree = HERE / "fixture"
     return Built([Source("notes", tree, "fixture")], qmod.load(qmod.QUESTIONS_DIR / "fixture.yaml"), tree,
-                 origin="evals/corpora/fixture (committed)")
+                 origin="evals/lab/corpora/fixture (committed)")
 
 
 CORPORA: dict[str, Callable[[Path], Built]] = {

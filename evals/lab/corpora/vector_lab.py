@@ -3,8 +3,8 @@ embedded (a) whole, as OpenViking stores them with `embed.fact_text` off, and (b
 `factfile.embed_text`, as the sidecar now hands them to the model; beside the plain dense baseline
 (breadcrumb + body). Same model, same 256-token cut as the sidecar, in-process, no server.
 
-    python -m muninn.evals.corpora.vector_lab debian-handbook postgresql locomo-26 [--cache DIR]
-    python -m muninn.evals.corpora.vector_lab ops --model DIR --pooling mean \
+    python -m muninn.evals.lab.corpora.vector_lab debian-handbook postgresql locomo-26 [--cache DIR]
+    python -m muninn.evals.lab.corpora.vector_lab ops --model DIR --pooling mean \
         --query-prefix "query: " --passage-prefix "passage: "      # another model: e5 as its card says
 
 It ranks files one vector each, the way `find` does before muninn's fusion; it is the vector stage's
@@ -26,8 +26,8 @@ import numpy as np
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.core.embed_prompts import Prompts
-from muninn.evals.corpora import harness, sources
-from muninn.evals.corpora.window_lab import fact_texts
+from muninn.evals.lab.corpora import harness, sources
+from muninn.evals.lab.corpora.window_lab import fact_texts
 from muninn.export import pipeline as export_pipeline
 from muninn.plugins.embed.model import disk_size, embed, load, model_path
 
@@ -93,7 +93,8 @@ def run(name: str, cache: Path | None, model: Any, options: dict | None = None, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m muninn.evals.corpora.vector_lab", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m muninn.evals.lab.corpora.vector_lab",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("corpora", nargs="+")
     ap.add_argument("--cache", type=Path)
     ap.add_argument("--model", default=EmbedSettings().model, help="an embed.model value (a packaged id or a local "

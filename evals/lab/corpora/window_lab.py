@@ -1,14 +1,14 @@
 """Does linear fusion's `fact` feature gain from reading a long fact by its best window? Measured offline
 on recorded traces (trace.py), with the sidecar's own model in-process.
 
-    python -m muninn.evals.corpora.window_lab TRACE_DIR OUT_DIR [--cache DIR] [--chars 600 800 1000]
+    python -m muninn.evals.lab.corpora.window_lab TRACE_DIR OUT_DIR [--cache DIR] [--chars 600 800 1000]
 
 The `fact` feature is the question's cosine to the fact without its context, which the model cuts at
 256 tokens: a documentation fact of ~1,400 characters is read up to ~1,000 of them, and most answers sit
 past character 400 (evals/results/corpora.md). Here each candidate's feature is replaced by its best
 cosine over windows of the fact (paragraphs packed up to N characters, each led by the fact's breadcrumb,
 as a reader sees a section under its heading). Writes OUT_DIR/<N>/CORPUS.jsonl, which
-`python -m muninn.evals.corpora.replay` ranks like any trace, and OUT_DIR/0/ with the feature recomputed
+`python -m muninn.evals.lab.corpora.replay` ranks like any trace, and OUT_DIR/0/ with the feature recomputed
 the product's way, so the comparison is with the same model in the same process.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
-from muninn.evals.corpora import sources, trace
+from muninn.evals.lab.corpora import sources, trace
 from muninn.plugins.embed.model import load
 
 
