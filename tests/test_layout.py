@@ -1,6 +1,10 @@
 """The import boundaries of README's "What runs where", enforced by walking every module's AST.
 
     core ← guards ← {export, plugins/search, plugins/access, plugins/stack} ← plugins/mcp ← {nightly, evals} ← cli
+    ← evals/lab
+
+The lab (evals/lab: benchmarks, probes, the corpora harness) sits above everything: only tests and the
+lab import the lab, and the wheel leaves it out (tests/test_wheel.py).
 
 A part imports itself and the layers below it, never a sibling: export and search meet only in
 core (sync announces what it wrote through the registry's after_sync hook). "stack" is every
@@ -38,9 +42,11 @@ PARTS = {
     "plugins/mcp": "mcp",
     "nightly": "nightly",
     "evals": "evals",
+    "evals/lab": "lab",
 }
 # Lowest first. A part may import its own layer's part (itself) and every part in a lower layer.
-LAYERS = [{"core"}, {"guards"}, {"export", "search", "access", "stack"}, {"mcp"}, {"nightly", "evals"}, {"cli"}]
+LAYERS = [{"core"}, {"guards"}, {"export", "search", "access", "stack"}, {"mcp"}, {"nightly", "evals"}, {"cli"},
+          {"lab"}]
 _RANK = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 
 
@@ -140,6 +146,19 @@ PLANTED = [
     ("plugins/access/x.py", "from muninn.plugins.mcp.session import GuardSession", False),
     ("plugins/mcp/x.py", "from muninn.plugins.access.vault import Vault", True),
     ("plugins/doctor.py", "from muninn.plugins.search import doctor_check", False),
+    # Only tests and the lab import the lab.
+    ("evals/x.py", "from muninn.evals.lab import locomo", False),
+    ("evals/x.py", "from .lab.corpora import harness", False),                 # relative, into the lab
+    ("evals/x.py", "def f():\n    import muninn.evals.lab.null_embedder", False),  # function-local
+    ("evals/x.py", "from muninn.evals import lab", False),                     # the package itself
+    ("muninn/cli.py", "from muninn.evals.lab.corpora import replay", False),
+    ("plugins/search/x.py", "from muninn.evals.lab import bench_search", False),
+    ("nightly/x.py", "from muninn.evals.lab.bench_nightly import run", False),
+    ("evals/lab/x.py", "from muninn.evals.lab.corpora import harness", True),
+    ("evals/lab/corpora/x.py", "from . import trace", True),
+    ("evals/lab/x.py", "from muninn.evals import sealed", True),
+    ("evals/lab/x.py", "from muninn.plugins.search.keyword import KeywordIndex", True),
+    ("evals/lab/x.py", "from muninn import cli", True),
 ]
 
 
