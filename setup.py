@@ -19,4 +19,7 @@ for part in PARTS:
     found = find_packages(part, exclude=NOT_SHIPPED.get(part, ()))
     packages += [f"muninn.{part}", *(f"muninn.{part}.{p}" for p in found)]
 
-setup(package_dir=package_dir, packages=packages, include_package_data=True)
+# The question sets `muninn eval --set NAME` reads ship beside the sealed eval.
+package_data = {"muninn.evals": ["questions/*.yaml"]}
+
+setup(package_dir=package_dir, packages=packages, package_data=package_data, include_package_data=True)
