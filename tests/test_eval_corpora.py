@@ -17,7 +17,7 @@ from muninn.evals.lab.corpora import questions as qmod
 from muninn.evals.lab.corpora.passage_lab import every_start
 from muninn.evals.lab.corpora.window_lab import put_window
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank_stage import rerank_text
 
 PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
 <div id="banner">Download the ebook</div><ul class="docnav"><li>Prev</li></ul>

@@ -13,8 +13,8 @@ from muninn.core.config import RerankSettings, SearchSettings
 from muninn.evals.lab import rerank_speed
 from muninn.evals.lab.corpora import replay
 from muninn.plugins.search import rerank
-from muninn.plugins.search.stages import Candidate
-from muninn.plugins.search.stages.rerank import read_by_reranker
+from muninn.plugins.search.stages.rerank_stage import read_by_reranker
+from muninn.plugins.search.types import Candidate
 
 DECISIVE = [10.0] + [1.0 - 0.01 * i for i in range(19)]
 FLAT = [1.0 - 0.01 * i for i in range(20)]

@@ -28,7 +28,7 @@ from muninn.evals.benchutil import pct
 from muninn.evals.lab import locomo
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import rerank
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank_stage import rerank_text
 
 ROOT = lab.REPO
 

@@ -59,8 +59,8 @@ def agreement(recs: list[dict[str, Any]], base: list[dict[str, Any]], s: replay.
 
 def pairs_read(recs: list[dict[str, Any]], s: replay.Setting, cfg: SearchSettings) -> float:
     """Mean pairs the cross-encoder reads per question under `s` (0 where fusion's margin skips it)."""
-    from muninn.plugins.search.stages import Candidate
-    from muninn.plugins.search.stages.rerank import read_by_reranker
+    from muninn.plugins.search.stages.rerank_stage import read_by_reranker
+    from muninn.plugins.search.types import Candidate
 
     rr = s.cfg(cfg).rerank
     split = [read_by_reranker([Candidate(uri=c["uri"], score=c["score"]) for c in r["cands"]], rr) for r in recs]

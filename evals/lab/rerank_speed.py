@@ -27,7 +27,7 @@ from muninn.evals.lab.corpora.trace import export_path
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import rerank
 from muninn.plugins.search.query import analyse
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank_stage import rerank_text
 
 CONTENT_CHARS = 1500      # search.content_chars' default: what the stage reads of each candidate
 PASSAGE_WINDOW = RerankSettings().passage_window

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 
 def per_file(cands: list[Candidate], file_of: dict[str, str], limit: int, window: int | None = None) -> list[Candidate]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from muninn.core import sqlitefile
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from muninn.plugins.search.doc import Doc
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 SOURCE = "inventory"
 

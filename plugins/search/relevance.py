@@ -15,7 +15,7 @@ With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits ca
 
 from __future__ import annotations
 
-from muninn.plugins.search.stages import Hit
+from muninn.plugins.search.types import Hit
 
 
 def of(stage_scores: dict[str, float]) -> float | None:

@@ -25,7 +25,7 @@ from muninn.core import extras
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
-from muninn.plugins.search.stages import StageError
+from muninn.plugins.search.types import StageError
 
 ENDPOINT = "endpoint:"
 _FIX = ("put the weights on disk (a folder with config.json) and set search.rerank.model to it, or copy a "

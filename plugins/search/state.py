@@ -16,7 +16,7 @@ from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.query import Analysis
 from muninn.plugins.search.query_dates import Window
 from muninn.plugins.search.request import SearchRequest, Switch
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 if TYPE_CHECKING:
     from muninn.plugins.search.pipeline import Searcher

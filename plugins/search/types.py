@@ -1,4 +1,5 @@
-"""The pipeline's contracts: one Protocol per stage, and a validator that runs on every call.
+"""The search package's types: results, errors, one Protocol per pluggable part, and the validators
+that run around every stage call.
 
 A broken stage fails loudly (StageError) instead of quietly reordering nothing: a reranker that
 returns 19 scores for 20 documents, or a NaN, stops the search with a sentence that names it.

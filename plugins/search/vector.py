@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking

@@ -26,7 +26,7 @@ from muninn.evals.lab.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import passage, rerank
 from muninn.plugins.search.query import analyse
-from muninn.plugins.search.stages.rerank import read_from, rerank_text
+from muninn.plugins.search.stages.rerank_stage import read_from, rerank_text
 
 
 def every_start(d: docmod.Doc, chars: int) -> list[str]:

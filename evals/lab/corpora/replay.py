@@ -23,8 +23,8 @@ from muninn.core.config import SearchSettings
 from muninn.evals.lab.corpora import harness
 from muninn.evals.lab.corpora.harness import CorpusRun
 from muninn.plugins.search import cap, fusion, recency
-from muninn.plugins.search.stages import Candidate
-from muninn.plugins.search.stages.rerank import blend, read_by_reranker, reorder
+from muninn.plugins.search.stages.rerank_stage import blend, read_by_reranker, reorder
+from muninn.plugins.search.types import Candidate
 
 K = 10
 
@@ -41,7 +41,7 @@ class Setting:
     recency: bool = True
     rerank_keyword_route: bool = True       # False: identifier queries keep BM25's order
     min_confidence: float = 0.0             # keep fusion's order when the best rerank probability is below
-    gap: float = 0.0                        # latency levers (stages/rerank.py read_by_reranker)
+    gap: float = 0.0                        # latency levers (stages/rerank_stage.py read_by_reranker)
     skip_margin: float = 0.0
     vector_top: int = 40                    # each retriever's list, cut to this (a trace recorded longer)
     keyword_top: int = 20

@@ -18,9 +18,9 @@ from typing import Any
 
 from muninn.plugins.search.pipeline import STAGES, SWITCHES, Searcher, run
 from muninn.plugins.search.request import SearchRequest
-from muninn.plugins.search.stages import check_scores
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank_stage import rerank_text
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import check_scores
 
 RANKING = ("rerank", "recency", "pin", "cap")     # what replay.py redoes; everything before it is recorded
 

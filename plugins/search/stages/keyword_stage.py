@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from muninn.plugins.search import keyword
-from muninn.plugins.search.stages import check_candidates
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import check_candidates
 
 
 class Keyword:

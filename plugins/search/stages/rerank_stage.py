@@ -12,8 +12,8 @@ from muninn.plugins.search import fusion, passage
 from muninn.plugins.search import rerank as rerank_mod
 from muninn.plugins.search.features import FEATURES
 from muninn.plugins.search.request import Switch
-from muninn.plugins.search.stages import Candidate, check_scores
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import Candidate, check_scores
 
 
 class Rerank:

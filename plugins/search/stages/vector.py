@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from muninn.core.errors import AuthError, NotFound, ServerError
 from muninn.plugins.search import outage
-from muninn.plugins.search.stages import check_candidates
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import check_candidates
 
 
 class Vector:
