@@ -22,7 +22,8 @@ from typing import Any
 from muninn.core.config import SearchSettings
 from muninn.evals.lab.corpora import harness
 from muninn.evals.lab.corpora.harness import CorpusRun
-from muninn.plugins.search import cap, fusion, recency
+from muninn.plugins.search import fusion, recency
+from muninn.plugins.search.stages import cap
 from muninn.plugins.search.stages.rerank_stage import blend, read_by_reranker, reorder
 from muninn.plugins.search.types import Candidate
 
