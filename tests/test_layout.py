@@ -200,3 +200,90 @@ def test_no_test_imports_the_tests_folder_as_a_package() -> None:
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             bad += [f"{path.name}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
     assert bad == []
+
+
+def _search_graph(root: Path) -> dict[str, set[str]]:
+    """Module → the plugins/search modules it imports, TYPE_CHECKING and function-local imports counted."""
+    search = root / "plugins" / "search"
+    modules = {_module_name(root, p): p for p in search.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for _, imp in imported(root, path):
+            bits = imp.split(".")
+            found = next((".".join(bits[:i]) for i in range(len(bits), 0, -1) if ".".join(bits[:i]) in modules), None)
+            if found and found != name and found != "muninn.plugins.search":
+                targets.add(found)
+        graph[name] = targets
+    return graph
+
+
+def import_loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan): each is an import loop."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                loops.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return loops
+
+
+def test_the_search_package_has_no_import_loop() -> None:
+    """A TYPE_CHECKING import counts: the state carries a protocol of its services, not the Searcher."""
+    assert import_loops(_search_graph(ROOT)) == []
+
+
+def test_the_loop_check_sees_a_type_checking_loop(tmp_path: Path) -> None:
+    for rel, code in [("plugins/search/state.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                       "    from muninn.plugins.search.pipeline import Searcher"),
+                      ("plugins/search/pipeline.py", "from muninn.plugins.search.stages.cap import Cap"),
+                      ("plugins/search/stages/cap.py", "from muninn.plugins.search.state import SearchState"),
+                      ("plugins/search/types.py", "")]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(code + "\n")
+    assert import_loops(_search_graph(tmp_path)) == [["muninn.plugins.search.pipeline",
+                                                       "muninn.plugins.search.stages.cap",
+                                                       "muninn.plugins.search.state"]]
+
+
+def test_stages_holds_only_stages_and_no_stage_file_shares_a_helper_name() -> None:
+    """Every module of stages/ defines a stage (name, switch, applies, run); none is named like a module
+    of plugins/search, so `stages/cap.py` and `search/cap.py` cannot both exist."""
+    stages = ROOT / "plugins" / "search" / "stages"
+    helpers = {p.stem for p in (ROOT / "plugins" / "search").glob("*.py")}
+    bad = []
+    for path in sorted(stages.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        if path.stem in helpers:
+            bad.append(f"{path.name}: shares its name with plugins/search/{path.name}")
+        classes = [n for n in ast.parse(path.read_text()).body if isinstance(n, ast.ClassDef)]
+        is_stage = any({"name", "switch"} <= {t.id for a in c.body if isinstance(a, ast.Assign) for t in a.targets
+                                               if isinstance(t, ast.Name)}
+                       and {"applies", "run"} <= {f.name for f in c.body if isinstance(f, ast.FunctionDef)}
+                       for c in classes)
+        if not is_stage:
+            bad.append(f"{path.name}: defines no stage")
+    assert bad == []
