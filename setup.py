@@ -19,7 +19,7 @@ for part in PARTS:
     found = find_packages(part, exclude=NOT_SHIPPED.get(part, ()))
     packages += [f"muninn.{part}", *(f"muninn.{part}.{p}" for p in found)]
 
-# The question sets `muninn eval --set NAME` reads ship beside the sealed eval.
-package_data = {"muninn.evals": ["questions/*.yaml"]}
+# Data the commands read: the question sets of `muninn eval --set NAME`, the skills of `muninn skills install`.
+package_data = {"muninn.evals": ["questions/*.yaml"], "muninn.plugins.search": ["skills/*/*.md"]}
 
 setup(package_dir=package_dir, packages=packages, package_data=package_data, include_package_data=True)

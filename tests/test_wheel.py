@@ -17,7 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ("muninn/evals/sealed.py", "muninn/evals/report.py", "muninn/evals/demo.py", "muninn/evals/bench.py",
-           "muninn/evals/cli.py", "muninn/evals/bench_cli.py", "muninn/evals/questions/ops.yaml", "muninn/cli.py")
+           "muninn/evals/cli.py", "muninn/evals/bench_cli.py", "muninn/evals/questions/ops.yaml", "muninn/cli.py",
+           "muninn/plugins/search/skills/observation-log/SKILL.md")
 
 
 def _checkout_copy(dest: Path) -> Path:
@@ -66,7 +67,8 @@ def test_the_lab_check_sees_a_lab_module() -> None:
 
 
 def test_the_installed_wheel_runs_every_command_without_the_lab(wheel: Path, tmp_path: Path) -> None:
-    """Installed alone (its dependencies from this venv), every command's part imports and the lab is absent."""
+    """Installed alone (its dependencies from this venv), every command's part imports, the shipped skill and
+    question sets are found, and the lab is absent."""
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(target),
                     str(wheel)], check=True, capture_output=True, timeout=300)
@@ -74,10 +76,13 @@ def test_the_installed_wheel_runs_every_command_without_the_lab(wheel: Path, tmp
     # imports is the wheel alone, as on a machine that installed it.
     code = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in f.__module__]; "
             "import importlib.util as u, muninn, muninn.cli as c; c.all_commands(); "
+            "from muninn.evals import sealed; from muninn.nightly import skills_install as si; "
+            "print(','.join(si.packaged()), (sealed.QUESTIONS_DIR / 'ops.yaml').is_file()); "
             "print(muninn.__file__); print(u.find_spec('muninn.evals.lab'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300,
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(target), "HOME": str(tmp_path)})
     assert out.returncode == 0, out.stderr[-2000:]
-    where, lab = out.stdout.split()[-2:]
+    skills, questions, where, lab = out.stdout.split()[-4:]
     assert Path(where).is_relative_to(target)
     assert lab == "None"
+    assert (skills, questions) == ("observation-log", "True")   # the data the commands read came along
