@@ -106,7 +106,7 @@ def _logit(p: float) -> float:
 def rerank_text(d: docmod.Doc, chars: int, terms: Sequence[str] = (), window: int = 0) -> str:
     """What the cross-encoder reads: breadcrumb and title, the fact, then its neighbouring context,
     marked as such, in what is left of `chars`. On LoCoMo dev, reading the context after the fact
-    lifted hit@10 from 0.862 to 0.892 over the fact alone (evals/results/locomo.md): a reply is
+    lifted hit@10 over the fact alone (evals/results/locomo.md): a reply is
     judged with the line it answers. A fact longer than `window` is read from its paragraph that names
     most of the query's `terms` (passage.py): the model reads ~900 characters, and on documentation
     the answer is usually further in (evals/results/corpora.md)."""
