@@ -38,7 +38,7 @@ bench: install
 # Minutes, not seconds (syncing ~1,600 facts): outside CI; tests/test_eval_corpora.py is the smoke.
 eval-corpora: install
 	$(BIN)/muninn up
-	$(BIN)/python -m muninn.evals.corpora run --out evals/results
+	$(BIN)/python -m muninn.evals.lab.corpora run --out evals/results
 
 down:
 	-$(BIN)/muninn down

@@ -8,9 +8,12 @@ Each skill's current hash is in the job's data, to pin it."""
 from __future__ import annotations
 
 import hashlib
+import json
 
+from muninn.core import atomic
 from muninn.core.client import OpenViking
-from muninn.core.errors import NotFound
+from muninn.core.config import Settings
+from muninn.core.errors import ConfigError, NotFound
 from muninn.nightly.jobs import Context, JobResult
 
 SKILLS = "viking://agent/skills"
@@ -35,11 +38,27 @@ def parse_approved(entries: list[str]) -> dict[str, str | None]:
     return out
 
 
-def skills_drift(ctx: Context) -> JobResult:
-    from muninn.nightly import skills_install
+# The pins `muninn skills install` records (`<home>/skills/approved.json`): read here, written there.
+def load(settings: Settings) -> list[str]:
+    """The approved entries (`name@sha256:<hex>`) the install recorded."""
+    path = settings.paths.approved_skills
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text())
+        return [str(e) for e in data["approved"]]
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError("the approved skills list is damaged", path=str(path),
+                          fix="run `muninn skills install` again for each skill you approve") from None
 
+
+def save(settings: Settings, entries: list[str]) -> None:
+    atomic.write_text(settings.paths.approved_skills, json.dumps({"approved": entries}, indent=1) + "\n", 0o600)
+
+
+def skills_drift(ctx: Context) -> JobResult:
     # What the owner typed in muninn.yaml, then what `muninn skills install` pinned (newer, so it wins).
-    approved = parse_approved([*ctx.settings.nightly.approved_skills, *skills_install.load(ctx.settings)])
+    approved = parse_approved([*ctx.settings.nightly.approved_skills, *load(ctx.settings)])
     with OpenViking.user(ctx.settings) as client:
         try:
             uris = {e.uri.rstrip("/").rsplit("/", 1)[-1]: e.uri.rstrip("/") for e in client.ls(SKILLS)}

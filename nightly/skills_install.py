@@ -9,16 +9,16 @@ file), so a skill installed tonight is not drift tomorrow unless someone changes
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-from muninn.core import atomic, paths
+from muninn.core import paths
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.nightly import skills
+from muninn.nightly.skills import load
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
@@ -46,23 +46,6 @@ def resolve(what: str) -> tuple[str, Path]:
     return folder.name, folder
 
 
-def load(settings: Settings) -> list[str]:
-    """The approved entries (`name@sha256:<hex>`) the install recorded."""
-    path = settings.paths.approved_skills
-    if not path.exists():
-        return []
-    try:
-        data = json.loads(path.read_text())
-        return [str(e) for e in data["approved"]]
-    except (ValueError, KeyError, TypeError):
-        raise ConfigError("the approved skills list is damaged", path=str(path),
-                          fix="run `muninn skills install` again for each skill you approve") from None
-
-
-def _save(settings: Settings, entries: list[str]) -> None:
-    atomic.write_text(settings.paths.approved_skills, json.dumps({"approved": entries}, indent=1) + "\n", 0o600)
-
-
 def install(settings: Settings, what: str) -> dict[str, Any]:
     name, folder = resolve(what)
     files = {f.relative_to(folder).as_posix(): f.read_text(encoding="utf-8")
@@ -81,6 +64,6 @@ def install(settings: Settings, what: str) -> dict[str, Any]:
         digest = skills.content_hash(client, uri)
     pin = f"{name}@sha256:{digest}"
     entries = [e for e in load(settings) if e.partition("@")[0] != name] + [pin]
-    _save(settings, entries)
+    skills.save(settings, entries)
     return {"name": name, "uri": uri, "files": sorted(files), "sha256": f"sha256:{digest}",
             "approved_in": str(settings.paths.approved_skills)}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from muninn.evals import bench_nightly
+from muninn.evals.lab import bench_nightly
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = yaml.safe_load((ROOT / "examples" / "muninn.yaml").read_text())

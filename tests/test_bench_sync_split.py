@@ -1,4 +1,4 @@
-"""The sync split benchmark (evals/bench_sync_split.py): its clock of server calls and its report, then a
+"""The sync split benchmark (evals/lab/bench_sync_split.py): its clock of server calls and its report, then a
 smoke run at 20 facts against real stacks. No time is asserted (issue 19); the figures live in
 evals/results/sync-split.md."""
 
@@ -14,7 +14,7 @@ from conftest import free_port
 
 from muninn.core.client import OpenViking
 from muninn.core.errors import ServerDown
-from muninn.evals.bench_sync_split import SERVER_ROWS, CallClock, Row, Run, render
+from muninn.evals.lab.bench_sync_split import SERVER_ROWS, CallClock, Row, Run, render
 
 
 @pytest.mark.parametrize("call, kind", [
@@ -69,7 +69,7 @@ def test_the_report_derives_the_split_and_ratios_from_the_medians() -> None:
 @pytest.mark.integration
 def test_smoke_at_20_facts_measures_every_row(tmp_path) -> None:
     out = tmp_path / "sync-split.md"
-    run = subprocess.run([sys.executable, "-m", "muninn.evals.bench_sync_split", "--facts", "20", "--known", "50",
+    run = subprocess.run([sys.executable, "-m", "muninn.evals.lab.bench_sync_split", "--facts", "20", "--known", "50",
                           "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     text = out.read_text()

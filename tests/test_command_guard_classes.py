@@ -1,4 +1,4 @@
-"""The verify guard, by class of attack (evals/guard_cases.py), against bash itself and through `muninn verify`.
+"""The verify guard, by class of attack (evals/lab/guard_cases.py), against bash itself and through `muninn verify`.
 
 - every adversarial case of every class is refused, with a reason;
 - every real read-only proof is allowed, and the words the guard judged are the words bash passes
@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from muninn.core import config
-from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
+from muninn.evals.lab.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
 from muninn.guards import command_guard
 from muninn.guards.shell_words import ShellRefusal, split
 from muninn.plugins.access import sweep

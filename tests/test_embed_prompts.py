@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from muninn.core.embed_prompts import Prompts
-from muninn.evals.corpora import harness, sources, vector_lab
-from muninn.evals.corpora.questions import Question
+from muninn.evals.lab.corpora import harness, sources, vector_lab
+from muninn.evals.lab.corpora.questions import Question
 from muninn.plugins.embed.model import embed
 
 DIM = 64

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from muninn.core import embed_prompts as prompts
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings, Settings
-from muninn.evals.corpora.baselines import Dense
+from muninn.evals.lab.corpora.baselines import Dense
 from muninn.plugins import stack
 from muninn.plugins.embed.server import create_app
 from muninn.plugins.search.dense import DenseScorer
@@ -127,7 +127,7 @@ def test_an_unprompted_scorer_keeps_its_cache_keys_and_request(tmp_path) -> None
 def test_the_dense_baseline_sends_both_sides(monkeypatch) -> None:
     model = RecordingEncoder()
     client = TestClient(create_app(model, 8, "m", prompts=E5))
-    monkeypatch.setattr("muninn.evals.corpora.baselines.httpx.Client", lambda **_: client)
+    monkeypatch.setattr("muninn.evals.lab.corpora.baselines.httpx.Client", lambda **_: client)
     baseline = Dense(EmbedSettings(model="intfloat/e5-small-v2"), ["a section body"])
     baseline.rank(QUESTION, 1)
     assert model.seen == ["passage: a section body", "query: " + QUESTION]

@@ -1,4 +1,4 @@
-"""The corpora harness (evals/corpora): the converters write source trees only, every committed
+"""The corpora harness (evals/lab/corpora): the converters write source trees only, every committed
 question set is checkable, gold is what the exporter wrote, and one small run goes end to end
 through the real stack with its baselines."""
 
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from muninn.core.errors import MuninnError
-from muninn.evals.corpora import docbook, harness, locomo_notes, model_loco, replay, report, sources, trace
-from muninn.evals.corpora import questions as qmod
-from muninn.evals.corpora.passage_lab import every_start
-from muninn.evals.corpora.window_lab import put_window
+from muninn.evals.lab.corpora import docbook, harness, locomo_notes, model_loco, replay, report, sources, trace
+from muninn.evals.lab.corpora import questions as qmod
+from muninn.evals.lab.corpora.passage_lab import every_start
+from muninn.evals.lab.corpora.window_lab import put_window
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank_stage import rerank_text
 
 PAGE = """<html><head><link rel="up" href="unix-services.html" title="Chapter 9. Unix Services" /></head><body>
 <div id="banner">Download the ebook</div><ul class="docnav"><li>Prev</li></ul>

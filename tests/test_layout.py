@@ -1,6 +1,10 @@
 """The import boundaries of README's "What runs where", enforced by walking every module's AST.
 
     core ← guards ← {export, plugins/search, plugins/access, plugins/stack} ← plugins/mcp ← {nightly, evals} ← cli
+    ← evals/lab
+
+The lab (evals/lab: benchmarks, probes, the corpora harness) sits above everything: only tests and the
+lab import the lab, and the wheel leaves it out (tests/test_wheel.py).
 
 A part imports itself and the layers below it, never a sibling: export and search meet only in
 core (sync announces what it wrote through the registry's after_sync hook). "stack" is every
@@ -38,9 +42,11 @@ PARTS = {
     "plugins/mcp": "mcp",
     "nightly": "nightly",
     "evals": "evals",
+    "evals/lab": "lab",
 }
 # Lowest first. A part may import its own layer's part (itself) and every part in a lower layer.
-LAYERS = [{"core"}, {"guards"}, {"export", "search", "access", "stack"}, {"mcp"}, {"nightly", "evals"}, {"cli"}]
+LAYERS = [{"core"}, {"guards"}, {"export", "search", "access", "stack"}, {"mcp"}, {"nightly", "evals"}, {"cli"},
+          {"lab"}]
 _RANK = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 
 
@@ -140,6 +146,19 @@ PLANTED = [
     ("plugins/access/x.py", "from muninn.plugins.mcp.session import GuardSession", False),
     ("plugins/mcp/x.py", "from muninn.plugins.access.vault import Vault", True),
     ("plugins/doctor.py", "from muninn.plugins.search import doctor_check", False),
+    # Only tests and the lab import the lab.
+    ("evals/x.py", "from muninn.evals.lab import locomo", False),
+    ("evals/x.py", "from .lab.corpora import harness", False),                 # relative, into the lab
+    ("evals/x.py", "def f():\n    import muninn.evals.lab.null_embedder", False),  # function-local
+    ("evals/x.py", "from muninn.evals import lab", False),                     # the package itself
+    ("muninn/cli.py", "from muninn.evals.lab.corpora import replay", False),
+    ("plugins/search/x.py", "from muninn.evals.lab import bench_search", False),
+    ("nightly/x.py", "from muninn.evals.lab.bench_nightly import run", False),
+    ("evals/lab/x.py", "from muninn.evals.lab.corpora import harness", True),
+    ("evals/lab/corpora/x.py", "from . import trace", True),
+    ("evals/lab/x.py", "from muninn.evals import sealed", True),
+    ("evals/lab/x.py", "from muninn.plugins.search.keyword import KeywordIndex", True),
+    ("evals/lab/x.py", "from muninn import cli", True),
 ]
 
 
@@ -180,4 +199,92 @@ def test_no_test_imports_the_tests_folder_as_a_package() -> None:
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             bad += [f"{path.name}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
+    assert bad == []
+
+
+def _graph(root: Path, folder: str) -> dict[str, set[str]]:
+    """Module → the modules of `folder` it imports, TYPE_CHECKING and function-local imports counted."""
+    modules = {_module_name(root, p): p for p in (root / folder).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for _, imp in imported(root, path):
+            bits = imp.split(".")
+            found = next((".".join(bits[:i]) for i in range(len(bits), 0, -1) if ".".join(bits[:i]) in modules), None)
+            if found and found != name and modules[found].name != "__init__.py":
+                targets.add(found)
+        graph[name] = targets
+    return graph
+
+
+def import_loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan): each is an import loop."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                loops.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return loops
+
+
+@pytest.mark.parametrize("folder", ["plugins/search", "nightly"])
+def test_no_import_loop(folder: str) -> None:
+    """A TYPE_CHECKING or function-local import counts: search's state carries a protocol of its services,
+    not the Searcher; the skills-drift job owns the approved-skills file its installer writes."""
+    assert import_loops(_graph(ROOT, folder)) == []
+
+
+def test_the_loop_check_sees_a_type_checking_loop(tmp_path: Path) -> None:
+    for rel, code in [("plugins/search/state.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                       "    from muninn.plugins.search.pipeline import Searcher"),
+                      ("plugins/search/pipeline.py", "from muninn.plugins.search.stages.cap import Cap"),
+                      ("plugins/search/stages/cap.py", "from muninn.plugins.search.state import SearchState"),
+                      ("plugins/search/types.py", "")]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(code + "\n")
+    assert import_loops(_graph(tmp_path, "plugins/search")) == [["muninn.plugins.search.pipeline",
+                                                       "muninn.plugins.search.stages.cap",
+                                                       "muninn.plugins.search.state"]]
+
+
+def test_stages_holds_only_stages_and_no_stage_file_shares_a_helper_name() -> None:
+    """Every module of stages/ defines a stage (name, switch, applies, run); none is named like a module
+    of plugins/search, so `stages/cap.py` and `search/cap.py` cannot both exist."""
+    stages = ROOT / "plugins" / "search" / "stages"
+    helpers = {p.stem for p in (ROOT / "plugins" / "search").glob("*.py")}
+    bad = []
+    for path in sorted(stages.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        if path.stem in helpers:
+            bad.append(f"{path.name}: shares its name with plugins/search/{path.name}")
+        classes = [n for n in ast.parse(path.read_text()).body if isinstance(n, ast.ClassDef)]
+        is_stage = any({"name", "switch"} <= {t.id for a in c.body if isinstance(a, ast.Assign) for t in a.targets
+                                               if isinstance(t, ast.Name)}
+                       and {"applies", "run"} <= {f.name for f in c.body if isinstance(f, ast.FunctionDef)}
+                       for c in classes)
+        if not is_stage:
+            bad.append(f"{path.name}: defines no stage")
     assert bad == []

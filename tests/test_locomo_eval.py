@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from muninn.evals import locomo
+from muninn.evals.lab import locomo
 
 CONV = {
     "speaker_a": "Caroline", "speaker_b": "Melanie",

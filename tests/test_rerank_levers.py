@@ -13,9 +13,9 @@ from muninn.core.config import RerankSettings, SearchSettings
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import rerank
 from muninn.plugins.search.request import SearchRequest
-from muninn.plugins.search.stages import Candidate
-from muninn.plugins.search.stages.rerank import Rerank
+from muninn.plugins.search.stages.rerank_stage import Rerank
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import Candidate
 
 NOW = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
 DECISIVE = [10.0] + [1.0 - 0.01 * i for i in range(19)]

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from muninn.core.config import RerankSettings, SearchSettings
-from muninn.evals import rerank_speed
-from muninn.evals.corpora import replay
+from muninn.evals.lab import rerank_speed
+from muninn.evals.lab.corpora import replay
 from muninn.plugins.search import rerank
-from muninn.plugins.search.stages import Candidate
-from muninn.plugins.search.stages.rerank import read_by_reranker
+from muninn.plugins.search.stages.rerank_stage import read_by_reranker
+from muninn.plugins.search.types import Candidate
 
 DECISIVE = [10.0] + [1.0 - 0.01 * i for i in range(19)]
 FLAT = [1.0 - 0.01 * i for i in range(20)]
@@ -159,7 +159,7 @@ def test_the_loaded_reranker_does_not_spin_by_default() -> None:
     (FLAT, set()),
 ])
 def test_quality_rows_replay_each_read_less_lever(scores: list[float], skipped_by: set[str]) -> None:
-    from muninn.evals import rerank_quality
+    from muninn.evals.lab import rerank_quality
 
     rec = {**_record(scores), "gold": ["viking://r/f0.md"]}
     got = rerank_quality.rows([rerank_speed.Question("c", "q", [], rec)], {}, scored=())

@@ -15,7 +15,7 @@ from conftest import free_port
 
 from muninn.core.config import EmbedSettings, Settings
 from muninn.plugins.search import dense, fact_vectors, keyword
-from muninn.plugins.search.content import ContentFetcher
+from muninn.plugins.search.stages.content import ContentFetcher
 
 ROOT = "viking://resources/shared/notes"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from muninn.plugins.search import relevance, render
-from muninn.plugins.search.stages import Hit, SearchResult
+from muninn.plugins.search.types import Hit, SearchResult
 
 BOX = set("╭╮╰╯│─┏┓┗┛┃━┌┐└┘┬┴├┤┼")
 

@@ -8,7 +8,7 @@ import pytest
 from muninn.core import factfile
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import passage
-from muninn.plugins.search.stages.rerank import rerank_text
+from muninn.plugins.search.stages.rerank_stage import rerank_text
 
 INTRO = "This chapter covers the network services a server runs.\n\n"
 FILLER = "".join(f"Paragraph {i} talks about something else entirely, at some length.\n\n" for i in range(12))

@@ -16,7 +16,7 @@ from muninn.core import registry
 from muninn.core.config import RerankSettings, Settings
 from muninn.plugins.search import doctor_check, keyword, rerank
 from muninn.plugins.search.pipeline import Searcher, rerank_text
-from muninn.plugins.search.stages import StageError
+from muninn.plugins.search.types import StageError
 
 ROOT = "viking://resources"
 PAIRS = [("postgres rollback", "Restore the snapshot and repoint the app."),

@@ -16,8 +16,8 @@ from muninn.plugins.search import flags, pipeline
 from muninn.plugins.search.features import FEATURES
 from muninn.plugins.search.pipeline import STAGES, SWITCHES, run
 from muninn.plugins.search.request import SearchRequest, Switch
-from muninn.plugins.search.stages import SearchError
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import SearchError
 
 LEGACY_FLAGS = ["--no-rerank", "--no-hybrid", "--no-routing", "--no-recency", "--no-dates"]
 NOW = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
@@ -215,8 +215,8 @@ def test_rerank_of_identifier_queries_follows_its_setting(identifiers: bool, rou
     from types import SimpleNamespace
 
     from muninn.core.config import SearchSettings
-    from muninn.plugins.search.stages import Candidate
-    from muninn.plugins.search.stages.rerank import Rerank
+    from muninn.plugins.search.stages.rerank_stage import Rerank
+    from muninn.plugins.search.types import Candidate
 
     cfg = SearchSettings()
     cfg = cfg.model_copy(update={"rerank": cfg.rerank.model_copy(update={"identifiers": identifiers})})

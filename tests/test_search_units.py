@@ -8,8 +8,9 @@ import math
 
 import pytest
 
-from muninn.plugins.search import briefing, cap, doc, fusion, keyword, query, recency
-from muninn.plugins.search.stages import Candidate, Hit, StageError, check_candidates, check_scores
+from muninn.plugins.search import briefing, doc, fusion, keyword, query, recency
+from muninn.plugins.search.stages import cap
+from muninn.plugins.search.types import Candidate, Hit, StageError, check_candidates, check_scores
 
 
 @pytest.mark.parametrize("text, is_identifier", [

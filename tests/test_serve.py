@@ -216,7 +216,7 @@ def test_search_says_so_when_no_warm_process_can_answer(short_home: Path, breaka
 
 def test_a_result_crosses_the_socket_whole() -> None:
     """What the warm process sends is what `muninn search` prints: to_dict and back loses nothing."""
-    from muninn.plugins.search.stages import Hit, SearchResult
+    from muninn.plugins.search.types import Hit, SearchResult
 
     hit = Hit(uri="viking://resources/a.md", title="A", breadcrumb="X > A", score=1.5, stage_scores={"bm25": 2.0},
               date="2025-01-02", snippet="a fact", source="notes")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,16 +133,11 @@ class OpenViking:
 
     def _call(self, what: str, uri: str | None, fn, /, *args, **kwargs) -> Any:
         try:
-            if not self._ready:
-                self._sdk.initialize()
-                self._ready = True
-            return fn(*args, **kwargs)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise self._down(exc) from None
-        except httpx.TimeoutException:
-            raise self._slow(what, uri) from None
-        except httpx.TransportError as exc:
-            raise self._cut(what, uri, exc) from None
+            with self._transport(what, uri):
+                if not self._ready:
+                    self._sdk.initialize()
+                    self._ready = True
+                return fn(*args, **kwargs)
         except _BadReply as exc:
             raise self._bad(what, uri, str(exc)) from None
         except ov_errors.NotFoundError:
@@ -154,6 +150,18 @@ class OpenViking:
         except ov_errors.OpenVikingError as exc:
             raise ServerError(f"{what}{f' {uri}' if uri else ''} failed: {_brief(exc.message)} ({exc.code})",
                               uri=uri, code=exc.code) from None
+
+    @contextmanager
+    def _transport(self, what: str, uri: str | None) -> Iterator[None]:
+        """httpx's transport failures as sentences, for the SDK's calls and the REST ones alike."""
+        try:
+            yield
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise self._down(exc) from None
+        except httpx.TimeoutException:
+            raise self._slow(what, uri) from None
+        except httpx.TransportError as exc:
+            raise self._cut(what, uri, exc) from None
 
     def _down(self, exc: Exception) -> ServerDown:
         return ServerDown(f"OpenViking is not reachable at {self.url}",
@@ -189,14 +197,8 @@ class OpenViking:
 
     def _rest(self, method: str, path: str, what: str, uri: str | None = None, **kwargs) -> Any:
         """For the few endpoints the SDK lacks or shapes differently."""
-        try:
+        with self._transport(what, uri):
             resp = self._http.request(method, path, **kwargs)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise self._down(exc) from None
-        except httpx.TimeoutException:
-            raise self._slow(what, uri) from None
-        except httpx.TransportError as exc:
-            raise self._cut(what, uri, exc) from None
         if resp.status_code in (401, 403):
             raise self._auth(what, uri, resp.text)
         if resp.status_code == 404:
@@ -213,14 +215,8 @@ class OpenViking:
     # --- health and admin ---
 
     def health(self, timeout: float = 5.0) -> dict[str, Any]:
-        try:
+        with self._transport("health", None):
             resp = self._http.get("/health", timeout=timeout)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise self._down(exc) from None
-        except httpx.TimeoutException:
-            raise self._slow("health", None) from None
-        except httpx.TransportError as exc:
-            raise self._cut("health", None, exc) from None
         try:
             return _json_object(resp.status_code, resp.content)
         except _BadReply as exc:

@@ -15,10 +15,12 @@ import datetime as dt
 import os
 import re
 
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
-_MONTHS["sept"] = 9
-_NAME = r"(?P<mname>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+# The one month table: search/query_dates.py reads a query's dates with it too.
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
+MONTHS["sept"] = 9
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))   # longest first: "june" before "jun"
+_NAME = rf"(?P<mname>{MONTH_NAMES})\.?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _MON = r"(?P<month>0?[1-9]|1[0-2])"
 _DAY = r"(?P<day>0?[1-9]|[12]\d|3[01])"
@@ -55,7 +57,7 @@ _EARLIEST, _LATEST = 1970, 2100
 
 def _build(m: re.Match[str]) -> dt.date | dt.datetime | None:
     g = {k.removesuffix("2"): v for k, v in m.groupdict().items() if v is not None}
-    month = int(g["month"]) if "month" in g else _MONTHS[g["mname"].lower().rstrip(".")]
+    month = int(g["month"]) if "month" in g else MONTHS[g["mname"].lower().rstrip(".")]
     try:
         day = dt.date(int(g["year"]), month, int(g["day"]))
     except ValueError:

@@ -42,7 +42,7 @@ import yaml
 
 KEYS = ("id", "source", "kind", "project", "date", "tags", "breadcrumb", "source_path", "content_hash")
 CRUMB = " › "
-# Read, never written: evals/locomo.py's own files join crumbs with " > ".
+# Read, never written: evals/lab/locomo.py's own files join crumbs with " > ".
 _LEGACY_CRUMB = " > "
 # Old key -> current key, read when the current key is absent: the MCP remember tool wrote
 # `observed_at` and no `date` before the workspace format 1.
@@ -51,8 +51,8 @@ CONTEXT_MARKER = "<!-- context -->"
 # "<!-- context -->" or "<!-- context: the conversation around this turn -->", on a line of its own
 _CONTEXT = re.compile(r"^<!--\s*context\b[^\n]*?-->[ \t]*$", re.M)
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
-# libyaml when present: the pure-Python loader was 93 % of a keyword index build (4 ms a file;
-# evals/results/scale.md). Both build their values with the same safe constructor.
+# libyaml when present: the pure-Python loader was most of a keyword index build (evals/results/scale.md).
+# Both build their values with the same safe constructor.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -92,7 +92,7 @@ def content_hash(text: str) -> str:
 
 # Plain (unquoted) YAML only for text that cannot be read as anything but a string; everything
 # else is a JSON string, which YAML reads as a double-quoted scalar. Hand-rolled because
-# yaml.dump was ~75 % of the export's time (6 ms per fact).
+# yaml.dump was most of the export's time (evals/results/decisions.md#yaml-dump).
 _PLAIN = re.compile(r"[A-Za-z_/][\w ./#@+()›'-]*")
 _ODD = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}

@@ -56,8 +56,9 @@ def sha256(path: Path) -> str:
 
 
 def fetched(model: str) -> bool:
-    """The folder holds the measured weights: checked on every use (~0.1 s for 34 MB), so a file damaged or
-    swapped after the download is fetched again, never loaded."""
+    """The folder holds the measured weights: checked on every use (cheap, see
+    evals/results/decisions.md#weights-check), so a file damaged or swapped after the download is fetched
+    again, never loaded."""
     onnx = folder(model) / "model.onnx"
     return onnx.is_file() and (folder(model) / "tokenizer.json").is_file() and sha256(onnx) == WHEELED[model].sha256
 

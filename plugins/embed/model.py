@@ -74,8 +74,8 @@ def load(settings: EmbedSettings):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     path = model_path(settings)
-    # The server encodes one request at a time (see server.py), so an encode may use every core:
-    # measured on 2 idle cores, 150-word texts: 12.4/s with 1 thread, 22.8/s with 2.
+    # The server encodes one request at a time (see server.py), so an encode may use every core
+    # (texts/s by thread count: evals/results/decisions.md#embed-threads).
     threads = settings.threads or os.cpu_count() or 1
     if is_onnx(path):
         from muninn.plugins.embed.onnx import OnnxEncoder

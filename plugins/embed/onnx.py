@@ -33,8 +33,8 @@ class OnnxEncoder:
 
     def encode(self, texts: Sequence[str], normalize_embeddings: bool = True, **_: object) -> np.ndarray:
         """One text per forward pass. An int8 model quantises activations per batch, so a text's vector
-        would depend on its batch neighbours (cosine 0.99 between batch sizes 1 and 8, measured); one at
-        a time, the same text always gets the same vector, at ~13% less throughput."""
+        would depend on its batch neighbours; one at a time, the same text always gets the same vector,
+        at a little less throughput (evals/results/decisions.md#int8-batch)."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for i, enc in enumerate(self.tokenizer.encode_batch(list(texts))):
             ids = np.asarray([enc.ids], dtype=np.int64)

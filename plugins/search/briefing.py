@@ -9,7 +9,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable
 
-from muninn.plugins.search.stages import Hit
+from muninn.plugins.search.types import Hit
 
 
 def tokens(text: str) -> int:

@@ -12,7 +12,7 @@ import typer
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
 from muninn.plugins.search import render
 from muninn.plugins.search.flags import Switches, switch_flags
-from muninn.plugins.search.stages import SearchError
+from muninn.plugins.search.types import SearchError
 
 # The clients, the keyword index and the models are imported inside the commands: a search that
 # `muninn serve` answers needs none of them (issue 19: a fresh question in well under 1.5 s).

@@ -4,8 +4,8 @@ fact alone, from the same embedding sidecar that OpenViking uses.
 OpenViking embeds a fact file whole: front matter, header, fact and neighbouring context. That is
 good for finding a file, but the context dilutes what the fact itself says, and a keyword-only
 candidate has no vector score at all. So linear fusion scores every candidate on the same three
-features (BM25, file cosine, fact cosine). On LoCoMo dev that took hit@4 from 0.670 to 0.726 over
-RRF with MiniLM vectors, and from 0.725 to 0.755 with bge-small (evals/results/locomo.md).
+features (BM25, file cosine, fact cosine). On LoCoMo dev that lifted hit@4 over RRF, with MiniLM
+vectors and with bge-small (evals/results/locomo.md).
 
 Vectors are cached by (model, sha256 of the text) in a SQLite file next to the keyword index, so
 a warm search embeds only its query.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 
 def rrf(lists: dict[str, list[Candidate]], k: int = 60, weights: dict[str, float] | None = None) -> list[Candidate]:

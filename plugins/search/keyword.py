@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from muninn.core import sqlitefile
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking
@@ -329,14 +329,7 @@ class KeywordIndex:
                    "AND d.uri >= ? AND d.uri < ? AND julianday(d.date) >= julianday(?) "
                    "AND julianday(d.date) < julianday(?) ORDER BY s LIMIT ?")
             args = (query, *_under(target), between[0].isoformat(), between[1].isoformat(), limit)
-        try:
-            rows = self._conn.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
-        except sqlite3.DatabaseError as exc:
-            if not sqlitefile.is_damage(exc):
-                raise
-            raise damaged(self.path, str(exc)) from None
+        rows = self._match(sql, args, query)
         # bm25() is "lower is better" and negative; flip it so every stage says higher is better.
         return [Candidate(uri=uri, score=-s, stage_scores={"keyword": round(-s, 4)}) for uri, s in rows]
 
@@ -348,15 +341,19 @@ class KeywordIndex:
         ids = _rowids(self._conn, uris)
         marks = ", ".join("?" for _ in ids)
         sql = f"SELECT rowid, {BM25} FROM fts WHERE fts MATCH ? AND rowid IN ({marks})"
+        rows = self._match(sql, (query, *ids), query)
+        return {ids[rowid]: -s for rowid, s in rows}
+
+    def _match(self, sql: str, args: tuple[object, ...], query: str) -> list[tuple]:
+        """A MATCH query's rows: a bad expression is IndexError_, a damaged file IndexDamaged."""
         try:
-            rows = self._conn.execute(sql, (query, *ids)).fetchall()
+            return self._conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             if not sqlitefile.is_damage(exc):
                 raise
             raise damaged(self.path, str(exc)) from None
-        return {ids[rowid]: -s for rowid, s in rows}
 
     def header_share(self, words: list[str], target: str | None = None) -> dict[str, float]:
         """For each word, the share of indexed files (under `target`, if given: the files the search

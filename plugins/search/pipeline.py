@@ -21,27 +21,25 @@ from muninn.core.config import Settings
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import keyword, outage, relevance
-from muninn.plugins.search.content import ContentFetcher
 from muninn.plugins.search.request import SearchRequest, Switch
-from muninn.plugins.search.stages import Candidate, Hit, Reranker, SearchResult
 from muninn.plugins.search.stages.analyse import Analyse
 from muninn.plugins.search.stages.cap import Cap
-from muninn.plugins.search.stages.content import Content
+from muninn.plugins.search.stages.content import Content, ContentFetcher
 from muninn.plugins.search.stages.dated import Dated
 from muninn.plugins.search.stages.dates import Dates
-from muninn.plugins.search.stages.fusion import Fusion
+from muninn.plugins.search.stages.fusion_stage import Fusion
 from muninn.plugins.search.stages.hybrid import Hybrid
-from muninn.plugins.search.stages.keyword import Keyword
+from muninn.plugins.search.stages.keyword_stage import Keyword
 from muninn.plugins.search.stages.linear import Linear
 from muninn.plugins.search.stages.pin import Pin
 from muninn.plugins.search.stages.reach import Reach
-from muninn.plugins.search.stages.recency import Recency
-from muninn.plugins.search.stages.rerank import Rerank, rerank_text
+from muninn.plugins.search.stages.recency_stage import Recency
+from muninn.plugins.search.stages.rerank_stage import Rerank, rerank_text
 from muninn.plugins.search.stages.routing import Routing
 from muninn.plugins.search.stages.since import Since
-from muninn.plugins.search.stages.vector import Vector
+from muninn.plugins.search.stages.vector import Vector, VectorSource
 from muninn.plugins.search.state import SearchState, Stage
-from muninn.plugins.search.vector import VectorSource
+from muninn.plugins.search.types import Candidate, Hit, Reranker, SearchResult
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking

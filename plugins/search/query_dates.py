@@ -17,10 +17,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
-_MONTHS["sept"] = 9
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+from muninn.core.datescan import MONTH_NAMES, MONTHS
+
+_MONTH = rf"(?P<month>{MONTH_NAMES})\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 
@@ -61,7 +60,7 @@ class Window:
 
 
 def _month(value: str) -> int | None:
-    return int(value) if value.isdigit() else _MONTHS.get(value.lower().rstrip("."))
+    return int(value) if value.isdigit() else MONTHS.get(value.lower().rstrip("."))
 
 
 def _span(kind: str, year: int, month: int, day: int) -> tuple[dt.date, dt.date]:

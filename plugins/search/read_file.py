@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError, NotFound, ServerBadReply, ServerBusy, ServerDown, ServerError, ServerSlow
-from muninn.plugins.search.stages import SearchError
+from muninn.plugins.search.types import SearchError
 
 
 def read_file(client: OpenViking, uri: str, *, lister: str, finder: str) -> str:

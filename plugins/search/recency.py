@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate
 
 
 def normalise(cands: list[Candidate]) -> None:

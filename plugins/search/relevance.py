@@ -3,7 +3,7 @@
 A hit's `score` is z-scored over one query's candidates: the best hit of a nonsense query scores as
 high as the best hit of a good question. The cross-encoder's probability (sigmoid of its logit, what
 the rerank stage records) is not relative: it reads the query and the fact and says how likely the
-fact answers it. That is a hit's `relevance`. `evals/bench_relevance.py` measured it against real
+fact answers it. That is a hit's `relevance`. `evals/lab/bench_relevance.py` measured it against real
 questions (the sealed ops set, LoCoMo) and stop-word, keyboard-noise and off-topic queries. The
 fact's embedding cosine separated them about as well on those sets (evals/results/relevance.md), but
 its scale belongs to the embedder (a threshold would not carry over to another `embed.model`), while
@@ -15,7 +15,7 @@ With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits ca
 
 from __future__ import annotations
 
-from muninn.plugins.search.stages import Hit
+from muninn.plugins.search.types import Hit
 
 
 def of(stage_scores: dict[str, float]) -> float | None:

@@ -6,7 +6,7 @@ here draws boxes or wraps lines; a terminal wraps long lines itself, a pipe gets
 
 from __future__ import annotations
 
-from muninn.plugins.search.stages import Hit, SearchResult
+from muninn.plugins.search.types import Hit, SearchResult
 
 SNIPPET_CHARS = 200
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from muninn.core.config import SearchSettings
 from muninn.plugins.search import recency
-from muninn.plugins.search.stages import SearchError
+from muninn.plugins.search.types import SearchError
 
 
 @dataclass(frozen=True)

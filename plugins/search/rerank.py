@@ -25,7 +25,7 @@ from muninn.core import extras
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
-from muninn.plugins.search.stages import StageError
+from muninn.plugins.search.types import StageError
 
 ENDPOINT = "endpoint:"
 _FIX = ("put the weights on disk (a folder with config.json) and set search.rerank.model to it, or copy a "
@@ -276,7 +276,7 @@ def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
             import importlib.util
 
             # Same weights, same scores (the tests check both against a plain forward pass), but
-            # CrossEncoder was 1.5x faster on CPU here: FlagReranker tokenises pair by pair in Python
+            # CrossEncoder was faster on CPU here: FlagReranker tokenises pair by pair in Python
             # and scores its first batch twice to probe memory (evals/results/search.md).
             backend = "cross-encoder" if importlib.util.find_spec("sentence_transformers") else "flag"
         cls = FlagBackend if backend == "flag" else CrossEncoderBackend

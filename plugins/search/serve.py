@@ -30,7 +30,7 @@ from typing import Any
 from muninn import __version__
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.plugins.search.stages import Hit, SearchResult
+from muninn.plugins.search.types import Hit, SearchResult
 
 START_TIMEOUT_S = 60.0     # loading a cross-encoder on a busy 2-core machine takes seconds, not minutes
 REPLY_TIMEOUT_S = 300.0    # one search, as long as the server's own timeout allows

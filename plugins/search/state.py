@@ -1,31 +1,64 @@
-"""The one state every stage reads and writes, and the Stage contract.
+"""The one state every stage reads and writes, the services it carries, and the Stage contract.
 
 A stage is a small object in `plugins/search/stages/`: a `name` (its key in `timings_ms`), the
 `switch` that turns it off (or None), `applies(state)` (whether there is work for it on this query)
 and `run(state)`. The runner in pipeline.py times each stage it runs; no stage times itself.
+
+The state carries `Services`, the few things stages use between queries (the keyword index, the
+vectors, the content fetcher, the reranker); pipeline.Searcher is one, and state.py needs nothing
+of the pipeline, so no stage reaches back to it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from muninn.core.config import SearchSettings
+from muninn.core.config import SearchSettings, Settings
 from muninn.plugins.search import query
 from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.query import Analysis
 from muninn.plugins.search.query_dates import Window
 from muninn.plugins.search.request import SearchRequest, Switch
-from muninn.plugins.search.stages import Candidate
+from muninn.plugins.search.types import Candidate, CandidateSource, Reranker
 
-if TYPE_CHECKING:
-    from muninn.plugins.search.pipeline import Searcher
+if TYPE_CHECKING:  # types only: none of these imports the stages
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search.dense import DenseScorer
+    from muninn.plugins.search.keyword import KeywordIndex
+    from muninn.plugins.search.outage import ServerWatch
+
+
+class Fetcher(Protocol):
+    def fetch(self, uris: list[str], server: bool = True) -> dict[str, Doc]: ...
+
+
+@runtime_checkable
+class Services(Protocol):
+    """What the stages use of the searcher that runs them."""
+
+    settings: Settings
+    cfg: SearchSettings
+    client: OpenViking
+    index: KeywordIndex | None          # None when there is none, or it was found damaged
+    index_problem: str
+    vector: CandidateSource
+    fetcher: Fetcher
+    dense: DenseScorer
+    watch: ServerWatch
+
+    def drop_index(self, problem: str) -> None: ...
+
+    def reranker(self) -> Reranker | None: ...
+
+    @property
+    def rerank_problem(self) -> str: ...
 
 
 @dataclass
 class SearchState:
     request: SearchRequest
-    searcher: Searcher
+    searcher: Services
     analysis: Analysis | None = None
     sought: Analysis | None = None      # what vectors and BM25 look for: the query less the days it names
     route: str = "vector"               # "keyword" (identifier), "hybrid", "vector"

@@ -9,7 +9,7 @@ from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search.flags import Switches, agent_params, agent_switches
-from muninn.plugins.search.stages import Hit
+from muninn.plugins.search.types import Hit
 
 # What muninn itself sets in a hit; every other string field was written into the file.
 _OURS = frozenset({"uri", "date"})

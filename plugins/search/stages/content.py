@@ -1,9 +1,67 @@
-"""The content of every fused candidate (what the features and the reranker read); a candidate
-whose file is gone or not readable with this key is dropped."""
+"""The content of every fused candidate: the start of the file, which is what the features and the
+reranker read and where title, breadcrumb, date and snippet come from. A candidate whose file is
+gone or not readable with this key is dropped.
+
+Texts come from the keyword index when it holds the file (sync keeps it current by content hash),
+otherwise from the server, read concurrently with the reader's own key. Parsed documents are kept
+per content hash for the life of the process, so a batch or the MCP server reads each file once.
+"""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from muninn.core.errors import AuthError, NotFound
+from muninn.plugins.search import doc as docmod
+from muninn.plugins.search.doc import Doc
+from muninn.plugins.search.keyword import KeywordIndex
 from muninn.plugins.search.state import SearchState
+
+if TYPE_CHECKING:
+    from muninn.core.client import OpenViking
+
+
+class ContentFetcher:
+    name = "content"
+
+    def __init__(self, client: OpenViking | None, index: KeywordIndex | None = None, workers: int = 8) -> None:
+        self.client = client
+        self.index = index
+        self.workers = workers
+        self._hash_of: dict[str, str] = {}
+        self._docs: dict[str, Doc] = {}
+        self.server_reads = 0
+
+    def _read(self, uri: str, server: bool = True) -> Doc | None:
+        text = self.index.text(uri) if self.index else None
+        if text is None and self.client is not None and server:
+            try:
+                text = self.client.read(uri)
+                self.server_reads += 1
+            except (NotFound, AuthError):
+                return None  # gone, or not readable by this key: never show it
+        return docmod.parse(uri, text) if text is not None else None
+
+    def fetch(self, uris: list[str], server: bool = True) -> dict[str, Doc]:
+        """Docs by URI; URIs that cannot be read are left out (`server`: False reads the index only)."""
+        out: dict[str, Doc] = {}
+        missing = []
+        for uri in uris:
+            digest = self._hash_of.get(uri)
+            if digest and digest in self._docs:
+                out[uri] = self._docs[digest]
+            else:
+                missing.append(uri)
+        if missing:
+            with ThreadPoolExecutor(max_workers=min(self.workers, len(missing))) as pool:
+                for uri, d in zip(missing, pool.map(lambda u: self._read(u, server), missing), strict=True):
+                    if d is None:
+                        continue
+                    self._hash_of[uri] = d.content_hash
+                    self._docs.setdefault(d.content_hash, d)
+                    out[uri] = d
+        return out
 
 
 class Content:

@@ -4,8 +4,8 @@ the question, the files dated then get a list of their own."""
 from __future__ import annotations
 
 from muninn.plugins.search import keyword
-from muninn.plugins.search.stages import check_candidates
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import check_candidates
 
 
 class Dated:

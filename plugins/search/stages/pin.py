@@ -1,9 +1,39 @@
-"""An inventory entry the query names goes on top (pin.py says why)."""
+"""An inventory entry named by the query goes on top, as an access block: asked about db01, the
+reader first needs how to reach db01, whatever else matches the words.
+
+"Named" means the entry's id or name appears in the query as a whole word. Tags are not used:
+they mix aliases with generic words ("postgres"), and a generic word must not pin a host.
+"""
 
 from __future__ import annotations
 
-from muninn.plugins.search import pin
+import re
+
+from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import Candidate
+
+SOURCE = "inventory"
+
+
+def names(d: Doc) -> set[str]:
+    fact_id = str(d.meta.get("id") or "")
+    key = fact_id.split("/", 1)[-1] if fact_id.startswith(SOURCE + "/") else fact_id
+    return {n.lower() for n in (key, d.title) if n and len(n) >= 3}
+
+
+def named(query: str, d: Doc) -> bool:
+    if d.source != SOURCE:
+        return False
+    text = query.lower()
+    return any(re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text) for n in names(d))
+
+
+def apply(query: str, cands: list[Candidate], docs: dict[str, Doc]) -> list[Candidate]:
+    pinned = [c for c in cands if named(query, docs[c.uri])]
+    for c in pinned:
+        c.stage_scores["pinned"] = 1.0
+    return pinned + [c for c in cands if c not in pinned]
 
 
 class Pin:
@@ -14,4 +44,4 @@ class Pin:
         return True
 
     def run(self, state: SearchState) -> None:
-        state.fused = pin.apply(state.request.text, state.fused, state.docs)
+        state.fused = apply(state.request.text, state.fused, state.docs)

@@ -1,0 +1,27 @@
+"""BM25 candidates from the reader's own keyword index."""
+
+from __future__ import annotations
+
+from muninn.plugins.search import keyword
+from muninn.plugins.search.state import SearchState
+from muninn.plugins.search.types import check_candidates
+
+
+class Keyword:
+    name = "keyword"
+    switch = None
+
+    def applies(self, state: SearchState) -> bool:
+        return state.route != "vector" and state.searcher.index is not None
+
+    def run(self, state: SearchState) -> None:
+        assert state.searcher.index is not None
+        target, top = state.request.target, state.cfg.keyword_top
+        try:
+            got = state.searcher.index.candidates(state.match, target, top)
+        except keyword.IndexDamaged as exc:
+            # Damage found mid-query: the rest of this search (and the next) goes vector-only, said.
+            state.searcher.drop_index(str(exc))
+            state.warn(f"keyword stage skipped: {exc}")
+            return
+        state.lists[self.name] = check_candidates(self.name, got, target, top)
