@@ -17,6 +17,7 @@ often the past one. A check that refused those would refuse ordinary incident wr
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
@@ -49,6 +50,13 @@ _NOT_MONTHS = frozenset(
     "and for since from until version release build".split())
 # dateparser's languages: more of them cost start-up time (~0.3 s each, once per process).
 _LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pt"]
+# The parser calls one check may make: each distinct span is parsed once (and remembered across
+# checks), and a text naming more distinct dates than this is refused rather than read for minutes.
+MAX_PARSES = 32
+
+
+class TooManyDates(ValueError):
+    """A text names more distinct dates than one check reads."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,7 @@ def _tz(text: str | None) -> tzinfo:
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
+@functools.lru_cache(maxsize=4096)
 def _named(span: str) -> datetime | None:
     """The first moment a date with a named month can mean, through dateparser; None if it is not one."""
     import dateparser  # ~1 s to import with its language data: only when a text names a month
@@ -117,9 +126,13 @@ def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
         readings = [r for r in (_day(y, b, a), _day(y, a, b)) if r is not None]
         if readings:
             out.append((m.group(0), min(readings), True))
-    for m in _NAMED.finditer(text):
-        if (day := _named(m.group(0))) is not None:
-            out.append((m.group(0), day, True))
+    spans = list(dict.fromkeys(m.group(0) for m in _NAMED.finditer(text)))
+    if len(spans) > MAX_PARSES:
+        raise TooManyDates(f"the text names {len(spans)} different dates with a month name; one note is read "
+                           f"for at most {MAX_PARSES}")
+    for span in spans:
+        if (day := _named(span)) is not None:
+            out.append((span, day, True))
     return out
 
 
@@ -143,7 +156,11 @@ def check_observation(text: str, observed_at: datetime | None = None, *, plan: b
     if observed_at is not None and observed_at > now + SKEW:
         return DateDecision(False, f"observed_at {observed_at.isoformat()} is after now ({now.isoformat()}); "
                                    "record it once it has happened, or set kind='plan'")
-    for written, moment, date_only in mentioned_times(text):
+    try:
+        mentioned = mentioned_times(text)
+    except TooManyDates as exc:
+        return DateDecision(False, f"{exc}: split it into smaller observations, or set kind='plan'")
+    for written, moment, date_only in mentioned:
         # A bare date is in the future only when the whole day is: today's date is fine.
         if moment > now + SKEW:
             what = "the date" if date_only else "the time"

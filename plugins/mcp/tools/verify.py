@@ -9,12 +9,12 @@ from __future__ import annotations
 from pydantic import Field
 
 from muninn.plugins.access import sweep
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec
+from muninn.plugins.mcp.registry import Name, Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
 class VerifyParams(Params):
-    ids: list[str] = Field(default_factory=list, max_length=50,
+    ids: list[Name] = Field(default_factory=list, max_length=50,
                            description="Inventory or secret ids to check (default: everything)")
     dry_run: bool = Field(False, description="Only print what would run and the guard's verdict for each command")
 
