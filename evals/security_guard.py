@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from muninn.evals.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
+from muninn.evals.guard_cases_output import method_override, method_plain, output_shaping_plain, output_shaping_secret
 from muninn.guards import command_guard, sandbox
 from muninn.guards.shell_words import ShellRefusal, split
 
@@ -146,6 +147,19 @@ def main(out: Path = Path(__file__).parent / "results" / "security_guard.md") ->
         missed = [c for c, _ in cases if command_guard.check(c, INJECTED).allowed]
         misses += missed
         lines.append(f"| {cls} | {len(cases)} | {len(cases) - len(missed)} | {len(missed)} |")
+    lines += ["", "Two generated classes of their own (`evals/guard_cases_output.py`, tests: "
+              "`tests/test_command_guard_output.py`), each beside the ordinary cases of the same shapes:", "",
+              "| generated class | cases | refused | allowed (misses) | ordinary cases | false refusals |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for cls, bad, plain in (("output-shaping option selecting a secret-ish field (gcloud --format/--filter, "
+                             "kubectl -o jsonpath/custom-columns, aws/az --query)", output_shaping_secret(),
+                             output_shaping_plain()),
+                            ("method override (X-HTTP-Method-Override and kin, `_method=`; curl, wget, httpie, xh)",
+                             method_override(), method_plain())):
+        missed = [c for c in bad if command_guard.check(c, INJECTED).allowed]
+        misses += missed
+        wrong = sum(not command_guard.check(c, INJECTED).allowed for c in plain)
+        lines.append(f"| {cls} | {len(bad)} | {len(bad) - len(missed)} | {len(missed)} | {len(plain)} | {wrong} |")
     false = [(c, command_guard.check(c, INJECTED).reason) for c in ALLOWED_PROOFS
              if not command_guard.check(c, INJECTED).allowed]
     lines += ["", f"False refusals on {len(ALLOWED_PROOFS)} real read-only proof commands: **{len(false)}**"
