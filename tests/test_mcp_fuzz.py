@@ -101,9 +101,16 @@ def cases() -> list[tuple[str, str, dict[str, Any], bool]]:
     out.append(("recall_remember", "issue", {"text": "checked", "tags": ["March 2020" * 5400] * 20}, True))
     at_bound = " ".join(f"{d} March {1990 + d}" for d in range(1, dates.MAX_PARSES + 1))
     out.append(("recall_remember", "at-bound", {"text": f"Restarted the queue. {at_bound}"}, False))
+    out += [("recall_remember", f"future:{i}", {"text": f"Status: green; the window opens {w}."}, False)
+            for i, w in enumerate(FUTURE_WORDINGS)]
     return out
 
 
+# One or two of each class of issue #32 §3, as recall_remember receives them: each must be refused.
+FUTURE_WORDINGS = ["2031_03_01", "2031:03:01", "01.03.31", "03/2031", "2031-W09", "KW 9/2031", "2031-060",
+                   "(ts=1930000000)", '{"expires": 1930000000000}', "1 марта 2031", "2031年3月1日",
+                   "t\u043emorrow", "\uff54\uff4f\uff4d\uff4f\uff52\uff52\uff4f\uff57", "2031-\u200b03-01",
+                   "in three more days", "the coming week", "a week from Monday", "overmorrow", "T+3d"]
 CASES = cases()
 
 
@@ -183,6 +190,12 @@ def test_the_issues_call_is_refused_by_the_schema(fuzzed) -> None:
     """20 tags of 5,400 repeats of 'March 2020' is past the tags' length: refused before any parsing."""
     result, parses = fuzzed["recall_remember", "issue"]
     assert result.is_error and "tags" in _text(result) and parses == 0
+
+
+@pytest.mark.parametrize("i", range(len(FUTURE_WORDINGS)))
+def test_each_class_of_future_date_is_refused_through_the_server(fuzzed, i: int) -> None:
+    result, _ = fuzzed["recall_remember", f"future:{i}"]
+    assert result.is_error and "after now" in _text(result), (FUTURE_WORDINGS[i], _text(result)[:200])
 
 
 def test_the_count_moves_when_dates_are_read(fuzzed) -> None:
