@@ -26,6 +26,7 @@ from muninn.guards.argspec import (
     one_of,
     value,
 )
+from muninn.guards.secret_fields import no_secret_fields
 from muninn.guards.shell_words import Word
 
 
@@ -70,8 +71,8 @@ _PLAIN_KINDS = frozenset({"nodes", "node", "no", "namespaces", "namespace", "ns"
                           "sc", "persistentvolumes", "persistentvolume", "pv", "customresourcedefinitions",
                           "customresourcedefinition", "crd"})
 _OBJECT = matches(r"[a-z0-9][a-z0-9.-]{0,252}", "an object name")
-_KUBE_OUTPUT = matches(r"wide|name|json|yaml|(?:jsonpath|jsonpath-as-json|custom-columns)"
-                       r"=[A-Za-z0-9{}\[\]*.,:@ _'\"=-]{1,300}", "an output format")
+_KUBE_OUTPUT = no_secret_fields(matches(r"wide|name|json|yaml|(?:jsonpath|jsonpath-as-json|custom-columns)"
+                                        r"=[A-Za-z0-9{}\[\]*.,:@ _'\"=-]{1,300}", "an output format"))
 _KUBE_HEALTH = one_of(*(f"/{p}{q}" for p in ("healthz", "readyz", "livez") for q in ("", "?verbose")), "/version")
 
 
@@ -168,8 +169,8 @@ _MAX = {"--max-items": value(INT), "--page-size": value(INT)}
 AWS = Tool("aws", "argparse", {
     "--profile": value(NAME), "--region": value(NAME), "--output": value(one_of("json", "text", "table", "yaml")),
     "--no-cli-pager": SWITCH, "--no-paginate": SWITCH, "--cli-read-timeout": value(INT),
-    "--cli-connect-timeout": value(INT), "--query": value(matches(r"[A-Za-z0-9_.\[\]*|@&,:' ()=<>!-]{1,200}",
-                                                                  "a JMESPath query"))}, {
+    "--cli-connect-timeout": value(INT),
+    "--query": value(no_secret_fields(matches(r"[A-Za-z0-9_.\[\]*|@&,:' ()=<>!-]{1,200}", "a JMESPath query")))}, {
     ("sts", "get-caller-identity"): Verb(),
     ("s3", "ls"): Verb({"--recursive": SWITCH, "--human-readable": SWITCH, "--summarize": SWITCH,
                         "--page-size": value(INT)},
@@ -227,11 +228,12 @@ AZ = Tool("az", "argparse", {
     ("ad", "signed-in-user", "show"): Verb(),
 })
 
-# `--format` projects any field (`value(masterAuth.password)`): allowed only on verbs whose objects hold none.
+# `--format` projects any field (`value(masterAuth.password)`): allowed only on verbs whose objects hold none,
+# and never naming a secret-ish field (`config list` holds proxy/password).
 _GCLOUD_FORMAT = {
-    "--filter": value(matches(r"[A-Za-z0-9_.:=~<>!() -]{1,200}", "a filter")),
-    "--format": value(matches(r"(json|yaml|text|table|value|csv)(\([A-Za-z0-9_.,:() -]{0,200}\))?",
-                              "a format (json, yaml, text, table(...), value(...))"))}
+    "--filter": value(no_secret_fields(matches(r"[A-Za-z0-9_.:=~<>!() -]{1,200}", "a filter"))),
+    "--format": value(no_secret_fields(matches(r"(json|yaml|text|table|value|csv)(\([A-Za-z0-9_.,:() -]{0,200}\))?",
+                                               "a format (json, yaml, text, table(...), value(...))")))}
 GCLOUD = Tool("gcloud", "argparse", {
     "--project": value(NAME), "--account": value(NAME), "--configuration": value(NAME), "--quiet": SWITCH,
     "--verbosity": value(one_of("error", "warning", "info"))}, {

@@ -8,6 +8,7 @@ file (`curl -o FILE`, `-D`, `-c`, `-w '%output{FILE}'`), reads one and sends it 
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 from muninn.guards.argspec import (
     HOST,
@@ -33,7 +34,34 @@ _WRITE_OUT_VARS = ("http_code|response_code|time_total|time_connect|time_nameloo
                    "size_download|ssl_verify_result|url_effective|remote_ip|http_version|content_type|num_redirects")
 # Literal text and %{variable}: no %output{FILE} (writes), no %header{}, no @FILE (reads the format from a file).
 _WRITE_OUT = matches(rf"(?:[A-Za-z0-9 :,=_./-]|\\n|%\{{(?:{_WRITE_OUT_VARS})\}})*", "a plain -w format")
-_HEADER = matches(r"[A-Za-z0-9-]{1,64}:[ -~]{0,4096}", "a 'Name: value' header (not @FILE)")
+_HEADER_FORM = matches(r"[A-Za-z0-9-]{1,64}:[ -~]{0,4096}", "a 'Name: value' header (not @FILE)")
+# A server that honours a method override (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override,
+# a `_method=` parameter) runs a DELETE sent as a GET: any header or parameter whose name speaks of a
+# method may only say GET or HEAD, the methods -X allows.
+_READ_METHODS = frozenset({"GET", "HEAD"})
+
+
+def _overrides_method(name: str, value: str) -> bool:
+    return "method" in re.sub(r"[^a-z]", "", name.lower()) and value.strip().upper() not in _READ_METHODS
+
+
+def _HEADER(text: str) -> str | None:
+    if problem := _HEADER_FORM(text):
+        return problem
+    name, _, given = text.partition(":")
+    if _overrides_method(name, given):
+        return f"{text!r} overrides the request's method: only GET or HEAD may be sent"
+    return None
+
+
+def _method_parameter(url: str) -> str | None:
+    """A query parameter naming a method (`?_method=DELETE`, percent-encoded or not)."""
+    query = url.partition("?")[2]
+    for pair in re.split(r"[&;]", query):
+        name, _, given = urllib.parse.unquote_plus(pair).partition("=")
+        if _overrides_method(name, given):
+            return f"{url!r}: the parameter {name!r} overrides the request's method: only GET or HEAD"
+    return None
 _USER = matches(r"[^@\s][ -~]{0,511}", "user:password (not @FILE)")
 # curl guesses ftp/dict/ldap... from a host name without a scheme: those are refused.
 # The guess reads the host, so the check comes after any `user@` (`u@ftp.example.com` is FTP).
@@ -49,6 +77,8 @@ def _urls(given: list[Word]) -> str | None:
     for word in given:
         if not _URL.fullmatch(word.text):
             return f"{word.text!r} is not a plain http(s) URL (no other scheme, globs or braces)"
+        if problem := _method_parameter(word.text):
+            return problem
     return None
 
 

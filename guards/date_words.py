@@ -1,5 +1,6 @@
 """Wording that can only point after the moment it is written in ("tmrw", "in two days", "48h from
-now", "the week after next", "next Friday"), as opposed to wording a past-tense note uses too.
+now", "the week after next", "next Friday", "in three more days", "the coming week", "a week from
+Monday", "overmorrow", `T+3d`, "завтра", "明天"), as opposed to wording a past-tense note uses too.
 
 dateparser reads relative wording, but not as this check needs: it returns a point in time for
 "finished in 3 hours" (a duration), reads "48h from now" as two days ago, and does not know "tmrw"
@@ -39,8 +40,8 @@ _COUNTS = "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in sorted(COUNT, ke
 # and a counted word needs a whole unit word: "in any" is not "in an y(ear)".
 _UNIT_NAMES = "|".join(sorted(_UNITS, key=len, reverse=True))
 _WORD_UNITS = "|".join(sorted((u for u in _UNITS if len(u) > 1), key=len, reverse=True))
-_AMOUNT = (rf"(?:(?P<n>\d+(?:\.\d+)?)\s*-?\s*(?P<unit>{_UNIT_NAMES})"
-           rf"|(?P<w>{_COUNTS})\s+(?P<wunit>{_WORD_UNITS}))\b")
+_AMOUNT = (rf"(?:(?P<n>\d+(?:\.\d+)?)\s*-?\s*(?:more\s+)?(?P<unit>{_UNIT_NAMES})"
+           rf"|(?P<w>{_COUNTS})\s+(?:more\s+)?(?P<wunit>{_WORD_UNITS}))\b")
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun"
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
@@ -50,6 +51,8 @@ _TOMORROW = r"(?:t[o0]?|2)m+[o0]*r+[o0]*w*|tmw|tomoz"
 # Other languages' "tomorrow" / "the day after tomorrow". Spanish "mañana" and German/Dutch "morgen"
 # also mean "morning": not after the words that make them that ("esta mañana", "heute Morgen").
 _FOREIGN = (r"demain|apr[eè]s-demain|[uü]e?bermorgen|overmorgen|domani|dopodomani|pasado\s+ma[nñ]ana|"
+            r"overmorrow|(?:после)?завтра|αύριο|jutro|pojutrze|z[ií]tra|pozítří|holnap|holnapután|yar[ıi]n|"
+            r"huomenna|ylihuomenna|i\s+morgen|imorgon|i\s+overmorgen|besok|lusa|kesho|"
             r"amanh[aã]|depois\s+de\s+amanh[aã]|"
             r"(?<!la\s)(?<!esta\s)(?<!de\s)(?<!por\s)(?<!cada\s)ma[nñ]ana|"
             r"(?<!heute\s)(?<!gestern\s)(?<!guten\s)(?<!goede\s)(?<!am\s)(?<!den\s)(?<!jeden\s)(?<!diesen\s)"
@@ -61,13 +64,17 @@ _AHEAD = re.compile(
     rf"\b(?:{_TOMORROW}|{_FOREIGN}|"
     rf"(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|later\s+(?:today|tonight|this\s+(?:week|month|year))|"
     rf"(?<!the\s)(?<!that\s)(?<!this\s)(?<!a\s)(?:next|nxt)\s+(?:{_PERIODS})|"
-    rf"this\s+coming\s+(?:{_PERIODS})|"
+    rf"(?:this\s+|the\s+)?(?:coming|upcoming)\s+(?:{_PERIODS})s?|"
     r"(?:the\s+)?(?:day|week|weekend|month|quarter|year)\s+after\s+next|"
     rf"(?:{_WEEKDAYS})\s+(?:of\s+)?next\s+week)\b", re.I)
-_FROM_NOW = re.compile(rf"\b{_AMOUNT}\s+(?:from\s+(?:now|today|tomorrow)|hence|out\s+from\s+now)\b", re.I)
-_NOW_PLUS = re.compile(rf"\bnow\s*\+\s*{_AMOUNT}", re.I)   # now+2d
-_IN = re.compile(rf"\bin\s+(?:(?:about|around|roughly|approximately|~)\s+)?(?:another\s+|the\s+next\s+)?{_AMOUNT}",
-                 re.I)
+_FROM_NOW = re.compile(rf"\b{_AMOUNT}\s+(?:from\s+(?:now|today|tomorrow|(?:next\s+)?(?:{_WEEKDAYS}))|hence|"
+                       r"out\s+from\s+now)\b", re.I)
+# now+2d, T+3d, D+1 (a day count from an event's day), T + 72 hours.
+_NOW_PLUS = re.compile(rf"\b(?:now|T|D)\s*\+\s*(?:{_AMOUNT}|(?P<days>\d{{1,3}})\b)", re.I)
+# Tomorrow in scripts without word spaces: Chinese, Japanese, Korean (a particle may follow directly).
+_CJK_AHEAD = re.compile(r"明天|后天|後天|明日|明後日|大后天|내일|모레")
+_IN = re.compile(rf"\b(?:in|within)\s+(?:(?:about|around|roughly|approximately|~)\s+)?(?:another\s+|the\s+next\s+)?"
+                 rf"{_AMOUNT}", re.I)
 # "in 3 hours" after one of these (within a few words) is how long something took, not when.
 _DURATION_CUE = re.compile(
     r"\b(?:\w+ed|took|ran|run|done|built|went|spent|lasted|fixed|finished|completed|resolved|recovered|"
@@ -77,6 +84,8 @@ _CUE_WINDOW = 4   # words looked at before "in"
 
 
 def _amount(m: re.Match[str]) -> timedelta:
+    if m.groupdict().get("days"):
+        return int(m.group("days")) * _UNITS["day"]
     if m.group("n"):
         return float(m.group("n")) * _UNITS[m.group("unit").lower()]
     return COUNT[" ".join(m.group("w").lower().split())] * _UNITS[m.group("wunit").lower()]
@@ -92,7 +101,7 @@ def _is_duration(text: str, start: int, end: int) -> bool:
 
 def ahead_words(text: str) -> list[str]:
     """Wording that can only mean a moment after the one it is written in, as written."""
-    out = [m.group(0) for m in _AHEAD.finditer(text)]
+    out = [m.group(0) for m in (*_AHEAD.finditer(text), *_CJK_AHEAD.finditer(text))]
     for m in (*_FROM_NOW.finditer(text), *_NOW_PLUS.finditer(text)):
         if _amount(m) > SKEW:
             out.append(m.group(0))

@@ -8,26 +8,35 @@ unless the caller marks it as a plan. So is wording that can only point after no
 observation_at before the account existed: nothing was observed there then.
 
 Dates are read in the forms people write them: ISO, `2027/03/01`, `01.03.2027` (both day-first and
-month-first; the earliest reading counts), and named months with ordinals, "of" and other languages
-("the 1st of March 2027", "March the 1st, 2027", "1er mars 2027", "1. März 2027", "March 2027"), the
-named ones resolved by dateparser. Ambiguous wording is let through: "finished in 3 hours" is a
+month-first; the earliest reading counts), named months with ordinals, "of" and other languages and
+scripts ("the 1st of March 2027", "March the 1st, 2027", "1er mars 2027", "1 марта 2027", "March
+2027"), the named ones resolved by dateparser in the languages whose month names they use; and the
+classes of guards/date_grammar.py (any separator, ISO weeks, ordinal days, CJK, labelled epochs). The
+text is read in three views (`views`): as written, NFKC without invisible characters, and with
+look-alike letters resolved, so `２０２７-０３-０１`, `2027-\u200b03-01` and a Cyrillic `о` in `tоmorrow`
+are what they show. Ambiguous wording is let through: "finished in 3 hours" is a
 duration, "tonight" may be this very night, and a bare "on Monday", "at 18:00" or "in March" is as
 often the past one. A check that refused those would refuse ordinary incident write-ups.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
+from muninn.guards.date_grammar import grammar_times
 from muninn.guards.date_words import SKEW, ahead_words
+from muninn.guards.forms import _INVISIBLE, skeleton
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
 _YMD = re.compile(r"\b(\d{4})([/.-])(\d{1,2})\2(\d{1,2})\b")         # 2027/03/01, 2027-3-1
 # The same date without separators, a year and month alone (the month has not begun), a two-digit year.
-_COMPACT = re.compile(r"(?<![\d.-])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d-]|\.\d)")
-_YEAR_MONTH = re.compile(r"(?<![\d.-])(20\d{2})[-/](0[1-9]|1[0-2])(?![\d-]|[./]\d)")
+# Not inside a word either: a hex hash or an id (`eb20880817d3…`) holds digits that read as a day.
+_COMPACT = re.compile(r"(?<![\w.-])(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\w-]|\.\d)")
+_YEAR_MONTH = re.compile(r"(?<![\w.-])(20\d{2})[-/](0[1-9]|1[0-2])(?![\w-]|[./]\d)")
 _SHORT_YEAR = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{2})(?![\d/])")
 # Every dash and minus (U+2010 hyphen, en/em dash, minus sign, small and fullwidth forms) reads as '-'.
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
@@ -49,6 +58,13 @@ _NOT_MONTHS = frozenset(
     "and for since from until version release build".split())
 # dateparser's languages: more of them cost start-up time (~0.3 s each, once per process).
 _LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pt"]
+# The parser calls one check may make: each distinct span is parsed once (and remembered across
+# checks), and a text naming more distinct dates than this is refused rather than read for minutes.
+MAX_PARSES = 32
+
+
+class TooManyDates(ValueError):
+    """A text names more distinct dates than one check reads."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,26 @@ def _tz(text: str | None) -> tzinfo:
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
+@functools.cache
+def _month_languages() -> dict[str, tuple[str, ...]]:
+    """Every month name and abbreviation dateparser knows (its 205 locales), lower case -> the languages
+    that spell a month so: a span in Russian or Greek is parsed with its own language."""
+    from dateparser.data import language_order
+    from dateparser.languages.loader import default_loader
+
+    months = ("january february march april may june july august september october november december").split()
+    out: dict[str, list[str]] = {}
+    for lang in language_order:
+        info = default_loader.get_locale(lang).info
+        for month in months:
+            for name in info.get(month, []):
+                langs = out.setdefault(name.lower().strip("."), [])
+                if lang not in langs:
+                    langs.append(lang)
+    return {name: tuple(langs) for name, langs in out.items()}
+
+
+@functools.lru_cache(maxsize=4096)
 def _named(span: str) -> datetime | None:
     """The first moment a date with a named month can mean, through dateparser; None if it is not one."""
     import dateparser  # ~1 s to import with its language data: only when a text names a month
@@ -72,8 +108,15 @@ def _named(span: str) -> datetime | None:
     words = re.split(r"\s+|(?<=\d)-|-(?=\d)", span)   # `01-Mar-2027`; `twenty-first` stays one word
     if any(w.lower().strip(".,") in _NOT_MONTHS for w in words):
         return None
+    table = _month_languages()
+    # The languages whose month names the span uses, after the common ones (dateparser reads a language
+    # only when asked: each costs start-up time once).
+    spoken = [lang for w in words for lang in table.get(w.lower().strip(".,"), ())[:3]]
+    if not spoken:
+        return None
+    languages = list(dict.fromkeys([*_LANGUAGES, *spoken]))
     text = " ".join(str(_ORDINAL.get(w.lower(), w)) for w in words if w.lower() != "the")
-    parsed = dateparser.parse(text, languages=_LANGUAGES, settings={
+    parsed = dateparser.parse(text, languages=languages, settings={
         "PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"], "RETURN_AS_TIMEZONE_AWARE": False})
     return parsed.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC) if parsed else None
 
@@ -85,9 +128,32 @@ def _day(y: int, mo: int, d: int) -> datetime | None:
         return None
 
 
+def views(text: str) -> list[str]:
+    """The text as the check reads it: as written; NFKC with invisible characters (zero-width, soft
+    hyphen, bidi marks, fillers) removed, so a full-width `２０２７` or a `2027-\u200b03-01` is the date it
+    shows; and that view with look-alike letters resolved to the ASCII they look like (a Cyrillic `о`
+    in `tоmorrow`). The last is for the English grammar: a Cyrillic month name is read in the second."""
+    plain = "".join(c for c in unicodedata.normalize("NFKC", text)
+                    if c not in _INVISIBLE and unicodedata.category(c) != "Cf")
+    if plain.isascii():
+        return list(dict.fromkeys([text, plain]))
+    table = skeleton()
+    ascii_like = "".join(table.get(c, c) for c in plain)
+    return list(dict.fromkeys([text, plain, ascii_like]))
+
+
 def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
-    """(as written, the earliest moment it can mean, date-only?) for each explicit date in `text`."""
+    """(as written, the earliest moment it can mean, date-only?) for each explicit date in `text`, in
+    every view of it (`views`)."""
     out: list[tuple[str, datetime, bool]] = []
+    seen_named: set[str] = set()
+    for view in views(text):
+        out += _mentioned(view, seen_named)
+    return out
+
+
+def _mentioned(text: str, seen_named: set[str]) -> list[tuple[str, datetime, bool]]:
+    out: list[tuple[str, datetime, bool]] = list(grammar_times(text))
     text = _DASHES.sub("-", text)   # one character for one: spans stay where they were
     for m in _ISO.finditer(text):
         y, mo, d, hh, mm, ss, tz = m.groups()
@@ -117,9 +183,14 @@ def mentioned_times(text: str) -> list[tuple[str, datetime, bool]]:
         readings = [r for r in (_day(y, b, a), _day(y, a, b)) if r is not None]
         if readings:
             out.append((m.group(0), min(readings), True))
-    for m in _NAMED.finditer(text):
-        if (day := _named(m.group(0))) is not None:
-            out.append((m.group(0), day, True))
+    spans = [s for s in dict.fromkeys(m.group(0) for m in _NAMED.finditer(text)) if s not in seen_named]
+    seen_named.update(spans)
+    if len(seen_named) > MAX_PARSES:
+        raise TooManyDates(f"the text names {len(seen_named)} different dates with a month name; one note is read "
+                           f"for at most {MAX_PARSES}")
+    for span in spans:
+        if (day := _named(span)) is not None:
+            out.append((span, day, True))
     return out
 
 
@@ -143,14 +214,18 @@ def check_observation(text: str, observed_at: datetime | None = None, *, plan: b
     if observed_at is not None and observed_at > now + SKEW:
         return DateDecision(False, f"observed_at {observed_at.isoformat()} is after now ({now.isoformat()}); "
                                    "record it once it has happened, or set kind='plan'")
-    for written, moment, date_only in mentioned_times(text):
+    try:
+        mentioned = mentioned_times(text)
+    except TooManyDates as exc:
+        return DateDecision(False, f"{exc}: split it into smaller observations, or set kind='plan'")
+    for written, moment, date_only in mentioned:
         # A bare date is in the future only when the whole day is: today's date is fine.
         if moment > now + SKEW:
             what = "the date" if date_only else "the time"
             return DateDecision(False, f"{what} {written!r} in the text is after now ({now:%Y-%m-%d %H:%M} UTC): "
                                        "an observation can only be recorded after it happened; "
                                        "set kind='plan' if this is a plan")
-    if ahead := ahead_words(text):
+    if ahead := next((found for view in views(text) if (found := ahead_words(view))), None):
         return DateDecision(False, f"{ahead[0]!r} in the text points after now: an observation can only be "
                                    "recorded after it happened; set kind='plan' if this is a plan")
     return DateDecision(True, "no date after now")

@@ -63,6 +63,55 @@ def locomo() -> Iterator[tuple[str, datetime]]:
                 yield turn["text"], when.replace(tzinfo=UTC)
 
 
+def tool_output(now: datetime, per_form: int = 200, seed: int = 32) -> Iterator[tuple[str, datetime]]:
+    """Generated lines of real tool output, every time in them before `now`, with the numbers tool output
+    is full of: 10- and 13-digit ids, phone numbers, versions, addresses, resource versions, PIDs."""
+    import random
+    import uuid
+    from datetime import timedelta
+
+    rng = random.Random(seed)
+
+    def ago() -> datetime:
+        return now - timedelta(seconds=rng.randint(60, 365 * 86400))
+
+    def digits(n: int) -> str:
+        return str(rng.randint(10 ** (n - 1), 10 ** n - 1))
+
+    forms = [
+        lambda t: f"web-{digits(10)}-x7k2p   1/1     Running   {rng.randint(0, 9)}          {rng.randint(1, 90)}d",
+        lambda t: f"{t:%b %d %H:%M:%S} ops-vm1 systemd[{rng.randint(1, 99999)}]: Started backup.service.",
+        lambda t: f"{t:%Y-%m-%dT%H:%M:%S}+0000 ops-vm1 kernel: eth0: link up (id {digits(10)})",
+        lambda t: f'10.2.{rng.randint(0, 255)}.{rng.randint(1, 254)} - - [{t:%d/%b/%Y:%H:%M:%S} +0000] "GET '
+                  f'/api/v1/orders/{digits(10)} HTTP/1.1" 200 {rng.randint(100, 99999)}',
+        lambda t: json.dumps({"ts": int(t.timestamp()), "level": "info", "msg": "job done", "id": int(digits(10)),
+                              "request_id": digits(13), "duration_ms": rng.randint(1, 9999)}),
+        lambda t: json.dumps({"timestamp": int(t.timestamp() * 1000), "order": digits(13), "user": digits(10)}),
+        lambda t: f"Call the on-call at +1 {digits(3)} {digits(3)} {digits(4)} or {digits(10)}; ticket {digits(10)}.",
+        lambda t: f"resourceVersion: \"{digits(10)}\"\nuid: {uuid.UUID(int=rng.getrandbits(128))}\n"
+                  f"creationTimestamp: \"{t:%Y-%m-%dT%H:%M:%SZ}\"",
+        lambda t: f"Upgraded nginx {rng.randint(1, 2)}.{rng.randint(10, 29)}.{rng.randint(0, 30)} -> "
+                  f"{rng.randint(1, 2)}.{rng.randint(10, 29)}.{rng.randint(10, 39)}, "
+                  f"helm v3.{rng.randint(10, 17)}.{rng.randint(0, 9)}",
+        lambda t: f"commit {rng.getrandbits(160):040x}\nDate:   {t:%a %b %d %H:%M:%S %Y} +0000\n\n"
+                  f"    fix build {digits(10)}",
+        lambda t: f"trace {uuid.UUID(int=rng.getrandbits(128))} span {rng.getrandbits(64):016x} "
+                  f"sha256:{rng.getrandbits(256):064x}",
+        lambda t: f"i-0{rng.getrandbits(64):016x}  t3.medium  running  {t:%Y-%m-%dT%H:%M:%S}.000Z  vpc-{digits(8)}",
+        lambda t: f"pid {digits(7)} exited; core dumped at offset {digits(10)} ({digits(13)} bytes read)",
+        lambda t: f"CONTAINER ID   IMAGE          CREATED       STATUS\n{rng.getrandbits(48):012x}   "
+                  f"postgres:16.{rng.randint(0, 9)}   {rng.randint(2, 9)} weeks ago   Up {rng.randint(2, 9)} days",
+        lambda t: f"Build #{digits(5)} finished at {t:%H:%M} on {t:%d.%m.%Y}; artifact {digits(10)}.tar.gz, "
+                  f"size {digits(10)} bytes",
+        lambda t: f"{t:%Y-%m-%d %H:%M:%S},{rng.randint(0, 999):03d} INFO  [worker-{rng.randint(1, 64)}] "
+                  f"processed batch {digits(10)} in {rng.randint(1, 900)} ms",
+        lambda t: f"Mem: {digits(8)} {digits(8)} {digits(7)}  Swap: 0 0 0  uptime {rng.randint(1, 400)} days",
+    ]
+    for form in forms:
+        for _ in range(per_form):
+            yield form(ago()), now
+
+
 def dateparser_refuses(text: str, now: datetime) -> bool:
     from dateparser.search import search_dates
 
@@ -100,7 +149,9 @@ def main() -> None:
     args = parser.parse_args()
     now = datetime.now(UTC)
     rows = [measure("examples/notes (paragraphs)", list(notes(now)), args.show),
-            measure("examples/observations.jsonl", list(observations()), args.show)]
+            measure("examples/observations.jsonl", list(observations()), args.show),
+            measure("tool output (generated: kubectl, journalctl, logs, ids, phones)", list(tool_output(now)),
+                    args.show)]
     if LOCOMO.exists():
         rows.append(measure("LoCoMo dev turns", list(locomo()), args.show))
     print("| corpus | texts | muninn refuses | of which no future grammar | dateparser refuses "

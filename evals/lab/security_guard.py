@@ -25,6 +25,7 @@ from pathlib import Path
 
 from muninn.evals import lab
 from muninn.evals.lab.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
+from muninn.evals.lab.guard_cases_output import method_override, method_plain, output_shaping_plain, output_shaping_secret
 from muninn.guards import command_guard, sandbox
 from muninn.guards.shell_words import ShellRefusal, split
 
@@ -147,6 +148,19 @@ def main(out: Path = lab.RESULTS / "security_guard.md") -> str:
         missed = [c for c, _ in cases if command_guard.check(c, INJECTED).allowed]
         misses += missed
         lines.append(f"| {cls} | {len(cases)} | {len(cases) - len(missed)} | {len(missed)} |")
+    lines += ["", "Two generated classes of their own (`evals/lab/guard_cases_output.py`, tests: "
+              "`tests/test_command_guard_output.py`), each beside the ordinary cases of the same shapes:", "",
+              "| generated class | cases | refused | allowed (misses) | ordinary cases | false refusals |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for cls, bad, plain in (("output-shaping option selecting a secret-ish field (gcloud --format/--filter, "
+                             "kubectl -o jsonpath/custom-columns, aws/az --query)", output_shaping_secret(),
+                             output_shaping_plain()),
+                            ("method override (X-HTTP-Method-Override and kin, `_method=`; curl, wget, httpie, xh)",
+                             method_override(), method_plain())):
+        missed = [c for c in bad if command_guard.check(c, INJECTED).allowed]
+        misses += missed
+        wrong = sum(not command_guard.check(c, INJECTED).allowed for c in plain)
+        lines.append(f"| {cls} | {len(bad)} | {len(bad) - len(missed)} | {len(missed)} | {len(plain)} | {wrong} |")
     false = [(c, command_guard.check(c, INJECTED).reason) for c in ALLOWED_PROOFS
              if not command_guard.check(c, INJECTED).allowed]
     lines += ["", f"False refusals on {len(ALLOWED_PROOFS)} real read-only proof commands: **{len(false)}**"

@@ -15,8 +15,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from muninn.core.errors import MuninnError, Refused
-from muninn.core.secrets_file import env_names
+from muninn.core.errors import ConfigError, MuninnError, Refused
+from muninn.core.secrets_file import derive_env, env_names
 from muninn.guards.mask import masking_redactor
 from muninn.guards.redact import Redactor
 from muninn.guards.secret_values import is_secretish
@@ -26,6 +26,43 @@ from .store import Store
 
 # Parts of a secret that name who, not what: masking them would hide ordinary output (user names, hosts).
 _NOT_SECRET_PARTS = {"user", "username", "login", "email", "account", "host", "url"}
+# What a child's environment can hold as a name: anything else fails in exec, after the vault was opened.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
+
+
+def _env_override(secret_id: str, env_name: str, parts: Sequence[str]) -> str | dict[str, str]:
+    """`--env` as given: one variable name, or for a multi-part secret a prefix or `part=NAME,part=NAME`."""
+    if not parts or "=" not in env_name:
+        if not _ENV_NAME.fullmatch(env_name):
+            shape = " or part=NAME,part=NAME" if parts else ""
+            raise ConfigError(f"{env_name!r} is not an environment variable name (letters, digits and _, "
+                              f"not starting with a digit){shape}", key="--env",
+                              fix=f"e.g. --env {derive_env(secret_id)}" + (" or --env part=NAME" if parts else ""))
+        return env_name
+    mapping: dict[str, str] = {}
+    for pair in env_name.split(","):
+        part, eq, name = pair.partition("=")
+        if not eq or part not in parts or not _ENV_NAME.fullmatch(name):
+            raise ConfigError(f"{pair!r} is not part=NAME with a part of {secret_id!r} ({', '.join(parts)}) and a "
+                              "variable name", key="--env", fix=f"e.g. --env {parts[0]}=NAME")
+        mapping[part] = name
+    return mapping
+
+
+def pick_part(secret_id: str, values: Mapping[str, str], part: str | None) -> str:
+    """The one value `--part` names (or the only one): every other --part is said, never a KeyError."""
+    parts = sorted(p for p in values if p)
+    if part is None:
+        if len(values) > 1:
+            raise Refused(f"secret {secret_id!r} has parts {parts}: say which one", fix="add --part NAME")
+        return next(iter(values.values()))
+    if not parts:
+        raise ConfigError(f"secret {secret_id!r} has one value and no parts, so there is no part {part!r}",
+                          key="--part", fix="leave out --part")
+    if part not in values:
+        raise ConfigError(f"secret {secret_id!r} has no part {part!r} (its parts: {', '.join(parts)})",
+                          key="--part", fix=f"e.g. --part {parts[0]}")
+    return values[part]
 
 
 @dataclass
@@ -54,9 +91,8 @@ class Secrets:
         store = self._need()
         meta = store.metadata(secret_id)
         values = store.values(secret_id)
-        override: str | dict[str, str] | None = env_name
-        if env_name and meta.get("parts"):
-            override = dict(pair.split("=", 1) for pair in env_name.split(",")) if "=" in env_name else env_name
+        override = _env_override(secret_id, env_name, list(meta.get("parts") or [])) if env_name is not None \
+            else None
         names = env_names(meta, override)
         return {names[part]: value for part, value in values.items()}
 
@@ -65,11 +101,7 @@ class Secrets:
         return {name: value for secret_id in secret_ids for name, value in self.injection(secret_id).items()}
 
     def stdin_value(self, secret_id: str, part: str | None = None) -> bytes:
-        values = self._need().values(secret_id)
-        if len(values) > 1 and part not in values:
-            raise Refused(f"secret {secret_id!r} has parts {sorted(values)}: say which one goes to stdin",
-                          fix="add --part NAME")
-        return (values[part] if part else next(iter(values.values()))).encode() + b"\n"
+        return pick_part(secret_id, self._need().values(secret_id), part).encode() + b"\n"
 
     def redactor(self, injected: str | Collection[str] = ()) -> Redactor:
         """What masking looks for: every part of the injected secrets (except user names), and every
@@ -89,6 +121,12 @@ class Secrets:
         instead of its env) are for one secret, as `secret exec` takes them."""
         if (stdin or env_name) and len(secret_ids) != 1:
             raise MuninnError("--env and --stdin name one secret's variable or value", fix="pass one secret id")
+        if part is not None and not stdin:
+            raise ConfigError("--part picks the value written to stdin; without --stdin every part is injected",
+                              key="--part", fix="add --stdin, or leave out --part")
+        if stdin and env_name is not None:
+            raise ConfigError("--stdin writes the value to the command's stdin, so no variable is set",
+                              key="--env", fix="leave out --env, or --stdin")
         if stdin:
             (secret_id,) = secret_ids
             return Injection({}, self.redactor(secret_ids), self.stdin_value(secret_id, part))

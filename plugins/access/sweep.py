@@ -25,18 +25,20 @@ import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.core.inventory_file import Located, load_files
 from muninn.core.secrets_file import env_names
-from muninn.guards import command_guard, sandbox
+from muninn.guards import command_guard, sandbox, secret_values
+from muninn.guards.redact import Redactor
 
 from . import access_log, injection, prereq, steps
 from .classify import classify
 from .injection import Injection, Secrets
 from .results import Result, ResultStore, now_iso
+from .store import VaultDamaged
 from .vault import Vault
 
 
@@ -141,6 +143,15 @@ def _run_item(item: Item, prepared: Injection, env: Mapping[str, str], timeout: 
     return Result(item.kind, item.id, status, reason, item.command, now_iso(), round(time.monotonic() - started, 3))
 
 
+def _scrubber(settings: Settings) -> Callable[[str], str]:
+    try:
+        known = secret_values.known(settings)
+    except VaultDamaged:   # its values are unreadable to anyone: the files' values and the patterns remain
+        known = secret_values.known(settings, stores=False)
+    redactor = Redactor(known)
+    return lambda text: redactor.redact(text).text
+
+
 def run(settings: Settings, items: list[Item], *, parallel: int | None = None, timeout: float | None = None,
         env: Mapping[str, str] | None = None, vault: Vault | None = None, store: bool = True,
         who: str | None = None, progress: Callable[[str], None] | None = None) -> list[Result]:
@@ -193,7 +204,11 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
             results[(item.kind, item.id)] = result
         for result in serial_future.result():
             results[(result.kind, result.id)] = result
-    ordered = [results[(i.kind, i.id)] for i in items]
+    # A reason quotes the command's output (an `ok` its last line): what a proof printed is redacted like
+    # every other output, known values and patterns, before it is stored, shown or returned to an agent.
+    scrub = _scrubber(settings)
+    ordered = [replace(r, reason=scrub(r.reason), command=scrub(r.command)) for r in
+               (results[(i.kind, i.id)] for i in items)]
     if store:
         rs = ResultStore.open(settings)
         try:

@@ -184,8 +184,6 @@ class Vault:
             self._log("get", secret_id=secret_id, exit_code=Refused.exit_code, refused="not a terminal")
             raise Refused("`secret get` prints only to a real terminal, and stdout is not one",
                           fix=f"use `muninn secret exec {secret_id} -- CMD` to hand the value to a command")
-        values = self.store.values(secret_id)
-        if len(values) > 1 and part not in values:
-            raise Refused(f"secret {secret_id!r} has parts {sorted(values)}", fix="add --part NAME")
+        value = injection.pick_part(secret_id, self.store.values(secret_id), part)
         self._log("get", secret_id=secret_id, exit_code=0)
-        return values[part] if part else next(iter(values.values()))
+        return value

@@ -101,11 +101,18 @@ def show(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"),
     console.print("\n".join(lines), highlight=False, markup=False)
 
 
+def _stdout_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):   # closed (`>&-`) or no file behind it: not a terminal
+        return False
+
+
 @secret_app.command("get")
 def get(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"),
         part: str = typer.Option(None, "--part", help="Which part of a multi-part secret.")) -> None:
     """Print the value, only when stdout is a real terminal (never into a pipe, file or agent)."""
-    value = _vault(ctx).get(secret_id, tty=os.isatty(sys.stdout.fileno()), part=part)
+    value = _vault(ctx).get(secret_id, tty=_stdout_is_terminal(), part=part)
     sys.stdout.write(value + "\n")
 
 

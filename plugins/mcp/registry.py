@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from muninn.core import registry
+from muninn.core.errors import ConfigError
 from muninn.core.policy import Access
 
 if TYPE_CHECKING:
@@ -25,6 +26,14 @@ if TYPE_CHECKING:
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+# The bounded shapes tools share: every string and list an agent sends has a length and a count limit
+# (checked for every registered tool by `unbounded`), so no argument makes a call do unbounded work.
+URI_MAX = 1000
+Uri = Annotated[str, Field(min_length=1, max_length=URI_MAX)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Tag = Annotated[str, Field(max_length=100)]
 
 
 @dataclass
@@ -65,6 +74,61 @@ class ToolSpec:
         return schema
 
 
+def unbounded(schema: dict[str, Any]) -> list[str]:
+    """Where a JSON schema lets an argument grow without limit: a string without maxLength, an array
+    without maxItems, a number without a maximum, an open object, or a value of any type. An enum or a
+    const is bounded by its choices."""
+    defs = schema.get("$defs", {})
+    problems: list[str] = []
+
+    def walk(node: Any, where: str, depth: int = 0) -> None:
+        if depth > 20 or not isinstance(node, dict):
+            problems.append(f"{where}: not a schema this check can read")
+            return
+        if "$ref" in node:
+            walk(defs.get(node["$ref"].rsplit("/", 1)[-1]), where, depth + 1)
+            return
+        if "enum" in node or "const" in node:
+            return
+        branches = node.get("anyOf") or node.get("oneOf") or node.get("allOf")
+        if branches:
+            for branch in branches:
+                walk(branch, where, depth + 1)
+            return
+        kind = node.get("type")
+        if kind == "string" and "maxLength" not in node:
+            problems.append(f"{where}: a string without max_length")
+        elif kind == "array":
+            if "maxItems" not in node:
+                problems.append(f"{where}: a list without max_length")
+            walk(node.get("items"), f"{where}[]", depth + 1)
+        elif kind in ("integer", "number") and "maximum" not in node and "exclusiveMaximum" not in node:
+            problems.append(f"{where}: a number without le/lt")
+        elif kind == "object":
+            if node.get("additionalProperties") is not False:
+                problems.append(f"{where}: an object open to any key (extra='forbid')")
+            for key, sub in node.get("properties", {}).items():
+                walk(sub, f"{where}.{key}" if where else key, depth + 1)
+        elif kind not in ("string", "boolean", "null", "integer", "number"):
+            problems.append(f"{where or 'arguments'}: a value of any type")
+
+    walk(schema, "")
+    return problems
+
+
+# The specs already checked, by name: the guard asks for the tools on every call.
+_bounded: dict[str, ToolSpec] = {}
+
+
 def all_tools() -> dict[str, ToolSpec]:
-    """{name: spec} of every registered tool, built-in and outside."""
-    return registry.tools()
+    """{name: spec} of every registered tool, built-in and outside. A tool whose arguments are not all
+    bounded is refused here, before any server lists or calls it."""
+    specs = registry.tools()
+    for name, spec in specs.items():
+        if _bounded.get(name) is spec:
+            continue
+        if problems := unbounded(spec.input_schema()):
+            raise ConfigError(f"tool {name!r} takes unbounded arguments: {'; '.join(problems)}", key=name,
+                              fix="give every string and list a max_length and every number a bound")
+        _bounded[name] = spec
+    return specs

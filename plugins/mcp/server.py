@@ -102,6 +102,9 @@ async def serve_http(session: GuardSession, port: int) -> None:
 
 
 async def serve_stdio(session: GuardSession) -> None:
+    from muninn.plugins.mcp.stdin_lines import claimed_stdin
+
     server = build(session)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    with claimed_stdin() as lines:
+        async with stdio_server(stdin=lines) as (read, write):   # type: ignore[arg-type]
+            await server.run(read, write, server.create_initialization_options())

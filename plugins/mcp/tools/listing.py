@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec
+from muninn.plugins.mcp.registry import URI_MAX, Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 MAX_ENTRIES = 500
 
 
 class ListParams(Params):
-    uri: str | None = Field(None, description="A viking:// folder; leave empty to list this reader's areas")
+    uri: str | None = Field(None, min_length=1, max_length=URI_MAX,
+                            description="A viking:// folder; leave empty to list this reader's areas")
 
 
 def handle(session: GuardSession, p: ListParams) -> Output:

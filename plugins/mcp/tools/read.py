@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec
+from muninn.plugins.mcp.registry import URI_MAX, Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search.read_file import read_file
 
 
 class ReadParams(Params):
-    uri: str = Field(min_length=1, description="A viking:// URI from recall_search or recall_list")
+    uri: str = Field(min_length=1, max_length=URI_MAX, description="A viking:// URI from recall_search or recall_list")
     max_chars: int = Field(20_000, ge=1, le=200_000, description="Cut the text after this many characters")
 
 

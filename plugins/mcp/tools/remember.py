@@ -13,7 +13,7 @@ from muninn.core import accounts, factfile
 from muninn.core.errors import Refused
 from muninn.guards import dates
 from muninn.guards.rules import MARKER_PREFIX
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec
+from muninn.plugins.mcp.registry import Output, Params, Tag, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
@@ -22,8 +22,9 @@ class RememberParams(Params):
     title: str | None = Field(None, max_length=120, description="A short title (default: the first line)")
     kind: Literal["observation", "plan"] = Field(
         "observation", description="'plan' for anything that has not happened yet (a check due later)")
-    observed_at: str | None = Field(None, description="ISO time it was observed (default: now); never in the future")
-    tags: list[str] = Field(default_factory=list, max_length=20)
+    observed_at: str | None = Field(None, max_length=40,
+                                    description="ISO time it was observed (default: now); never in the future")
+    tags: list[Tag] = Field(default_factory=list, max_length=20)
 
 
 def _slug(text: str) -> str:

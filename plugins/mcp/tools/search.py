@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
 from muninn.core.errors import Refused
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec
+from muninn.plugins.mcp.registry import Name, Output, Params, ToolSpec, Uri
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search.flags import Switches, agent_params, agent_switches
@@ -19,9 +21,10 @@ class _SearchParams(Params):
     query: str = Field(min_length=1, max_length=1000, description="What to find, in plain words or an "
                        "identifier (ticket key, hostname, IP, path)")
     k: int = Field(4, ge=1, le=20, description="How many hits to return")
-    target: str | list[str] | None = Field(None, description="Only search under this viking:// folder, or these "
-                                           "folders (a list of up to 20; each must be readable)")
-    only: list[str] | None = Field(None, max_length=20, description="Only these areas, by name (e.g. "
+    target: Uri | Annotated[list[Uri], Field(max_length=20)] | None = Field(
+        None, description="Only search under this viking:// folder, or these folders "
+                          "(a list of up to 20; each must be readable)")
+    only: list[Name] | None = Field(None, max_length=20, description="Only these areas, by name (e.g. "
                                    "['shared', 'raven']); recall_status lists the readable ones")
     since: str | None = Field(None, max_length=40, description="Only facts dated after: 30m, 24h, 7d, 2w or an "
                               "ISO date (e.g. '1h' for what was recorded in the last hour)")
@@ -63,8 +66,6 @@ def _targets(session: GuardSession, p: _SearchParams) -> list[str]:
     """Every folder to search in: `target` (one or a list) and the `only` areas, each checked readable.
     Empty: the reader's whole readable tree."""
     given = [p.target] if isinstance(p.target, str) else list(p.target or [])
-    if len(given) > 20:
-        raise Refused("target takes at most 20 folders")
     uris = [session.require("recall_search", t, "read") for t in given]
     uris += _areas(session, p.only) if p.only else []
     return list(dict.fromkeys(uris))

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pydantic import Field
 
 from muninn.plugins.access import sweep
-from muninn.plugins.mcp.registry import Output, Params, ToolSpec
+from muninn.plugins.mcp.registry import Name, Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession
 
 
 class VerifyParams(Params):
-    ids: list[str] = Field(default_factory=list, max_length=50,
+    ids: list[Name] = Field(default_factory=list, max_length=50,
                            description="Inventory or secret ids to check (default: everything)")
     dry_run: bool = Field(False, description="Only print what would run and the guard's verdict for each command")
 
@@ -22,13 +22,15 @@ class VerifyParams(Params):
 def handle(session: GuardSession, p: VerifyParams) -> Output:
     items = sweep.plan(session.settings, p.ids)
     if p.dry_run:
-        rows = [{"kind": i.kind, "id": i.id, "command": i.command, "allowed": i.allowed, "verdict": i.verdict}
-                for i in items]
+        rows = [{"kind": i.kind, "id": i.id, "command": session.redactor.scrub_all(i.command), "allowed": i.allowed,
+                 "verdict": session.redactor.scrub_all(i.verdict)} for i in items]
         lines = [f"{'run ' if r['allowed'] else 'skip'} {r['kind']} {r['id']}: {r['command']}  ({r['verdict']})"
                  for r in rows]
         return Output("\n".join(lines) or "Nothing to verify.", {"dry_run": True, "items": rows})
     results = sweep.run(session.settings, items, who=f"mcp:{session.profile.name}")
-    rows = [r.as_dict() for r in results]
+    # Values and patterns: a proof's output is not a fact file that was redacted on the way in.
+    rows = [{k: session.redactor.scrub_all(v) if isinstance(v, str) else v for k, v in r.as_dict().items()}
+            for r in results]
     lines = [f"{r['status']:<11} {r['kind']} {r['id']}: {r['reason']}" for r in rows]
     return Output("\n".join(lines) or "Nothing to verify.", {"dry_run": False, "results": rows})
 
