@@ -25,7 +25,12 @@ from pathlib import Path
 
 from muninn.evals import lab
 from muninn.evals.lab.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
-from muninn.evals.lab.guard_cases_output import method_override, method_plain, output_shaping_plain, output_shaping_secret
+from muninn.evals.lab.guard_cases_output import (
+    method_override,
+    method_plain,
+    output_shaping_plain,
+    output_shaping_secret,
+)
 from muninn.guards import command_guard, sandbox
 from muninn.guards.shell_words import ShellRefusal, split
 
