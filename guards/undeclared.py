@@ -57,14 +57,16 @@ STRONG_MIN = 20
 
 _MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
 # A token: what a note separates by spaces, table bars, quotes, brackets and commas.
-_TOKEN = re.compile(r"[^\s|`'\"<>()\[\]{},;*]{6,}")
+_TOKEN = re.compile(r"[^\s|`'\"<>()\[\]{},;]{6,}")
 _TRAIL = ".,:;!?)"
 # Between a label and its value: decoration, then a separator (or none: `api key 0a1b…`).
 _GAP = re.compile(r"[\s*_`'\"\])]*(?:[:=|>：]|:=|=>|->|→|–|—|-|\s(?:is|ist|est|es|är|er|jest|je|è|é|era|was)\s)?"
                   r"[\s*_`'\"\[(]*", re.IGNORECASE)
 _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s|\*\*[^*]+\*\*\s*:?\s*$)|^[^\n]{1,60}[:：]\s*$")
 _VERSION = re.compile(r"\d+\.\d+")
+VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*)?")
 _NAME_VALUE = re.compile(r"(?P<name>[^\W\d][\w.@-]*)(?:[=:：]|:=)(?P<value>.+)")
+_SYMBOL = re.compile(r"[^\w./-]")
 _USER_PAIR = re.compile(r"(?P<user>[\w.@+-]{2,64})[ \t]+/[ \t]+$")
 _URL_SECRET_PARAM = re.compile(r"[?&#](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth"
                                r"|credential|code))=(?P<value>[^&#\s]+)", re.IGNORECASE)
@@ -128,7 +130,7 @@ def shape(value: str) -> str | None:
 
 def identifier(token: str, value: str, before: str) -> bool:
     """A shape engineers search for, that is never a secret (`before`: the text in front on its line)."""
-    return bool(UUID.fullmatch(value) or DIGEST_PREFIX.match(token) or ARN.match(token)
+    return bool(UUID.fullmatch(value) or DIGEST_PREFIX.match(token) or VERSION.fullmatch(value) or ARN.match(token)
                 or IPFS_CID.fullmatch(value) or (value.islower() and K8S_NAME.fullmatch(value))
                 or PUBLIC_KEY_WORD.search(before.rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
                 or KEY_IDS.fullmatch(value) or token.startswith("data:"))
@@ -273,10 +275,18 @@ def _shaped(text: str) -> Iterator[Finding]:
         hot.update((i + 1, i + 2, i + 3))
 
     for m in _TOKEN.finditer(text):
-        token = m.group(0).rstrip(_TRAIL)
+        raw = m.group(0)
+        token = raw
+        if raw[0] in "*_" or raw[-1] in "*_:.,;!?)":
+            # Sentence and emphasis ends are not part of a word; a `?` or `!` after digits may be a password's.
+            token = raw.rstrip(".,:;)")
+            if raw[0] in "*_":   # emphasis: `**Xk29fLq0**`; a trailing `*` alone may be a password's
+                token = token.strip("*_")
+            if not _DIGIT.search(token):
+                token = token.rstrip("!?")
         if len(token) < 6 or (token.isalpha() and token.islower()):
             continue
-        start = m.start()
+        start = m.start() + raw.find(token)
         i = bisect_right(starts, start) - 1
         cold = i not in hot
         for value, vstart, named in _values(token, start):
@@ -328,12 +338,15 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
             col = headers[i][idx]
     cell = next(((a, b) for a, b in row if a < vstart < b), None)
     own = text[cell[0] + 1:cell[1]] if cell else text[ls:le]
-    alone = own.strip(" \t|`*>-").strip().rstrip(_TRAIL) == value
+    alone = value in own and len(own.strip(" \t|`*>-_:.")) <= len(value) + 2
     above = _above(text, i, line_of, context) if alone and not before else None
     labelled = before or (col is not None and col.has("label")) or (above is not None and above.has("label"))
     if labelled and (kind in ("strong", "medium", "hex") or (kind == "weak" and not names_a_file(value))):
         return "labelled"
     if kind == "weak":
+        # After `user / `, a chosen password (`Kaffee8559+`): one with a symbol in it, not `x86_64 / arm64`.
+        if _USER_PAIR.search(text, ls, vstart) and _SYMBOL.search(value) and not names_a_file(value):
+            return "user-password"
         return None
     if kind == "hex":
         line_label = ctx.has("label")

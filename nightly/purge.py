@@ -165,7 +165,7 @@ def _confirm(client: OpenViking, uri: str, removed: bool, scanner: server_scan.S
         return Purged(uri, "removed") if removed else Purged(uri, "failed", "gone after the rewrite")
     if removed:
         return Purged(uri, "failed", "still there after rm")
-    left = scanner.scan(uri, text)
+    left = [f for f in scanner.scan(uri, text) if f["reason"] not in server_scan.REPORT_ONLY]
     if left:
         ids = sorted({f"{f['reason']}:{f['secret_id'] or ''}" for f in left})
         return Purged(uri, "failed", f"read back still holds {', '.join(ids)}")
