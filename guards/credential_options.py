@@ -197,11 +197,14 @@ def _automaton(words: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
 
 def _whole_words(text: str, words: tuple[str, ...], joiners: str = "_.-") -> Iterator[tuple[str, int, int]]:
     """Each of `words` in `text` standing alone (a path in front is allowed: `/usr/bin/ldapsearch`)."""
+    if not text.isascii():
+        text = _SURROGATE.sub("\ufffd", text)
     for i, s, e in _automaton(words).find_matches_as_indexes(text):
         before = text[s - 1] if s else " "
         after = text[e] if e < len(text) else " "
         if not (before.isalnum() or before in joiners) and not (after.isalnum() or after in joiners):
             yield words[i], s, e
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _PROGRAM_NAMES = tuple(sorted(PROGRAMS, key=len, reverse=True))
 _FORM_SPLIT = {"user:secret": ":", "user%secret": "%", "user,secret": ","}
 
@@ -304,7 +307,8 @@ def _name_start(lowered: str, noun_start: int) -> int:
 
 def variables(text: str) -> Iterator[Found]:
     """An environment variable a program reads, or any variable named for a secret, set to a value."""
-    for i, s, e in _automaton(_ENV_NEEDLES).find_matches_as_indexes(text):
+    for i, s, e in _automaton(_ENV_NEEDLES).find_matches_as_indexes(
+            text if text.isascii() else _SURROGATE.sub("\ufffd", text)):
         if s and (text[s - 1].isalnum() or text[s - 1] == "_"):
             continue
         word = next(_words(text, e, _command_end(text, e)), None)

@@ -62,6 +62,9 @@ _TRAIL = ".,:;!?)"
 # Between a label and its value: decoration, then a separator (or none: `api key 0a1b…`).
 _GAP = re.compile(r"[\s*_`'\"\])]*(?:[:=|>：]|:=|=>|->|→|–|—|-|\s(?:is|ist|est|es|är|er|jest|je|è|é|era|was)\s)?"
                   r"[\s*_`'\"\[(]*", re.IGNORECASE)
+_SEPARATOR = re.compile(r"[:=|>：→–—-]|\s(?:is|ist|est|es|är|er|jest|je|è|é|era|was)\s", re.IGNORECASE)
+# A permission string, as `ls -l` prints it beside `/etc/shadow` or a private key in a table.
+_FILE_MODE = re.compile(r"[-dlcbps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.+@]?")
 _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s|\*\*[^*]+\*\*\s*:?\s*$)|^[^\n]{1,60}[:：]\s*$")
 _VERSION = re.compile(r"\d+\.\d+")
 VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*)?")
@@ -161,12 +164,16 @@ class _Context:
     def has(self, meaning: str) -> bool:
         return any(m == meaning for _, _, m in self.words)
 
-    def label_before(self, text: str, pos: int) -> bool:
-        """A label ends right in front of `pos` (decoration and one separator between)."""
+    def label_before(self, text: str, pos: int) -> str | None:
+        """"separated" when a label ends right in front of `pos` with a separator between (`password:`),
+        "spaced" when only decoration or space is between (`api key 0a1b…`), else None."""
         for _, end, meaning in reversed(self.words):
             if end <= pos and meaning == "label":
-                return bool(_GAP.fullmatch(text, end, pos))
-        return False
+                gap = _GAP.fullmatch(text, end, pos)
+                if gap is None:
+                    return None
+                return "separated" if _SEPARATOR.search(gap.group(0)) else "spaced"
+        return None
 
 
 def _context(text: str, start: int, end: int) -> _Context:
@@ -175,6 +182,8 @@ def _context(text: str, start: int, end: int) -> _Context:
     if len(piece) != end - start:   # 'İ': lower-casing changed the length; no context rather than wrong offsets
         return _Context([])
     out = []
+    if not piece.isascii():   # a lone surrogate (output decoded with surrogateescape): one character for one
+        piece = _SURROGATE.sub("\ufffd", piece)
     for i, s, e in ac.find_matches_as_indexes(piece):
         if (_is_word_at(piece, s, e) or table[i][0] in ("api_key", "secret_key", "client_secret")) \
                 and not _in_path(piece, s, e):
@@ -182,6 +191,7 @@ def _context(text: str, start: int, end: int) -> _Context:
     return _Context(out)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"[\s|]")
 
 
@@ -329,7 +339,7 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
     if any(s < vstart + len(value) and vstart < e for s, e, _ in ctx.words):
         return None   # the value holds a label or vendor word itself: `WLAN-Schlüssel:`, `DB_PASSWORD`
     labelled_by_name = bool(named) and (named == "url-param" or _context(named, 0, len(named)).has("label"))
-    before = ctx.label_before(text, vstart) or labelled_by_name
+    before = "separated" if labelled_by_name else ctx.label_before(text, vstart)
     # The column header of the cell it stands in.
     col = None
     if row and i in headers:
@@ -340,8 +350,14 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
     own = text[cell[0] + 1:cell[1]] if cell else text[ls:le]
     alone = value in own and len(own.strip(" \t|`*>-_:.")) <= len(value) + 2
     above = _above(text, i, line_of, context) if alone and not before else None
-    labelled = before or (col is not None and col.has("label")) or (above is not None and above.has("label"))
-    if labelled and (kind in ("strong", "medium", "hex") or (kind == "weak" and not names_a_file(value))):
+    # A value alone in a labelled column or under a labelled heading is as good as `label: value`.
+    if (col is not None and col.has("label")) or (above is not None and above.has("label")):
+        before = "separated"
+    if before and kind != "strong" and (names_a_file(value) or _FILE_MODE.fullmatch(value)
+                                        or value.startswith(("$", "%"))):
+        return None
+    if before == "separated" or (before == "spaced" and (kind != "weak" or (
+            _SYMBOL.search(value) and _DIGIT.search(value)))):   # `passphrase Garten7458+`, not `token times-out`
         return "labelled"
     if kind == "weak":
         # After `user / `, a chosen password (`Kaffee8559+`): one with a symbol in it, not `x86_64 / arm64`.
