@@ -164,7 +164,8 @@ _PLACEHOLDER_WORDS = re.compile(
 
 # A shell word: single-quoted, double-quoted or bare.
 _WORD = re.compile(r"'(?P<sq>[^'\n]*)'|\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|(?P<bare>[^\s'\"`;|&<>()]+)")
-_COMMAND_END = re.compile(r"[;|&\n]|$")
+# A command ends at a shell separator, a line end, a markdown code span's end, or `, ` in prose.
+_COMMAND_END = re.compile(r"[;|&\n`]|, |$")
 
 
 def placeholder(value: str) -> bool:
@@ -338,6 +339,7 @@ def variables(text: str) -> Iterator[Found]:
 
 _NETRC = re.compile(r"(?<![\w-])(?:machine|default)(?![\w-])")
 _NETRC_PASSWORD = re.compile(r"(?<![\w-])(?:password|passwd)[ \t]+(?P<value>\S+)")
+_NETRC_ENTRY = re.compile(r"(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*\s+")
 _EXPECT_PROMPT = re.compile(r"expect\b[^\n]*(?:assword|asswort|ennwort|assphrase|asscode|pin|token|secret"
                             r"|mot de passe|contrase|senha|wachtwoord|hasło|пароль|密码)", re.IGNORECASE)
 _SEND = re.compile(r"(?<![\w-])send(?:[ \t]+--)?[ \t]+\"(?P<value>[^\"\n]*?)(?:\\r|\\n)+\"")
@@ -348,7 +350,10 @@ def scripts(text: str) -> Iterator[Found]:
     """`.netrc` lines, an expect script's `send` after a password prompt, `chpasswd` input."""
     if "machine" in text and "password" in text and _NETRC.search(text):
         for m in _NETRC_PASSWORD.finditer(text):
-            if not placeholder(m.group("value")):
+            # Only inside an entry: `machine HOST` (or `default`), then netrc's own `keyword value` pairs.
+            head = max(text.rfind("machine", max(0, m.start() - 300), m.start()),
+                       text.rfind("default", max(0, m.start() - 300), m.start()))
+            if head >= 0 and _NETRC_ENTRY.fullmatch(text, head, m.start()) and not placeholder(m.group("value")):
                 yield Found(m.start("value"), m.end("value"), "netrc")
     if "send" in text and "expect" in text:
         for m in _SEND.finditer(text):

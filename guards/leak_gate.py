@@ -73,7 +73,8 @@ _PATTERNS: dict[str, _Pattern] = {
     "authorization-header": _Pattern(
         re.compile(r"authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
         ("authorization",), group=1, mixed=True, boundary=True, lowercase=True),
-    "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)\s+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
+    # Spaces, not a line break: `…/terminfo/l/linux-basic` then the next line's checksum is no header.
+    "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)[ \t]+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
                              group=1, mixed=True, boundary=True, lowercase=True, prose=True),
     # Starts at the noun; `key` needs a qualifier in front (`api key`, `SECRET_KEY`), checked in code.
     "assigned-secret": _Pattern(

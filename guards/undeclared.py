@@ -67,6 +67,9 @@ _SEPARATOR = re.compile(r"[:=|>：→–—-]|\s(?:is|ist|est|es|är|er|jest|je|
 _FILE_MODE = re.compile(r"[-dlcbps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.+@]?")
 _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s|\*\*[^*]+\*\*\s*:?\s*$)|^[^\n]{1,60}[:：]\s*$")
 _VERSION = re.compile(r"\d+\.\d+")
+DISK_ID = re.compile(r"(?:ata|scsi|nvme|usb|wwn|virtio|mmc|dm-name|dm-uuid|md-uuid|lvm-pv-uuid|ieee1394)-")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=?")
 VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*)?")
 _NAME_VALUE = re.compile(r"(?P<name>[^\W\d][\w.@-]*)(?:[=:：]|:=)(?P<value>.+)")
 _SYMBOL = re.compile(r"[^\w./-]")
@@ -118,22 +121,42 @@ def shape(value: str) -> str | None:
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)
-    other = any(not c.isalnum() for c in value)
     ordinary = ordinary_words(value)
     if (len(value) >= STRONG_MIN and lower and upper and digit and not ordinary
             and _random_chars(value) >= max(16, 0.6 * len(value))
             and changes(value) >= 0.3 * len(value) and entropy(value) >= 3.5
             and all(c.isalnum() or c in "+/=_-.~" for c in value)):
         return "strong"
-    if not ordinary and len(value) >= 8 and changes(value) >= 3 and (digit or other or (lower and upper)) \
-            and entropy(value) >= 2.5 and (lower or upper):
+    if not ordinary and len(value) >= 8 and entropy(value) >= 2.5 and (lower or upper) and _medium(
+            value, lower, upper, digit, changes(value)):
         return "medium"
     return "weak" if looks_random(value, 6) else None
 
 
+_DIGIT_RUNS = re.compile(r"\d+")
+_SYMBOLS = re.compile(r"[^\w.\-/]")
+
+
+def _medium(value: str, lower: bool, upper: bool, digit: bool, flips: int) -> bool:
+    """Random given context: upper, lower and digits; a symbol among letters and digits; digits
+    scattered through lower case (`k7x9m2p4q8`); or case flipping often. Not `ip6tables-translate`,
+    `ExternalIgnoreList` (one hump a word), `ata-WDC_WD5001AALS` (a disk's model)."""
+    if flips < 3:
+        return False
+    if lower and upper and digit:
+        return True
+    if _SYMBOLS.search(value) and (digit or (lower and upper)):
+        return True
+    if digit and len(_DIGIT_RUNS.findall(value)) >= 3 and len(value) >= 10:
+        return True
+    return lower and upper and not digit and flips >= len(value) / 3
+
+
 def identifier(token: str, value: str, before: str) -> bool:
     """A shape engineers search for, that is never a secret (`before`: the text in front on its line)."""
-    return bool(UUID.fullmatch(value) or DIGEST_PREFIX.match(token) or VERSION.fullmatch(value) or ARN.match(token)
+    return bool(UUID.fullmatch(value) or DIGEST_PREFIX.match(token) or VERSION.fullmatch(value)
+                or DISK_ID.match(value) or EMAIL.fullmatch(value) or ENV_NAME.fullmatch(value)
+                or "@sha" in token or value.startswith(":") or ARN.match(token)
                 or IPFS_CID.fullmatch(value) or (value.islower() and K8S_NAME.fullmatch(value))
                 or PUBLIC_KEY_WORD.search(before.rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
                 or KEY_IDS.fullmatch(value) or token.startswith("data:"))
@@ -206,8 +229,12 @@ def _in_path(piece: str, s: int, e: int) -> bool:
 
 def find(text: str) -> list[Finding]:
     """Every undeclared secret in `text`, in order, not overlapping."""
-    skip = [m.span() for m in _MARKER.finditer(text)] + [m.span() for m in PUBLIC_BLOCK.finditer(text)] \
-        if ("[REDACTED:" in text or "-----BEGIN" in text) else []
+    skip = [m.span() for m in PUBLIC_BLOCK.finditer(text)] if "-----BEGIN" in text else []
+    if "[REDACTED:" in text:
+        # A marker is no context (`[REDACTED:undeclared-secret]` says "secret") but still a word (the
+        # value after `-p`): filled with NULs, same length, and nothing found on it is kept.
+        skip += [m.span() for m in _MARKER.finditer(text)]
+        text = _MARKER.sub(lambda m: "\0" * len(m.group(0)), text)
     found = [Finding(f.start, f.end, "credential-option") for f in credential_options.find(text)]
     found += list(_shaped(text))
     return _resolve(found, sorted(skip))
@@ -287,13 +314,13 @@ def _shaped(text: str) -> Iterator[Finding]:
     for m in _TOKEN.finditer(text):
         raw = m.group(0)
         token = raw
-        if raw[0] in "*_" or raw[-1] in "*_:.,;!?)":
-            # Sentence and emphasis ends are not part of a word; a `?` or `!` after digits may be a password's.
-            token = raw.rstrip(".,:;)")
-            if raw[0] in "*_":   # emphasis: `**Xk29fLq0**`; a trailing `*` alone may be a password's
+        if raw[0] in "*_“‘«" or raw[-1] in "*_:.,;!?)”’»":
+            # Sentence and emphasis ends are not part of a word; a `?`, `!` or `*` after digits may be a password's.
+            token = raw.strip("“”‘’«»").rstrip(".,:;)")
+            if token.startswith(("*", "_")) or token.endswith(("**", "__")):   # emphasis: `**Xk29fLq0**`
                 token = token.strip("*_")
             if not _DIGIT.search(token):
-                token = token.rstrip("!?")
+                token = token.rstrip("!?*")
         if len(token) < 6 or (token.isalpha() and token.islower()):
             continue
         start = m.start() + raw.find(token)
@@ -371,7 +398,7 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
     versionish = bool(_VERSION.search(value)) and kind != "strong"
     if kind == "strong":
         return "bare-token"
-    if versionish or names_a_file(value):
+    if versionish or names_a_file(value) or (value.startswith(("/", "~/", "./")) and value.count("/") >= 2):
         return None
     if i in key_lines or (i - 1) in key_lines or (i + 1) in key_lines:
         return "vendor-pair"
