@@ -125,8 +125,8 @@ def ordinary_rows(texts: dict[str, list[tuple[str, str]]]) -> tuple[list[tuple],
             if reasons:
                 listed_drops.append(f"| {corpus} | `{name}` | {', '.join(sorted(reasons))} |")
         rows.append((corpus, len(files), size, found, dict(by_class), dict(drops)))
-    return rows, listed + ["", "Files the leak gate would drop after redaction (by its reason):", "",
-                           "| text | file | reasons |", "|---|---|---|", *listed_drops], times
+    return rows, [*listed, "", "Files the leak gate would drop after redaction (by its reason):", "",
+                  "| text | file | reasons |", "|---|---|---|", *listed_drops], times
 
 
 def main() -> None:
