@@ -165,7 +165,7 @@ _PLACEHOLDER_WORDS = re.compile(
 # A shell word: single-quoted, double-quoted or bare.
 _WORD = re.compile(r"'(?P<sq>[^'\n]*)'|\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|(?P<bare>[^\s'\"`;|&<>()]+)")
 # A command ends at a shell separator, a line end, a markdown code span's end, or `, ` in prose.
-_COMMAND_END = re.compile(r"[;|&\n`]|, |$")
+_COMMAND_END = re.compile(r"[;|&\n`'\"]|, |$")
 
 
 def placeholder(value: str) -> bool:
@@ -185,10 +185,25 @@ class Found:
 
 
 def _words(text: str, pos: int, end: int) -> Iterator[tuple[int, int, str]]:
-    """(value start, value end, value) of each shell word in text[pos:end]."""
+    """(value start, value end, value) of each shell word in text[pos:end]. A flag with a quoted
+    value attached (`-p'pw'`, `--password="pw"`) is two words here; `_attached` joins them back."""
     for m in _WORD.finditer(text, pos, end):
         group = next(g for g in ("sq", "dq", "bare") if m.group(g) is not None)
         yield m.start(group), m.end(group), m.group(group)
+
+
+def _attached(text: str, words: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """`-p` + `'pw'` written together: one word `-ppw` whose value offsets are the quoted part's."""
+    out: list[tuple[int, int, str]] = []
+    for w in words:
+        if out and w[0] - 1 == out[-1][1] and text[w[0] - 1] in "'\"" and out[-1][2].startswith("-") \
+                and text[out[-1][1]:w[0]] in ("'", '"'):
+            prev = out.pop()
+            # Offsets: the value part keeps its own place; callers slice by the flag's length.
+            out.append((w[0] - len(prev[2]), w[1], prev[2] + w[2]))
+            continue
+        out.append(w)
+    return out
 
 
 @cache
@@ -224,6 +239,10 @@ def _command_end(text: str, pos: int) -> int:
     while True:
         m = _COMMAND_END.search(text, pos)
         assert m is not None
+        if m.group(0) in ("'", '"'):   # a quoted word: separators inside it do not end the command
+            pos = m.end() if (close := text.find(m.group(0), m.end(), text.find("\n", m.end()) % (len(text) + 1))) < 0 \
+                else close + 1
+            continue
         if m.group(0) == "\n" and text[max(0, m.start() - 1)] == "\\":
             pos = m.end()
             continue
@@ -234,7 +253,7 @@ def options(text: str) -> Iterator[Found]:
     """Every secret given to a program of the table, in every spelling its options take."""
     for program, _, pend in _whole_words(text, _PROGRAM_NAMES):
         end = _command_end(text, pend)
-        words = list(_words(text, pend, end))
+        words = _attached(text, list(_words(text, pend, end)))
         specs = PROGRAMS[program]
         yield from _option_values(program, specs, words)
         yield from _positional_values(program, specs, words)

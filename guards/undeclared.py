@@ -118,9 +118,9 @@ def shape(value: str) -> str | None:
         return None
     if HEX.fullmatch(value):
         return "hex" if len(value) >= 16 else ("weak" if looks_random(value) else None)
-    lower = any(c.islower() for c in value)
-    upper = any(c.isupper() for c in value)
-    digit = any(c.isdigit() for c in value)
+    lower = value.upper() != value
+    upper = value.lower() != value
+    digit = bool(_DIGIT.search(value))
     ordinary = ordinary_words(value)
     if (len(value) >= STRONG_MIN and lower and upper and digit and not ordinary
             and _random_chars(value) >= max(16, 0.6 * len(value))
@@ -158,7 +158,7 @@ def identifier(token: str, value: str, before: str) -> bool:
                 or DISK_ID.match(value) or EMAIL.fullmatch(value) or ENV_NAME.fullmatch(value)
                 or "@sha" in token or value.startswith(":") or ARN.match(token)
                 or IPFS_CID.fullmatch(value) or (value.islower() and K8S_NAME.fullmatch(value))
-                or PUBLIC_KEY_WORD.search(before.rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
+                or PUBLIC_KEY_WORD.search(before[-48:].rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
                 or KEY_IDS.fullmatch(value) or token.startswith("data:"))
 
 
