@@ -28,7 +28,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 
 import ahocorasick_rs
@@ -238,6 +238,20 @@ def find(text: str) -> list[Finding]:
     found = [Finding(f.start, f.end, "credential-option") for f in credential_options.find(text)]
     found += list(_shaped(text))
     return _resolve(found, sorted(skip))
+
+
+@lru_cache(maxsize=1024)
+def _found_values(whole: str) -> tuple[str, ...]:
+    return tuple(sorted({whole[f.start:f.end] for f in find(whole)}, key=len, reverse=True))
+
+
+def hide_found(piece: str, whole: str) -> str:
+    """`piece` (a snippet or title cut from `whole`) with every value the detector finds in `whole`
+    hidden: a piece never decides differently from its file."""
+    for value in _found_values(whole):
+        if value in piece:
+            piece = piece.replace(value, f"[REDACTED:{RULE}]")
+    return piece
 
 
 def _lines(text: str) -> list[int]:

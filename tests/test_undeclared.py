@@ -166,3 +166,10 @@ def test_whole_file_detection_is_fast_enough_for_every_read() -> None:
         undeclared.find(text)
         times.append(time.perf_counter() - start)
     assert statistics.median(times) < 0.005
+
+
+def test_a_piece_of_a_file_is_hidden_as_the_file_decides() -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9k2LmQ"
+    whole = f"# AWS\nAKIAIOSFODNN7ABCDEFG\n{secret}\nrotate yearly\n"
+    assert undeclared.hide_found(f"… {secret} rotate yearly", whole) == "… [REDACTED:undeclared-secret] rotate yearly"
+    assert undeclared.hide_found("rotate yearly", whole) == "rotate yearly"

@@ -41,7 +41,7 @@ def _policy(account: str) -> dict[str, Any]:
             "areas": {"shared": "viking://resources/shared", "raven": "viking://resources/agents/raven"},
             "readers": {
                 "owner": {"kind": "owner", "account": account, "user": "owner",
-                          "areas": {"shared": "manage", "raven": "manage"}},
+                          "areas": {"shared": "manage", "raven": "manage"}, "tools": ["recall_search", "recall_read"]},
                 "raven": {"kind": "agent", "account": account, "user": "raven",
                           "areas": {"shared": "read", "raven": "write"}, "remember_to": "raven",
                           "tools": ["recall_search", "recall_read", "recall_list"]}}}
@@ -120,16 +120,20 @@ def _indexed(world: dict[str, Any], word: str) -> dict[str, list[str]]:
     return out
 
 
-def _read_as_raven(world: dict[str, Any], uris: list[str]) -> dict[str, str]:
+def _read_as_raven(world: dict[str, Any], uris: list[str], query: str | None = None) -> dict[str, str]:
+    """What raven gets from recall_read of each URI (and, under "search", from recall_search for `query`)."""
     params = StdioServerParameters(command=sys.executable, env=world["env"],
                                    args=["-m", "muninn", "mcp", "--profile", "raven", "--config", str(world["config"])])
 
+    def text(got) -> str:
+        return "\n".join(c.text for c in got.content if getattr(c, "type", "") == "text")
+
     async def main() -> dict[str, str]:
         async with Client(params, read_timeout_seconds=180) as client:
-            out = {}
-            for uri in uris:
-                got = await client.call_tool("recall_read", {"uri": uri})
-                out[uri] = "\n".join(c.text for c in got.content if getattr(c, "type", "") == "text")
+            out = {uri: text(await client.call_tool("recall_read", {"uri": uri})) for uri in uris}
+            if query:
+                got = await client.call_tool("recall_search", {"query": query, "k": 10})
+                out["search"] = text(got) + json.dumps(got.structured_content or {})
             return out
 
     return anyio.run(main)
@@ -194,7 +198,9 @@ def test_a_file_written_past_export_is_reported_not_purged_and_listed(stack, wor
     assert {"where": "server", "file": uri, "line": 7, "fingerprint": finding["fingerprint"]}.items() <= next(
         r for r in rows if r["where"] == "server").items()
     assert any(r["where"] == "export" and r["file"].endswith(".md") for r in rows)
-    assert DIRECT not in _read_as_raven(world, [uri])[uri]
+    seen = _read_as_raven(world, [uri], query="handover staging deploy bot deployer token")
+    assert "Handover" in seen[uri] and DIRECT not in seen[uri]
+    assert "handover" in seen["search"].lower() and DIRECT not in seen["search"]
     # Allowed by its fingerprint: no longer reported.
     allow = stack.cli(*cli, "redact", "allow", finding["fingerprint"], "--note", "test fixture")
     assert allow.returncode == 0, allow.stderr
