@@ -317,4 +317,8 @@ def survivors() -> list[tuple[str, str, str]]:
     add("path", ("see {x}", "config in {x}"), lambda: f"/var/lib/docker/overlay2/{_draw(rng, _HEX, 64)}/merged")
     base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
     add("ipfs", ("pinned {x}",), lambda: "Qm" + _draw(rng, base58, 44))
+    add("lvm-uuid", ("  PV UUID               {x}", "lvchange --uuid {x}"),
+        lambda: "-".join(_draw(rng, _ALNUM, n) for n in (6, 4, 4, 4, 4, 4, 6)))
+    add("record-path", ("{x},sha256=AbC,512",),
+        lambda: f"antlr4/{rng.choice(['Buffered', 'Common'])}TokenStream{rng.randint(2, 9)}.py")
     return out

@@ -90,6 +90,10 @@ ARN = re.compile(r"arn:[a-z0-9-]+:")
 K8S_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*?-(?:[a-z0-9]{8,10}-)?[bcdfghjklmnpqrstvwxz2456789]{5}")
 # Public keys and content ids: `ssh-ed25519 AAAA…`, `ecdsa-sha2-nistp256 AAAA…`, IPFS `Qm…`.
 PUBLIC_KEY_WORD = re.compile(r"(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d+|sk-(?:ssh|ecdsa)-[\w@.-]+)$")
+# LVM's physical volume, volume group and logical volume UUIDs (`pvdisplay`): 6-4-4-4-4-4-6.
+LVM_UUID = re.compile(r"[0-9A-Za-z]{6}(?:-[0-9A-Za-z]{4}){5}-[0-9A-Za-z]{6}")
+# A relative path that ends in a file name (`antlr4/BufferedTokenStream.py` in a pip RECORD).
+FILE_PATH = re.compile(r"(?:[\w.@+-]+/)+[\w@+-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}")
 IPFS_CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")
 # PEM blocks that hold public material: every line inside one survives.
 PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|SSH2 PUBLIC KEY|PGP PUBLIC KEY BLOCK"

@@ -34,6 +34,7 @@ _OPTION = re.compile(
     r"(?P<v>[^\s'\"$`<>;|&]{3,})")
 _BARE = re.compile(r"(?<![A-Za-z0-9+/=_:-])[A-Za-z0-9_-]{32,}(?![A-Za-z0-9+/=_-])")
 _IPFS = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")
+_LVM = re.compile(r"[0-9A-Za-z]{6}(?:-[0-9A-Za-z]{4}){5}-[0-9A-Za-z]{6}")
 _PUBLIC_KEY = re.compile(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-\w+|sk-ssh-\S+)\s+$")
 _HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
 _PLACEHOLDER = re.compile(r"(?:x{3,}|\*{3,}|\.{3,}|password|passwort|secret|changeme)", re.IGNORECASE)
@@ -74,6 +75,7 @@ def scan_lines(text: str) -> list[int]:
         for m in _BARE.finditer(line):
             v = m.group(0)
             if (_mixed(v, 4) and _flips(v) >= len(v) // 2 and "sha" not in line[max(0, m.start() - 8):m.start()]
-                    and not _PUBLIC_KEY.search(line, 0, m.start()) and not _IPFS.fullmatch(v)):
+                    and not _PUBLIC_KEY.search(line, 0, m.start()) and not _IPFS.fullmatch(v)
+                    and not _LVM.fullmatch(v)):
                 out.add(n)
     return sorted(out)

@@ -37,11 +37,13 @@ from muninn.guards import credential_options
 from muninn.guards.credential_words import (
     ARN,
     DIGEST_PREFIX,
+    FILE_PATH,
     HEX,
     IPFS_CID,
     K8S_NAME,
     KEY_IDS,
     LABELS,
+    LVM_UUID,
     NOT_LABELS,
     PUBLIC_BLOCK,
     PUBLIC_KEY_WORD,
@@ -155,7 +157,8 @@ def _medium(value: str, lower: bool, upper: bool, digit: bool, flips: int) -> bo
 def identifier(token: str, value: str, before: str) -> bool:
     """A shape engineers search for, that is never a secret (`before`: the text in front on its line)."""
     return bool(UUID.fullmatch(value) or DIGEST_PREFIX.match(token) or VERSION.fullmatch(value)
-                or DISK_ID.match(value) or EMAIL.fullmatch(value) or ENV_NAME.fullmatch(value)
+                or DISK_ID.match(value) or LVM_UUID.fullmatch(value) or FILE_PATH.fullmatch(value)
+                or EMAIL.fullmatch(value) or ENV_NAME.fullmatch(value)
                 or "@sha" in token or value.startswith(":") or ARN.match(token)
                 or IPFS_CID.fullmatch(value) or (value.islower() and K8S_NAME.fullmatch(value))
                 or PUBLIC_KEY_WORD.search(before[-48:].rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
