@@ -328,7 +328,7 @@ def _shaped(text: str) -> Iterator[Finding]:
     for i in list(words):
         hot.update((i + 1, i + 2, i + 3))
 
-    for m in _TOKEN.finditer(text):
+    for m in _tokens(text, starts, hot, line_of):
         raw = m.group(0)
         token = raw
         if raw[0] in "*_“‘«" or raw[-1] in "*_:.,;!?)”’»":
@@ -355,6 +355,28 @@ def _shaped(text: str) -> Iterator[Finding]:
             why = _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_lines, line_of)
             if why:
                 yield Finding(vstart, vstart + len(value), why)
+
+
+_LONG_TOKEN = re.compile(_TOKEN.pattern.removesuffix("{6,}") + "{" + str(STRONG_MIN) + ",}")
+
+
+def _tokens(text: str, starts: list[int], hot: set[int], line_of) -> Iterator[re.Match[str]]:
+    """Every token of a hot line; elsewhere only those long enough to be strong (one C-speed scan)."""
+    hot_lines = sorted(i for i in hot if 0 <= i < len(starts))
+    if len(hot_lines) * 4 > len(starts):
+        yield from _TOKEN.finditer(text)
+        return
+    k = 0
+    for m in _LONG_TOKEN.finditer(text):
+        i = bisect_right(starts, m.start()) - 1
+        while k < len(hot_lines) and hot_lines[k] < i:
+            yield from _TOKEN.finditer(text, *line_of(hot_lines[k]))
+            k += 1
+        if k < len(hot_lines) and hot_lines[k] == i:
+            continue   # the hot line's own scan below takes it
+        yield m
+    for j in hot_lines[k:]:
+        yield from _TOKEN.finditer(text, *line_of(j))
 
 
 _TABLE_RULE_ANY = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
