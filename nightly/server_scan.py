@@ -23,7 +23,9 @@ from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
 from muninn.guards import undeclared
 from muninn.guards.allowlist import Allowlist, gate_allow
+from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import LeakGate
+from muninn.guards.redact import Redactor
 from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import known as known_values
 from muninn.nightly.scan_cache import ScanCache, fingerprint
@@ -85,6 +87,7 @@ class Scanner:
                                        settings.paths.redact_allowlist)
         # Undeclared secrets: fingerprinted with the allowlist's key, so `redact allow` takes them.
         self.allowlist = Allowlist.load(settings.paths.redact_allowlist)
+        self._values = Redactor(self.known, patterns=False, encodings=ENCODINGS)
 
     def scan(self, uri: str, text: str) -> list[dict[str, Any]]:
         out = [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan(text)]
@@ -101,6 +104,10 @@ class Scanner:
     def undeclared(self, text: str) -> list[dict[str, Any]]:
         """The detector's findings: line, class and fingerprint; the owner's allowlist honoured."""
         found = [f for f in undeclared.find(text) if not self.allowlist.allows(undeclared.RULE, text[f.start:f.end])]
+        if found and self.known:
+            # A known value is reported as itself (its secret id), not a second time as undeclared.
+            known = [(h.start, h.end) for h in self._values.redact_values(text).hits]
+            found = [f for f in found if not any(s < f.end and f.start < e for s, e in known)]
         if not found:
             return []
         keyed = self.allowlist.keyed()
