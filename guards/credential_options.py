@@ -240,8 +240,9 @@ def _command_end(text: str, pos: int) -> int:
         m = _COMMAND_END.search(text, pos)
         assert m is not None
         if m.group(0) in ("'", '"'):   # a quoted word: separators inside it do not end the command
-            pos = m.end() if (close := text.find(m.group(0), m.end(), text.find("\n", m.end()) % (len(text) + 1))) < 0 \
-                else close + 1
+            line_end = text.find("\n", m.end())
+            close = text.find(m.group(0), m.end(), len(text) if line_end < 0 else line_end)
+            pos = m.end() if close < 0 else close + 1
             continue
         if m.group(0) == "\n" and text[max(0, m.start() - 1)] == "\\":
             pos = m.end()
