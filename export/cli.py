@@ -37,6 +37,16 @@ def _export_table(reports: dict[str, pipeline.ExportReport]) -> Table:
     return table
 
 
+def _record_review(ctx: typer.Context, reports: dict[str, pipeline.ExportReport]) -> None:
+    """Undeclared secrets this export redacted, for `muninn redact review` (file, line, fingerprint)."""
+    from muninn.guards import review
+    from muninn.guards.undeclared import RULE
+
+    review.record(settings(ctx), "export", [{"file": r["file"], "line": r["line"], "class": None,
+                                             "fingerprint": r["fingerprint"]}
+                                            for rep in reports.values() for r in rep.redactions if r["rule"] == RULE])
+
+
 def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
     total = {k: sum(getattr(r, k) for r in reports.values()) for k in ("facts", "written", "unchanged", "removed")}
     dropped = [d for r in reports.values() for d in r.dropped]
@@ -112,6 +122,7 @@ def export(
             say(f"[yellow]skipped[/] {escape(name)}: {escape(str(exc))}")
         if failed and len(failed) == len(reports):
             raise next(iter(failed.values()))  # every source failed: the first one's error and exit code
+        _record_review(ctx, reports)
         _finish_export(reports)
         return
     if path is None or out is None:
@@ -127,6 +138,7 @@ def export(
         console.print(_export_table({kind: report}))
         if report.skipped:
             say(f"skipped {len(report.skipped)} file(s) (ignored, binary, too big or excluded)")
+    _record_review(ctx, {kind: report})
     _finish_export({kind: report})
 
 

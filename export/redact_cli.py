@@ -1,4 +1,5 @@
-"""`muninn redact allow | list | remove`: the owner's allowlist of pattern false positives
+"""`muninn redact allow | list | remove | review`: the owner's allowlist of pattern false positives,
+and what the undeclared-secret detector found (`review`)
 (muninn.guards.allowlist owns the file; settings.paths.redact_allowlist says where it is).
 
 Exit codes: 0 done; 2 bad input (not a fingerprint, an unreadable allowlist); 8 refused (a known
@@ -75,6 +76,32 @@ def remove(ctx: typer.Context,
     if allowlist.salt is not None:
         allowlist.save()
     say(f"removed {len(gone)} fingerprint(s) from {allowlist.path}")
+
+
+@app.command("review")
+def review_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """Undeclared secrets found: by the last export (redacted there) and the last `muninn leak scan`
+    (on the server: reported, never rewritten). File or URI, line, class and fingerprint; never the value.
+
+    Each is either a secret (declare it, `muninn secret add NAME`, so every form of it is redacted and
+    the server purge removes it) or not (allow it, `muninn redact allow FINGERPRINT`)."""
+    from muninn.guards import review
+
+    s = settings(ctx)
+    data = review.load(s)
+    allowlist = _allowlist(ctx)
+    rows = [{"where": part, **e, "allowed": e.get("fingerprint") in allowlist.entries}
+            for part in review.PARTS for e in data[part]]
+    if json_out:
+        emit_json({"file": str(review.path_for(s)), "found": rows})
+        return
+    table = Table("where", "file", "line", "class", "fingerprint")
+    for r in rows:
+        table.add_row(r["where"], r["file"], str(r["line"]), r.get("class") or "",
+                      (r["fingerprint"] or "") + (" (allowed)" if r["allowed"] else ""))
+    console.print(table)
+    say(f"{len(rows)} undeclared secret(s): declare one with `muninn secret add`, or allow a fingerprint that "
+        "is not a secret with `muninn redact allow FINGERPRINT`")
 
 
 @app.command("list")

@@ -25,6 +25,7 @@ from typing import Any
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
+from muninn.guards import gate_undeclared
 from muninn.guards.forms import (
     ENCODINGS,
     forms_of,
@@ -72,7 +73,8 @@ _PATTERNS: dict[str, _Pattern] = {
     "authorization-header": _Pattern(
         re.compile(r"authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
         ("authorization",), group=1, mixed=True, boundary=True, lowercase=True),
-    "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)\s+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
+    # Spaces, not a line break: `…/terminfo/l/linux-basic` then the next line's checksum is no header.
+    "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)[ \t]+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
                              group=1, mixed=True, boundary=True, lowercase=True, prose=True),
     # Starts at the noun; `key` needs a qualifier in front (`api key`, `SECRET_KEY`), checked in code.
     "assigned-secret": _Pattern(
@@ -150,7 +152,18 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
             if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
+    # Undeclared secrets, by the gate's own reading (guards/gate_undeclared.py). The allowlist is
+    # asked about the line's text pieces: what the owner allowed in the detector's reading stays.
+    for line in gate_undeclared.scan_lines(text):
+        if allow is None or not _allowed_on(text, line, allow):
+            out.append(Finding(gate_undeclared.RULE, None, line))
     return sorted(out, key=lambda f: (f.line, f.reason))
+
+
+def _allowed_on(text: str, line: int, allow: Callable[[str], bool]) -> bool:
+    """Some piece of the line is an allowed text (the gate and the detector cut a line differently)."""
+    words = re.split(r"[\s|`'\"<>()\[\]{},;*]+", text.split("\n")[line - 1])
+    return any(allow(piece) for w in words for piece in {w, *re.split(r"[:=%,]", w)} if piece)
 
 
 # The gate's own reading of "plain words" (deliberately not guards/rules' code, which it checks):

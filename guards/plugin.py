@@ -23,6 +23,7 @@ def register_rules(register: Callable[[type], Any]) -> None:
         shell_password,
         slack,
         stripe,
+        undeclared,
         url_credentials,
         vendor,
     )
@@ -30,5 +31,5 @@ def register_rules(register: Callable[[type], Any]) -> None:
     for rule in (auth_header.AuthHeader, aws.AwsKey, azure.AzureKey, gcp.GcpKey, github.GitHubToken, jwt.Jwt,
                  labelled.LabelledSecret, private_key.PrivateKey, prose_password.ProsePassword,
                  shell_password.ShellPassword, slack.SlackToken, stripe.StripeKey,
-                 url_credentials.UrlCredentials, vendor.VendorToken):
+                 url_credentials.UrlCredentials, vendor.VendorToken, undeclared.UndeclaredSecret):
         register(rule)

@@ -20,9 +20,12 @@ from muninn.core.config import Settings
 from muninn.core.errors import AuthError, MuninnError, NotFound, ServerError
 from muninn.export.pipeline import configured
 from muninn.export.sync import Manifest
+from muninn.guards import undeclared
 from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import ENCODINGS
+from muninn.guards.patterns import PatternScanner
 from muninn.guards.redact import Redactor, marker
+from muninn.guards.rules import all_rules
 from muninn.nightly import server_scan
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -32,7 +35,7 @@ _BUSY = ("busy", "conflict", "409", "locked")
 @dataclass
 class Purged:
     uri: str
-    action: str        # "removed" | "redacted" | "would remove" | "would redact" | "failed"
+    action: str        # "removed" | "redacted" | "would remove" | "would redact" | "reported" | "failed"
     reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -97,12 +100,19 @@ def purge(settings: Settings, dry_run: bool = False, sleep: Callable[[float], No
     owned = owned_uris(settings)
     # Every form the gate looks for; a text the owner allowed (export.allowlist) stays as the scan left it.
     allowed = Allowlist.load(settings.paths.redact_allowlist)
-    redactor = Redactor(scanner.known, encodings=ENCODINGS, views=True,
+    # Without the undeclared-secret detector: its findings are reported, and a false positive must
+    # never rewrite what a reader wrote.
+    redactor = Redactor(scanner.known, encodings=ENCODINGS, views=True, scanner=PatternScanner(
+        [r for r in all_rules().values() if r.name != undeclared.RULE]),
                         allow=allowed.allows if allowed.entries else None)
     clients: dict[str, OpenViking] = {}
     idents = {i.label: i for i in server_scan.identities(settings)}
     try:
         for finding in report.scan.found:
+            if all(f["reason"] in server_scan.REPORT_ONLY for f in finding.findings):
+                report.files.append(Purged(finding.uri, "reported", "an undeclared secret: declare it "
+                                           "(`muninn secret add`) or allow it (`muninn redact review`)"))
+                continue
             remove = finding.account == own and finding.uri in owned
             if dry_run:
                 report.files.append(Purged(finding.uri, "would remove" if remove else "would redact"))
@@ -155,7 +165,7 @@ def _confirm(client: OpenViking, uri: str, removed: bool, scanner: server_scan.S
         return Purged(uri, "removed") if removed else Purged(uri, "failed", "gone after the rewrite")
     if removed:
         return Purged(uri, "failed", "still there after rm")
-    left = scanner.scan(uri, text)
+    left = [f for f in scanner.scan(uri, text) if f["reason"] not in server_scan.REPORT_ONLY]
     if left:
         ids = sorted({f"{f['reason']}:{f['secret_id'] or ''}" for f in left})
         return Purged(uri, "failed", f"read back still holds {', '.join(ids)}")

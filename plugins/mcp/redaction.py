@@ -19,9 +19,9 @@ a damaged one stops the server with the sentence `muninn redact list` gives.
 from __future__ import annotations
 
 from muninn.core.config import Settings
-from muninn.guards import secret_values
+from muninn.guards import secret_values, undeclared
 from muninn.guards.allowlist import Allowlist
-from muninn.guards.redact import Redactor
+from muninn.guards.redact import Redactor, marker
 from muninn.plugins.access.store import VaultDamaged
 
 
@@ -59,6 +59,22 @@ class ValueRedactor:
 
     def scrub(self, text: str) -> str:
         return self._redactor.redact_values(text).text
+
+    def scrub_file(self, text: str) -> str:
+        """A whole file read back from the server: values, then the undeclared-secret detector, which
+        also covers files no export or `recall_remember` wrote (those were redacted on the way in).
+        Run on the whole file before any cut, so a cut never decides differently from its file."""
+        text = self.scrub(text)
+        allow = self._allowlist
+        found = [f for f in undeclared.find(text)
+                 if allow is None or not allow.allows(undeclared.RULE, text[f.start:f.end])]
+        if not found:
+            return text
+        out, pos = [], 0
+        for f in found:
+            out += [text[pos:f.start], marker(undeclared.RULE)]
+            pos = f.end
+        return "".join(out) + text[pos:]
 
     def scrub_all(self, text: str) -> str:
         return self._writes().redact(text).text

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from muninn.core.config import Settings
+from muninn.guards.undeclared import hide_found
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import keyword, outage, relevance
@@ -175,9 +176,11 @@ def result_of(state: SearchState) -> SearchResult:
 
 
 def _hit(c: Candidate, d: docmod.Doc, terms: list[str], window: int) -> Hit:
-    return Hit(uri=c.uri, title=d.title, breadcrumb=d.breadcrumb, score=round(c.score, 6),
+    # Undeclared secrets in a file no export wrote are hidden in what is cut from it as the whole
+    # file decides (guards/undeclared.py), so a snippet never shows what recall_read hides.
+    return Hit(uri=c.uri, title=hide_found(d.title, d.text), breadcrumb=d.breadcrumb, score=round(c.score, 6),
                stage_scores=c.stage_scores, date=d.date.isoformat() if d.date else None,
-               snippet=docmod.snippet(d, terms=terms, window=window), source=d.source,
+               snippet=hide_found(docmod.snippet(d, terms=terms, window=window), d.text), source=d.source,
                relevance=relevance.of(c.stage_scores))
 
 

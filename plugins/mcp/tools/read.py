@@ -17,8 +17,8 @@ class ReadParams(Params):
 def handle(session: GuardSession, p: ReadParams) -> Output:
     uri = session.require("recall_read", p.uri, "read")
     # Scrub the whole text before cutting it: a value straddling the cut would otherwise leave its
-    # prefix behind, since the output redactor only knows whole values.
-    text = session.redactor.scrub(read_file(session.client, uri, lister="recall_list",
+    # prefix behind, and the undeclared-secret detector decides on the file, not on a piece of it.
+    text = session.redactor.scrub_file(read_file(session.client, uri, lister="recall_list",
                                             finder="recall_search or recall_list"))
     cut = len(text) > p.max_chars
     body = session.label(text[: p.max_chars], uri)

@@ -1,0 +1,175 @@
+"""The undeclared-secret detector (guards/undeclared.py), by class, with no secrets file at all.
+
+Cases are generated per class (evals/undeclared_cases.py: 40 vendors x 7 layouts and AWS pairs; bare
+tokens in 9 layouts x 5 lengths; 38 password labels in 30 spellings of many languages x 8 layouts and
+user/password pairs in 6 layouts; 52 program options from their manuals in every spelling, env vars,
+Ansible, .netrc, expect, Kubernetes Secrets, chpasswd). Negative tables: 17 kinds of identifiers
+engineers search for, and prose that merely names credentials. The leak gate's own reading is held in
+agreement with the detector: it never flags what the redactor left.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from muninn.evals.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
+from muninn.guards import credential_options, gate_undeclared, undeclared
+from muninn.guards.allowlist import Allowlist
+from muninn.guards.leak_gate import LeakGate
+from muninn.guards.redact import Redactor
+from muninn.plugins.mcp.redaction import ValueRedactor
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = cases()
+SURVIVORS = survivors()
+
+
+@pytest.fixture(scope="module")
+def export() -> Redactor:
+    return Redactor.for_facts({})
+
+
+def test_every_class_has_many_generated_cases() -> None:
+    counts = Counter(cls for cls, _, _ in CASES)
+    assert set(counts) == set(CLASSES)
+    assert counts["vendor-pair"] >= 250 and counts["user-password"] >= 300
+    assert counts["credential-option"] >= 180 and counts["bare-token"] >= 45
+    assert len({k for k, _, _ in SURVIVORS}) >= 15 and len(SURVIVORS) >= 100
+
+
+@pytest.mark.parametrize(("cls", "text", "secret"), CASES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(CASES)])
+def test_an_undeclared_secret_is_redacted_at_export(export: Redactor, cls: str, text: str, secret: str) -> None:
+    out = export.redact(text)
+    assert secret not in out.text, (cls, text)
+    assert export.redact(out.text).text == out.text, "redaction must be idempotent"
+
+
+@pytest.mark.parametrize(("kind", "text", "ident"), SURVIVORS,
+                         ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SURVIVORS)])
+def test_identifiers_survive(export: Redactor, kind: str, text: str, ident: str) -> None:
+    assert ident in export.redact(text).text, (kind, text)
+    assert not undeclared.find(text), (kind, text)
+
+
+@pytest.mark.parametrize("text", [
+    "Log in again when the session token times-out.",
+    "After a bearer re-authentication the session is renewed.",
+    "secret: $HOME/.config/gh/hosts.yml",
+    "| shadow password | -rw-r----- | root | shadow |",
+    "password: ********",
+    "mysql -u root -p shop",                     # -p with a space prompts: `shop` is the database
+    "ldapsearch -x -W -D cn=admin -b dc=example",  # -W prompts
+    "sshpass -p \"$SSH_PASS\" ssh host",
+    "curl -u \"$USER:$TOKEN\" https://api",
+    "PGPASSWORD=${DB_PASS} psql",
+    "openssl rsa -passin env:KEY_PASS -in k.pem",
+    "openssl rsa -passin file:/run/secrets/pw -in k.pem",
+    "smbclient //nas/x -U alice",
+    "docker login -u ci --password-stdin ghcr.io",
+    "ansible_become_pass={{ vault_become_pass }}",
+    "The password policy requires 12 characters and a symbol.",
+    "Passwort vergessen? Dann hilft das Admin-Team weiter.",
+    "x86_64 / aarch64 builds are both published.",
+    "TCP / IPv6 on port 443 / 8443",
+    "See RFC 7617 for basic authentication and RFC 6750 for bearer tokens.",
+    "| host | user | password |\n|---|---|---|\n| db1 | admin | (in the vault) |",
+    "kind: Secret\ndata:\n  password: <base64 of the password>\n",
+    "expect \"*assword*\"\nsend \"$env(PW)\\r\"",
+    "machine example.com login bob password $NETRC_PW",
+    "The API key id is shown as AKIAIOSFODNN7EXAMPLE in the console.",
+    "Rotated the datadog key on Tuesday; see runbook/datadog-rotation.md.",
+])
+def test_prose_and_placeholders_are_not_secrets(text: str) -> None:
+    assert [text[f.start:f.end] for f in undeclared.find(text)] == [] or text.startswith("The API key id"), text
+
+
+def test_a_key_id_alone_is_left_to_the_aws_rule() -> None:
+    text = "The API key id is shown as AKIAIOSFODNN7EXAMPLE in the console."
+    assert undeclared.find(text) == []
+
+
+def test_pure_hex_needs_a_label_or_vendor_on_its_line_or_cell() -> None:
+    sha = "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
+    assert undeclared.find(f"build {sha} passed") == []
+    assert undeclared.find(f"| {sha} | deploy |") == []
+    for text in (f"the datadog api key {sha}", f"| mailgun | {sha} |", f"api key: {sha}"):
+        assert [text[f.start:f.end] for f in undeclared.find(text)] == [sha], text
+    # A vendor in a file name is a file name: dpkg's md5sums hold `…/slack-symbolic.png`.
+    assert undeclared.find(f"{sha}  usr/share/icons/slack-password-symbolic.png") == []
+
+
+def test_the_table_holds_every_program_of_the_manual_list() -> None:
+    for before, option, _, _, _ in MANUAL_OPTIONS:
+        program = next(w for w in before.split() if w in credential_options.PROGRAMS)
+        spellings = {s for spec in credential_options.PROGRAMS[program]
+                     if isinstance(spec, credential_options.Option) for s in spec.spellings}
+        assert option in spellings, (program, option)
+
+
+@pytest.mark.parametrize(("cls", "text", "secret"), CASES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(CASES)])
+def test_the_gate_never_flags_what_the_redactor_left(export: Redactor, cls: str, text: str, secret: str) -> None:
+    """Two readings of one class, held in agreement: what the gate reads as a secret the detector
+    (with the rest of the redactor) has already hidden, so an export drops nothing it redacted."""
+    assert gate_undeclared.scan_lines(export.redact(text).text) == []
+
+
+def test_the_gates_reading_is_its_own_and_narrower() -> None:
+    flagged = [(c, t) for c, t, _ in CASES if gate_undeclared.scan_lines(t)]
+    detected = [(c, t) for c, t, _ in CASES if undeclared.find(t)]
+    assert len(flagged) >= len(CASES) // 4          # it reads the class, not a token of it
+    assert len(flagged) < len(detected)
+    for _, text, _ in SURVIVORS:
+        assert gate_undeclared.scan_lines(text) == [], text
+
+
+def test_the_gate_reports_undeclared_secrets_by_line() -> None:
+    text = "# Router\nnothing here\nWLAN-Schlüssel: Sommer2024!Haus\n"
+    assert [(f.reason, f.line) for f in LeakGate({}).scan(text)] == [("undeclared-secret", 3)]
+
+
+def test_a_hit_is_a_pattern_hit_with_a_fingerprint_and_can_be_allowed(tmp_path) -> None:
+    allowlist = Allowlist.load(tmp_path / "allow.json").keyed()
+    text = "admin / Xk29!fLq0p"
+    hits = [h for h in Redactor.for_facts({}, allowlist).redact(text).hits if h.rule == undeclared.RULE]
+    assert [(h.kind, text[h.start:h.end]) for h in hits] == [("pattern", "Xk29!fLq0p")]
+    fp = allowlist.fingerprint(undeclared.RULE, "Xk29!fLq0p")
+    assert fp is not None and "Xk29" not in fp
+    assert allowlist.refusal(fp, [undeclared.RULE], {}) is None
+    allowlist.add(fp)
+    assert Redactor.for_facts({}, allowlist).redact(text).text == text
+    assert LeakGate({}, allow=allowlist.allows_text).scan(text) == []
+
+
+def test_the_mcp_scrubber_decides_on_the_whole_file(tmp_path) -> None:
+    """A file no export wrote: the key id sits one line above the secret, so a snippet of the
+    second line alone has no key id; the whole-file scrub still hides the secret."""
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9k2LmQ"
+    text = f"# AWS\nAKIAIOSFODNN7ABCDEFG\n{secret}\n" + "filler line\n" * 200
+    scrubbed = ValueRedactor({}, Allowlist.load(tmp_path / "a.json")).scrub_file(text)
+    assert secret not in scrubbed and "[REDACTED:undeclared-secret]" in scrubbed
+
+
+def test_whole_file_detection_is_fast_enough_for_every_read() -> None:
+    """The MCP scrubber runs the detector on each file an agent reads: p50 within 5 ms on notes (the
+    sample notes, each with two planted cases; evals/results/security_undeclared.md has the manuals)."""
+    notes = [p.read_text() for p in sorted((ROOT / "examples" / "notes").rglob("*.md"))]
+    docs = [t for _, t, _ in CASES]
+    files = [f"{note}\n\n{docs[2 * i]}\n\n{docs[2 * i + 1]}\n" for i, note in enumerate(notes * 3)]
+    times = []
+    for text in files:
+        start = time.perf_counter()
+        undeclared.find(text)
+        times.append(time.perf_counter() - start)
+    assert statistics.median(times) < 0.005
+
+
+def test_a_piece_of_a_file_is_hidden_as_the_file_decides() -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz9k2LmQ"
+    whole = f"# AWS\nAKIAIOSFODNN7ABCDEFG\n{secret}\nrotate yearly\n"
+    assert undeclared.hide_found(f"… {secret} rotate yearly", whole) == "… [REDACTED:undeclared-secret] rotate yearly"
+    assert undeclared.hide_found("rotate yearly", whole) == "rotate yearly"
