@@ -36,6 +36,10 @@ from confusable_homoglyphs import confusables
 
 from muninn.core.config import Encoding
 
+# The byte view (printed dumps) is part of the table: export and the gate read it through here.
+from muninn.guards.dumps import ByteNeedles as ByteNeedles
+from muninn.guards.dumps import needle_bytes as needle_bytes
+
 ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
 
 # Characters bash's `printf %q` escapes with a backslash (bash 5, printable ASCII); `#` and `~`

@@ -25,10 +25,11 @@ from typing import Any
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards.dumps import ByteNeedles, needle_bytes
 from muninn.guards.forms import (
     ENCODINGS,
+    ByteNeedles,
     forms_of,
+    needle_bytes,
     needle_views,
     text_views,
 )

@@ -32,11 +32,12 @@ import ahocorasick_rs
 from muninn.core.config import Encoding
 from muninn.guards import secret_values
 from muninn.guards.allowlist import Allowlist
-from muninn.guards.dumps import ByteNeedles, needle_bytes
 from muninn.guards.forms import (
     ENCODINGS,
+    ByteNeedles,
     escape_end,
     forms_of,
+    needle_bytes,
     needle_views,
     text_views,
 )
