@@ -38,7 +38,7 @@ _XXD = re.compile(rf"^[{_HEX}]{{6,16}}: ((?:[{_HEX}]{{2}})+(?: (?:[{_HEX}]{{2}})
 # hexdump -C, hexdump, od -x/-tx*: an optional offset, then groups of one width, then `|ascii|` or nothing.
 # The offset, when there is one, is the first group: told apart by its width (7 or 8 digits, the rest 2-8).
 _TABLE = re.compile(rf"^[ \t]{{0,4}}([{_HEX}]{{2,8}}(?![^\s|])(?:[ \t]{{1,4}}[{_HEX}]{{2,8}}(?![^\s|]))*)"
-                    r"[ \t]*(?:\|.*)?$", re.M)
+                    r"[ \t]*(?:\|(.*)\|)?[ \t]*$", re.M)
 _GROUP = re.compile(rf"[{_HEX}]+")
 # od -c: cells four wide after an optional 7-digit offset.
 _OD_C = re.compile(r"^(?:[0-7]{7})?((?:   [^\s\\]|  \\[0abfnrtv\\]|  \\[0-7]|    | [0-7]{3}|  \*\*){2,32})"
@@ -61,11 +61,13 @@ _UU_LINE = re.compile(r"^[!-M][ -`]{4,60}$", re.M)
 
 @dataclass
 class Run:
-    """Bytes a dump spells; `starts[i]`/`ends[i]` is the span of text that spelled byte i."""
+    """Bytes a dump spells; `starts[i]`/`ends[i]` is the span of text that spelled byte i, and
+    `shown[i]` where its ASCII column shows it (xxd, hexdump -C), else -1."""
 
     data: bytes
     starts: list[int]
     ends: list[int]
+    shown: list[int]
 
 
 class _Builder:
@@ -76,16 +78,26 @@ class _Builder:
         self._data = bytearray()
         self._starts: list[int] = []
         self._ends: list[int] = []
+        self._shown: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._data)
 
     def add(self, byte: int, start: int, end: int) -> None:
         self._data.append(byte & 0xFF)
         self._starts.append(start)
         self._ends.append(end)
+        self._shown.append(-1)
+
+    def show(self, first: int, column: int) -> None:
+        """Bytes from `first` on are shown one character each from `column` on (an ASCII column)."""
+        for k in range(first, len(self._shown)):
+            self._shown[k] = column + k - first
 
     def cut(self) -> None:
         if len(self._data) >= MIN_BYTES:
-            self.runs.append(Run(bytes(self._data), self._starts, self._ends))
-        self._data, self._starts, self._ends = bytearray(), [], []
+            self.runs.append(Run(bytes(self._data), self._starts, self._ends, self._shown))
+        self._data, self._starts, self._ends, self._shown = bytearray(), [], [], []
 
 
 def _hex_groups(builder: _Builder, text: str, start: int, end: int, little: bool) -> None:
@@ -124,7 +136,10 @@ def _tables(text: str, out: list[Run]) -> None:
                 continue     # single bytes have no order: read once
             if not next_line:
                 b.cut()
+            first = len(b)
             _hex_groups(b, text, start, m.end(1), little)
+            if m.group(2) is not None and len(m.group(2)) == len(b) - first:
+                b.show(first, m.start(2))
         b.cut()
         out += b.runs
 
@@ -134,7 +149,14 @@ def _xxd(text: str, out: list[Run]) -> None:
     for m, next_line in _lines(_XXD, text):
         if not next_line:
             b.cut()
+        first = len(b)
         _hex_groups(b, text, m.start(1), m.end(1), little=False)
+        # The ASCII column is the line's last characters, one a byte, after two spaces.
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end - (text[line_end - 1] == "\r")
+        column = line_end - (len(b) - first)
+        if text[column - 2:column] == "  ":
+            b.show(first, column)
     b.cut()
     out += b.runs
 
@@ -272,5 +294,13 @@ class ByteNeedles(Generic[T]):
         out: list[tuple[T, int, int]] = []
         for run in byte_runs(text):
             for i, start, end in self._ac.find_matches_as_indexes(run.data, overlapping=True):
-                out.append((self._payloads[i], run.starts[start], run.ends[end - 1]))
+                payload = self._payloads[i]
+                out.append((payload, run.starts[start], run.ends[end - 1]))
+                # What the ASCII column shows of the same bytes, a span per line.
+                shown = [p for p in run.shown[start:end] if p >= 0]
+                for k, pos in enumerate(shown):
+                    if k == 0 or pos != shown[k - 1] + 1:
+                        piece = pos
+                    if k == len(shown) - 1 or shown[k + 1] != pos + 1:
+                        out.append((payload, piece, pos + 1))
         return out
