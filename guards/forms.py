@@ -127,8 +127,9 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
                     out.setdefault(core, "base64")
                     out.setdefault(core.replace("+", "-").replace("/", "_"), "base64")
     if "base85" in encodings:
-        for form in base85_forms(raw):
-            out.setdefault(form, "base85")
+        for data in byte_forms:
+            for form in base85_forms(data):
+                out.setdefault(form, "base85")
     if "url" in encodings:
         for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
             out.setdefault(form, "url")
