@@ -13,7 +13,8 @@ Layouts read, each wherever it stands in a text (a value may run over several li
 - byte strings: `\\x5a\\x71…` and `\\303\\237` runs with literal characters between
   (Python `repr(bytes)`, C strings, bash `$'…'`);
 - code points: `U+005A U+0071` (read as characters, then UTF-8);
-- uuencode lines (`uuencode`, `binascii.b2a_uu`): a line whose length character matches its length.
+- uuencode lines (`uuencode`, `binascii.b2a_uu`): a line whose length character matches its length;
+- base64 and hex blobs, decoded from their start (for UTF-16: UTF-8 copies are needles of `forms_of`).
 
 Each run keeps, per byte, where in the text it came from, so a match hides the span that spelled it.
 A run is only worth reading when it is at least as long as the shortest value (`MIN_BYTES`).
@@ -21,6 +22,7 @@ A run is only worth reading when it is at least as long as the shortest value (`
 
 from __future__ import annotations
 
+import base64
 import binascii
 import re
 from collections.abc import Iterator, Mapping
@@ -251,6 +253,52 @@ def _uu(text: str, out: list[Run]) -> None:
     out += b.runs
 
 
+# base64 (standard or URL-safe, wrapped over lines) and plain hex blobs, decoded from their start: the
+# value's UTF-16 bytes inside them (PowerShell's -EncodedCommand, a Windows tool's output) are found
+# here rather than as needles of every alignment.
+_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:\r?\n[A-Za-z0-9+/_-]{4,})*={0,2}")
+_HEX_RUN = re.compile(rf"(?<![{_HEX}])(?:[{_HEX}]{{2}}){{8,}}(?:\r?\n(?:[{_HEX}]{{2}})+)*(?![{_HEX}])")
+_WRAP = re.compile(r"[\r\n=]")
+# Adobe's delimited ascii85 (`<~…~>`, a85encode(adobe=True), PostScript and PDF streams).
+_A85_RUN = re.compile(r"<~([!-uz\s]{8,}?)~>")
+
+
+def _blobs(text: str, out: list[Run]) -> None:
+    for m in _HEX_RUN.finditer(text):
+        kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n"]
+        digits = _WRAP.sub("", m.group())
+        b = _Builder()
+        for i in range(0, len(digits) - 1, 2):
+            b.add(int(digits[i:i + 2], 16), kept[i], kept[i + 1] + 1)
+        b.cut()
+        out += b.runs
+    for m in _A85_RUN.finditer(text):
+        kept = [m.start() + 2 + i for i, c in enumerate(m.group(1)) if not c.isspace()]
+        try:
+            data = base64.a85decode(m.group(), adobe=True)
+        except ValueError:
+            continue
+        b = _Builder()
+        for i, byte in enumerate(data):
+            b.add(byte, kept[min(i * 5 // 4, len(kept) - 1)], kept[min((i * 5 + 4) // 4, len(kept) - 1)] + 1)
+        b.cut()
+        out += b.runs
+    for m in _B64_RUN.finditer(text):
+        chars = _WRAP.sub("", m.group())
+        if chars.isdigit():
+            continue                 # a number: nothing encoded
+        kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n="]
+        try:
+            data = base64.b64decode(chars.replace("-", "+").replace("_", "/") + "=" * (-len(chars) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        b = _Builder()
+        for i, byte in enumerate(data):
+            b.add(byte, kept[min(i * 4 // 3, len(kept) - 1)], kept[min((i * 4 + 3) // 3, len(kept) - 1)] + 1)
+        b.cut()
+        out += b.runs
+
+
 # Cheap tests for whether a reader can find anything at all: most texts hold no dump.
 _MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
                        r"|\d[ \t]*,[ \t\r\n]*-?\d|^[!-M][ -`]{4,60}$"
@@ -259,9 +307,12 @@ _MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{
 
 def byte_runs(text: str) -> list[Run]:
     """Every run of bytes a dump in `text` spells (see the module's list of layouts)."""
-    if len(text) < MIN_BYTES or not _MAY_DUMP.search(text):
+    if len(text) < MIN_BYTES:
         return []
     out: list[Run] = []
+    _blobs(text, out)
+    if not _MAY_DUMP.search(text):
+        return out
     _xxd(text, out)
     _tables(text, out)
     _od_c(text, out)

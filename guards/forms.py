@@ -71,7 +71,8 @@ def base85_forms(raw: bytes) -> list[str]:
     whole 4-byte blocks that hold value bytes only (5 characters each; ≥ 2 blocks kept)."""
     out: list[str] = []
     for encode in (base64.b85encode, base64.a85encode):
-        out.append(encode(raw).decode())
+        if len(raw) < 8:
+            out.append(encode(raw).decode())     # else the first core below is a part of it
         for skip in range(4):
             blocks = (len(raw) - skip) // 4
             if blocks >= 2:
@@ -114,29 +115,24 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
     if "raw" in encodings:
         out[value] = "raw"
     raw = value.encode()
-    # UTF-16 (a Windows tool, PowerShell's -EncodedCommand, Java's getBytes("UTF-16")) in both orders.
-    byte_forms = list(dict.fromkeys([raw, *(value.encode(e, "surrogatepass") for e in ("utf-16-le", "utf-16-be"))]))
     if "base64" in encodings:
-        for data in byte_forms:
-            for align in range(3):
-                enc = base64.b64encode(b"\0" * align + data).decode()
-                start = (0, 2, 3)[align]
-                end = ((align + len(data)) * 8) // 6
-                core = enc[start:end]
-                if len(core) >= 8:
-                    out.setdefault(core, "base64")
-                    out.setdefault(core.replace("+", "-").replace("/", "_"), "base64")
+        for align in range(3):
+            enc = base64.b64encode(b"\0" * align + raw).decode()
+            start = (0, 2, 3)[align]
+            end = ((align + len(raw)) * 8) // 6
+            core = enc[start:end]
+            if len(core) >= 8:
+                out.setdefault(core, "base64")
+                out.setdefault(core.replace("+", "-").replace("/", "_"), "base64")
     if "base85" in encodings:
-        for data in byte_forms:
-            for form in base85_forms(data):
-                out.setdefault(form, "base85")
+        for form in base85_forms(raw):
+            out.setdefault(form, "base85")
     if "url" in encodings:
         for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
             out.setdefault(form, "url")
     if "hex" in encodings:
-        for data in byte_forms:
-            for form in (data.hex(), data.hex().upper()):
-                out.setdefault(form, "hex")
+        for form in (raw.hex(), raw.hex().upper()):
+            out.setdefault(form, "hex")
     if "json" in encodings:
         for form in json_forms(value):
             out.setdefault(form, "json")
