@@ -354,34 +354,43 @@ def text_views(text: str, fold: bool = False) -> list[ViewReader]:
 
 _FOLD = re.compile(r"[^a-z0-9]+")
 _KEEP = re.compile(r"[a-z0-9]+")
+# Letters and digits of any script (not `_`), for a view that is not ASCII.
+_KEEP_ANY = re.compile(r"[^\W_]+")
 
 
-def folded(text: str, normal: tuple[str, list[int]] | None = None, decode: bool = True) -> tuple[str, list[int]]:
-    """The view paths are compared on: lower case, ASCII letters and digits only, so every slug,
-    case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`) folds to one string.
-    `normal` is `normalise(text)` when the caller has it already."""
-    view, where = normal if normal is not None else normalise(text, decode)
-    if view.isascii() and text.isascii():
-        # The common case, in C: runs of letters and digits of the lower-cased view.
-        lowered = view.lower().translate(_FOLD_CANON)
-        runs = list(_KEEP.finditer(lowered))
+def folded(text: str, decode: bool = True) -> tuple[str, list[int]]:
+    """The view paths are compared on: case folded, letters and digits only (of any script), so every
+    slug, case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`, `Straße`/`STRASSE`)
+    folds to one string. The text is case-folded before the normalised view reads look-alikes, so a
+    letter and its capital read as the same imitated letter (Greek `Ν` and `ν` both as `ν` does)."""
+    if text.isascii():
+        view, where = normalise(text, decode)
+        if view.isascii():
+            # The common case, in C: runs of letters and digits of the lower-cased view.
+            lowered = view.lower().translate(_FOLD_CANON)
+            runs = list(_KEEP.finditer(lowered))
+            return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
+    else:
+        lowered_text = text.casefold()
+        if len(lowered_text) != len(text):
+            # `ß` -> `ss` would shift every offset after it: such characters are folded one at a time below.
+            lowered_text = "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
+        view, where = normalise(lowered_text, decode)
+    spread = unicodedata.normalize("NFKD", view)
+    if len(spread) == len(view) and not _TRANSLIT_CHARS.search(view):
+        lowered = spread.lower().translate(_FOLD_CANON)
+        runs = list(_KEEP_ANY.finditer(lowered))
         return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
-    pairs: list[tuple[str, int]] = []
-    last = -1
-    for ch, w in zip(view, where, strict=True):
-        source = text[w]
-        if source.isascii() or source in _MAY_HIDE_CHARS:
-            source = ch          # an ASCII character, or a decoded escape: as the view reads it
-        elif w == last:
-            continue             # a character the view read as several (`ﬁ`): folded once, below
-        last = w
-        pairs += [(c, w) for c in fold_chars(source)]
+    pairs = [(c, w) for ch, w in zip(view, where, strict=True) for c in fold_chars(ch)]
     return "".join(c for c, _ in pairs), [w for _, w in pairs]
 
 
 # Letters that casefold and NFKD leave as they are, by how they are written in ASCII.
 _TRANSLIT = {"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h",
              "ŧ": "t", "ŀ": "l", "ĸ": "k", "ŋ": "n", "ɖ": "d", "ƒ": "f"}
+
+
+_TRANSLIT_CHARS = re.compile("[" + "".join(_TRANSLIT) + "ßẞ]")
 
 
 @cache
