@@ -51,7 +51,7 @@ _HEX_LIST = re.compile(rf"0[xX][{_HEX}]{{2}}(?:[\s,]{{1,8}}0[xX][{_HEX}]{{2}})+"
                        rf"|(?<![{_HEX}:-])[{_HEX}]{{2}}(?:(?::|-|[ \t]{{1,2}}|:?\r?\n[ \t]*)[{_HEX}]{{2}}){{3,}}"
                        rf"(?![{_HEX}])")
 _DEC_LIST = re.compile(r"(?<![\d.])-?\d{1,3}(?:[ \t]*,[ \t\r\n]*-?\d{1,3}){3,}(?![\d.])")
-_BYTE_ESC = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\[nrt0'\"\\]|[^\s\\'\"])*"
+_BYTE_ESC = re.compile(r"(?<![^\s'\"=:(\[{,])(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\[nrt0'\"\\]|[^\s\\'\"])*"
                        r"(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3})(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\[nrt0'\"\\]|[^\s\\'\"])*")
 _ONE_ESC = re.compile(r"\\x([0-9a-fA-F]{2})|\\([0-7]{3})|\\([nrt0'\"\\])|(.)", re.S)
 _SIMPLE_ESC = {"n": 10, "r": 13, "t": 9, "0": 0, "'": 39, '"': 34, "\\": 92}
@@ -317,8 +317,10 @@ def byte_runs(text: str) -> list[Run]:
     _tables(text, out)
     _od_c(text, out)
     _lists(text, out)
-    _byte_strings(text, out)
-    _code_points(text, out)
+    if "\\" in text:
+        _byte_strings(text, out)
+    if "+" in text:
+        _code_points(text, out)
     _uu(text, out)
     return out
 

@@ -239,25 +239,32 @@ def normalise(text: str, decode: bool = True) -> tuple[str, list[int]]:
     if decode and may_hide(text):
         view, where = _normalise_escaped(text)
         return view.translate(_CANON), where
-    if text.isascii():
-        # The common case, in C: runs of kept characters between dropped ones.
-        view: list[str] = []
-        where: list[int] = []
-        pos = 0
-        for m in _ASCII_DROP.finditer(text):
-            view.append(text[pos:m.start()])
-            where.extend(range(pos, m.start()))
-            pos = m.end()
-        view.append(text[pos:])
-        where.extend(range(pos, len(text)))
-        return "".join(view).translate(_CANON), where
-    chars: list[str] = []
-    where = []
-    for i, ch in enumerate(text):
-        for c in _view_chars(ch):
-            chars.append(c)
-            where.append(i)
-    return "".join(chars).translate(_CANON), where
+    view: list[str] = []
+    where: list[int] = []
+    pos = 0
+    # ASCII runs in C (kept characters between dropped ones), other characters one at a time.
+    for m in _NON_ASCII.finditer(text) if not text.isascii() else ():
+        _ascii_run(text, pos, m.start(), view, where)
+        for i in range(m.start(), m.end()):
+            for c in _view_chars(text[i]):
+                view.append(c)
+                where.append(i)
+        pos = m.end()
+    _ascii_run(text, pos, len(text), view, where)
+    return "".join(view).translate(_CANON), where
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _ascii_run(text: str, start: int, end: int, view: list[str], where: list[int]) -> None:
+    pos = start
+    for m in _ASCII_DROP.finditer(text, start, end):
+        view.append(text[pos:m.start()])
+        where.extend(range(pos, m.start()))
+        pos = m.end()
+    view.append(text[pos:end])
+    where.extend(range(pos, end))
 
 
 def _normalise_escaped(text: str) -> tuple[str, list[int]]:
