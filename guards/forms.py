@@ -184,7 +184,8 @@ ESCAPE = re.compile(r"&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-
                     r"|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\[0-7]{3}")
 # HTML tags and comments split a word in rendered markdown without showing: `Zq7k<b></b>P2x`.
 _TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>", re.S)
-_ASCII_TOKENS = re.compile(rf"(?P<drop>[*_`~\s]+|{_TERMINAL}|{_TAG.pattern}|{_LINK})|(?P<esc>{ESCAPE.pattern})", re.S)
+# Plain runs between these tokens (spaces and markdown marks included) are read in C by `normalise`.
+_ASCII_TOKENS = re.compile(rf"(?P<drop>{_TERMINAL}|{_TAG.pattern}|{_LINK})|(?P<esc>{ESCAPE.pattern})", re.S)
 _MAY_HIDE = re.compile(rf"{_TERMINAL}|{ESCAPE.pattern}|{_TAG.pattern}|{_LINK}", re.S)
 _MAY_HIDE_CHARS = ("&", "%", "\\", "<", "\x1b", "\x08", "^", "](", "][")
 
@@ -304,16 +305,33 @@ def escape_end(text: str, pos: int) -> int:
 def normalised_text(text: str, decode: bool = True) -> str:
     """`normalise(text)[0]` without the offset map: searching needs only this; the map is built
     only when something is found (most texts hold no value)."""
-    if text.isascii() and not (decode and may_hide(text)):
+    if decode and may_hide(text):
+        # Escapes decoded and hiding tokens dropped by one C-level pass, then read as plain text.
+        text = _ASCII_TOKENS.sub(_token_text, text)
+    if text.isascii():
         return _ASCII_DROP.sub("", text).translate(_CANON)
-    return normalise(text, decode)[0]
+    return _ASCII_DROP.sub("", _NON_ASCII.sub(_view_run, text)).translate(_CANON)
+
+
+def _token_text(m: re.Match[str]) -> str:
+    return decode_escape(m.group()) if m.group("esc") else ""
+
+
+def _view_run(m: re.Match[str]) -> str:
+    return "".join(map(_view_chars, m.group()))
 
 
 def folded_text(text: str, decode: bool = True) -> str:
     """`folded(text)[0]` without the offset map."""
     if text.isascii() and not (decode and may_hide(text)):
         return _FOLD.sub("", text.lower().translate(_FOLD_CANON))
-    return folded(text, decode=decode)[0]
+    view = normalised_text(text if text.isascii() else _casefold(text), decode)
+    if view.isascii():
+        return _FOLD.sub("", view.lower().translate(_FOLD_CANON))
+    spread = unicodedata.normalize("NFKD", view)
+    if len(spread) == len(view) and not _TRANSLIT_CHARS.search(view):
+        return "".join(_KEEP_ANY.findall(spread.lower().translate(_FOLD_CANON)))
+    return "".join(map(fold_chars, view))
 
 
 def normalised(value: str, decode: bool = True) -> str | None:
@@ -378,11 +396,7 @@ def folded(text: str, decode: bool = True) -> tuple[str, list[int]]:
             runs = list(_KEEP.finditer(lowered))
             return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
     else:
-        lowered_text = text.casefold()
-        if len(lowered_text) != len(text):
-            # `ß` -> `ss` would shift every offset after it: such characters are folded one at a time below.
-            lowered_text = "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
-        view, where = normalise(lowered_text, decode)
+        view, where = normalise(_casefold(text), decode)
     spread = unicodedata.normalize("NFKD", view)
     if len(spread) == len(view) and not _TRANSLIT_CHARS.search(view):
         lowered = spread.lower().translate(_FOLD_CANON)
@@ -390,6 +404,15 @@ def folded(text: str, decode: bool = True) -> tuple[str, list[int]]:
         return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
     pairs = [(c, w) for ch, w in zip(view, where, strict=True) for c in fold_chars(ch)]
     return "".join(c for c, _ in pairs), [w for _, w in pairs]
+
+
+def _casefold(text: str) -> str:
+    """`text.casefold()` of the same length: a character that folds to several (`ß` -> `ss`) is kept
+    (`fold_chars` folds it later), so offsets, and an overstrike `ß\bß`, stay as they were."""
+    lowered = text.casefold()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
 
 
 # Letters that casefold and NFKD leave as they are, by how they are written in ASCII.

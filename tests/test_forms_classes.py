@@ -173,3 +173,18 @@ def test_retired_hashes_find_the_forms_of_a_rotated_value(tmp_path) -> None:
     assert scanner.scan("ordinary words, about rotating values and Пример текста") == []
     # A value still live is not retired, nor are its forms.
     assert len(ledger.retired(values).entries) == 0
+
+
+def test_search_views_equal_the_mapped_views() -> None:
+    # Searching reads `normalised_text`/`folded_text` (no offset map); a match is placed through
+    # `normalise`/`folded`: the two must agree on every text, or a span would land in the wrong place.
+    from planted import PROSE
+
+    texts = [c.text for gen in (forms_cases.terminal_cases, forms_cases.markup_cases, forms_cases.case_cases,
+                                forms_cases.encoding_cases) for c in gen(dict(list(VALUES.items())[::2]))]
+    texts += [c.text for c in forms_cases.lookalike_cases()] + list(PROSE) + ORDINARY
+    texts += ["ﬁx İstanbul ß ẞ ǅ ŉ", "&fjlig;&#7;%C3%9F\\u00DF", "Ǆ\u0301x", "x\u0308\u0308y ẞ%41"]
+    for text in texts:
+        for decode in (True, False):
+            assert forms.normalised_text(text, decode) == forms.normalise(text, decode)[0], text
+            assert forms.folded_text(text, decode) == forms.folded(text, decode)[0], text
