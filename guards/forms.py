@@ -36,6 +36,10 @@ from confusable_homoglyphs import confusables
 
 from muninn.core.config import Encoding
 
+# The byte view (printed dumps) is part of the table: export and the gate read it through here.
+from muninn.guards.dumps import ByteNeedles as ByteNeedles
+from muninn.guards.dumps import needle_bytes as needle_bytes
+
 ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
 
 # Characters bash's `printf %q` escapes with a backslash (bash 5, printable ASCII); `#` and `~`
@@ -61,6 +65,43 @@ def shell_forms(value: str) -> list[str]:
     return [f for f in forms if f != value]
 
 
+def base85_forms(raw: bytes) -> list[str]:
+    """base85 (RFC 1924, `base64.b85encode`, git's binary patches) and ascii85 (`a85encode`, Adobe's
+    `<~…~>`, btoa): the value encoded alone, and at the 4 byte alignments inside a longer stream the
+    whole 4-byte blocks that hold value bytes only (5 characters each; ≥ 2 blocks kept)."""
+    out: list[str] = []
+    for encode in (base64.b85encode, base64.a85encode):
+        if len(raw) < 8:
+            out.append(encode(raw).decode())     # else the first core below is a part of it
+        for skip in range(4):
+            blocks = (len(raw) - skip) // 4
+            if blocks >= 2:
+                out.append(encode(raw[skip:skip + 4 * blocks]).decode())
+    return [f for f in dict.fromkeys(out) if len(f) >= 8]
+
+
+# What JSON writers escape besides `"`, `\\` and control characters, each spelt `\uXXXX`: Go's
+# encoding/json and Gson (HTML-safe `<>&`, Gson also `='`, Go also U+2028/U+2029), .NET's
+# System.Text.Json (also `+` and `` ` ``, upper-case hex, every non-ASCII character), PHP (`\/`).
+_JSON_HTML = {"go": "<>&\u2028\u2029", "gson": "<>&='", "dotnet": "<>&'+`"}
+
+
+def json_forms(value: str) -> list[str]:
+    """The value inside a JSON string as the common writers write it: Python (`ensure_ascii` on and
+    off), JavaScript's JSON.stringify, Go, Gson, .NET, PHP; `\\uXXXX` in lower and upper case."""
+    forms = [json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]]
+    for chars in _JSON_HTML.values():
+        for ascii_only in (False, True):
+            forms.append("".join(f"\\u{ord(c):04x}" if c in chars else c
+                                 for c in json.dumps(value, ensure_ascii=ascii_only)[1:-1]))
+    forms += [f.replace("/", "\\/") for f in forms if "/" in f]
+    forms += [_UESC.sub(lambda m: m.group().upper().replace("\\U", "\\u"), f) for f in forms if "\\u" in f]
+    return [f for f in dict.fromkeys(forms) if f != value]
+
+
+_UESC = re.compile(r"\\u[0-9a-f]{4}")
+
+
 def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
     """Every needle for `value` in the chosen encodings: form -> encoding name.
 
@@ -83,6 +124,9 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
             if len(core) >= 8:
                 out.setdefault(core, "base64")
                 out.setdefault(core.replace("+", "-").replace("/", "_"), "base64")
+    if "base85" in encodings:
+        for form in base85_forms(raw):
+            out.setdefault(form, "base85")
     if "url" in encodings:
         for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
             out.setdefault(form, "url")
@@ -90,7 +134,7 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
         for form in (raw.hex(), raw.hex().upper()):
             out.setdefault(form, "hex")
     if "json" in encodings:
-        for form in (json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+        for form in json_forms(value):
             out.setdefault(form, "json")
     if "shell" in encodings:
         for form in shell_forms(value):
@@ -118,14 +162,32 @@ def _dropped(ch: str) -> bool:
 
 
 _ASCII_DROP = re.compile(r"[*_`~\s]+")
+# Look-alike letters and digits read as one character in every view, the way Unicode's confusables
+# table groups them (its prototypes): `I`, `1`, `l` and what imitates them (Cyrillic `І`, Greek `Ι`),
+# and `0`, `O` (Cyrillic `О`). A value typed `P0x` is found written `POx` or `PОx`, and back.
+_CANON = str.maketrans({"I": "l", "1": "l", "0": "O"})
+# The folded view has no case, so there `i` is `I` too; `O` folds to `o`.
+_FOLD_CANON = str.maketrans({"i": "l", "1": "l", "0": "o"})
+# Terminal control sequences (CSI with SGR colours and erases, OSC titles and links, charset and
+# keypad escapes), as real bytes or as printed (`\x1b[`, `\033[`, `\e[`, `\u001b[`, `^[[`), and
+# backspace overstrike (`a\ba` bold, `_\ba` underline; real, or printed `^H`, `\b`, `\x08`, `\010`):
+# a terminal shows neither (`grep --color`, `jq -C`, man pages, `script` logs).
+_ESC = r"(?:\x1b|\\x1[bB]|\\033|\\e|\\u001[bB]|\^\[)"
+_TERMINAL = (rf"{_ESC}(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]{{0,512}}?(?:\x07|\\a|\\x07|\^G|{_ESC}\\)"
+             r"|[()][0-9A-Za-z]|[=>78MDEHc])|[^\s\\]?(?:\x08|\^H|\\b|\\x08|\\010)")
+# Markdown links show their text, not their target: `Zq7[kP2x](https://…)` reads `Zq7kP2x`.
+_LINK = (r"\[(?=[^\[\]\n]{1,256}\]\()|\]\([^()\s]{0,2048}(?:\s+\"[^\"\n]{0,256}\")?\)"
+         r"|\[(?=[^\[\]\n]{1,256}\]\[)|\]\[[^\[\]\n]{0,64}\]")
 # One escaped character (an HTML entity, %XX, \xXX, \uXXXX, \u{X}, \NNN octal): decoded in the view, so
 # `&#90;&#113;…`, `%5A%71…` and a half-escaped JSON string are the value they spell.
 ESCAPE = re.compile(r"&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9a-fA-F]{2}"
                     r"|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\[0-7]{3}")
 # HTML tags and comments split a word in rendered markdown without showing: `Zq7k<b></b>P2x`.
-_TAG = re.compile(r"<!--.{0,200}?-->|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>", re.S)
-_ASCII_TOKENS = re.compile(rf"(?P<drop>[*_`~\s]+|{_TAG.pattern})|(?P<esc>{ESCAPE.pattern})", re.S)
-_MAY_HIDE = re.compile(rf"{ESCAPE.pattern}|{_TAG.pattern}", re.S)
+_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>", re.S)
+# Plain runs between these tokens (spaces and markdown marks included) are read in C by `normalise`.
+_ASCII_TOKENS = re.compile(rf"(?P<drop>{_TERMINAL}|{_TAG.pattern}|{_LINK})|(?P<esc>{ESCAPE.pattern})", re.S)
+_MAY_HIDE = re.compile(rf"{_TERMINAL}|{ESCAPE.pattern}|{_TAG.pattern}|{_LINK}", re.S)
+_MAY_HIDE_CHARS = ("&", "%", "\\", "<", "\x1b", "\x08", "^", "](", "][")
 
 
 def decode_escape(token: str) -> str:
@@ -176,26 +238,34 @@ def normalise(text: str, decode: bool = True) -> tuple[str, list[int]]:
     nothing. A decoded escape maps to where it starts (`escape_end` finds where it ends).
     `decode=False` is the literal view: escapes and tags kept as written."""
     if decode and may_hide(text):
-        return _normalise_escaped(text)
-    if text.isascii():
-        # The common case, in C: runs of kept characters between dropped ones.
-        view: list[str] = []
-        where: list[int] = []
-        pos = 0
-        for m in _ASCII_DROP.finditer(text):
-            view.append(text[pos:m.start()])
-            where.extend(range(pos, m.start()))
-            pos = m.end()
-        view.append(text[pos:])
-        where.extend(range(pos, len(text)))
-        return "".join(view), where
-    chars: list[str] = []
-    where = []
-    for i, ch in enumerate(text):
-        for c in _view_chars(ch):
-            chars.append(c)
-            where.append(i)
-    return "".join(chars), where
+        view, where = _normalise_escaped(text)
+        return view.translate(_CANON), where
+    view: list[str] = []
+    where: list[int] = []
+    pos = 0
+    # ASCII runs in C (kept characters between dropped ones), other characters one at a time.
+    for m in _NON_ASCII.finditer(text) if not text.isascii() else ():
+        _ascii_run(text, pos, m.start(), view, where)
+        for i in range(m.start(), m.end()):
+            for c in _view_chars(text[i]):
+                view.append(c)
+                where.append(i)
+        pos = m.end()
+    _ascii_run(text, pos, len(text), view, where)
+    return "".join(view).translate(_CANON), where
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _ascii_run(text: str, start: int, end: int, view: list[str], where: list[int]) -> None:
+    pos = start
+    for m in _ASCII_DROP.finditer(text, start, end):
+        view.append(text[pos:m.start()])
+        where.extend(range(pos, m.start()))
+        pos = m.end()
+    view.append(text[pos:end])
+    where.extend(range(pos, end))
 
 
 def _normalise_escaped(text: str) -> tuple[str, list[int]]:
@@ -223,7 +293,7 @@ def _normalise_escaped(text: str) -> tuple[str, list[int]]:
 
 def may_hide(text: str) -> bool:
     """Whether `text` holds an escape or an HTML tag, so its decoded and literal views differ."""
-    return ("&" in text or "%" in text or "\\" in text or "<" in text) and _MAY_HIDE.search(text) is not None
+    return any(c in text for c in _MAY_HIDE_CHARS) and _MAY_HIDE.search(text) is not None
 
 
 def escape_end(text: str, pos: int) -> int:
@@ -235,16 +305,33 @@ def escape_end(text: str, pos: int) -> int:
 def normalised_text(text: str, decode: bool = True) -> str:
     """`normalise(text)[0]` without the offset map: searching needs only this; the map is built
     only when something is found (most texts hold no value)."""
-    if text.isascii() and not (decode and _MAY_HIDE.search(text)):
-        return _ASCII_DROP.sub("", text)
-    return normalise(text, decode)[0]
+    if decode and may_hide(text):
+        # Escapes decoded and hiding tokens dropped by one C-level pass, then read as plain text.
+        text = _ASCII_TOKENS.sub(_token_text, text)
+    if text.isascii():
+        return _ASCII_DROP.sub("", text).translate(_CANON)
+    return _ASCII_DROP.sub("", _NON_ASCII.sub(_view_run, text)).translate(_CANON)
+
+
+def _token_text(m: re.Match[str]) -> str:
+    return decode_escape(m.group()) if m.group("esc") else ""
+
+
+def _view_run(m: re.Match[str]) -> str:
+    return "".join(map(_view_chars, m.group()))
 
 
 def folded_text(text: str, decode: bool = True) -> str:
     """`folded(text)[0]` without the offset map."""
-    if text.isascii() and not (decode and _MAY_HIDE.search(text)):
-        return _FOLD.sub("", text.lower())
-    return folded(text, decode=decode)[0]
+    if text.isascii() and not (decode and may_hide(text)):
+        return _FOLD.sub("", text.lower().translate(_FOLD_CANON))
+    view = normalised_text(text if text.isascii() else _casefold(text), decode)
+    if view.isascii():
+        return _FOLD.sub("", view.lower().translate(_FOLD_CANON))
+    spread = unicodedata.normalize("NFKD", view)
+    if len(spread) == len(view) and not _TRANSLIT_CHARS.search(view):
+        return "".join(_KEEP_ANY.findall(spread.lower().translate(_FOLD_CANON)))
+    return "".join(map(fold_chars, view))
 
 
 def normalised(value: str, decode: bool = True) -> str | None:
@@ -262,10 +349,22 @@ def needle_views(value: str, fold: bool = False) -> list[str]:
     where it stands unbroken, so a split through it leaves it literal; a value with several runs,
     one split and one not, is the one mix not covered. Empty when the value is too short."""
     view = fold_needle if fold else normalised
-    found = [view(value)]
-    if may_hide(value):
-        found.append(view(value, decode=False))
+    spellings = [value]
+    if fold and _UMLAUT.search(value):
+        # `München` is written `Muenchen` as often as `Munchen` (the folded view's own reading).
+        spellings.append(_UMLAUT.sub(lambda m: _UMLAUTS[m.group()], value))
+    found = []
+    for spelling in spellings:
+        found.append(view(spelling))
+        if may_hide(spelling):
+            found.append(view(spelling, decode=False))
     return list(dict.fromkeys(v for v in found if v))
+
+
+_UMLAUTS = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"}
+_UMLAUT = re.compile("[äöüÄÖÜ]|[aouAOU]\u0308")
+_UMLAUTS.update({base + "\u0308": e for base, e in (("a", "ae"), ("o", "oe"), ("u", "ue"), ("A", "Ae"), ("O", "Oe"),
+                                                      ("U", "Ue"))})
 
 
 def text_views(text: str, fold: bool = False) -> list[ViewReader]:
@@ -280,29 +379,67 @@ def text_views(text: str, fold: bool = False) -> list[ViewReader]:
 
 _FOLD = re.compile(r"[^a-z0-9]+")
 _KEEP = re.compile(r"[a-z0-9]+")
+# Letters and digits of any script (not `_`), for a view that is not ASCII.
+_KEEP_ANY = re.compile(r"[^\W_]+")
 
 
-def folded(text: str, normal: tuple[str, list[int]] | None = None, decode: bool = True) -> tuple[str, list[int]]:
-    """The view paths are compared on: lower case, ASCII letters and digits only, so every slug,
-    case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`) folds to one string.
-    `normal` is `normalise(text)` when the caller has it already."""
-    view, where = normal if normal is not None else normalise(text, decode)
-    if view.isascii():
-        # The common case, in C: runs of letters and digits of the lower-cased view.
-        lowered = view.lower()
-        runs = list(_KEEP.finditer(lowered))
+def folded(text: str, decode: bool = True) -> tuple[str, list[int]]:
+    """The view paths are compared on: case folded, letters and digits only (of any script), so every
+    slug, case and separator variant of a value (`Zq7#kP2x`, `zq7-kp2x`, `ZQ7_KP2X`, `Straße`/`STRASSE`)
+    folds to one string. The text is case-folded before the normalised view reads look-alikes, so a
+    letter and its capital read as the same imitated letter (Greek `Ν` and `ν` both as `ν` does)."""
+    if text.isascii():
+        view, where = normalise(text, decode)
+        if view.isascii():
+            # The common case, in C: runs of letters and digits of the lower-cased view.
+            lowered = view.lower().translate(_FOLD_CANON)
+            runs = list(_KEEP.finditer(lowered))
+            return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
+    else:
+        view, where = normalise(_casefold(text), decode)
+    spread = unicodedata.normalize("NFKD", view)
+    if len(spread) == len(view) and not _TRANSLIT_CHARS.search(view):
+        lowered = spread.lower().translate(_FOLD_CANON)
+        runs = list(_KEEP_ANY.finditer(lowered))
         return "".join(m.group() for m in runs), [w for m in runs for w in where[m.start():m.end()]]
-    ascii_view = unicodedata.normalize("NFKD", view)
-    if len(ascii_view) != len(view):
-        # NFKD split a character (é -> e + accent): keep the offsets by folding one at a time.
-        pairs = [(c, w) for ch, w in zip(view, where, strict=True)
-                 for c in _FOLD.sub("", unicodedata.normalize("NFKD", ch).lower())]
-        return "".join(c for c, _ in pairs), [w for _, w in pairs]
-    lowered = ascii_view.lower()
-    if len(lowered) != len(view):
-        lowered = "".join(c.lower()[:1] for c in ascii_view)
-    keep = [(c, w) for c, w in zip(lowered, where, strict=True) if "a" <= c <= "z" or "0" <= c <= "9"]
-    return "".join(c for c, _ in keep), [w for _, w in keep]
+    pairs = [(c, w) for ch, w in zip(view, where, strict=True) for c in fold_chars(ch)]
+    return "".join(c for c, _ in pairs), [w for _, w in pairs]
+
+
+def _casefold(text: str) -> str:
+    """`text.casefold()` of the same length: a character that folds to several (`ß` -> `ss`) is kept
+    (`fold_chars` folds it later), so offsets, and an overstrike `ß\bß`, stay as they were."""
+    lowered = text.casefold()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.casefold()) != 1 else c.casefold() for c in text)
+
+
+# Letters that casefold and NFKD leave as they are, by how they are written in ASCII.
+_TRANSLIT = {"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h",
+             "ŧ": "t", "ŀ": "l", "ĸ": "k", "ŋ": "n", "ɖ": "d", "ƒ": "f"}
+
+
+_TRANSLIT_CHARS = re.compile("[" + "".join(_TRANSLIT) + "ßẞ]")
+
+
+@cache
+def fold_chars(ch: str) -> str:
+    """What one character of the text adds to the folded view: case folded (`ß` -> `ss`), accents
+    taken off (NFKD), transliterated (`ø` -> `o`), read as the letter it imitates (from its lower
+    case: Greek `Ν` and `ν` both fold as `ν` does), letters and digits of any script kept."""
+    out: list[str] = []
+    table = skeleton()
+    for c in unicodedata.normalize("NFKD", ch.casefold()):
+        if unicodedata.combining(c):
+            continue
+        for d in _TRANSLIT.get(c, c):
+            if not d.isascii():
+                d = table.get(d, d).lower()
+            d = d.translate(_FOLD_CANON)
+            if d.isalnum() and (d.isascii() or not d.isdigit() or d.isdecimal()):
+                out.append(d)
+    return "".join(out)
 
 
 def fold(value: str) -> str:

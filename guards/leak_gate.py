@@ -28,7 +28,9 @@ from muninn.core.config import Encoding
 from muninn.guards import gate_undeclared
 from muninn.guards.forms import (
     ENCODINGS,
+    ByteNeedles,
     forms_of,
+    needle_bytes,
     needle_views,
     text_views,
 )
@@ -246,6 +248,7 @@ class LeakGate:
         # Raw values only, in every view `forms.needle_views` reads them in.
         self._view = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v)})
         self._fold = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v, fold=True)})
+        self._bytes = ByteNeedles({b: i for v, i in known.items() if v for b in needle_bytes(v)})
         self.patterns = patterns
         # Pattern findings only: a known value is a finding whatever the allowlist says.
         self.allow = allow
@@ -270,6 +273,7 @@ class LeakGate:
             # Split by markup, zero-width characters or an indented wrap: still the value.
             # Any case, slug or separator spelling (a value that came in through a file name).
             found = self._view.find(text) + self._fold.find(text, fold=True)
+            found += [(secret_id, start) for secret_id, start, _ in self._bytes.find(text)]   # printed dumps
             out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
             out.extend(scan(text, self.allow))

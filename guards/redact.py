@@ -34,8 +34,10 @@ from muninn.guards import secret_values
 from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import (
     ENCODINGS,
+    ByteNeedles,
     escape_end,
     forms_of,
+    needle_bytes,
     needle_views,
     text_views,
 )
@@ -131,6 +133,8 @@ class Redactor:
         raw = [(i, n) for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids, strict=True)) if enc == "raw"]
         self._view = _Needles({v: i for i, n in raw for v in needle_views(n)}) if views else None
         self._fold = _Needles({v: i for i, n in raw for v in needle_views(n, fold=True)})
+        # Dumps a tool printed (xxd, od, hexdump, byte arrays, uuencode): the bytes of the value in them.
+        self._bytes = ByteNeedles({b: i for i, n in raw for b in needle_bytes(n)}) if views else None
         # Cut prefixes: an automaton over the first CUT_MIN characters of each value finds where a
         # prefix may start; a bisect per line end would cost ~1 ms a line with 10,000 values.
         heads: dict[str, list[int]] = {}
@@ -233,6 +237,7 @@ class Redactor:
             # A value renamed into a file name comes back in the text too ("from runbooks/zq7-kp2x.md"):
             # the folded view (any case, slug or separator spelling) runs over text when views are on.
             extra = self._view.find(text) + self._fold.find(text, fold=True) + self._cut_spans(text)
+            extra += self._bytes.find(text) if self._bytes is not None else []
             if extra:
                 spans = _merge(spans + extra)
         if not spans:

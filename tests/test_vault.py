@@ -313,3 +313,40 @@ def test_reader_going_away_does_not_hang(vault: Vault) -> None:
     done = subprocess.run(["bash", "-c", f"{muninn} secret exec vm-sudo -- yes | head -1"], capture_output=True,
                           text=True, env=env, timeout=60)
     assert done.stdout == "y\n"
+
+
+SHORT = "Kx9#q2"                                 # declared, 6 characters: not secret-ish
+PHRASE = "amber falcon river quartz"             # a declared phrase
+GO_VALUE = "Tk9<x>&y-Zq7w"                        # Go's encoding/json writes \u003c, \u003e, \u0026
+
+
+@pytest.fixture
+def vault_of_others(tmp_path: Path, isolated_keyring: Path) -> Vault:
+    entries = [*ENTRIES,
+               {"id": "short-pin", "kind": "password", "value": SHORT},
+               {"id": "wifi", "kind": "password", "value": PHRASE},
+               {"id": "go-token", "kind": "token", "value": GO_VALUE},
+               {"id": "svc", "kind": "login", "parts": {"username": "deploy-bot", "password": "Zr8#mQ2w!x"}}]
+    path = write_secrets(tmp_path, entries)
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"vault": {"files": [path.name]},
+                                   "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}}))
+    v = Vault.open(config.load(cfg), who="tester")
+    v.sync()
+    return v
+
+
+def test_exec_masks_every_declared_value_of_other_entries(vault_of_others: Vault) -> None:
+    # Issue 31 §7: export redacts these as declared; a child that prints them (a config dump) must not
+    # show them either. A user name of another entry names who, not what: left as it is.
+    script = f"echo '{SHORT}'; echo '{PHRASE}'; echo deploy-bot; echo admin"
+    _, out, _ = run(vault_of_others, "jira-api-token", ["sh", "-c", script])
+    assert out == "[REDACTED:short-pin]\n[REDACTED:wifi]\ndeploy-bot\nadmin\n"
+
+
+def test_exec_masks_json_escapes_of_common_writers(vault_of_others: Vault) -> None:
+    go = GO_VALUE.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    dotnet = GO_VALUE.replace("<", "\\u003C").replace(">", "\\u003E").replace("&", "\\u0026")
+    script = f"printf '%s\\n' '{{\"t\":\"{go}\"}}' '{{\"t\":\"{dotnet}\"}}'"
+    _, out, _ = run(vault_of_others, "go-token", ["sh", "-c", script])
+    assert out == '{"t":"[REDACTED:go-token]"}\n' * 2

@@ -85,7 +85,7 @@ class AccountSettings(Section):
 
 # Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
-Encoding = Literal["raw", "base64", "url", "hex", "json", "shell"]
+Encoding = Literal["raw", "base64", "base85", "url", "hex", "json", "shell"]
 
 
 class KeyringSettings(Section):

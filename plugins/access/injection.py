@@ -19,7 +19,7 @@ from muninn.core.errors import ConfigError, MuninnError, Refused
 from muninn.core.secrets_file import derive_env, env_names
 from muninn.guards.mask import masking_redactor
 from muninn.guards.redact import Redactor
-from muninn.guards.secret_values import is_secretish
+from muninn.guards.secret_values import is_declared_secret, is_secretish
 
 from .runner import RunResult, run_masked
 from .store import Store
@@ -105,13 +105,15 @@ class Secrets:
 
     def redactor(self, injected: str | Collection[str] = ()) -> Redactor:
         """What masking looks for: every part of the injected secrets (except user names), and every
-        other stored value that looks like a secret. A short or word-like value of another entry
-        (`admin`) would mask ordinary output, so only secret-ish ones are added."""
+        other stored value export would redact as declared (`is_declared_secret`: ≥ 6 characters, not
+        one ordinary word, so `admin` is left alone), user names of other entries too only when they
+        look like a secret. A child may print any entry's value (a config dump), not only its own."""
         injected = {injected} if isinstance(injected, str) else set(injected)
         known: dict[str, str] = {}
         for secret_id, part, value in self.store.all_values() if self.store is not None else ():
-            own = secret_id in injected and part not in _NOT_SECRET_PARTS and len(value) >= 4
-            if own or is_secretish(value):
+            names_who = part in _NOT_SECRET_PARTS
+            own = secret_id in injected and not names_who and len(value) >= 4
+            if own or is_secretish(value) or (not names_who and is_declared_secret(value)):
                 known[value] = f"{secret_id}.{part}" if part else secret_id
         return masking_redactor(known, self.encodings)
 

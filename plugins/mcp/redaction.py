@@ -21,7 +21,7 @@ from __future__ import annotations
 from muninn.core.config import Settings
 from muninn.guards import secret_values, undeclared
 from muninn.guards.allowlist import Allowlist
-from muninn.guards.redact import Redactor, marker
+from muninn.guards.redact import ENCODINGS, Redactor, marker
 from muninn.plugins.access.store import VaultDamaged
 
 
@@ -38,7 +38,9 @@ class ValueRedactor:
         self.count = len(known)
         self._known = known
         self._allowlist = allowlist
-        self._redactor = Redactor(known)
+        # Every form of the table and the views, as export: a value added or rotated after its copies
+        # reached the server is hidden in its base64, hex, case-changed and split copies too.
+        self._redactor = Redactor(known, encodings=ENCODINGS, views=True)
         self._writer: Redactor | None = None
 
     def _writes(self) -> Redactor:

@@ -1,0 +1,359 @@
+"""The bytes a text spells when a tool printed them as a dump: the byte view that value matching runs
+over, beside the text's own characters (`guards/forms.py` owns the forms; this module reads dumps).
+
+    byte_runs("00000000: 5a71 3723 6b50 3278  Zq7#kP2x")   # [Run(b"Zq7#kP2x", starts, ends)]
+
+Layouts read, each wherever it stands in a text (a value may run over several lines of one dump):
+- hex tables: `xxd`, `hexdump -C`, `hexdump`/`hexdump -x`, `od -x`/`-tx1`/`-tx2`/`-tx4` with or
+  without offsets (`-An`): offset column and ASCII column left out; groups of 4 or 8 digits read
+  both big-endian (xxd) and little-endian (od, hexdump), since the layout does not say which;
+- `od -c` / `od -An -c`: one byte per 4-character cell (a character, `\\n`-style escape or octal);
+- byte lists: `0x5a, 0x71` (C arrays, `xxd -i`), `5a:71:37` / `5a 71 37` (openssl, Wireshark),
+  decimal arrays `[90, 113, 55]` (Python `list(b)`, Java `byte[]`, negative bytes too);
+- byte strings: `\\x5a\\x71…` and `\\303\\237` runs with literal characters between
+  (Python `repr(bytes)`, C strings, bash `$'…'`);
+- code points: `U+005A U+0071` (read as characters, then UTF-8);
+- uuencode lines (`uuencode`, `binascii.b2a_uu`): a line whose length character matches its length;
+- base64 and hex blobs, decoded from their start (for UTF-16: UTF-8 copies are needles of `forms_of`).
+
+Each run keeps, per byte, where in the text it came from, so a match hides the span that spelled it.
+A run is only worth reading when it is at least as long as the shortest value (`MIN_BYTES`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import ahocorasick_rs
+
+MIN_BYTES = 6
+T = TypeVar("T")
+
+_HEX = "0-9a-fA-F"
+# xxd: `00000000: 5a71 3723 …  Zq7#…`; its groups are in byte order.
+_XXD = re.compile(rf"^[{_HEX}]{{6,16}}: ((?:[{_HEX}]{{2}})+(?: (?:[{_HEX}]{{2}})+)*)", re.M)
+# hexdump -C, hexdump, od -x/-tx*: an optional offset, then groups of one width, then `|ascii|` or nothing.
+# The offset, when there is one, is the first group: told apart by its width (7 or 8 digits, the rest 2-8).
+_TABLE = re.compile(rf"^[ \t]{{0,4}}([{_HEX}]{{2,8}}(?![^\s|])(?:[ \t]{{1,4}}[{_HEX}]{{2,8}}(?![^\s|]))*)"
+                    r"[ \t]*(?:\|(.*)\|)?[ \t]*$", re.M)
+_GROUP = re.compile(rf"[{_HEX}]+")
+# od -c: cells four wide after an optional 7-digit offset.
+_OD_C = re.compile(r"^(?:[0-7]{7})?((?:   [^\s\\]|  \\[0abfnrtv\\]|  \\[0-7]|    | [0-7]{3}|  \*\*){2,32})"
+                   r"[ \t]*$", re.M)
+_OD_ESC = {"0": 0, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
+# 0x5a, 0x71 … / 5a:71:37 … / 5a 71 37 …
+_HEX_LIST = re.compile(rf"0[xX][{_HEX}]{{2}}(?:[\s,]{{1,8}}0[xX][{_HEX}]{{2}})+"
+                       rf"|(?<![{_HEX}:-])[{_HEX}]{{2}}(?:(?::|-|[ \t]{{1,2}}|:?\r?\n[ \t]*)[{_HEX}]{{2}}){{3,}}"
+                       rf"(?![{_HEX}])")
+_DEC_LIST = re.compile(r"(?<![\d.])-?\d{1,3}(?:[ \t]*,[ \t\r\n]*-?\d{1,3}){3,}(?![\d.])")
+_BYTE_ESC = re.compile(r"(?<![^\s'\"=:(\[{,])(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\[nrt0'\"\\]|[^\s\\'\"])*"
+                       r"(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3})(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\[nrt0'\"\\]|[^\s\\'\"])*")
+_ONE_ESC = re.compile(r"\\x([0-9a-fA-F]{2})|\\([0-7]{3})|\\([nrt0'\"\\])|(.)", re.S)
+_SIMPLE_ESC = {"n": 10, "r": 13, "t": 9, "0": 0, "'": 39, '"': 34, "\\": 92}
+_CODE_POINTS = re.compile(r"[uU]\+[0-9a-fA-F]{4,6}(?:[\s,]{0,3}[uU]\+[0-9a-fA-F]{4,6})+")
+_CODE_POINT = re.compile(r"[uU]\+([0-9a-fA-F]{4,6})")
+# A uuencoded line: only characters 0x20-0x60 (no lower case), its first one giving the byte count.
+_UU_LINE = re.compile(r"^[!-M][ -`]{4,60}$", re.M)
+
+
+@dataclass
+class Run:
+    """Bytes a dump spells; `starts[i]`/`ends[i]` is the span of text that spelled byte i, and
+    `shown[i]` where its ASCII column shows it (xxd, hexdump -C), else -1."""
+
+    data: bytes
+    starts: list[int]
+    ends: list[int]
+    shown: list[int]
+
+
+class _Builder:
+    """Bytes gathered in text order, cut into runs where the dump stops."""
+
+    def __init__(self) -> None:
+        self.runs: list[Run] = []
+        self._data = bytearray()
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._shown: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def add(self, byte: int, start: int, end: int) -> None:
+        self._data.append(byte & 0xFF)
+        self._starts.append(start)
+        self._ends.append(end)
+        self._shown.append(-1)
+
+    def show(self, first: int, column: int) -> None:
+        """Bytes from `first` on are shown one character each from `column` on (an ASCII column)."""
+        for k in range(first, len(self._shown)):
+            self._shown[k] = column + k - first
+
+    def cut(self) -> None:
+        if len(self._data) >= MIN_BYTES:
+            self.runs.append(Run(bytes(self._data), self._starts, self._ends, self._shown))
+        self._data, self._starts, self._ends, self._shown = bytearray(), [], [], []
+
+
+def _hex_groups(builder: _Builder, text: str, start: int, end: int, little: bool) -> None:
+    for g in _GROUP.finditer(text, start, end):
+        digits = g.group()
+        pairs = [int(digits[i:i + 2], 16) for i in range(0, len(digits) - 1, 2)]
+        if little:
+            pairs.reverse()
+        for byte in pairs:
+            builder.add(byte, g.start(), g.end())
+
+
+def _lines(regex: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], bool]]:
+    """Matches of a line reader, each with whether it is on the line after the one before."""
+    last_end = -1
+    for m in regex.finditer(text):
+        yield m, last_end >= 0 and text.count("\n", last_end, m.start()) == 1
+        last_end = m.end()
+
+
+def _tables(text: str, out: list[Run]) -> None:
+    for little in (False, True):
+        b = _Builder()
+        for m, next_line in _lines(_TABLE, text):
+            groups = _GROUP.findall(m.group(1))
+            widths = {len(g) for g in groups[1:]} or {len(groups[0])}
+            if len(widths) != 1 or (len(groups) < 2 and (len(groups[0]) % 2 or not next_line)):
+                b.cut()     # one group alone is a table's last line, or no table
+                continue
+            if len({len(groups[0]), *widths}) > 1 or len(groups[0]) % 2:
+                first = _GROUP.search(m.group(1))
+                start = m.start(1) + (first.end() if first else 0)   # the first group is an offset
+            else:
+                start = m.start(1)
+            if next(iter(widths)) == 2 and little:
+                continue     # single bytes have no order: read once
+            if not next_line:
+                b.cut()
+            first = len(b)
+            _hex_groups(b, text, start, m.end(1), little)
+            if m.group(2) is not None and len(m.group(2)) == len(b) - first:
+                b.show(first, m.start(2))
+        b.cut()
+        out += b.runs
+
+
+def _xxd(text: str, out: list[Run]) -> None:
+    b = _Builder()
+    for m, next_line in _lines(_XXD, text):
+        if not next_line:
+            b.cut()
+        first = len(b)
+        _hex_groups(b, text, m.start(1), m.end(1), little=False)
+        # The ASCII column is the line's last characters, one a byte, after two spaces.
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end - (text[line_end - 1] == "\r")
+        column = line_end - (len(b) - first)
+        if text[column - 2:column] == "  ":
+            b.show(first, column)
+    b.cut()
+    out += b.runs
+
+
+def _od_c(text: str, out: list[Run]) -> None:
+    b = _Builder()
+    for m, next_line in _lines(_OD_C, text):
+        if not next_line:
+            b.cut()
+        for at in range(m.start(1), m.end(1), 4):
+            cell = text[at:at + 4].strip(" ")
+            if cell == "**":
+                continue     # od -c marks the rest of a multi-byte character
+            if not cell:
+                byte = 32
+            elif cell.isdigit() and len(cell) == 3:
+                byte = int(cell, 8)
+            elif cell.startswith("\\"):
+                byte = _OD_ESC.get(cell[1], int(cell[1], 8) if cell[1].isdigit() else 0)
+            else:
+                byte = ord(cell) if ord(cell) < 256 else 0
+            b.add(byte, at, at + 4)
+    b.cut()
+    out += b.runs
+
+
+def _lists(text: str, out: list[Run]) -> None:
+    for m in _HEX_LIST.finditer(text):
+        b = _Builder()
+        for g in re.finditer(rf"(?:0[xX])?([{_HEX}]{{2}})", m.group()):
+            b.add(int(g.group(1), 16), m.start() + g.start(), m.start() + g.end())
+        b.cut()
+        out += b.runs
+    for m in _DEC_LIST.finditer(text):
+        numbers = [(int(g.group()), g) for g in re.finditer(r"-?\d+", m.group())]
+        if all(-128 <= n <= 255 for n, _ in numbers):
+            b = _Builder()
+            for n, g in numbers:
+                b.add(n, m.start() + g.start(), m.start() + g.end())
+            b.cut()
+            out += b.runs
+
+
+def _byte_strings(text: str, out: list[Run]) -> None:
+    for m in _BYTE_ESC.finditer(text):
+        b = _Builder()
+        for e in _ONE_ESC.finditer(m.group()):
+            start, end = m.start() + e.start(), m.start() + e.end()
+            if e.group(1):
+                b.add(int(e.group(1), 16), start, end)
+            elif e.group(2):
+                b.add(int(e.group(2), 8), start, end)
+            elif e.group(3):
+                b.add(_SIMPLE_ESC[e.group(3)], start, end)
+            else:
+                for byte in e.group(4).encode("utf-8", "surrogatepass"):
+                    b.add(byte, start, end)
+        b.cut()
+        out += b.runs
+
+
+def _code_points(text: str, out: list[Run]) -> None:
+    for m in _CODE_POINTS.finditer(text):
+        b = _Builder()
+        for c in _CODE_POINT.finditer(text, m.start(), m.end()):
+            code = int(c.group(1), 16)
+            for byte in (chr(code).encode("utf-8", "surrogatepass") if code <= 0x10FFFF else b"?"):
+                b.add(byte, c.start(), c.end())
+        b.cut()
+        out += b.runs
+
+
+def _uu(text: str, out: list[Run]) -> None:
+    b = _Builder()
+    for m, next_line in _lines(_UU_LINE, text):
+        line = m.group()
+        count = (ord(line[0]) - 32) & 0x3F
+        if (len(line) - 1) not in range(((count + 2) // 3) * 4, ((count + 2) // 3) * 4 + 2):
+            b.cut()
+            continue
+        try:
+            data = binascii.a2b_uu(line)
+        except binascii.Error:
+            b.cut()
+            continue
+        if not next_line:
+            b.cut()
+        for i, byte in enumerate(data):
+            at = m.start() + 1 + (i // 3) * 4
+            b.add(byte, at, min(at + 4, m.end()))
+    b.cut()
+    out += b.runs
+
+
+# base64 (standard or URL-safe, wrapped over lines) and plain hex blobs, decoded from their start: the
+# value's UTF-16 bytes inside them (PowerShell's -EncodedCommand, a Windows tool's output) are found
+# here rather than as needles of every alignment.
+_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:\r?\n[A-Za-z0-9+/_-]{4,})*={0,2}")
+_HEX_RUN = re.compile(rf"(?<![{_HEX}])(?:[{_HEX}]{{2}}){{8,}}(?:\r?\n(?:[{_HEX}]{{2}})+)*(?![{_HEX}])")
+_WRAP = re.compile(r"[\r\n=]")
+# Adobe's delimited ascii85 (`<~…~>`, a85encode(adobe=True), PostScript and PDF streams).
+_A85_RUN = re.compile(r"<~([!-uz\s]{8,}?)~>")
+
+
+def _blobs(text: str, out: list[Run]) -> None:
+    for m in _HEX_RUN.finditer(text):
+        kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n"]
+        digits = _WRAP.sub("", m.group())
+        b = _Builder()
+        for i in range(0, len(digits) - 1, 2):
+            b.add(int(digits[i:i + 2], 16), kept[i], kept[i + 1] + 1)
+        b.cut()
+        out += b.runs
+    for m in _A85_RUN.finditer(text):
+        kept = [m.start() + 2 + i for i, c in enumerate(m.group(1)) if not c.isspace()]
+        try:
+            data = base64.a85decode(m.group(), adobe=True)
+        except ValueError:
+            continue
+        b = _Builder()
+        for i, byte in enumerate(data):
+            b.add(byte, kept[min(i * 5 // 4, len(kept) - 1)], kept[min((i * 5 + 4) // 4, len(kept) - 1)] + 1)
+        b.cut()
+        out += b.runs
+    for m in _B64_RUN.finditer(text):
+        chars = _WRAP.sub("", m.group())
+        if chars.isdigit():
+            continue                 # a number: nothing encoded
+        kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n="]
+        try:
+            data = base64.b64decode(chars.replace("-", "+").replace("_", "/") + "=" * (-len(chars) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        b = _Builder()
+        for i, byte in enumerate(data):
+            b.add(byte, kept[min(i * 4 // 3, len(kept) - 1)], kept[min((i * 4 + 3) // 3, len(kept) - 1)] + 1)
+        b.cut()
+        out += b.runs
+
+
+# Cheap tests for whether a reader can find anything at all: most texts hold no dump.
+_MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
+                       r"|\d[ \t]*,[ \t\r\n]*-?\d|^[!-M][ -`]{4,60}$"
+                       r"|^(?:[0-7]{7})?(?:   [^\s\\]|  \\[0abfnrtv]){2}", re.M)
+
+
+def byte_runs(text: str) -> list[Run]:
+    """Every run of bytes a dump in `text` spells (see the module's list of layouts)."""
+    if len(text) < MIN_BYTES:
+        return []
+    out: list[Run] = []
+    _blobs(text, out)
+    if not _MAY_DUMP.search(text):
+        return out
+    _xxd(text, out)
+    _tables(text, out)
+    _od_c(text, out)
+    _lists(text, out)
+    if "\\" in text:
+        _byte_strings(text, out)
+    if "+" in text:
+        _code_points(text, out)
+    _uu(text, out)
+    return out
+
+
+def needle_bytes(value: str) -> list[bytes]:
+    """The byte strings a value is looked for in a dump as: UTF-8 and UTF-16 in both orders."""
+    if len(value) < MIN_BYTES:
+        return []
+    return list(dict.fromkeys(value.encode(enc, "surrogatepass") for enc in ("utf-8", "utf-16-le", "utf-16-be")))
+
+
+class ByteNeedles(Generic[T]):
+    """Values' byte strings (`needle_bytes`) searched in every run a dump in the text spells:
+    find(text) -> (payload, start, end) in the text, for the redactor and the leak gate alike."""
+
+    def __init__(self, needles: Mapping[bytes, T]) -> None:
+        self._payloads = list(needles.values())
+        self._ac = ahocorasick_rs.BytesAhoCorasick(list(needles), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if needles else None
+
+    def find(self, text: str) -> list[tuple[T, int, int]]:
+        if self._ac is None:
+            return []
+        out: list[tuple[T, int, int]] = []
+        for run in byte_runs(text):
+            for i, start, end in self._ac.find_matches_as_indexes(run.data, overlapping=True):
+                payload = self._payloads[i]
+                out.append((payload, run.starts[start], run.ends[end - 1]))
+                # What the ASCII column shows of the same bytes, a span per line.
+                shown = [p for p in run.shown[start:end] if p >= 0]
+                for k, pos in enumerate(shown):
+                    if k == 0 or pos != shown[k - 1] + 1:
+                        piece = pos
+                    if k == len(shown) - 1 or shown[k + 1] != pos + 1:
+                        out.append((payload, piece, pos + 1))
+        return out
