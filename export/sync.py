@@ -35,7 +35,7 @@ from typing import Any
 from muninn.core import atomic, paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy
+from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy, ServerError
 from muninn.core.workspace import Workspace
 from muninn.export.facts import slug
 from muninn.export.sync_gate import SyncGate
@@ -195,12 +195,14 @@ def remote_files(client: OpenViking, to_uri: str) -> set[str]:
         return set()
 
 
-def read_many(client: OpenViking, uris: list[str], workers: int = 8) -> dict[str, bytes]:
-    """{uri: server bytes} for each uri that still exists (one gone since the listing is left out)."""
+def read_many(client: OpenViking, uris: list[str], workers: int = 8,
+              skip: tuple[type[ServerError], ...] = (NotFound,)) -> dict[str, bytes]:
+    """{uri: server bytes} for each uri that still exists (one gone since the listing is left out,
+    and one that raises any error of `skip`)."""
     def one(uri: str) -> tuple[str, bytes] | None:
         try:
             return uri, client.read(uri).encode("utf-8")
-        except NotFound:
+        except skip:
             return None
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

@@ -43,3 +43,11 @@ def register_checks(register: Callable[[Callable[..., Any]], None]) -> None:
 
     register(doctor_check.nightly_timer)
     register(doctor_check.nightly_last_run)
+
+
+@hookimpl
+def register_backup_parts(register: Callable[[Any], Any]) -> None:
+    from muninn.nightly import backup_parts
+
+    for part in backup_parts.BUILTIN:
+        register(part)
