@@ -87,10 +87,17 @@ def world(stack, tmp_path_factory) -> dict:
     return {"settings": settings, "env": env, "task": task, "exported": exported, "tmp": tmp, "config": path}
 
 
-def test_the_backup_holds_direct_writes_and_edits_and_leaves_exported_files_to_the_exports(world) -> None:
-    made = cli(world["env"], "backup", "create", "--json")
-    assert made.returncode == 0, made.stderr
-    report = json.loads(made.stdout)
+@pytest.fixture(scope="module")
+def made(world) -> dict:
+    """`backup create` once, before any test deletes or changes what it holds."""
+    done = cli(world["env"], "backup", "create", "--json")
+    assert done.returncode == 0, done.stderr
+    world["backup"] = Path(json.loads(done.stdout)["path"])
+    return json.loads(done.stdout)
+
+
+def test_the_backup_holds_direct_writes_and_edits_and_leaves_exported_files_to_the_exports(world, made) -> None:
+    report = made
     archive = backup_archive.Archive.from_bytes(Path(report["path"]).read_bytes(), report["path"])
     held = {f["uri"]: f for f in archive.server_files}
     assert held[DECISION_URI]["why"] == "direct" and held[DECISION_URI]["read_as"] in ("cli", "owner")
@@ -109,10 +116,9 @@ def test_the_backup_holds_direct_writes_and_edits_and_leaves_exported_files_to_t
     values = [e["value"] for e in yaml.safe_load((world["config"].parent / "secrets.yaml").read_text())
               if isinstance(e.get("value"), str)]
     assert values and not [v for v in values if v.encode() in blob]
-    world["backup"] = Path(report["path"])
 
 
-def test_a_deleted_direct_write_is_restored_and_findable_at_once_by_keyword_and_vector(world) -> None:
+def test_a_deleted_direct_write_is_restored_and_findable_at_once_by_keyword_and_vector(world, made) -> None:
     settings = world["settings"]
     with reader(settings, "assistant") as assistant:
         purge.retry_busy(lambda: assistant.rm(DECISION_URI))
@@ -141,7 +147,7 @@ def test_a_deleted_direct_write_is_restored_and_findable_at_once_by_keyword_and_
     assert DECISION_URI in [h["uri"] for h in json.loads(found.stdout)["hits"]]
 
 
-def test_a_restore_keeps_a_file_that_changed_since_names_it_and_replace_overwrites_it(world) -> None:
+def test_a_restore_keeps_a_file_that_changed_since_names_it_and_replace_overwrites_it(world, made) -> None:
     settings = world["settings"]
     newer = RAVEN + "Checked again on 1 December.\n"
     with reader(settings, "raven") as raven:
@@ -185,3 +191,37 @@ def test_the_nightly_backup_job_reports_what_it_held(world) -> None:
     result = backup.backup_job(Context(world["settings"]))
     assert result.status == "ok", result.detail
     assert result.data["edited"] == 1 and result.data["bytes"] > 0
+
+
+def test_a_new_machine_restores_the_workspace_onto_a_fresh_server_findable_at_once(world, made, tmp_path) -> None:
+    from conftest import own_stack
+
+    account = world["settings"].openviking.account
+    with own_stack(tmp_path / "new-host") as fresh:
+        cfg = yaml.safe_load(fresh.config_path.read_text())
+        cfg["openviking"] = {"account": account, "user": "owner"}
+        fresh.config_path.write_text(yaml.safe_dump(cfg))
+        env = fresh.env
+        first = cli(env, "backup", "restore", str(world["backup"]), "--all", "--json")
+        # The local parts come back at once; the server files wait for keys that only policy apply mints.
+        assert first.returncode == 1 and "muninn policy apply" in first.stderr, first.stderr
+        out = json.loads(first.stdout)
+        assert out["written"] == [] and len(out["waiting"]) == 3
+        restored_policy = policy_mod.load_for(config.load(fresh.config_path))
+        assert set(restored_policy.profiles) == {"owner", "assistant", "raven"}
+        applied = cli(env, "policy", "apply")
+        assert applied.returncode == 0, applied.stderr
+        second = cli(env, "backup", "restore", str(world["backup"]), "--all", "--json")
+        assert second.returncode == 0, second.stderr
+        out = json.loads(second.stdout)
+        assert sorted(out["written"]) == sorted({DECISION_URI, world["task"], RAVEN_URI})
+        assert out["local"] == [] and out["writers"] == {"assistant": 2, "raven": 1}
+        found = cli(env, "search", "DEC-7731", "--json", "--no-rerank")
+        assert found.returncode == 0, found.stderr
+        assert DECISION_URI in [h["uri"] for h in json.loads(found.stdout)["hits"]]
+        asked = cli(env, "search", "what was replaced on the boiler and what does the gauge read", "--json",
+                    "--no-rerank", "--no-hybrid", "--target", "viking://resources/agents/raven")
+        assert asked.returncode == 0, asked.stderr
+        assert RAVEN_URI in [h["uri"] for h in json.loads(asked.stdout)["hits"]]
+        store = config.load(fresh.config_path).paths.vault_store
+        assert store.is_file() and store.stat().st_mode & 0o777 == 0o600
