@@ -225,3 +225,25 @@ def test_a_new_machine_restores_the_workspace_onto_a_fresh_server_findable_at_on
         assert RAVEN_URI in [h["uri"] for h in json.loads(asked.stdout)["hits"]]
         store = config.load(fresh.config_path).paths.vault_store
         assert store.is_file() and store.stat().st_mode & 0o777 == 0o600
+
+
+def test_no_nightly_job_touches_a_file_muninn_did_not_write_in_any_area(world, made) -> None:
+    """The never-delete rule: every job of a whole night (refresh's export and sync included), then
+    `sync all --prune`, leaves every directly written file as it was, in every area of the policy,
+    and inside an exported folder too."""
+    settings = world["settings"]
+    with OpenViking.user(settings) as owner:
+        exported = sorted(e.uri for e in owner.walk("viking://resources/shared"))
+    inside = exported[0].rsplit("/", 1)[0] + "/written-directly.md"        # beside exported facts
+    plants = {f"{uri}/never-delete-{uuid.uuid4().hex[:6]}.md": f"# Direct\\nWritten into {uri} by a reader.\\n"
+              for uri in policy_mod.load_for(settings).areas.values()}
+    plants[inside] = "# Direct\\nA reader's note inside an exported folder.\\n"
+    with reader(settings, "owner") as owner:
+        for uri, text in plants.items():
+            owner.write(uri, text, wait=True)
+    night = cli(world["env"], "nightly", "--json")
+    assert night.returncode in (0, 1, 13), night.stderr       # findings are fine; a lost file is not
+    pruned = cli(world["env"], "sync", "all", "--prune", "--json")
+    assert pruned.returncode in (0, 19), pruned.stderr
+    with reader(settings, "owner") as owner:
+        assert {uri: owner.read(uri) for uri in plants} == plants
