@@ -77,8 +77,9 @@ def derived(uri: str) -> bool:
     return uri.rsplit("/", 1)[-1].startswith(".")
 
 
-def collect(settings: Settings, roots: Iterable[str] | None = None) -> Collected:
-    """Every file that cannot be rebuilt, under `roots` (default: each identity's own roots)."""
+def collect(settings: Settings, roots: Iterable[str] | None = None, every_file: bool = False) -> Collected:
+    """Every file that cannot be rebuilt, under `roots` (default: each identity's own roots); with
+    `every_file`, every file there (the mirror's view of an area)."""
     owned = written_by_sync(settings.paths.sync_manifests, settings.server.base_url)
     wanted = tuple(r.rstrip("/") for r in roots) if roots is not None else None
     out = Collected()
@@ -101,7 +102,7 @@ def collect(settings: Settings, roots: Iterable[str] | None = None) -> Collected
             for uri, data in got.items():
                 seen.add((ident.account, uri))
                 hashes = owned.get((ident.account, uri), set()) | owned.get((None, uri), set())
-                if sha(data) in hashes:
+                if sha(data) in hashes and not every_file:
                     out.rebuildable += 1
                     continue
                 out.files.append(ServerFile(uri, ident.account, ident.label, "edited" if hashes else "direct",

@@ -247,3 +247,27 @@ def test_no_nightly_job_touches_a_file_muninn_did_not_write_in_any_area(world, m
     assert pruned.returncode in (0, 19), pruned.stderr
     with reader(settings, "owner") as owner:
         assert {uri: owner.read(uri) for uri in plants} == plants
+
+
+def test_the_mirror_holds_the_roadmap_as_the_server_has_it_and_gates_it(world, made) -> None:
+    settings = world["settings"]
+    value = next(e["value"] for e in yaml.safe_load((world["config"].parent / "secrets.yaml").read_text())
+                 if isinstance(e.get("value"), str) and len(e["value"]) >= 12)
+    leaked = "viking://resources/roadmap/decisions/leaked.md"
+    with reader(settings, "assistant") as assistant:
+        assistant.write(leaked, f"# Oops\nthe token is {value}\n", wait=True)
+    night = cli(world["env"], "nightly", "--only", "mirror", "--json")
+    assert night.returncode == 1, night.stderr          # the leak is a finding, named by path, never by value
+    assert value not in night.stdout + night.stderr and "server/roadmap/decisions/leaked.md" in night.stdout
+    repo = settings.paths.mirror
+    assert (repo / "server/roadmap/decisions/2026-11-30-nas-zfs.md").read_text() == DECISION
+    assert not (repo / "server/roadmap/decisions/leaked.md").exists()
+    edited = repo / "server" / world["task"].removeprefix("viking://resources/")
+    assert edited.read_text().endswith(EDIT_MARK)
+    log = subprocess.run(["git", "-C", str(repo), "log", "-p", "--all"], capture_output=True, text=True).stdout
+    assert "DEC-7731" in log and value not in log
+    with reader(settings, "assistant") as assistant:
+        purge.retry_busy(lambda: assistant.rm(leaked))
+        assistant.wait()
+    clean = cli(world["env"], "nightly", "--only", "mirror", "--json")
+    assert clean.returncode == 0, clean.stdout
