@@ -22,9 +22,9 @@ from muninn.core import credentials, policy
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ServerDown
-from muninn.nightly import backup_archive, backup_parts, backup_server
+from muninn.nightly import backup_archive, backup_crypt, backup_parts, backup_server
 
-PATTERN = "muninn-backup-*.tar.gz"
+PATTERN = "muninn-backup-*"          # .mbk sealed; .tar.gz made before sealing
 
 
 @dataclass
@@ -95,15 +95,38 @@ def gather(settings: Settings, report: BackupReport) -> tuple[dict[str, bytes], 
 def create(settings: Settings) -> BackupReport:
     out = folder(settings)
     out.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = out / f"muninn-backup-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}.tar.gz"
+    path = out / f"muninn-backup-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}.mbk"
     report = BackupReport(path)
     members, index = gather(settings, report)
-    data = backup_archive.pack(members, index)
+    data = backup_crypt.seal(settings, backup_archive.pack(members, index), path.name)
     backup_archive.write_private(path, data)
     report.size = len(data)
-    for old in sorted(out.glob(PATTERN))[:-settings.nightly.keep_backups]:
+    for old in expired(listing(settings), settings.nightly.keep_backups, settings.nightly.keep_weekly_backups):
         old.unlink(missing_ok=True)
     return report
+
+
+def listing(settings: Settings) -> list[Path]:
+    """Every backup in the folder, oldest first (the names sort by time)."""
+    out = folder(settings)
+    return sorted(p for p in out.glob(PATTERN) if p.suffix in (".mbk", ".gz")) if out.is_dir() else []
+
+
+def stamp(path: Path) -> datetime:
+    return datetime.strptime(path.name.split("-", 2)[2].split(".", 1)[0], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+
+
+def expired(paths: list[Path], daily: int, weekly: int) -> list[Path]:
+    """What retention removes, as restic's --keep-daily/--keep-weekly count: each rule on its own over
+    every backup, and a backup stays when any rule keeps it. The newest `daily` stay, and the newest
+    of each of the last `weekly` weeks that have one."""
+    ordered = sorted(paths)
+    keep = set(ordered[-daily:]) if daily else set()
+    weeks: dict[tuple[int, int], Path] = {}
+    for p in ordered:
+        weeks[stamp(p).isocalendar()[:2]] = p        # later ones overwrite: the newest of its week
+    keep |= set(sorted(weeks.values())[-weekly:]) if weekly else set()
+    return [p for p in ordered if p not in keep]
 
 
 def _accounts(settings: Settings, report: BackupReport) -> list[dict[str, Any]] | None:

@@ -60,3 +60,56 @@ def _say(report: backup_restore.RestoreReport, json_out: bool) -> None:
         f"{report.unchanged} already there, {len(report.local)} local file(s)")
     for w in report.warnings:
         say(f"warning: {w}")
+
+
+@app.command("verify")
+def verify(
+    ctx: typer.Context,
+    file: Path = typer.Argument(None, exists=True, dir_okay=False, help="A backup (default: the latest)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """The restore drill: open the backup with the key in the keyring, restore every file into a scratch
+    folder and check each against the hash the backup itself holds. Exit 1 when it does not open or any
+    file differs (also the nightly job `backup-verify`)."""
+    from muninn.nightly import backup_verify
+
+    report = backup_verify.drill(settings(ctx), file)
+    if json_out:
+        emit_json(report.to_json())
+    else:
+        say(f"{report.path}: {report.members} file(s) checked in {report.seconds:.1f} s, "
+            f"{len(report.problems)} problem(s)")
+    backup_verify.raise_for(report)
+
+
+key_app = typer.Typer(help="The backup key: export it once, import it on a new host.", no_args_is_help=True)
+app.add_typer(key_app, name="key")
+
+
+def _passphrase(confirm: bool) -> str:
+    """From $MUNINN_PASSPHRASE (scripts, tests) or typed without echo; never an argument (shell history)."""
+    import os
+
+    given = os.environ.get("MUNINN_PASSPHRASE")
+    if given:
+        return given
+    return typer.prompt("passphrase", hide_input=True, confirmation_prompt=confirm)
+
+
+@key_app.command("export")
+def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new file (written 0600).")) -> None:
+    """Write the backup key, sealed with a passphrase, to a new file: keep it off this host. Without it
+    no backup opens on a new machine."""
+    from muninn.nightly import backup_crypt
+
+    backup_crypt.export_key(settings(ctx), dest, _passphrase(confirm=True))
+    say(f"wrote the backup key to {dest} (0600, sealed with your passphrase)")
+
+
+@key_app.command("import")
+def key_import(ctx: typer.Context, src: Path = typer.Argument(..., exists=True, dir_okay=False)) -> None:
+    """Put an exported backup key into this workspace's keyring (a new host, before `backup restore`)."""
+    from muninn.nightly import backup_crypt
+
+    backup_crypt.import_key(settings(ctx), src, _passphrase(confirm=False))
+    say("imported the backup key")

@@ -85,7 +85,9 @@ def raise_for(report: RestoreReport) -> None:
 
 
 def open_archive(settings: Settings, path: Path) -> backup_archive.Archive:
-    return backup_archive.Archive.from_bytes(path.read_bytes(), str(path))
+    from muninn.nightly import backup_crypt
+
+    return backup_archive.Archive.from_bytes(backup_crypt.open_bytes(settings, path), str(path))
 
 
 def _local(settings: Settings, archive: backup_archive.Archive, replace: bool, report: RestoreReport) -> None:

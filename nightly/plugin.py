@@ -14,6 +14,7 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     from muninn.nightly import (
         acl_drift,
         backup,
+        backup_verify,
         completeness,
         mirror,
         refresh,
@@ -34,6 +35,7 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     register("completeness", completeness.completeness)
     register("verify", verify.verify)
     register("backup", backup.backup_job)
+    register("backup-verify", backup_verify.verify_job)
     register("mirror", mirror.mirror)
 
 

@@ -20,7 +20,7 @@ from muninn.core import config, credentials
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.export import pipeline, sync
-from muninn.nightly import backup, backup_archive, backup_restore, purge
+from muninn.nightly import backup, backup_restore, purge
 from muninn.plugins import policy_apply
 from muninn.plugins.search import keyword, reader_index
 
@@ -98,7 +98,7 @@ def made(world) -> dict:
 
 def test_the_backup_holds_direct_writes_and_edits_and_leaves_exported_files_to_the_exports(world, made) -> None:
     report = made
-    archive = backup_archive.Archive.from_bytes(Path(report["path"]).read_bytes(), report["path"])
+    archive = backup_restore.open_archive(world["settings"], Path(report["path"]))
     held = {f["uri"]: f for f in archive.server_files}
     assert held[DECISION_URI]["why"] == "direct" and held[DECISION_URI]["read_as"] in ("cli", "owner")
     assert held[world["task"]]["why"] == "edited"
@@ -111,8 +111,9 @@ def test_the_backup_holds_direct_writes_and_edits_and_leaves_exported_files_to_t
     assert report["areas"] == {"viking://resources/roadmap": 2, "viking://resources/agents/raven": 1}
     assert {"vault", "policy", "sync-manifests", "retired-hashes"} <= set(report["included"])
     assert archive.problems() == []
-    with tarfile.open(report["path"]) as tar:
-        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())
+    drill = cli(world["env"], "backup", "verify", "--json")
+    assert drill.returncode == 0 and json.loads(drill.stdout)["problems"] == [], drill.stderr
+    blob = b"".join(archive.members.values())
     values = [e["value"] for e in yaml.safe_load((world["config"].parent / "secrets.yaml").read_text())
               if isinstance(e.get("value"), str)]
     assert values and not [v for v in values if v.encode() in blob]
@@ -201,7 +202,14 @@ def test_a_new_machine_restores_the_workspace_onto_a_fresh_server_findable_at_on
         cfg = yaml.safe_load(fresh.config_path.read_text())
         cfg["openviking"] = {"account": account, "user": "owner"}
         fresh.config_path.write_text(yaml.safe_dump(cfg))
-        env = fresh.env
+        env = {**fresh.env, "MUNINN_PASSPHRASE": "a passphrase for the new host"}
+        locked = cli(env, "backup", "restore", str(world["backup"]), "--all")
+        assert locked.returncode == 4 and "backup key import" in locked.stderr, locked.stderr   # sealed
+        key_file = tmp_path / "backup.key"
+        exported = cli({**world["env"], "MUNINN_PASSPHRASE": env["MUNINN_PASSPHRASE"]}, "backup", "key", "export",
+                       str(key_file))
+        assert exported.returncode == 0, exported.stderr
+        assert cli(env, "backup", "key", "import", str(key_file)).returncode == 0
         first = cli(env, "backup", "restore", str(world["backup"]), "--all", "--json")
         # The local parts come back at once; the server files wait for keys that only policy apply mints.
         assert first.returncode == 1 and "muninn policy apply" in first.stderr, first.stderr
