@@ -148,13 +148,18 @@ def sync_cmd(
     src: str = typer.Argument(..., help="Folder of fact files (from `muninn export`), or `all`."),
     to: str = typer.Option(None, "--to", help="The area: viking://resources/<area> (required unless `all`)."),
     prune: bool = typer.Option(False, "--prune", help="Remove files muninn wrote earlier whose fact is gone. "
-                               "Files muninn did not write are never touched."),
+                               "Files muninn did not write, and muninn's files a reader changed, are never "
+                               "touched."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite (or prune) a conflict: a file at one of "
+                                 "muninn's paths whose server bytes muninn did not write."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Write fact files into OpenViking: vectors only, in batches, touching only files muninn owns.
 
     A manifest in the workspace records what muninn wrote (path and content hash): unchanged
-    files are skipped, changed ones replaced. After writing it waits for indexing, then walks
+    files are skipped, changed ones replaced. A file whose bytes on the server are not what muninn
+    wrote (a reader edited it, or someone else's file holds the path) is a conflict: kept, named,
+    exit 19, until `--replace`. After writing it waits for indexing, then walks
     the area folder by folder and counts every manifest entry (`missing_after_wait`). A run
     that was killed converges on rerun without duplicates. Acts as openviking.account /
     openviking.user from muninn.yaml, with that user's key from the keyring.
@@ -179,11 +184,11 @@ def sync_cmd(
         gate.check([(Path(src), sync_mod.local_files(Path(src)))])
     with OpenViking.user(s) as client, _progress(json_out) as on_progress:
         if src == "all":
-            reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress)
+            reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress, replace=replace)
         else:
             reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
                                          manifest_dir=s.paths.sync_manifests, on_progress=on_progress,
-                                         settings=s, gate=gate)}
+                                         settings=s, gate=gate, replace=replace)}
     if json_out:
         emit_json(reports[to].as_json() if src != "all" else {a: r.as_json() for a, r in reports.items()})
     else:
@@ -196,15 +201,20 @@ def sync_cmd(
                                                                       "missing_after_wait")}
     say(f"sync: {len(reports)} area(s): {total['written']} written, {total['unchanged']} unchanged, "
         f"{total['removed']} removed, {total['missing_after_wait']} missing after wait")
-    bad = [(a, r) for a, r in reports.items() if r.missing_after_wait or r.conflicts]
-    for area, r in bad:
+    for area, r in reports.items():
         for rel in r.conflicts[:20]:
-            say(f"[yellow]conflict[/] {area}/{rel}: a file muninn did not write holds this path; left alone")
+            why = "a reader changed muninn's file" if rel in r.edited else "a file muninn did not write holds this path"
+            say(f"[yellow]conflict[/] {area}/{rel}: {why}; kept")
         for rel in r.missing[:20]:
             say(f"[red]missing[/] {area}/{rel}")
-    if bad:
-        raise sync_mod.SyncIncomplete("sync incomplete: files are missing after wait or paths are held by others",
-                                      fix="rerun `muninn sync`; move or rename conflicting files")
+    if any(r.missing_after_wait for r in reports.values()):
+        raise sync_mod.SyncIncomplete("sync incomplete: files are missing after wait",
+                                      fix="rerun `muninn sync`")
+    conflicts = sum(len(r.conflicts) for r in reports.values())
+    if conflicts:
+        raise sync_mod.SyncConflict(f"sync kept {conflicts} file(s) whose server bytes muninn did not write",
+                                    fix="fold the reader's change into the source, or rerun with --replace to "
+                                        "overwrite it")
 
 
 class _progress:

@@ -6,6 +6,11 @@ user with write access there could add someone else's file to it and have `--pru
 that file. Losing the local manifest is safe: a remote file whose bytes equal the local fact
 is adopted again, and one that differs is reported as a conflict and left alone.
 
+A path in the manifest is muninn's only while the server still holds the bytes muninn wrote
+there: readers edit exported files in place. Before a file is replaced or pruned its server
+bytes are read and hashed; bytes the manifest does not name are a reader's edit, a conflict
+that is kept and named (exit 19) unless `replace` is asked for.
+
 Each batch is recorded as `pending` before it is sent and moved to `files` once the server
 confirms it, so a run killed at any point leaves a manifest that covers everything it may have
 written; the rerun rewrites those paths in place (same URIs, `replace`), so there are never
@@ -20,6 +25,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,7 +35,7 @@ from typing import Any
 from muninn.core import atomic, paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy
+from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy, ServerError
 from muninn.core.workspace import Workspace
 from muninn.export.facts import slug
 from muninn.export.sync_gate import SyncGate
@@ -38,9 +44,15 @@ AREA_PREFIX = "viking://resources/"
 
 
 class SyncIncomplete(MuninnError):
-    """Files that should be in OpenViking are not, or a path is held by a file muninn did not write."""
+    """Files that should be in OpenViking are not there after the wait."""
 
     exit_code = ExitCode.SYNC_INCOMPLETE
+
+
+class SyncConflict(MuninnError):
+    """The server holds bytes muninn did not write at a path sync would replace or prune: kept."""
+
+    exit_code = ExitCode.SYNC_CONFLICT
 
 
 @dataclass
@@ -50,6 +62,7 @@ class SyncReport:
     removed: int = 0
     missing_after_wait: int = 0
     conflicts: list[str] = field(default_factory=list)  # paths held by files muninn did not write
+    edited: list[str] = field(default_factory=list)     # of `conflicts`: muninn's files a reader changed
     missing: list[str] = field(default_factory=list)
     manifest: Path | None = None
 
@@ -59,6 +72,7 @@ class SyncReport:
                                "missing_after_wait": self.missing_after_wait}
         if self.conflicts:
             out["conflicts"] = self.conflicts
+            out["edited"] = self.edited
         return out
 
 
@@ -132,6 +146,10 @@ class Manifest:
     def owned(self) -> set[str]:
         return set(self.files) | set(self.pending)
 
+    def wrote(self, rel: str, data: bytes) -> bool:
+        """Whether `data` is what muninn wrote (or was writing) at `rel`: else a reader changed it."""
+        return sha(data) in {self.files.get(rel), self.pending.get(rel)} - {None}
+
     def save(self) -> None:
         atomic.write_text(self.path, json.dumps({**self.header, "files": self.files, "pending": self.pending},
                                                 indent=0, sort_keys=True), mode=0o600)
@@ -177,11 +195,28 @@ def remote_files(client: OpenViking, to_uri: str) -> set[str]:
         return set()
 
 
+def read_many(client: OpenViking, uris: list[str], workers: int = 8,
+              skip: tuple[type[ServerError], ...] = (NotFound,)) -> dict[str, bytes]:
+    """{uri: server bytes} for each uri that still exists (one gone since the listing is left out,
+    and one that raises any error of `skip`)."""
+    def one(uri: str) -> tuple[str, bytes] | None:
+        try:
+            return uri, client.read(uri).encode("utf-8")
+        except skip:
+            return None
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return dict(p for p in pool.map(one, uris) if p is not None)
+
+
 def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
          batch_size: int = 100, manifest_dir: Path | None = None,
          on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
-         gate: SyncGate | None = None, busy_wait: float | None = None) -> SyncReport:
+         gate: SyncGate | None = None, busy_wait: float | None = None, replace: bool = False) -> SyncReport:
     """Make the area hold exactly the fact files of `src_dir` that muninn owns there.
+
+    A file the server holds at one of those paths with bytes muninn did not write (a reader's edit,
+    or someone else's file) is a conflict: left as it is and named, unless `replace`.
 
     With `gate`, the bytes about to be uploaded are gated first (`sync_gate`): a refusal raises
     SyncRefused (exit 3) before anything is written. With `settings`, the after-sync hooks (e.g.
@@ -201,34 +236,45 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     workspace = settings.paths if settings is not None else Workspace(paths.home())
     manifest = Manifest.for_target(client, to_uri, manifest_dir or workspace.sync_manifests)
     with manifest.locked():
-        return _sync_locked(client, manifest, to_uri, local, prune, batch_size, busy_wait, on_progress, settings)
+        return _sync_locked(client, manifest, to_uri, local, prune, batch_size, busy_wait, on_progress, settings,
+                            replace)
 
 
 def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dict[str, bytes], prune: bool,
                  batch_size: int, busy_wait: float, on_progress: Callable[[int, int], None] | None,
-                 settings: Settings | None) -> SyncReport:
+                 settings: Settings | None, replace: bool) -> SyncReport:
     report = SyncReport(manifest=manifest.path)
     while_busy(partial(client.ensure_dir, to_uri), busy_wait)
     remote = remote_files(client, to_uri)
     owned = manifest.owned()
+    workers = settings.search.fetch_workers if settings is not None else 8
+    vanished = sorted(manifest.owned() - set(local)) if prune else []
+
+    # Every path sync would overwrite or remove is read first: only bytes muninn wrote may go.
+    at_risk = [rel for rel, data in local.items()
+               if rel in remote and not (rel in owned and manifest.files.get(rel) == sha(data))]
+    at_risk += [rel for rel in vanished if rel in remote]
+    held = {uri[len(to_uri) + 1:]: data for uri, data in
+            read_many(client, [f"{to_uri}/{rel}" for rel in at_risk], workers).items()}
 
     todo: dict[str, bytes] = {}
     for rel, data in local.items():
         digest = sha(data)
-        if rel in owned:
-            if manifest.files.get(rel) == digest and rel in remote:
+        if rel not in held:      # not on the server, or unchanged on both sides
+            if rel in owned and manifest.files.get(rel) == digest and rel in remote:
                 report.unchanged += 1
             else:
                 todo[rel] = data
-        elif rel in remote:
-            # Not ours on record: adopt it only if it already holds exactly our bytes.
-            if client.read(f"{to_uri}/{rel}").encode("utf-8") == data:
-                manifest.files[rel] = digest
-                report.unchanged += 1
-            else:
-                report.conflicts.append(rel)
-        else:
+        elif held[rel] == data:
+            manifest.files[rel] = digest      # already our bytes (a lost manifest, a rerun): adopt
+            manifest.pending.pop(rel, None)
+            report.unchanged += 1
+        elif replace or (rel in owned and manifest.wrote(rel, held[rel])):
             todo[rel] = data
+        else:
+            report.conflicts.append(rel)
+            if rel in owned:
+                report.edited.append(rel)
     if report.unchanged:
         manifest.save()
 
@@ -252,22 +298,29 @@ def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dic
         if on_progress:
             on_progress(done, len(items))
 
-    vanished = sorted(manifest.owned() - set(local))
-    if prune and vanished:
+    if vanished:
         for i, rel in enumerate(vanished, 1):
-            while_busy(partial(client.rm, f"{to_uri}/{rel}"), busy_wait)
-            removed.append(f"{to_uri}/{rel}")
+            if rel in held and not replace and not manifest.wrote(rel, held[rel]):
+                report.conflicts.append(rel)      # a reader's edit of a fact whose source went: kept
+                report.edited.append(rel)
+                continue
+            if rel in remote:
+                while_busy(partial(client.rm, f"{to_uri}/{rel}"), busy_wait)
+                removed.append(f"{to_uri}/{rel}")
+                report.removed += 1
             manifest.files.pop(rel, None)
             manifest.pending.pop(rel, None)
-            report.removed += 1
             if i % batch_size == 0:
                 manifest.save()  # a kill mid-prune re-removes at most one batch (rm of a gone file is fine)
         manifest.save()
+    report.conflicts.sort()
+    report.edited.sort()
 
     client.wait()
     present = remote_files(client, to_uri)
     # Pending entries that are still wanted were not confirmed by the server: they count as missing.
-    expected = set(manifest.files) | (set(manifest.pending) & set(local))
+    # A kept conflict is not ours to count.
+    expected = (set(manifest.files) | (set(manifest.pending) & set(local))) - set(report.conflicts)
     report.missing = sorted(rel for rel in expected if rel not in present)
     report.missing_after_wait = len(report.missing)
     if settings is not None and (written or removed):
@@ -284,7 +337,7 @@ def _confirmed(result: object, to_uri: str, batch: dict[str, bytes]) -> list[str
 
 
 def sync_all(client: OpenViking, settings: Any, prune: bool = False,
-             on_progress: Callable[[int, int], None] | None = None) -> dict[str, SyncReport]:
+             on_progress: Callable[[int, int], None] | None = None, replace: bool = False) -> dict[str, SyncReport]:
     """Sync every area that `sources:` names, from where `export all` put its files. Every area is
     gated before any is uploaded (`sync_gate`)."""
     from muninn.export.pipeline import area_dir, configured
@@ -295,5 +348,5 @@ def sync_all(client: OpenViking, settings: Any, prune: bool = False,
                 if area_dir(settings, a).is_dir()])
     return {area: sync(client, area_dir(settings, area), area, prune, batch_size=settings.export.batch_size,
                        manifest_dir=settings.paths.sync_manifests, on_progress=on_progress, settings=settings,
-                       gate=gate)
+                       gate=gate, replace=replace)
             for area in areas}

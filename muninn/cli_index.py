@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'watch': (8, 'Keep the observation log findable: export every `observations` source and sync the areas whose\nexport changed, every --interval seconds, in the foreground (a systemd user unit keeps it running:\n`muninn nightly install --systemd`). Each cycle prints how old the newest observation an agent can\nfind is (--json: one JSON line per cycle).'),
     'skills': (9, 'Skills agents load from viking://agent/skills, approved by content.'),
     'leak': (10, 'What is stored on the server, checked for known values (retired ones too) and pattern rules; and purged.'),
-    'backup': (11, 'Dated tars of what cannot be rebuilt, and restoring an area from one.'),
+    'backup': (11, 'Dated backups of what cannot be rebuilt, and restoring from one.'),
     'eval': (12, 'Run the sealed question set through the same search path every reader uses, and compare with\nthe last run of the same set. Run it before and after every change: it exits 16 when the run\nlost to the last one beyond --max-drop / --max-mrr-drop (the run is kept either way).'),
     'demo': (12, 'The main job on the sample corpus: stack up, policy applied, vault filled, sources exported\n(redacted, leak-gated) and synced, one search through the guarded MCP server, the sealed eval.'),
     'bench': (13, 'Measure stack start, embeddings/s, write-to-searchable, search by stage, rerank by candidate count\nand its levers, a fresh CLI, export and redaction MB/s, guard overhead, masking MB/s, the verify\nsweep and each nightly job, on a stack of its own (temporary workspace, free ports).'),

@@ -1,4 +1,4 @@
-"""`muninn backup create|restore`: the nightly backup by hand, and putting one area back."""
+"""`muninn backup create|restore`: the nightly backup by hand, and putting an area or everything back."""
 
 from __future__ import annotations
 
@@ -7,21 +7,24 @@ from pathlib import Path
 import typer
 
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
-from muninn.nightly import backup
+from muninn.core.errors import ConfigError
+from muninn.nightly import backup, backup_restore
 
-app = typer.Typer(help="Dated tars of what cannot be rebuilt, and restoring an area from one.", no_args_is_help=True)
+app = typer.Typer(help="Dated backups of what cannot be rebuilt, and restoring from one.", no_args_is_help=True)
 
 
 @app.command("create")
 def create(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
-    """Write a backup now: each reader's remember_to area (read with its key), the vault store,
-    policy.yaml, the sync manifests and the server's account list, into <home>/backups/."""
+    """Write a backup now into <home>/backups/: every server file no export wrote or a reader changed
+    (read with each reader's key), the vault store, policy.yaml, the sync manifests, the other local
+    state nothing rebuilds, and the server's account list. Keys are never in it."""
     report = backup.create(settings(ctx))
     if json_out:
         emit_json(report.to_json())
         return
-    say(f"{report.path}: {', '.join(f'{a} ({n})' for a, n in report.areas.items()) or 'no areas'}; "
-        f"{', '.join(report.included[1:])}")
+    say(f"{report.path} ({report.size} bytes): "
+        f"{', '.join(f'{a} ({n})' for a, n in report.areas.items()) or 'no server files'}; "
+        f"{report.rebuildable} file(s) left to the exports; {', '.join(report.included[1:])}")
     for s in report.skipped:
         say(f"skipped: {s}")
 
@@ -29,13 +32,84 @@ def create(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
 @app.command("restore")
 def restore(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="A backup tar from <home>/backups/."),
-    to: str = typer.Option(..., "--to", help="The area to put back, e.g. viking://resources/agents/raven."),
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="A backup from <home>/backups/."),
+    to: str = typer.Option(None, "--to", help="One area to put back, e.g. viking://resources/agents/raven."),
+    everything: bool = typer.Option(False, "--all", help="Everything: every server file and the local parts "
+                                    "(policy, vault store, manifests, ...): a new machine's restore."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite files that are there with other bytes "
+                                 "(otherwise they are named, kept, and the restore exits 19)."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Put one backed-up area back on the server (with its reader's key), then read it back."""
-    result = backup.restore(settings(ctx), file, to)
+    """Put files back (each with the key of a reader that may write there), read them back, and bring
+    every reader's keyword index and search vectors up to date, so restored facts are findable at once.
+
+    Exit 19 when a file that differs was kept (named; `--replace` overwrites)."""
+    if (to is None) == (not everything):
+        raise ConfigError("choose one of --to AREA or --all", key="restore",
+                          fix="e.g. `muninn backup restore FILE --to viking://resources/agents/raven`")
+    report = backup_restore.restore(settings(ctx), file, area=to, everything=everything, replace=replace)
+    _say(report, json_out)
+    backup_restore.raise_for(report)
+
+
+def _say(report: backup_restore.RestoreReport, json_out: bool) -> None:
     if json_out:
-        emit_json(result)
+        emit_json(report.to_json())
+        return
+    say(f"restored {len(report.written)} file(s) as {', '.join(sorted(report.writers)) or 'nobody'}, "
+        f"{report.unchanged} already there, {len(report.local)} local file(s)")
+    for w in report.warnings:
+        say(f"warning: {w}")
+
+
+@app.command("verify")
+def verify(
+    ctx: typer.Context,
+    file: Path = typer.Argument(None, exists=True, dir_okay=False, help="A backup (default: the latest)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """The restore drill: open the backup with the key in the keyring, restore every file into a scratch
+    folder and check each against the hash the backup itself holds. Exit 1 when it does not open or any
+    file differs (also the nightly job `backup-verify`)."""
+    from muninn.nightly import backup_verify
+
+    report = backup_verify.drill(settings(ctx), file)
+    if json_out:
+        emit_json(report.to_json())
     else:
-        say(f"restored {result['files']} file(s) to {result['area']} as {result['as']}")
+        say(f"{report.path}: {report.members} file(s) checked in {report.seconds:.1f} s, "
+            f"{len(report.problems)} problem(s)")
+    backup_verify.raise_for(report)
+
+
+key_app = typer.Typer(help="The backup key: export it once, import it on a new host.", no_args_is_help=True)
+app.add_typer(key_app, name="key")
+
+
+def _passphrase(confirm: bool) -> str:
+    """From $MUNINN_PASSPHRASE (scripts, tests) or typed without echo; never an argument (shell history)."""
+    import os
+
+    given = os.environ.get("MUNINN_PASSPHRASE")
+    if given:
+        return given
+    return typer.prompt("passphrase", hide_input=True, confirmation_prompt=confirm)
+
+
+@key_app.command("export")
+def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new file (written 0600).")) -> None:
+    """Write the backup key, sealed with a passphrase, to a new file: keep it off this host. Without it
+    no backup opens on a new machine."""
+    from muninn.nightly import backup_crypt
+
+    backup_crypt.export_key(settings(ctx), dest, _passphrase(confirm=True))
+    say(f"wrote the backup key to {dest} (0600, sealed with your passphrase)")
+
+
+@key_app.command("import")
+def key_import(ctx: typer.Context, src: Path = typer.Argument(..., exists=True, dir_okay=False)) -> None:
+    """Put an exported backup key into this workspace's keyring (a new host, before `backup restore`)."""
+    from muninn.nightly import backup_crypt
+
+    backup_crypt.import_key(settings(ctx), src, _passphrase(confirm=False))
+    say("imported the backup key")

@@ -1,5 +1,7 @@
-"""mirror: the task/roadmap export (`sources:` of the kinds in `nightly.mirror_kinds`) committed into a
-local git repository (`nightly.mirror`), one commit a night whose message counts the changes.
+"""mirror: the task/roadmap export (`sources:` of the kinds in `nightly.mirror_kinds`) and the areas of
+`nightly.mirror_areas` as the server holds them (under `server/`: a reader's direct write into the
+roadmap shows up in the history, which the export alone never holds) committed into a local git
+repository (`nightly.mirror`), one commit a night whose message counts the changes.
 
 A git history keeps whatever it was ever given, so nothing reaches a commit without the leak gate:
 each exported file is gated before it is copied in (a file that fails is not copied and is reported),
@@ -47,6 +49,7 @@ def wanted(settings: Settings) -> dict[str, Path]:
     """{path in the mirror: exported file} for every mirrored source, ledgers left out."""
     kinds = set(settings.nightly.mirror_kinds)
     out: dict[str, Path] = {}
+
     for c in (pipeline.configured(settings) if settings.sources else []):
         if c.kind not in kinds or not c.out_dir(settings).is_dir():
             continue
@@ -56,6 +59,22 @@ def wanted(settings: Settings) -> dict[str, Path]:
             if f.is_file() and pipeline.LEDGER_DIR not in f.relative_to(base).parts:
                 out[f"{prefix}/{f.relative_to(base).as_posix()}"] = f
     return out
+
+
+SERVER_DIR = "server"
+
+
+def server_files(settings: Settings, unreadable: list[str]) -> dict[str, bytes]:
+    """{path in the mirror: bytes} of every file of `nightly.mirror_areas` on the server, each read with
+    the first key that may (the CLI's, then each reader's). The server's derived files are left out."""
+    from muninn.nightly import backup_server
+
+    areas = [a.rstrip("/") for a in settings.nightly.mirror_areas]
+    if not areas:
+        return {}
+    got = backup_server.collect(settings, areas, every_file=True)
+    unreadable += got.unreadable
+    return {f"{SERVER_DIR}/{f.uri.removeprefix('viking://resources/')}": f.data for f in got.files}
 
 
 def tracked(repo: Path) -> set[str]:
@@ -105,7 +124,8 @@ def history_cache(settings: Settings) -> Path:
 
 def mirror(ctx: Context) -> JobResult:
     s = ctx.settings
-    files = wanted(s)
+    unreadable: list[str] = []
+    files: dict[str, bytes | Path] = {**wanted(s), **server_files(s, unreadable)}
     repo = s.paths.mirror
     if not files and not (repo / ".git").exists():
         return JobResult("mirror", True, f"no export of kind {', '.join(s.nightly.mirror_kinds)} to mirror", {})
@@ -117,7 +137,7 @@ def mirror(ctx: Context) -> JobResult:
     dropped: list[dict[str, str]] = []
     before = tracked(repo)
     for rel, src in files.items():
-        data = src.read_bytes()
+        data = src if isinstance(src, bytes) else src.read_bytes()
         dest = repo / rel
         if dest.is_file() and dest.read_bytes() == data:
             continue   # as copied before: not gated twice nor rewritten; the whole-tree gate below reads it
@@ -152,7 +172,7 @@ def mirror(ctx: Context) -> JobResult:
     history = history_findings(repo, LeakGate(known, patterns=False), history_cache(s),
                                fingerprint(ledger.salt, known, ()) if ledger.path.exists() else "")
     data = {"repo": str(repo), "files": len(files) - len(dropped), "commit": commit, **counts,
-            "dropped": dropped, "history": history}
+            "dropped": dropped, "history": history, "unreadable": unreadable}
     problems = [f"not committed: {d['path']} ({d['reason']})" for d in dropped]
     problems += [f"the mirror's history holds {', '.join(h['secret_ids'])} in commit {h['commit']}: rewrite "
                  f"the history, then rotate the value" for h in history]
@@ -161,6 +181,9 @@ def mirror(ctx: Context) -> JobResult:
         return JobResult("mirror", False, "; ".join(problems[:3]) + more, data)
     what = (f"commit {commit}: {counts['added']} added, {counts['changed']} changed, {counts['removed']} removed"
             if commit else "no change tonight")
+    if unreadable:
+        return JobResult("mirror", True, f"{what}; {len(files)} file(s) in {repo}; not read: "
+                         f"{'; '.join(unreadable[:3])}", data, status="warn")
     return JobResult("mirror", True, f"{what}; {len(files)} file(s) in {repo}", data)
 
 

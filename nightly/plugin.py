@@ -14,6 +14,7 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     from muninn.nightly import (
         acl_drift,
         backup,
+        backup_verify,
         completeness,
         mirror,
         refresh,
@@ -34,6 +35,7 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     register("completeness", completeness.completeness)
     register("verify", verify.verify)
     register("backup", backup.backup_job)
+    register("backup-verify", backup_verify.verify_job)
     register("mirror", mirror.mirror)
 
 
@@ -43,3 +45,11 @@ def register_checks(register: Callable[[Callable[..., Any]], None]) -> None:
 
     register(doctor_check.nightly_timer)
     register(doctor_check.nightly_last_run)
+
+
+@hookimpl
+def register_backup_parts(register: Callable[[Any], Any]) -> None:
+    from muninn.nightly import backup_parts
+
+    for part in backup_parts.BUILTIN:
+        register(part)

@@ -50,7 +50,8 @@ def sync_areas(settings: Settings, areas: list[str], data: dict[str, Any], failu
             except MuninnError as exc:
                 failures.append(f"sync {area}: {exc.message}")
                 continue
-            synced[area] = {"written": r.written, "unchanged": r.unchanged, "missing": r.missing_after_wait}
+            synced[area] = {"written": r.written, "unchanged": r.unchanged, "missing": r.missing_after_wait,
+                            "conflicts": r.conflicts}   # readers' edits, kept (the backup holds them)
             if r.missing_after_wait:
                 failures.append(f"sync {area}: {r.missing_after_wait} file(s) missing after wait")
 

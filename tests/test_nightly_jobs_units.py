@@ -51,8 +51,10 @@ def _git(repo: Path, *args: str) -> str:
 def home(tmp_path: Path, isolated_keyring: Path) -> Path:
     shutil.copy(ROOT / "examples" / "tasks.db", tmp_path / "tasks.db")
     (tmp_path / "secrets.yaml").write_text(f"- id: nas-admin\n  service: nas\n  value: {SECRET}\n")
+    # No server here: the export's side of the mirror alone (tests/test_backup.py mirrors a server area).
     cfg = {"home": str(tmp_path / "home"), "export": {"secret_files": [str(tmp_path / "secrets.yaml")]},
-           "sources": [{"kind": "tasks", "path": str(tmp_path / "tasks.db"), "area": "viking://resources/roadmap"}]}
+           "sources": [{"kind": "tasks", "path": str(tmp_path / "tasks.db"), "area": "viking://resources/roadmap"}],
+           "nightly": {"mirror_areas": []}}
     (tmp_path / "muninn.yaml").write_text(yaml.safe_dump(cfg))
     return tmp_path
 

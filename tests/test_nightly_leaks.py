@@ -177,7 +177,7 @@ def test_backup_then_delete_the_agents_area_then_restore_finds_its_facts_again(s
     assert made.returncode == 0, made.stderr
     report = json.loads(made.stdout)
     assert report["areas"]["viking://resources/agents/diary"] >= len(FACTS)
-    assert {"vault store", "policy.yaml", "retired-hashes.json"} <= set(report["included"])
+    assert {"vault", "policy", "retired-hashes", "sync-manifests"} <= set(report["included"])
     assert any(i.startswith("account list") for i in report["included"]) and report["skipped"] == []
     with tarfile.open(report["path"]) as tar:
         blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())

@@ -311,12 +311,34 @@ def test_redaction_covers_retired_spans_and_live_values(tmp_path) -> None:
 def test_only_the_last_n_backups_are_kept_and_they_are_private(settings, tmp_path) -> None:
     from muninn.nightly import backup
 
-    settings.nightly.keep_backups = 2
+    settings.nightly.keep_backups, settings.nightly.keep_weekly_backups = 2, 0
     made = [backup.create(settings).path for _ in range(4)]
-    kept = sorted(backup.folder(settings).glob("muninn-backup-*.tar.gz"))
+    kept = backup.listing(settings)
     assert kept == made[-2:]
     assert all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
     assert "account list: no root key in the keyring" in backup.create(settings).skipped
+
+
+def _named(day: str) -> Path:
+    return Path(f"muninn-backup-{day}T031500.000000Z.mbk")
+
+
+@pytest.mark.parametrize(("days", "daily", "weekly", "kept"), [
+    # 3 weeks of nightly backups (Mon 2 Nov 2026 .. Sun 22 Nov): the last nights, and each week's newest
+    # for the last weeks (each rule counted on its own, as restic does).
+    ([f"202611{d:02d}" for d in range(2, 23)], 3, 2, ["20261115", "20261120", "20261121", "20261122"]),
+    ([f"202611{d:02d}" for d in range(2, 23)], 3, 0, ["20261120", "20261121", "20261122"]),
+    ([f"202611{d:02d}" for d in range(2, 23)], 1, 5, ["20261108", "20261115", "20261122"]),
+    ([f"202611{d:02d}" for d in range(2, 23)], 0, 1, ["20261122"]),
+    (["20261102", "20261103"], 7, 4, ["20261102", "20261103"]),
+    ([], 7, 4, []),
+])
+def test_retention_keeps_n_daily_and_m_weekly_backups(days, daily, weekly, kept) -> None:
+    from muninn.nightly import backup
+
+    paths = [_named(d) for d in days]
+    gone = backup.expired(paths, daily, weekly)
+    assert sorted(set(paths) - set(gone)) == [_named(d) for d in kept]
 
 
 def test_restoring_an_area_the_backup_does_not_hold_names_the_ones_it_does(settings) -> None:

@@ -94,6 +94,30 @@ def _night(cfg: Path) -> list[dict[str, Any]]:
                                "detail": f"load {load:.2f} at its start"}]
 
 
+def _restore(cfg: Path, settings: Any) -> list[dict[str, Any]]:
+    """The latest backup put back whole over the same server (`--all --replace`: every held file written
+    again, every reader's index and vectors refreshed), then the drill; seconds each, and what it said."""
+    from muninn.nightly import backup
+
+    latest = backup.listing(settings)[-1]
+    out = []
+    for name, args in (("backup restore --all --replace", ["backup", "restore", str(latest), "--all", "--replace"]),
+                       ("backup verify", ["backup", "verify"])):
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), *args, "--json"],
+                              capture_output=True, text=True, env=dict(os.environ))
+        said = proc.stdout if proc.returncode == 0 else proc.stderr
+        try:
+            data = json.loads(proc.stdout)
+            said = (f"{data['files']} file(s) written, {len(data['local'])} local" if "files" in data else
+                    f"{data['members']} member(s) checked, {len(data['problems'])} problem(s), {data['bytes']} bytes")
+        except (ValueError, KeyError):
+            pass
+        out.append({"name": name, "status": f"exit {proc.returncode}", "seconds": round(time.perf_counter() - t, 2),
+                    "detail": said.strip()[:160]})
+    return out
+
+
 def _findable(cfg: Path, settings: Any, trials: int) -> list[dict[str, float]]:
     import anyio
     from mcp import Client, StdioServerParameters
@@ -159,6 +183,7 @@ def main() -> None:
         cold = _night(cfg)
         print(json.dumps(cold), file=sys.stderr, flush=True)
         warm = _night(cfg)
+        warm += _restore(cfg, settings)
         remembered = [] if args.record else _findable(cfg, settings, args.trials)
     finally:
         stack.down(settings, say=lambda m: None)
@@ -183,6 +208,8 @@ def write_record(size: int, cold: list[dict], warm: list[dict], load: tuple[floa
              "| job | first night s | status | next night s | status | first night said | next night said |",
              "| --- | ---: | --- | ---: | --- | --- | --- |"]
     second = {r["name"]: r for r in warm}
+    cold = cold + [{"name": r["name"], "seconds": 0.0, "status": "-", "detail": "(after the next night only)"}
+                   for r in warm if r["name"] not in {c["name"] for c in cold}]
     for r in cold:
         n = second.get(r["name"], {})
         said = [str(x.get("detail", "")).replace("|", "/")[:160] for x in (r, n)]
@@ -208,7 +235,9 @@ def write(cold: list[dict], warm: list[dict], remembered: list[dict], load: floa
              "## `muninn nightly`, per job", "",
              "Cold: the first night (refresh exports and syncs every source). Warm: the next run, nothing changed.",
              "", "| job | cold s | status | warm s | status |", "| --- | ---: | --- | ---: | --- |"]
-    for r, w in zip(cold, warm, strict=True):
+    by_name = {r["name"]: r for r in cold}
+    for w in warm:      # the warm run's list also holds the restore and the drill, run after it only
+        r = by_name.get(w["name"], {"name": w["name"], "seconds": 0.0, "status": "-"})
         lines.append(f"| {r['name']} | {r['seconds']:.2f} | {r['status']} | {w.get('seconds', 0):.2f} | "
                      f"{w.get('status', '')} |")
     lines += ["", "Details of the warm run (what each job said):", ""]

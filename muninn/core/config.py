@@ -284,6 +284,11 @@ class NightlySettings(Section):
                                 "export into, one commit per night (default: <workspace>/mirror)")
     mirror_kinds: list[str] = Field(default_factory=lambda: ["tasks"], description="Kinds of `sources:` whose "
                                     "export the `mirror` job commits")
+    mirror_areas: list[str] = Field(default_factory=lambda: ["viking://resources/roadmap"], description="Areas the "
+                                    "`mirror` job also commits as the server holds them (readers' direct writes "
+                                    "included), under server/ in the mirror")
+    keep_weekly_backups: int = Field(4, ge=0, description="Besides the last keep_backups daily backups, the newest "
+                                     "backup of each of this many earlier weeks is kept")
 
 
 class Settings(Section):

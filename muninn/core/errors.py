@@ -32,8 +32,7 @@ class ExitCode(IntEnum):
                             "`prerequisite 'vpn' is down: connect the VPN and retry`")
     REFUSED = 8, ("refused: `secret get` without a real terminal, a multi-part secret without `--part`, "
                   "a call the MCP guard denied, `init` over an existing file (named; nothing written)")
-    SYNC_INCOMPLETE = 9, ("sync incomplete: a manifest file missing after wait, "
-                          "or a path held by a file muninn did not write")
+    SYNC_INCOMPLETE = 9, "sync incomplete: a manifest file missing after wait"
     SEARCH_CONTRACT = 10, ("search: a stage broke its contract (wrong number of scores, a NaN) "
                            "or the keyword index is unreadable")
     UPGRADE_NEEDED = 11, ("the workspace needs an upgrade step muninn cannot take alone (the sentence names "
@@ -49,6 +48,8 @@ class ExitCode(IntEnum):
                           "`--max-drop` questions at hit@k or `--max-mrr-drop` in MRR")
     MISSING_EXTRA = 17, ("a command needs an optional extra that is not installed (the sentence names it: "
                          "`pip install 'muninn[ml]'`)")
+    SYNC_CONFLICT = 19, ("sync or restore kept a file whose server bytes muninn did not write (a reader's edit, "
+                         "another's file): named; `--replace` overwrites it")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
                     "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"

@@ -65,5 +65,11 @@ def register_upgrades(register: Callable[[Any], Any]) -> None:
 
 
 @hookspec
+def register_backup_parts(register: Callable[[Any], Any]) -> None:
+    """Local state a backup must hold because nothing rebuilds it: `register(part)`, a
+    muninn.nightly.backup_parts.LocalPart (a name, and where its file or folder lives)."""
+
+
+@hookspec
 def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
     """Called after a sync wrote `written` ({uri: content}) and removed `removed` under `area`."""

@@ -133,5 +133,10 @@ def upgrade_steps() -> list[Any]:
     return list(_collect("register_upgrades", lambda step: f"{step.to}:{step.what}", "upgrade step").values())
 
 
+def backup_parts() -> list[Any]:
+    """Local state that cannot be rebuilt (muninn.nightly.backup_parts.LocalPart), from every part."""
+    return list(_collect("register_backup_parts", lambda part: part.name, "backup part").values())
+
+
 def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
     manager().hook.after_sync(settings=settings, area=area, written=written, removed=removed)

@@ -1,0 +1,114 @@
+"""Backups are sealed, so they are safe to copy off the host: AES-256-GCM under a key kept in the keyring
+(`backup:key`, scoped by the workspace like the vault's), created with the first backup. As restic and
+borg do, the owner exports that key once (`muninn backup key export FILE`, sealed again with a
+passphrase) and imports it on a new host (`backup key import FILE`); without it no backup opens.
+
+A sealed file is MAGIC + a 12-byte nonce + the ciphertext of the tar.gz; the file name is authenticated
+with it, so a backup renamed to pass for another does not open. A file that starts with gzip's magic is
+a backup made before sealing, read as it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+from muninn.core import atomic, credentials
+from muninn.core.config import Settings
+from muninn.core.errors import ConfigError, CredentialError
+from muninn.nightly.backup_archive import BackupUnreadable
+
+MAGIC = b"MUNINN-BACKUP-AESGCM-1\n"
+GZIP = b"\x1f\x8b"
+KEY_NAME = "backup:key"
+KEY_FILE_KIND = "muninn-backup-key"
+
+
+def _ring(settings: Settings) -> credentials.Keyring:
+    return credentials.for_home(settings)
+
+
+def key(settings: Settings, create: bool = False) -> bytes:
+    raw = _ring(settings).get(KEY_NAME)
+    if raw is None:
+        if not create:
+            raise CredentialError(f"the backup key {KEY_NAME!r} is not in the keyring",
+                                  fix="import it with `muninn backup key import FILE` (from `backup key export`)")
+        raw = base64.b64encode(AESGCM.generate_key(bit_length=256)).decode()
+        _ring(settings).set(KEY_NAME, raw)
+    return base64.b64decode(raw)
+
+
+def seal(settings: Settings, data: bytes, name: str) -> bytes:
+    nonce = os.urandom(12)
+    return MAGIC + nonce + AESGCM(key(settings, create=True)).encrypt(nonce, data, name.encode())
+
+
+def open_bytes(settings: Settings, path: Path) -> bytes:
+    """The tar.gz bytes of a backup file, sealed or (made before sealing) plain."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BackupUnreadable(f"{path}: {exc.strerror}", fix="check the path and its permissions") from None
+    if data.startswith(GZIP):
+        return data
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 12 + 16:
+        raise BackupUnreadable(f"{path} is not a muninn backup (or is cut off)", fix="use another backup")
+    nonce, sealed = data[len(MAGIC):len(MAGIC) + 12], data[len(MAGIC) + 12:]
+    try:
+        return AESGCM(key(settings)).decrypt(nonce, sealed, path.name.encode())
+    except InvalidTag:
+        raise BackupUnreadable(f"{path} does not open with the backup key in the keyring: damaged, cut off, "
+                               f"renamed, or sealed with another key",
+                               fix="import the key it was made with (`muninn backup key import`), or use "
+                                   "another backup") from None
+
+
+def _kdf(salt: bytes) -> Scrypt:
+    return Scrypt(salt=salt, length=32, n=2**15, r=8, p=1)
+
+
+def export_key(settings: Settings, dest: Path, passphrase: str, kind: str = KEY_FILE_KIND,
+               secret: bytes | None = None) -> None:
+    """Write the key sealed with `passphrase` to `dest` (0600, never over an existing file)."""
+    if len(passphrase) < 8:
+        raise ConfigError("the passphrase is shorter than 8 characters", key="passphrase",
+                          fix="choose a longer one: it is all that guards the key file")
+    if dest.exists():
+        raise ConfigError("refusing to overwrite an existing file", path=str(dest), fix="choose a new path")
+    salt, nonce = os.urandom(16), os.urandom(12)
+    body = AESGCM(_kdf(salt).derive(passphrase.encode())).encrypt(nonce, secret or key(settings), kind.encode())
+    doc = {"kind": kind, "kdf": "scrypt-n32768-r8-p1", "salt": base64.b64encode(salt).decode(),
+           "nonce": base64.b64encode(nonce).decode(), "sealed": base64.b64encode(body).decode()}
+    atomic.write_text(dest, json.dumps(doc, indent=1) + "\n", mode=0o600)
+
+
+def read_key_file(path: Path, passphrase: str, kind: str = KEY_FILE_KIND) -> bytes:
+    try:
+        doc = json.loads(path.read_text())
+        salt, nonce, body = (base64.b64decode(doc[k]) for k in ("salt", "nonce", "sealed"))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ConfigError("not a muninn key file", path=str(path), fix="use the file `key export` wrote") from None
+    if doc.get("kind") != kind:
+        raise ConfigError(f"a key file of kind {doc.get('kind')!r}, not {kind!r}", path=str(path),
+                          fix="use the matching import command")
+    try:
+        return AESGCM(_kdf(salt).derive(passphrase.encode())).decrypt(nonce, body, kind.encode())
+    except InvalidTag:
+        raise CredentialError(f"{path} does not open with that passphrase",
+                              fix="type the passphrase given at export") from None
+
+
+def import_key(settings: Settings, path: Path, passphrase: str) -> None:
+    raw = read_key_file(path, passphrase)
+    have = _ring(settings).get(KEY_NAME)
+    if have is not None and base64.b64decode(have) != raw:
+        raise ConfigError("this workspace already has another backup key", key=KEY_NAME,
+                          fix="its backups would no longer open: import into a new workspace")
+    _ring(settings).set(KEY_NAME, base64.b64encode(raw).decode())

@@ -1,0 +1,99 @@
+"""Local state a backup holds because nothing rebuilds it, one `LocalPart` each, gathered through the
+`register_backup_parts` hook: a part muninn gains later (or an outside plugin) registers its own file
+and the backup, the restore and the drill pick it up with no change here.
+
+A part is a file or a folder of files (with a glob). A SQLite part is copied through SQLite's backup
+API, never byte by byte while another process may be writing it. Keys are never a part: reader keys
+are minted again by `policy apply`, and a key given to another host travels by `muninn key export`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from muninn.core import policy, registry
+from muninn.core.config import Settings
+
+
+@dataclass(frozen=True)
+class LocalPart:
+    name: str                                   # a stable id: it names the folder inside the backup
+    locate: Callable[[Settings], Path]          # the file, or the folder when `pattern` is set
+    pattern: str | None = None                  # glob inside the folder
+    sqlite: bool = False
+    what: str = ""                              # for the report: why it cannot be rebuilt
+
+    def files(self, settings: Settings) -> Iterator[tuple[str, Path]]:
+        """(path inside the part, file) for what exists now."""
+        where = self.locate(settings)
+        if self.pattern is None:
+            if where.is_file():
+                yield where.name, where
+            return
+        for f in sorted(where.glob(self.pattern)) if where.is_dir() else []:
+            if f.is_file():
+                yield f.relative_to(where).as_posix(), f
+
+    def target(self, settings: Settings, rel: str) -> Path:
+        """Where a restored file of this part goes on this host."""
+        where = self.locate(settings)
+        return where / rel if self.pattern is not None else where
+
+    def read(self, path: Path) -> bytes:
+        return sqlite_copy(path) if self.sqlite else path.read_bytes()
+
+
+def sqlite_copy(path: Path) -> bytes:
+    """A consistent copy of a live SQLite file (the backup API, not a byte copy mid-write)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "copy.sqlite"
+        src, dst = sqlite3.connect(path), sqlite3.connect(out)
+        try:
+            src.backup(dst)
+        finally:
+            src.close()
+            dst.close()
+        return out.read_bytes()
+
+
+def _observation_logs(settings: Settings) -> Path:
+    # Not a folder of its own: the part's files are found by `_ObservationLogs` below.
+    return settings.paths.home
+
+
+class _ObservationLogs(LocalPart):
+    """Every `observations` source's log: the agent's record of its tool calls exists nowhere else.
+    Stored by the log's position in `sources:`, restored to the path muninn.yaml names for it now."""
+
+    def _logs(self, settings: Settings) -> list[Path]:
+        return [settings.paths.resolve(s.path) for s in settings.sources if s.kind == "observations"]
+
+    def files(self, settings: Settings) -> Iterator[tuple[str, Path]]:
+        for n, log in enumerate(self._logs(settings)):
+            if log.is_file():
+                yield f"{n}/{log.name}", log
+
+    def target(self, settings: Settings, rel: str) -> Path:
+        n = int(rel.split("/", 1)[0])
+        logs = self._logs(settings)
+        return logs[n] if n < len(logs) else settings.paths.home / "restored" / "observations" / rel
+
+
+BUILTIN = (
+    LocalPart("vault", lambda s: s.paths.vault_store, sqlite=True, what="secret values, sealed with the vault key"),
+    LocalPart("retired-hashes", lambda s: s.paths.retired_hashes, what="salted hashes of retired values"),
+    LocalPart("policy", lambda s: policy.path_for(s), what="readers, areas and levels"),
+    LocalPart("sync-manifests", lambda s: s.paths.sync_manifests, pattern="*.json",
+              what="what muninn wrote to each area: tells readers' files from exported ones"),
+    LocalPart("redact-allowlist", lambda s: s.paths.redact_allowlist, what="values the owner allowed"),
+    LocalPart("approved-skills", lambda s: s.paths.approved_skills, what="skills the owner approved"),
+    _ObservationLogs("observation-logs", _observation_logs, what="the agent's tool-call logs"),
+)
+
+
+def parts() -> dict[str, LocalPart]:
+    return {p.name: p for p in registry.backup_parts()}
