@@ -17,6 +17,7 @@ from muninn.plugins.search.stages import SearchError
 # The clients, the keyword index and the models are imported inside the commands: a search that
 # `muninn serve` answers needs none of them (issue 19: a fresh question in well under 1.5 s).
 if TYPE_CHECKING:
+    from muninn.core.config import Settings
     from muninn.plugins.search.pipeline import Searcher
 
 app = typer.Typer()
@@ -41,6 +42,8 @@ def search_cmd(
                                     "is under this."),
     files: bool = typer.Option(False, "--files", help="Print the hits' URIs only, one a line."),
     md: bool = typer.Option(False, "--md", help="Print the hits as a markdown list."),
+    profile: str = typer.Option(None, "--profile", "-p", help="Search as this reader of policy.yaml: its own "
+                                "key, its own keyword index, and only what its areas let it read."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Find facts by words, a question or an identifier, best first, each with its relevance.
@@ -74,20 +77,18 @@ def search_cmd(
     if batch is None and not (query or "").strip():
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
     s = settings(ctx)
-    from muninn.plugins.search.pipeline import Searcher
-
     if batch is not None:
-        with Searcher(s) as searcher:
+        with _searcher(s, profile, target) as searcher:
             _batch(searcher, batch, k, since, min_score, switches)
         return
     result, notes = None, []
-    if s.search.serve_idle > 0:
+    if s.search.serve_idle > 0 and profile is None:   # `muninn serve` searches as the configured identity
         from muninn.plugins.search import serve
 
         result = serve.search(s, {"query": query, "k": k, "target": target, "since": since, "briefing": brief,
                                   "tokens": tokens, "min_score": min_score, "switches": switches}, notes.append)
     if result is None:
-        with Searcher(s) as searcher:
+        with _searcher(s, profile, target) as searcher:
             result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
                                      min_score=min_score, **switches)
         result.warnings[:0] = notes
@@ -100,6 +101,28 @@ def search_cmd(
     else:
         sys.stdout.write({"md": render.markdown, "files": render.files}.get(
             "md" if md else "files" if files else "", render.text)(result))
+
+
+def _searcher(s: Settings, profile: str | None, target: str | None) -> Searcher:
+    """The configured identity's searcher, or a policy reader's: its key, its index, its decision."""
+    from muninn.plugins.search.pipeline import Searcher
+
+    if profile is None:
+        return Searcher(s)
+    from muninn.core import policy as policy_mod
+    from muninn.core.client import OpenViking
+    from muninn.guards import tools as tool_guard
+    from muninn.plugins.search import reader_index
+
+    reader = policy_mod.load_for(s).profile(profile)
+    if target is not None and not (decision := tool_guard.check_uri(reader, target, "read")).allowed:
+        raise SearchError(f"--target: {decision.reason}", fix=f"search one of {profile!r}'s areas "
+                          f"({', '.join(reader.read_prefixes) or 'none'})")
+    searcher = Searcher(s, client=OpenViking.user(s, reader.account, reader.user),
+                        index=reader_index.index_path(s, reader), index_fix=reader_index.fix_command(reader),
+                        readable=lambda uri: reader.may("read", uri))
+    searcher.owns_client = True   # made here for this searcher: closed with it
+    return searcher
 
 
 def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min_score: float | None,
