@@ -31,6 +31,7 @@ def register_upgrades(register: Callable[[Any], Any]) -> None:
     from muninn.plugins.search import upgrade_index
 
     register(upgrade_index.STEP)
+    register(upgrade_index.PURGE)
 
 
 @hookimpl

@@ -109,6 +109,16 @@ def denied(settings: Settings, profile: Profile) -> list[str]:
     return [u for u in keyword.uris(path) if not holds(profile, u, mine)]
 
 
+def leaks(settings: Settings, policy: Policy) -> list[dict[str, object]]:
+    """Every reader whose index holds a file its policy does not let it read: `policy check` fails on these."""
+    out: list[dict[str, object]] = []
+    for p in policy.profiles.values():
+        if found := denied(settings, p):
+            out.append({"reader": p.name, "index": str(index_path(settings, p)), "files": len(found),
+                        "examples": found[:3], "fix": fix_command(p)})
+    return out
+
+
 def purge(settings: Settings, profile: Profile) -> Purged:
     """Take out of the reader's index every file it may not hold, and out of its vector cache every
     vector that is not of a text its index still holds (a vector is a trace of its text)."""
