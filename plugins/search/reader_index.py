@@ -82,6 +82,8 @@ def after_write(settings: Settings, written: Mapping[str, str], removed: Sequenc
 
 def refresh(settings: Settings, profile: Profile, client: OpenViking | None = None) -> keyword.IndexStats:
     """Walk the reader's areas with the reader's own key (never the owner's) into its index."""
+    # Purged first: the walk would drop a denied file as vanished, leaving its text in the file's free pages.
+    purged = purge(settings, profile).files
     own = client is None
     client = client or OpenViking.user(settings, profile.account, profile.user)
     try:
@@ -90,7 +92,7 @@ def refresh(settings: Settings, profile: Profile, client: OpenViking | None = No
     finally:
         if own:
             client.close()
-    stats.removed += purge(settings, profile).files
+    stats.removed += purged
     return stats
 
 
