@@ -226,6 +226,10 @@ def test_policy_check_fails_on_a_leak_in_a_readers_index_until_it_is_refreshed(w
     found = json.loads(leaked.stdout)["indexes"]
     assert [(x["reader"], x["files"], x["examples"]) for x in found] == [("raven", 1, [SECRET_URI])]
     assert "muninn search-index --profile raven" in _cli(world, "policy", "check").stderr
+    # Defence in depth: with the leak still in its index, a search as the agent does not show it.
+    searched = _cli(world, "search", f"{WORDS[PRIVATE]} review", "--profile", "raven", "--json", "--no-rerank")
+    assert searched.returncode == 0, searched.stderr
+    assert SECRET_URI not in [h["uri"] for h in json.loads(searched.stdout)["hits"]]
     fixed = _cli(world, "search-index", "--profile", "raven", "--no-vectors", "--json")
     assert fixed.returncode == 0, fixed.stderr
     assert _cli(world, "policy", "check").returncode == 0
