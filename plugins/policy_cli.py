@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from muninn.core import policy as policy_mod
+from muninn.core import registry
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
 from muninn.plugins import policy_apply, policy_show
@@ -48,12 +49,10 @@ def check_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
     """Read-only: compare each area's effective ACL on the server with the policy, and each reader's
     local keyword index with what the policy lets it read. Exit 1 on drift or on a file an index may
     not hold."""
-    from muninn.plugins.search import reader_index
-
     s = settings(ctx)
     pol = policy_mod.load_for(s, policy)
     states = policy_apply.drift(s, pol)
-    leaks = reader_index.leaks(s, pol)
+    leaks = [leak for check in registry.store_leaks() for leak in check(s, pol)]
     ok = all(x.ok for x in states) and not leaks
     if json_out:
         emit_json({"ok": ok,

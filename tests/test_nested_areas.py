@@ -163,6 +163,8 @@ def test_listing_the_enclosing_area_hides_the_nested_one(agent) -> None:
 def test_status_counts_each_file_once_in_the_area_that_decides_it(agent) -> None:
     rows = {r["area"]: r["files"] for r in agent["status"].structured_content["stores"]}
     assert rows == {"shared": 1, "reopen": 1, "raven": 0}, rows
+    assert agent["status"].structured_content["not_readable"] == [PRIVATE]
+    assert f"not readable inside them: {PRIVATE}" in _text(agent["status"])
 
 
 def test_the_owner_still_finds_the_owner_only_file(world) -> None:
