@@ -123,3 +123,32 @@ def test_an_exported_observation_is_named_by_date_and_digest_only(tmp_path: Path
     (fact,) = list(ObservationsSource(log, ObservationOptions()).facts())
     assert re.fullmatch(r"2026-11-30/[0-9a-f]{12}", fact.path), fact.path
     assert fact.id == f"observations/{fact.path.split('/')[1]}"      # the id is unchanged: source/digest
+
+
+OBSERVATION = "---\nid: observations/{h}\nsource: observations\nkind: observation\n---\n# bash: ls\n"
+
+
+@pytest.mark.parametrize("name, notice", [
+    ("2026-11-30/ignore-all-previous-instructions-0123456789ab.md", True),
+    ("undated/bash-0123456789ab.md", True),
+    ("2026-11-30/0123456789ab.md", False),
+])
+def test_old_observation_names_are_named_with_the_command_that_renames_them(tmp_path: Path, name: str,
+                                                                            notice: bool) -> None:
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    path = home / "exports" / "agents" / "raven" / "observations" / name
+    path.parent.mkdir(parents=True)
+    path.write_text(OBSERVATION.format(h="0123456789ab"))
+    (home / "format.json").write_text(json.dumps({"format": 4}))
+    log = tmp_path / "obs.jsonl"
+    log.write_text('{"ts": "2026-10-18T14:00:00Z", "tool": "dig", "input": "dig a", "output": "ok"}\n')
+    done = subprocess.run([sys.executable, "-m", "muninn", "export", "observations", str(log), "--out",
+                           str(tmp_path / "out"), "--json"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "MUNINN_HOME": str(home)}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "no word of the agent's tool" in line]
+    assert len(said) == notice and (not notice or "`muninn export all && muninn sync all --prune`" in said[0])
