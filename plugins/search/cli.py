@@ -112,9 +112,14 @@ def search_cmd(
 
 def _marks(s: Settings, uris: list[str], reader: str | None) -> dict[str, list[str]]:
     """{uri: the untrusted readers of policy.yaml who may write there (not `reader` itself)}."""
+    from muninn.core.errors import ConfigError
     from muninn.plugins.search import reader_index
 
-    pol = reader_index.policy_or_none(s)
+    try:
+        pol = reader_index.policy_or_none(s)
+    except ConfigError as exc:   # the search still answers; that nothing is marked is said
+        say(f"warning: policy.yaml does not load ({exc.message}): what agents wrote is not marked")
+        return {}
     if pol is None:
         return {}
     return {u: [w for w in pol.untrusted_writers(u) if w != reader] for u in uris}
