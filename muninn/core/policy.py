@@ -130,6 +130,10 @@ class Profile:
             return None
         return next((a for a in self.deciding if a.holds(uri)), None)
 
+    def outside(self, uri: str) -> bool:
+        """Whether `uri` (plain canonical) lies outside every area that decides in this account."""
+        return bool(_PLAIN.match(uri)) and not any(a.holds(uri) for a in self.deciding)
+
     def level_at(self, uri: str) -> Level | None:
         """This reader's level at `uri`: its level in the area that decides there, else None."""
         area = self.decider(uri)

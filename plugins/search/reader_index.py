@@ -48,7 +48,7 @@ def is_own(settings: Settings, profile: Profile) -> bool:
 def holds(profile: Profile, uri: str, own: bool) -> bool:
     """May this reader's index hold `uri`? What its policy lets it read; the configured identity's own
     index (`own`) also keeps what it synced outside every policy area, where the policy says nothing."""
-    return covers(profile, uri) or (own and profile.decider(uri) is None)
+    return covers(profile, uri) or (own and profile.outside(uri))
 
 
 def policy_or_none(settings: Settings) -> Policy | None:
