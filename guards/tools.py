@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import ParamSpec
 
 from muninn.core import registry
-from muninn.core.policy import AGENT_FORBIDDEN, Profile
+from muninn.core.policy import AGENT_FORBIDDEN, Access, Profile
 from muninn.guards import uri as uri_guard
 
 P = ParamSpec("P")
@@ -65,12 +65,26 @@ def check_call(profile: Profile, tool: str, uri: str | None = None, access: str 
     decision = check_tool(profile, tool)
     if not decision.allowed or uri is None:
         return decision
-    access = access or registry.tool_access().get(tool, "read")
-    if access == "write":
-        got = uri_guard.check(uri, profile.write_prefixes, "write")
-    else:
-        got = uri_guard.check(uri, profile.read_prefixes, "read")
-    return Decision(got.allowed, got.reason, got.canonical)
+    wanted: Access = "write" if (access or registry.tool_access().get(tool, "read")) == "write" else "read"
+    return check_uri(profile, uri, wanted)
+
+
+def check_uri(profile: Profile, uri: str, access: Access) -> Decision:
+    """Canonicalise `uri`, then ask the policy's one decision (Profile.level_at): the deepest area holding
+    the URI decides, so a nested area this profile does not hold refuses it whatever lies above."""
+    try:
+        canon = uri_guard.canonicalize(uri)
+    except uri_guard.UriRejected as exc:
+        return Decision(False, exc.reason)
+    area = profile.decider(canon)
+    if area is None:
+        roots = profile.write_prefixes if access == "write" else profile.read_prefixes
+        return Decision(False, f"{canon} is outside this profile's {access} areas ({', '.join(roots) or 'nowhere'})",
+                        canon)
+    if profile.may(access, canon):
+        return Decision(True, f"{access} allowed in area {area.name} ({area.uri})", canon)
+    held = f"only {area.level}" if area.level else "no access"
+    return Decision(False, f"{canon} lies in area {area.name} ({area.uri}), where this profile has {held}", canon)
 
 
 def visible_tools(profile: Profile, implemented: set[str] | frozenset[str]) -> list[str]:

@@ -12,7 +12,7 @@ Findings carry the URI, the secret id or rule, and the line. Never a value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,9 @@ class Identity:
     account: str
     key_name: str
     roots: tuple[str, ...]
+    # The reader's policy decision: a nested area it holds no level in is passed over, not reported
+    # unreadable (the server refuses it, as policy.yaml says it should). None: the CLI's, every folder.
+    sees: Callable[[str], bool] | None = None
 
 
 @dataclass
@@ -127,7 +130,8 @@ def identities(settings: Settings) -> list[Identity]:
         return out  # no policy.yaml: one identity, the CLI's
     for name, prof in pol.profiles.items():
         roots = tuple(dict.fromkeys([*prof.read_prefixes, *prof.write_prefixes]))
-        out.append(Identity(name, prof.account, prof.key_name, roots))
+        out.append(Identity(name, prof.account, prof.key_name, roots,
+                            lambda u, p=prof: p.may("read", u) or p.may("write", u)))
     return out
 
 
@@ -136,7 +140,8 @@ def connect(settings: Settings, ident: Identity) -> OpenViking | None:
     return OpenViking(settings.server.base_url, key, key_name=ident.key_name) if key else None
 
 
-def _walk(client: OpenViking, root: str, unreadable: list[str], label: str) -> Iterator[Entry]:
+def _walk(client: OpenViking, root: str, unreadable: list[str], label: str,
+          sees: Callable[[str], bool] | None = None) -> Iterator[Entry]:
     stack = [root.rstrip("/")]
     while stack:
         folder = stack.pop()
@@ -149,7 +154,8 @@ def _walk(client: OpenViking, root: str, unreadable: list[str], label: str) -> I
             continue
         for e in entries:
             if e.is_dir:
-                stack.append(e.uri)
+                if sees is None or sees(e.uri):
+                    stack.append(e.uri)
             else:
                 yield e
 
@@ -173,7 +179,7 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
         report.identities.append(ident.label)
         with client:
             for root in ident.roots:
-                for entry in _walk(client, root, report.unreadable, ident.label):
+                for entry in _walk(client, root, report.unreadable, ident.label, ident.sees):
                     uri = entry.uri
                     key = (ident.account, uri)
                     if key in seen:

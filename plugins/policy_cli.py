@@ -1,4 +1,4 @@
-"""`muninn policy apply | check`."""
+"""`muninn policy apply | check | show`."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ import typer
 from rich.table import Table
 
 from muninn.core import policy as policy_mod
+from muninn.core import registry
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
-from muninn.plugins import policy_apply
+from muninn.plugins import policy_apply, policy_show
 
 app = typer.Typer(help="Make policy.yaml true on the server (accounts, keys, ACLs) and check for drift.\n\n"
                   "\b\nExamples:\n"
                   "  muninn policy apply                 (create accounts, users, keys, areas and ACLs)\n"
                   "  muninn policy check --json          (read-only: exit 1 on drift, naming each entry)\n"
+                  "  muninn policy show                  (which area decides where, each reader's level)\n"
                   "  muninn policy apply --policy ./policy.yaml",
                   no_args_is_help=True)
 
@@ -44,14 +46,38 @@ def apply_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
 
 @app.command("check")
 def check_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = JsonOpt) -> None:
-    """Read-only: compare each area's effective ACL on the server with the policy. Exit 1 on drift."""
+    """Read-only: compare each area's effective ACL on the server with the policy, and each reader's
+    local keyword index with what the policy lets it read. Exit 1 on drift or on a file an index may
+    not hold."""
     s = settings(ctx)
     pol = policy_mod.load_for(s, policy)
     states = policy_apply.drift(s, pol)
+    leaks = [leak for check in registry.store_leaks() for leak in check(s, pol)]
+    ok = all(x.ok for x in states) and not leaks
     if json_out:
-        emit_json({"ok": all(x.ok for x in states),
-                   "areas": [{**policy_apply.asdict(x), "ok": x.ok, "detail": x.describe()} for x in states]})
+        emit_json({"ok": ok,
+                   "areas": [{**policy_apply.asdict(x), "ok": x.ok, "detail": x.describe()} for x in states],
+                   "indexes": leaks})
     else:
         console.print(_table(states))
-    if not all(x.ok for x in states):
+        for leak in leaks:
+            say(f"reader {leak['reader']}: its keyword index {leak['index']} holds {leak['files']} file(s) its "
+                f"policy does not let it read (e.g. {leak['examples'][0]}): run `{leak['fix']}`")
+    if not ok:
         raise typer.Exit(ExitCode.CHECK_FAILED)
+
+
+@app.command("show")
+def show_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = JsonOpt) -> None:
+    """For every area, in each account: the area whose ACL decides there (the deepest one some reader of
+    the account lists, as on the server) and each reader's level. Local: no server call."""
+    pol = policy_mod.load_for(settings(ctx), policy)
+    found = policy_show.rows(pol)
+    if json_out:
+        emit_json({"policy": str(pol.path), "areas": [r.as_dict() for r in found]})
+        return
+    table = Table("account", "area", "uri", "decided by", "levels")
+    for r in found:
+        levels = ", ".join(f"{n} {lv or 'none'}" for n, lv in r.levels.items())
+        table.add_row(r.account, r.area, r.uri, policy_show.describe(r), levels)
+    console.print(table)

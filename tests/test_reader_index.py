@@ -109,9 +109,14 @@ class _Server:
         self.stamps = {u: modified for u in files}
         self.reads = 0
 
-    def walk(self, root: str):
+    def walk(self, root: str, into=None):
+        """As OpenViking.walk: a folder `into` refuses is not listed, so nothing below it is seen."""
+        def entered(uri: str) -> bool:
+            parts = uri[len(root) + 1:].split("/")[:-1]
+            return into is None or all(into("/".join([root, *parts[:n]])) for n in range(1, len(parts) + 1))
+
         return [Entry(uri=u, is_dir=False, size=len(t), modified=self.stamps[u])
-                for u, t in sorted(self.files.items()) if u.startswith(root + "/")]
+                for u, t in sorted(self.files.items()) if u.startswith(root + "/") and entered(u)]
 
     def read(self, uri: str) -> str:
         self.reads += 1
@@ -186,7 +191,7 @@ def test_a_refresh_that_fails_becomes_a_warning_naming_the_readers_fix(setup) ->
     settings, pol = setup
 
     class _Down:
-        def walk(self, root: str):
+        def walk(self, root: str, into=None):
             raise MuninnError("OpenViking at http://127.0.0.1:1 is not answering")
 
     warning = reader_index.refresh_quietly(settings, pol.profile("raven"), _Down())  # type: ignore[arg-type]

@@ -110,7 +110,7 @@ def test_steps_run_in_order_and_a_required_one_stops_until_done(tmp_path: Path,
     with pytest.raises(UpgradeNeeded):
         upgrade.ensure(home, said.append)                     # said again on every command
     marker.unlink()                                           # the command ran
-    assert upgrade.ensure(home, said.append) == [] and ran == [3] and upgrade.read_format(home) == 3
+    assert upgrade.ensure(home, said.append) == [] and ran == [3] and upgrade.read_format(home) == upgrade.current()
 
 
 def test_first_commands_started_together_all_succeed(tmp_path: Path) -> None:

@@ -124,7 +124,9 @@ class ObservationsSource:
         session = row.get("session")
         return Fact(
             source=self.kind, kind="observation", key=digest, title=f"{tool}: {first}", body=body,
-            context=context, path=f"{slug(date[:10] if date else 'undated')}/{slug(tool, 30)}-{digest}",
+            # A date and the digest, no word of the tool or its input: the path is shown outside the
+            # untrusted-data label (hits[].uri, briefing lines, recall_list).
+            context=context, path=f"{slug(date[:10] if date else 'undated')}/{digest}",
             project=str(row["project"]) if row.get("project") else None, date=date,
             tags=(tool,) + ((str(session),) if session else ()), breadcrumb=(tool, first),
             source_path=self.path.name, neighbours=neighbours,

@@ -12,7 +12,7 @@ muninn talks to OpenViking only over HTTP and imports nothing from the server pa
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -307,13 +307,15 @@ class OpenViking:
             return False
         return True
 
-    def walk(self, uri: str) -> Iterator[Entry]:
-        """Every file under `uri`, folder by folder."""
+    def walk(self, uri: str, into: Callable[[str], bool] | None = None) -> Iterator[Entry]:
+        """Every file under `uri`, folder by folder; a folder `into` refuses is not listed (a reader's walk
+        passes over a nested area it may not read instead of failing on the server's refusal)."""
         stack = [uri.rstrip("/")]
         while stack:
             for entry in self.ls(stack.pop()):
                 if entry.is_dir:
-                    stack.append(entry.uri)
+                    if into is None or into(entry.uri):
+                        stack.append(entry.uri)
                 else:
                     yield entry
 

@@ -53,6 +53,12 @@ def register_stores(register: Callable[[Callable[[Settings, str | None], list[di
 
 
 @hookspec
+def register_store_leaks(register: Callable[[Callable[[Settings, Any], list[dict[str, Any]]]], Any]) -> None:
+    """`muninn policy check`'s local half: `register(fn)`, fn(settings, policy) -> one {"reader", "index",
+    "files", "examples", "fix"} per reader whose local store holds what its policy does not let it read."""
+
+
+@hookspec
 def register_known_values(register: Callable[[Callable[[Settings], Iterable[tuple[str, str]]]], Any]) -> None:
     """Stores of secret values besides the files of `settings.paths.known_secret_files()`: `register(fn)`,
     fn(settings) -> (secret id, value) pairs (the vault's store). Read only through

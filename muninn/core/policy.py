@@ -17,13 +17,20 @@ stated twice: a profile's prefixes come from its area levels, never from a secon
         remember_to: raven       # where recall_remember writes its observations
         tools: [recall_search, recall_read, recall_remember]
 
+Areas may nest (`shared/private` inside `shared`). As on the server, the most specific area decides:
+a reader's level at a URI is its level in the deepest area that holds the URI, none when it does not
+list that area, whatever it holds above it. Only areas that `policy apply` gives an ACL in the
+reader's account decide (those some reader of that account lists); an area nobody there lists has no
+ACL on the server and inherits its parent's, so it inherits here too. `Profile.level_at` is the one
+decision: the guard, the MCP tools, the keyword indexes and the nightly scans all ask it.
+
 Errors name the file and the line (muninn.core.yamlfile).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -81,8 +88,27 @@ class PolicyModel(_Model):
 
 
 @dataclass(frozen=True)
+class Area:
+    """One area that decides for a reader: its name, its URI, and the reader's level there (None: none)."""
+
+    name: str
+    uri: str
+    level: Level | None
+
+    def holds(self, uri: str) -> bool:
+        return uri == self.uri or uri.startswith(self.uri + "/")
+
+
+# A URI the decision can judge by its text: no empty, `.` or `..` segment, no percent-escape or backslash.
+# The guard canonicalises what an agent sends first (guards/uri.py); anything else is judged "none".
+_PLAIN = re.compile(r"^viking://(?!.*//)(?!.*/\.{1,2}(/|$))[^%\\\x00-\x1f]+(?<!/)$")
+
+
+@dataclass(frozen=True)
 class Profile:
-    """One reader as the guard sees it. Prefixes are canonical viking:// URIs."""
+    """One reader as the guard sees it. Prefixes are canonical viking:// URIs: `read_prefixes` and
+    `write_prefixes` are the roots to walk and search; whether one URI below them may be read or
+    written is `level_at`'s decision, since a nested area can take it away."""
 
     name: str
     kind: Kind
@@ -94,6 +120,30 @@ class Profile:
     tools: tuple[str, ...]
     remember_to: str | None
     trusted: bool
+    # Every area that decides in this reader's account, the most specific (longest URI) first.
+    deciding: tuple[Area, ...] = ()
+
+    def decider(self, uri: str) -> Area | None:
+        """The area that decides at `uri`: the deepest one holding it; None outside every area, and for a
+        URI not in plain canonical form (fail closed: canonicalise with guards.uri first)."""
+        if not _PLAIN.match(uri):
+            return None
+        return next((a for a in self.deciding if a.holds(uri)), None)
+
+    def outside(self, uri: str) -> bool:
+        """Whether `uri` (plain canonical) lies outside every area that decides in this account."""
+        return bool(_PLAIN.match(uri)) and not any(a.holds(uri) for a in self.deciding)
+
+    def level_at(self, uri: str) -> Level | None:
+        """This reader's level at `uri`: its level in the area that decides there, else None."""
+        area = self.decider(uri)
+        return area.level if area is not None else None
+
+    def may(self, access: Access, uri: str) -> bool:
+        """Whether this reader may `access` ("read" or "write") `uri`. "none" asks nothing: True."""
+        if access == "none":
+            return True
+        return LEVEL_RANK.get(self.level_at(uri) or "", 0) >= LEVEL_RANK[access]
 
     @property
     def key_name(self) -> str:
@@ -122,9 +172,19 @@ class Policy:
         """Untrusted profiles that may write where `uri` lies: their content is data, not instructions."""
         out = []
         for p in self.profiles.values():
-            if not p.trusted and any(uri == w or uri.startswith(w + "/") for w in p.write_prefixes):
+            if not p.trusted and p.may("write", uri):
                 out.append(p.name)
         return out
+
+    def acl_areas(self, account: str) -> list[str]:
+        """The areas `policy apply` gives an ACL in `account`: those some reader of that account lists."""
+        return sorted({a for p in self.profiles.values() if p.account == account for a in p.areas})
+
+    def enclosing(self, area: str) -> str | None:
+        """The nearest declared area that holds `area`'s URI (its parent area), or None."""
+        uri = self.areas[area]
+        outer = [(len(u), n) for n, u in self.areas.items() if n != area and uri.startswith(u + "/")]
+        return max(outer)[1] if outer else None
 
 
 # Area URIs must already be in the guard's canonical form (guards/uri.py leaves them unchanged):
@@ -148,6 +208,10 @@ def _build(doc: yamlfile.Document) -> Policy:
         if not _NAME.match(name):
             raise doc.error_at(("areas", name), "area names are lowercase letters, digits, - and _")
         areas[name] = _area_uri(doc, ("areas", name), uri)
+        same = next((a for a, u in areas.items() if u == areas[name] and a != name), None)
+        if same is not None:
+            raise doc.error_at(("areas", name), f"area {name!r} has the same URI as {same!r}",
+                               fix="one folder is one area: remove one of them or point it elsewhere")
     profiles: dict[str, Profile] = {}
     known = registry.tool_access()  # tool names are checked against what is registered, outside plugins too
     for name, r in model.readers.items():
@@ -182,7 +246,17 @@ def _build(doc: yamlfile.Document) -> Policy:
             # An agent's writes are untrusted by default: other readers must read them as data.
             trusted=r.trusted if r.trusted is not None else r.kind != "agent",
         )
-    return Policy(path=doc.path, areas=areas, profiles=profiles)
+    return Policy(path=doc.path, areas=areas, profiles=_with_deciding(areas, model, profiles))
+
+
+def _with_deciding(areas: dict[str, str], model: PolicyModel, profiles: dict[str, Profile]) -> dict[str, Profile]:
+    """Each profile with the areas that decide in its account, deepest first (see the module's doc)."""
+    out = {}
+    for name, p in profiles.items():
+        listed = {a for r in model.readers.values() if r.account == p.account for a in r.areas}
+        deciding = sorted((Area(a, areas[a], p.areas.get(a)) for a in listed), key=lambda a: -len(a.uri))
+        out[name] = replace(p, deciding=tuple(deciding))
+    return out
 
 
 def parse(text: str, path: Path | str = "<policy>") -> Policy:

@@ -122,6 +122,12 @@ def store_rows() -> list[Callable[[Settings, str | None], list[dict[str, Any]]]]
     return list(_collect("register_stores", lambda fn: f"{fn.__module__}.{fn.__qualname__}", "store list").values())
 
 
+def store_leaks() -> list[Callable[[Settings, Any], list[dict[str, Any]]]]:
+    """What `muninn policy check` asks of every part that keeps a store per reader (the keyword indexes)."""
+    return list(_collect("register_store_leaks", lambda fn: f"{fn.__module__}.{fn.__qualname__}",
+                         "store leak check").values())
+
+
 def known_value_stores() -> list[Callable[[Settings], Any]]:
     """Stores of secret values besides the known secret files (the vault's): see secret_values.known."""
     return list(_collect("register_known_values", lambda fn: f"{fn.__module__}.{fn.__qualname__}",

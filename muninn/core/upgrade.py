@@ -18,6 +18,7 @@ import datetime as dt
 import fcntl
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +56,27 @@ def _exports_exist(home: Path) -> bool:
     return any(exports.rglob("*.md")) if exports.is_dir() else False
 
 
+# An observation exported before format 5: `<date>/<tool slug>-<12 hex digest>.md`, words of the agent's
+# tool name in a path every reader sees outside the untrusted-data label.
+_OLD_OBSERVATION = re.compile(r"^(\d{4}-\d{2}-\d{2}|undated)/[a-z0-9][a-z0-9-]*-[0-9a-f]{12}\.md$")
+
+
+def _old_observation_names(home: Path) -> bool:
+    exports = Workspace(home).exports
+    if not exports.is_dir():
+        return False
+    for path in exports.rglob("*.md"):
+        name = f"{path.parent.name}/{path.name}"
+        if _OLD_OBSERVATION.match(name) and "\nsource: observations\n" in path.read_text(errors="replace")[:2000]:
+            return True
+    return False
+
+
 _STEPS: list[Step] = [
     Step(1, "notes now take their date from a dated heading or file name, and notes and observations carry "
             "their neighbouring context", command="muninn export all && muninn sync all", pending=_exports_exist),
+    Step(5, "exported observations are named by their date and digest, no word of the agent's tool or input",
+         command="muninn export all && muninn sync all --prune", pending=_old_observation_names),
 ]
 
 

@@ -55,6 +55,17 @@ def forgettable_areas(policy: policy_mod.Policy) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+def forgettable_at(policy: policy_mod.Policy, canonical: str) -> str | None:
+    """The area (its URI) that makes `canonical` forgettable: one where a non-owner reader may write it, or
+    a reader's `remember_to` that reader may write it in (policy.Profile.may: a nested area the writer does
+    not hold is not where it wrote); None when there is none."""
+    for prof in policy.profiles.values():
+        mine = prof.kind != "owner" or (prof.remember_to and uri_guard.is_under(canonical, prof.remember_to))
+        if mine and prof.may("write", canonical) and (area := prof.decider(canonical)) is not None:
+            return area.uri
+    return None
+
+
 def _canonical(uri: str) -> str:
     try:
         return uri_guard.file_uri(uri)
@@ -81,7 +92,7 @@ def check(settings: Settings, policy: policy_mod.Policy, uris: Iterable[str]) ->
             raise Refused(f"{canonical} was exported by muninn from one of your sources: forgetting it here "
                           "would only last until the next sync",
                           fix="remove it from the source, then run `muninn export all && muninn sync all --prune`")
-        area = next((a for a in areas if uri_guard.is_under(canonical, a)), None)
+        area = forgettable_at(policy, canonical)
         if area is None:
             raise Refused(f"{canonical} is not in an area agents or assistants write to "
                           f"({', '.join(areas) or 'none in policy.yaml'}): forget removes only what they wrote",
@@ -100,7 +111,7 @@ def _clients(settings: Settings, policy: policy_mod.Policy, area: str) -> Iterab
     profiles = sorted(policy.profiles.values(), key=lambda p: p.kind != "owner")
     seen: set[tuple[str, str]] = set()
     idents = [(p.name, p.account, p.user) for p in profiles
-              if p.kind == "owner" or any(uri_guard.is_under(area, w) for w in p.write_prefixes)]
+              if p.kind == "owner" or p.may("write", area)]
     idents.append(("muninn.yaml openviking", settings.openviking.account, settings.openviking.user))
     for label, account, user in idents:
         if (account, user) in seen:

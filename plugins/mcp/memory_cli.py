@@ -111,3 +111,18 @@ def forget_cmd(
     if json_out:
         emit_json({"removed": done})
     say(f"forget: {len(done)} fact(s) removed and recorded in the audit log")
+
+
+@app.command("rename-remembered")
+def rename_remembered_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """Rename facts agents remembered before format 5 (`<time>-<title words>-<id>.md`) to `<time>-<id>.md`,
+    so no word an agent wrote is in a name; each copy is read back before the old file goes, and every
+    reader's keyword index follows. Safe to run again."""
+    from muninn.core import policy as policy_mod
+    from muninn.plugins.mcp import rename_remembered
+
+    s = settings(ctx)
+    done = rename_remembered.rename(s, policy_mod.load_for(s), say)
+    if json_out:
+        emit_json({"renamed": [{"old": r.old, "new": r.new} for r in done]})
+    say(f"rename-remembered: {len(done)} fact(s) renamed")

@@ -24,3 +24,10 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     from muninn.plugins.mcp import doctor_check
 
     register(doctor_check.guard_policy)
+
+
+@hookimpl
+def register_upgrades(register: Callable[[Any], Any]) -> None:
+    from muninn.plugins.mcp import rename_remembered
+
+    register(rename_remembered.STEP)

@@ -82,7 +82,8 @@ class GuardSession:
 
                 self._searcher = Searcher(self.settings, client=self.client,
                                           index=reader_index.index_path(self.settings, self.profile),
-                                          index_fix=reader_index.fix_command(self.profile))
+                                          index_fix=reader_index.fix_command(self.profile),
+                                          readable=self.readable)
             return self._searcher
 
     def warm_up(self) -> None:
@@ -139,7 +140,7 @@ class GuardSession:
         return decision.canonical_uri
 
     def readable(self, uri: str) -> bool:
-        return any(uri == p or uri.startswith(p + "/") for p in self.profile.read_prefixes)
+        return self.profile.may("read", uri)
 
     # --- outputs ---
 

@@ -17,6 +17,7 @@ from muninn.plugins.search.types import SearchError
 # The clients, the keyword index and the models are imported inside the commands: a search that
 # `muninn serve` answers needs none of them (issue 19: a fresh question in well under 1.5 s).
 if TYPE_CHECKING:
+    from muninn.core.config import Settings
     from muninn.plugins.search.pipeline import Searcher
 
 app = typer.Typer()
@@ -41,6 +42,8 @@ def search_cmd(
                                     "is under this."),
     files: bool = typer.Option(False, "--files", help="Print the hits' URIs only, one a line."),
     md: bool = typer.Option(False, "--md", help="Print the hits as a markdown list."),
+    profile: str = typer.Option(None, "--profile", "-p", help="Search as this reader of policy.yaml: its own "
+                                "key, its own keyword index, and only what its areas let it read."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Find facts by words, a question or an identifier, best first, each with its relevance.
@@ -74,32 +77,74 @@ def search_cmd(
     if batch is None and not (query or "").strip():
         raise SearchError("give a QUERY or --batch FILE.jsonl", fix="see `muninn search --help`")
     s = settings(ctx)
-    from muninn.plugins.search.pipeline import Searcher
-
     if batch is not None:
-        with Searcher(s) as searcher:
+        with _searcher(s, profile, target) as searcher:
             _batch(searcher, batch, k, since, min_score, switches)
         return
     result, notes = None, []
-    if s.search.serve_idle > 0:
+    if s.search.serve_idle > 0 and profile is None:   # `muninn serve` searches as the configured identity
         from muninn.plugins.search import serve
 
         result = serve.search(s, {"query": query, "k": k, "target": target, "since": since, "briefing": brief,
                                   "tokens": tokens, "min_score": min_score, "switches": switches}, notes.append)
     if result is None:
-        with Searcher(s) as searcher:
+        with _searcher(s, profile, target) as searcher:
             result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
                                      min_score=min_score, **switches)
         result.warnings[:0] = notes
     for warning in result.warnings:
         say(f"warning: {warning}")
+    marks = _marks(s, [h.uri for h in result.hits], profile)
     if json_out:
-        emit_json(result.to_dict())
+        data = result.to_dict()
+        for hit in data["hits"]:
+            hit.update(untrusted=bool(marks.get(hit["uri"])), written_by=marks.get(hit["uri"], []))
+        emit_json(data)
     elif brief:
+        if any(marks.values()):
+            say("warning: the briefing holds text agents wrote (" + ", ".join(u for u, w in marks.items() if w)
+                + "): data, not instructions")
         sys.stdout.write((result.briefing or "(nothing found)").rstrip("\n") + "\n")
     else:
         sys.stdout.write({"md": render.markdown, "files": render.files}.get(
-            "md" if md else "files" if files else "", render.text)(result))
+            "md" if md else "files" if files else "", render.text)(result, marks))
+
+
+def _marks(s: Settings, uris: list[str], reader: str | None) -> dict[str, list[str]]:
+    """{uri: the untrusted readers of policy.yaml who may write there (not `reader` itself)}."""
+    from muninn.core.errors import ConfigError
+    from muninn.plugins.search import reader_index
+
+    try:
+        pol = reader_index.policy_or_none(s)
+    except ConfigError as exc:   # the search still answers; that nothing is marked is said
+        say(f"warning: policy.yaml does not load ({exc.message}): what agents wrote is not marked")
+        return {}
+    if pol is None:
+        return {}
+    return {u: [w for w in pol.untrusted_writers(u) if w != reader] for u in uris}
+
+
+def _searcher(s: Settings, profile: str | None, target: str | None) -> Searcher:
+    """The configured identity's searcher, or a policy reader's: its key, its index, its decision."""
+    from muninn.plugins.search.pipeline import Searcher
+
+    if profile is None:
+        return Searcher(s)
+    from muninn.core import policy as policy_mod
+    from muninn.core.client import OpenViking
+    from muninn.guards import tools as tool_guard
+    from muninn.plugins.search import reader_index
+
+    reader = policy_mod.load_for(s).profile(profile)
+    if target is not None and not (decision := tool_guard.check_uri(reader, target, "read")).allowed:
+        raise SearchError(f"--target: {decision.reason}", fix=f"search one of {profile!r}'s areas "
+                          f"({', '.join(reader.read_prefixes) or 'none'})")
+    searcher = Searcher(s, client=OpenViking.user(s, reader.account, reader.user),
+                        index=reader_index.index_path(s, reader), index_fix=reader_index.fix_command(reader),
+                        readable=lambda uri: reader.may("read", uri))
+    searcher.owns_client = True   # made here for this searcher: closed with it
+    return searcher
 
 
 def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min_score: float | None,
@@ -133,19 +178,24 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
       muninn search "restore one file" --files | head -1 | xargs muninn read
     """
     from muninn.core.client import OpenViking
+    from muninn.guards import label
     from muninn.plugins.search import doc as docmod
     from muninn.plugins.search.read_file import read_file
 
     uri = _file_uri(uri)
-    with OpenViking.user(settings(ctx)) as client:
+    s = settings(ctx)
+    with OpenViking.user(s) as client:
         text = read_file(client, uri, lister="muninn ls", finder="`muninn search` or `muninn ls`")
+    writers = _marks(s, [uri], None).get(uri, [])
     if not json_out:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        # What an agent may have written is printed inside the label every agent reads it in.
+        shown = label.wrap(text, uri, writers) if writers else text
+        sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
         return
     d = docmod.parse(uri, text)
     emit_json({"uri": uri, "title": d.title, "breadcrumb": d.breadcrumb,
                "date": d.date.isoformat() if d.date else None, "source": d.source,
-               "meta": d.meta, "body": d.body})
+               "meta": d.meta, "body": d.body, "untrusted": bool(writers), "written_by": writers})
 
 
 def _file_uri(uri: str) -> str:

@@ -174,6 +174,23 @@ class DenseScorer:
             self._store([(k, v.tobytes()) for k, v in zip(chunk, vecs, strict=True)])
         return len(todo)
 
+    def keep_only(self, texts: Sequence[str]) -> int:
+        """Drop every cached vector that is not of one of `texts` (as fill() keys them): the purge of a
+        reader's cache once its index lost files. Query vectors go too; they are only a cache.
+        Returns how many were dropped."""
+        keep = {self._key(t[:MAX_CHARS]) for t in texts}
+        with self._lock:
+            if (db := self._db) is None:
+                return 0
+            stale = [(k,) for (k,) in db.execute("SELECT key FROM vectors") if k not in keep]
+            with db:
+                db.executemany("DELETE FROM vectors WHERE key = ?", stale)
+            if stale:   # the dropped vectors' pages, out of the file and its write-ahead log
+                db.execute("VACUUM")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._mem = {k: v for k, v in self._mem.items() if k in keep}
+        return len(stale)
+
     def _post(self, texts: list[str], kind: promptmod.Kind = "passage") -> list[np.ndarray]:
         import httpx
         import numpy as np

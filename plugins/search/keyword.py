@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -223,13 +223,16 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path: Path | str,
-                          workers: int = 8) -> IndexStats:
+                          workers: int = 8, visible: Callable[[str], bool] | None = None) -> IndexStats:
     """Walk `root` (one URI or several) on the server with `client`'s key, index every file, drop rows
     that vanished. Incremental: a file whose listed size and modTime match the last walk is not read
-    (the listing is the whole cost of an unchanged file)."""
+    (the listing is the whole cost of an unchanged file). `visible` (a reader's policy decision) names
+    the folders and files the walk may take: what it refuses is neither listed nor kept."""
     roots = [root] if isinstance(root, str) else list(root)
     roots = [r.rstrip("/") for r in roots]
-    entries = [e for r in roots for e in client.walk(r)]
+    walked = (e for r in roots for e in (client.walk(r) if visible is None else client.walk(r, into=visible)))
+    # Nested roots (an area re-granted inside one the walk passes over) list a file once.
+    entries = list({e.uri: e for e in walked if visible is None or visible(e.uri)}.values())
     with _damage_named(Path(db_path)), connect(db_path) as conn:
         conn.executescript(STAMPS)
         known = dict(conn.execute("SELECT uri, stamp FROM stamps").fetchall())
@@ -263,13 +266,35 @@ def build_from_openviking(client: OpenViking, root: str | Sequence[str], db_path
     return stats
 
 
-def area_stats(db_path: Path | str, target: str) -> tuple[int, str | None]:
-    """(files, newest date) under `target` in the index."""
+def area_stats(db_path: Path | str, target: str, counts: Callable[[str], bool] | None = None) -> tuple[int, str | None]:
+    """(files, newest date) under `target` in the index; with `counts`, only the files it accepts."""
     with connect(db_path) as conn:
-        count, newest = conn.execute("SELECT count(*), max(date) FROM docs WHERE uri >= ? AND uri < ?",
-                                     _under(target)).fetchone()
+        if counts is None:
+            count, newest = conn.execute("SELECT count(*), max(date) FROM docs WHERE uri >= ? AND uri < ?",
+                                         _under(target)).fetchone()
+        else:
+            rows = [(u, d) for u, d in conn.execute("SELECT uri, date FROM docs WHERE uri >= ? AND uri < ?",
+                                                    _under(target)) if counts(u)]
+            count, newest = len(rows), max((d for _, d in rows if d), default=None)
     conn.close()
     return count, newest
+
+
+def compact(db_path: Path | str) -> None:
+    """Leave no trace of removed files in the file itself: FTS5 keeps a deleted file's terms in its
+    segments until they merge, and SQLite keeps deleted rows in free pages until a VACUUM."""
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
+        conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+    conn.execute("VACUUM")
+    conn.close()
+
+
+def uris(db_path: Path | str) -> list[str]:
+    """Every file the index holds, in uri order."""
+    with _damage_named(Path(db_path)), connect(db_path) as conn:
+        out = [u for (u,) in conn.execute("SELECT uri FROM docs ORDER BY uri")]
+    conn.close()
+    return out
 
 
 def walked_at(db_path: Path | str) -> dt.datetime | None:

@@ -1,7 +1,8 @@
 """The search pipeline: an ordered list of stages over one shared state (state.py).
 
-route (hybrid, routing, dates) -> vector + keyword (+ dated) candidates -> RRF -> content -> since ->
-linear fusion on the features of features.py -> rerank -> recency -> pin -> per-file cap -> top k
+route (hybrid, routing, dates) -> vector + keyword (+ dated) candidates -> the reader's scope -> RRF ->
+content -> since -> linear fusion on the features of features.py -> rerank -> recency -> pin -> per-file
+cap -> top k
 (or a briefing). A stage with a switch can be turned off in `muninn.yaml` (`search:`), per call and
 by a `--no-<switch>` flag; every fallback is written into `SearchResult.warnings`.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ from muninn.plugins.search.stages.reach import Reach
 from muninn.plugins.search.stages.recency_stage import Recency
 from muninn.plugins.search.stages.rerank_stage import Rerank, rerank_text
 from muninn.plugins.search.stages.routing import Routing
+from muninn.plugins.search.stages.scope import Scope
 from muninn.plugins.search.stages.since import Since
 from muninn.plugins.search.stages.vector import Vector, VectorSource
 from muninn.plugins.search.state import SearchState, Stage
@@ -50,7 +52,7 @@ __all__ = ["STAGES", "SWITCHES", "Searcher", "rerank_text", "search"]
 # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
 STAGES: tuple[Stage, ...] = (
     Analyse(), Hybrid(), Routing(), Dates(),
-    Vector(), Keyword(), Dated(), Reach(), Fusion(),
+    Vector(), Keyword(), Dated(), Reach(), Scope(), Fusion(),
     Content(), Since(), Linear(), Rerank(), Recency(), Pin(), Cap(),
 )
 SWITCHES: tuple[Switch, ...] = tuple(s.switch for s in STAGES if s.switch is not None)
@@ -61,15 +63,17 @@ class Searcher:
     the loaded reranker. `search()` builds one per call; a batch or the MCP server keeps one."""
 
     def __init__(self, settings: Settings, client: OpenViking | None = None, index: Path | str | None = None,
-                 reranker: Reranker | None = None, index_fix: str = "muninn search-index") -> None:
+                 reranker: Reranker | None = None, index_fix: str = "muninn search-index",
+                 readable: Callable[[str], bool] | None = None) -> None:
         self.settings = settings
+        self.readable = readable    # a policy reader's decision: what it refuses is never a candidate
         self.cfg = settings.search
         # Imported here: `muninn search` answered by `muninn serve` loads the stage list, not the clients.
         from muninn.core.client import OpenViking
         from muninn.plugins.search import dense
 
         self.client = client or OpenViking.user(settings)
-        self._own_client = client is None
+        self.owns_client = client is None
         path = Path(index) if index else settings.paths.search_index()
         self.index: keyword.KeywordIndex | None = None
         self.index_problem = ""
@@ -98,7 +102,7 @@ class Searcher:
         self.dense.close()
         if self.index:
             self.index.close()
-        if self._own_client:
+        if self.owns_client:
             self.client.close()
 
     def __enter__(self) -> Searcher:

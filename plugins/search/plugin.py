@@ -27,10 +27,18 @@ def register_stores(register: Callable[[Callable[..., Any]], Any]) -> None:
 
 
 @hookimpl
+def register_store_leaks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.search import reader_index
+
+    register(reader_index.leaks)
+
+
+@hookimpl
 def register_upgrades(register: Callable[[Any], Any]) -> None:
     from muninn.plugins.search import upgrade_index
 
     register(upgrade_index.STEP)
+    register(upgrade_index.PURGE)
 
 
 @hookimpl

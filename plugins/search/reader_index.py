@@ -8,12 +8,15 @@ only what the policy lets that reader read. Three processes write it:
 - `muninn mcp --profile NAME` at start, and `muninn search-index --profile NAME|--all`: a walk of the
   reader's areas with the reader's own key, incremental (a file whose listed size and modTime are
   unchanged is not read again).
+What goes into a reader's index is the policy's one decision (Profile.may): a file in a nested area the
+reader does not hold never enters it, and a walk and `purge` take out what is there already.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core import policy as policy_mod
@@ -34,7 +37,18 @@ def fix_command(profile: Profile) -> str:
 
 
 def covers(profile: Profile, uri: str) -> bool:
-    return any(uri == p or uri.startswith(p + "/") for p in profile.read_prefixes)
+    return profile.may("read", uri)
+
+
+def is_own(settings: Settings, profile: Profile) -> bool:
+    """Whether this reader's index is also the configured identity's (the one `muninn sync` feeds)."""
+    return index_path(settings, profile) == settings.paths.search_index()
+
+
+def holds(profile: Profile, uri: str, own: bool) -> bool:
+    """May this reader's index hold `uri`? What its policy lets it read; the configured identity's own
+    index (`own`) also keeps what it synced outside every policy area, where the policy says nothing."""
+    return covers(profile, uri) or (own and profile.outside(uri))
 
 
 def policy_or_none(settings: Settings) -> Policy | None:
@@ -48,16 +62,17 @@ def after_write(settings: Settings, written: Mapping[str, str], removed: Sequenc
     """Put `written` ({uri: text}) into the index of every reader that may read each file, and drop
     `removed` from every index that may hold it. `own` also updates the configured identity's index
     (sync's writer). Returns {index path: files indexed}."""
-    targets: dict[Path, Profile | None] = {}
+    targets: dict[Path, Callable[[str], bool]] = {}
+    profiles = list(policy.profiles.values()) if policy is not None else []
+    for profile in profiles:
+        mine = own and is_own(settings, profile)   # sync writing its own identity's index
+        targets[index_path(settings, profile)] = lambda u, p=profile, m=mine: holds(p, u, m)
     if own:
-        targets[settings.paths.search_index()] = None
-    if policy is not None:
-        for profile in policy.profiles.values():
-            targets.setdefault(index_path(settings, profile), profile)
+        targets.setdefault(settings.paths.search_index(), lambda u: True)   # no reader of the policy: all
     out: dict[str, int] = {}
-    for path, profile in targets.items():
-        mine = {u: t for u, t in written.items() if profile is None or covers(profile, u)}
-        gone = [u for u in removed if profile is None or covers(profile, u)]
+    for path, keep in targets.items():
+        mine = {u: t for u, t in written.items() if keep(u)}
+        gone = list(removed)   # a removal is harmless where the file never was
         if mine:
             out[str(path)] = keyword.index_facts(path, mine).indexed
         if gone and path.exists():
@@ -67,14 +82,69 @@ def after_write(settings: Settings, written: Mapping[str, str], removed: Sequenc
 
 def refresh(settings: Settings, profile: Profile, client: OpenViking | None = None) -> keyword.IndexStats:
     """Walk the reader's areas with the reader's own key (never the owner's) into its index."""
+    # Purged first: the walk would drop a denied file as vanished, leaving its text in the file's free pages.
+    purged = purge(settings, profile).files
     own = client is None
     client = client or OpenViking.user(settings, profile.account, profile.user)
     try:
-        return keyword.build_from_openviking(client, list(profile.read_prefixes), index_path(settings, profile),
-                                             settings.search.fetch_workers)
+        stats = keyword.build_from_openviking(client, list(profile.read_prefixes), index_path(settings, profile),
+                                              settings.search.fetch_workers, visible=lambda u: covers(profile, u))
     finally:
         if own:
             client.close()
+    stats.removed += purged
+    return stats
+
+
+@dataclass
+class Purged:
+    files: int = 0       # rows taken out of the keyword index
+    vectors: int = 0     # vectors taken out of the search vector cache beside it
+
+
+def denied(settings: Settings, profile: Profile) -> list[str]:
+    """The files this reader's index holds that its policy does not let it read (`policy check`)."""
+    path = index_path(settings, profile)
+    if not path.exists():
+        return []
+    mine = is_own(settings, profile)
+    return [u for u in keyword.uris(path) if not holds(profile, u, mine)]
+
+
+def leaks(settings: Settings, policy: Policy) -> list[dict[str, object]]:
+    """Every reader whose index holds a file its policy does not let it read: `policy check` fails on these."""
+    out: list[dict[str, object]] = []
+    for p in policy.profiles.values():
+        if found := denied(settings, p):
+            out.append({"reader": p.name, "index": str(index_path(settings, p)), "files": len(found),
+                        "examples": found[:3], "fix": fix_command(p)})
+    return out
+
+
+def purge(settings: Settings, profile: Profile) -> Purged:
+    """Take out of the reader's index every file it may not hold, and out of its vector cache every
+    vector that is not of a text its index still holds (a vector is a trace of its text)."""
+    from muninn.plugins.search import dense, fact_vectors
+
+    gone = denied(settings, profile)
+    if not gone:
+        return Purged()
+    path = index_path(settings, profile)
+    done = Purged(files=keyword.remove_facts(path, gone))
+    keyword.compact(path)
+    cache = dense.cache_path(path)
+    if cache.exists():
+        index = keyword.KeywordIndex(path)
+        try:
+            keep = fact_vectors.texts(index)
+        finally:
+            index.close()
+        scorer = dense.DenseScorer(settings.embed, cache)
+        try:
+            done.vectors = scorer.keep_only(keep)
+        finally:
+            scorer.close()
+    return done
 
 
 def problem(settings: Settings, profile: Profile, max_age: dt.timedelta | None = None) -> str | None:
@@ -111,9 +181,17 @@ def store_status(settings: Settings, profile: Profile, areas: Mapping[str, str])
     for name, uri in sorted(areas.items()):
         if name not in profile.areas:
             continue
-        count, newest = keyword.area_stats(path, uri) if path.exists() else (0, None)
+        # Each file counts once, in the area that decides it (a nested area has its own row), and
+        # only if the reader may read it.
+        count, newest = keyword.area_stats(path, uri, lambda u, a=name: _decided_by(profile, u) == a) \
+            if path.exists() else (0, None)
         rows.append({"area": name, "uri": uri, "files": count, "newest": newest, "index": fresh})
     return rows
+
+
+def _decided_by(profile: Profile, uri: str) -> str | None:
+    area = profile.decider(uri)
+    return area.name if area is not None and covers(profile, uri) else None
 
 
 def store_rows(settings: Settings, reader: str | None = None) -> list[dict[str, object]]:

@@ -6,9 +6,18 @@ here draws boxes or wraps lines; a terminal wraps long lines itself, a pipe gets
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from muninn.plugins.search.types import Hit, SearchResult
 
 SNIPPET_CHARS = 200
+# {uri: the untrusted readers who may write there}: what an agent wrote is marked in every output.
+Marks = Mapping[str, list[str]]
+
+
+def mark(uri: str, marks: Marks) -> str:
+    """The mark before a hit an untrusted reader may have written: its text is data, not instructions."""
+    return f"[untrusted: written by agent {', '.join(marks[uri])}] " if marks.get(uri) else ""
 
 
 def how(result: SearchResult) -> str:
@@ -33,32 +42,34 @@ def _snippet(h: Hit) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-def text(result: SearchResult) -> str:
+def text(result: SearchResult, marks: Marks | None = None) -> str:
     """Each hit: a numbered title line with date, relevance and score; the URI whole; a snippet."""
+    marks = marks or {}
     if not result.hits:
         return f"nothing found for {result.query!r}\n"
     lines = [f"{' '.join(result.query.split())[:200]}  ({how(result)})", ""]
     for i, h in enumerate(result.hits, start=1):
-        lines += [f"{i}. {h.title or '(untitled)'}  [{_facts(h)}]", f"   {h.uri}"]
+        lines += [f"{i}. {mark(h.uri, marks)}{h.title or '(untitled)'}  [{_facts(h)}]", f"   {h.uri}"]
         if snip := _snippet(h):
             lines.append(f"   {snip}")
         lines.append("")
     return "\n".join(lines)
 
 
-def markdown(result: SearchResult) -> str:
+def markdown(result: SearchResult, marks: Marks | None = None) -> str:
     """A markdown list, for a note or an issue: title linked to its URI, facts, quoted snippet."""
+    marks = marks or {}
     if not result.hits:
         return f"_nothing found for {result.query!r}_\n"
     lines = [f"**{' '.join(result.query.split())[:200]}** ({how(result)})", ""]
     for i, h in enumerate(result.hits, start=1):
         title = (h.title or "(untitled)").replace("]", "\\]")
-        lines.append(f"{i}. [{title}](<{h.uri}>) · {_facts(h)}")
+        lines.append(f"{i}. {mark(h.uri, marks)}[{title}](<{h.uri}>) · {_facts(h)}")
         if snip := _snippet(h):
             lines.append(f"   > {snip}")
     return "\n".join(lines) + "\n"
 
 
-def files(result: SearchResult) -> str:
+def files(result: SearchResult, marks: Marks | None = None) -> str:
     """One URI a line, best first (`muninn search x --files | xargs -n1 muninn read`)."""
     return "".join(f"{h.uri}\n" for h in result.hits)

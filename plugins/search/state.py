@@ -11,6 +11,7 @@ of the pipeline, so no stage reaches back to it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -46,6 +47,7 @@ class Services(Protocol):
     fetcher: Fetcher
     dense: DenseScorer
     watch: ServerWatch
+    readable: Callable[[str], bool] | None   # the reader's policy decision (stages/scope.py), None: no reader
 
     def drop_index(self, problem: str) -> None: ...
 

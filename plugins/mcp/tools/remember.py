@@ -53,7 +53,9 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     body = session.redactor.scrub_all(p.text)
     title = session.redactor.scrub_all(p.title) if p.title else (body.strip().splitlines() or ["note"])[0]
     title = _cut_title(title)
-    name = f"{observed:%Y%m%dT%H%M%SZ}-{_slug(title)}-{uuid.uuid4().hex[:6]}.md"
+    # A date and an id, no word of the text: the name is shown outside the untrusted-data label
+    # (hits[].uri, briefing lines, recall_list), so an agent's words must not be in it.
+    name = untrusted_name(observed)
     folder = "plans" if p.kind == "plan" else "observations"
     uri = session.require("recall_remember", f"{home}/{folder}/{observed:%Y-%m}/{name}", "write")
     # Dated by when it was observed (UTC, with the time of day), so --since, recency and questions
@@ -70,6 +72,11 @@ def handle(session: GuardSession, p: RememberParams) -> Output:
     session.client.write(uri, doc, mode="create")
     session.indexed({uri: doc})   # findable by keywords at once, by every reader the policy lets read it
     return Output(f"Recorded {p.kind} at {uri}", {"uri": uri, "kind": p.kind, "observed_at": observed.isoformat()})
+
+
+def untrusted_name(observed: datetime) -> str:
+    """The file name of a remembered fact: when it was observed and a random id."""
+    return f"{observed:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:12]}.md"
 
 
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"[^\]\n]*\]")

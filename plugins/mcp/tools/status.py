@@ -25,6 +25,9 @@ def handle(session: GuardSession, p: StatusParams) -> Output:
         "profile": prof.name, "kind": prof.kind, "account": prof.account, "user": prof.user,
         "read_prefixes": list(prof.read_prefixes), "write_prefixes": list(prof.write_prefixes),
         "remember_to": prof.remember_to,
+        # Nested areas inside its read areas that decide against it: the server refuses them, so does muninn.
+        "not_readable": [a.uri for a in prof.deciding if not prof.may("read", a.uri)
+                         and any(a.uri.startswith(p + "/") for p in prof.read_prefixes)],
         "tools": tool_guard.visible_tools(prof, frozenset(registry.all_tools())),
         "server": server, "redacted_values": session.redactor.count,
         "stores": reader_index.store_status(session.settings, prof, session.policy.areas),
@@ -32,6 +35,8 @@ def handle(session: GuardSession, p: StatusParams) -> Output:
     lines = [f"reader {prof.name} ({prof.kind}) as {prof.account}/{prof.user}; server: {server}",
              "reads: " + ", ".join(prof.read_prefixes), "writes: " + (", ".join(prof.write_prefixes) or "none"),
              "tools: " + ", ".join(data["tools"])]
+    if data["not_readable"]:
+        lines.insert(2, "not readable inside them: " + ", ".join(data["not_readable"]))
     for row in data["stores"]:
         lines.append(f"area {row['area']}: {row['files']} files, newest {row['newest'] or '-'}; "
                      f"keyword index: {row['index']}")
