@@ -13,7 +13,7 @@ from muninn.core.config import Settings
 from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.state import Services
 
-MEMBERS = ("settings", "cfg", "client", "index", "index_problem", "vector", "fetcher", "dense", "watch",
+MEMBERS = ("settings", "cfg", "client", "index", "index_problem", "vector", "fetcher", "dense", "watch", "readable",
            "drop_index", "reranker", "rerank_problem")
 
 
