@@ -1,4 +1,4 @@
-"""Issue 31 §5-7: the forms a declared value takes, by class (case tables: muninn/evals/forms_cases.py).
+"""Issue 31 §5-7: the forms a declared value takes, by class (case tables: muninn/evals/lab/forms_cases.py).
 
 Each class runs over random ASCII values and values that are not ASCII; dumps are printed by the real
 xxd, hexdump and od. A case is hidden when the export redactor's output holds no known value in any
@@ -14,8 +14,8 @@ import shutil
 import subprocess
 
 from muninn.evals import forms_cases
-from muninn.evals.bench_security_forms import hidden
-from muninn.evals.forms_cases import Case
+from muninn.evals.lab.bench_security_forms import hidden
+from muninn.evals.lab.forms_cases import Case
 from muninn.guards import forms
 from muninn.guards.dumps import byte_runs
 from muninn.guards.leak_gate import LeakGate

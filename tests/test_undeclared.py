@@ -1,6 +1,6 @@
 """The undeclared-secret detector (guards/undeclared.py), by class, with no secrets file at all.
 
-Cases are generated per class (evals/undeclared_cases.py: 40 vendors x 7 layouts and AWS pairs; bare
+Cases are generated per class (evals/lab/undeclared_cases.py: 40 vendors x 7 layouts and AWS pairs; bare
 tokens in 9 layouts x 5 lengths; 38 password labels in 30 spellings of many languages x 8 layouts and
 user/password pairs in 6 layouts; 52 program options from their manuals in every spelling, env vars,
 Ansible, .netrc, expect, Kubernetes Secrets, chpasswd). Negative tables: 17 kinds of identifiers
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from muninn.evals.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
+from muninn.evals.lab.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
 from muninn.guards import credential_options, gate_undeclared, undeclared
 from muninn.guards.allowlist import Allowlist
 from muninn.guards.leak_gate import LeakGate

@@ -1,7 +1,7 @@
 """Measure the forms of a declared value (issue 31 §5-7) per class: cases, hidden by export, flagged
 by the leak gate, masked in a child's output.
 
-Run: `.venv/bin/python -m muninn.evals.bench_security_forms`. Prints a markdown table (pasted into
+Run: `.venv/bin/python -m muninn.evals.lab.bench_security_forms`. Prints a markdown table (pasted into
 evals/results/security_export.md and security_exec.md) and the misses, if any, by case name.
 
 Hidden: the export redactor (`Redactor.for_facts` without patterns) leaves neither the value nor
@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
 from muninn.evals import forms_cases
-from muninn.evals.forms_cases import Case
+from muninn.evals.lab.forms_cases import Case
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.mask import mask_bytes, masking_redactor
 from muninn.guards.redact import ENCODINGS, Redactor, marker

@@ -4,7 +4,7 @@ Built from the class, not from the issue's examples: secrets are drawn at random
 class holds (seeded, so a failure reproduces), and written into the layouts notes use (prose, a
 table cell, a heading and the line under it, a bullet, a code block). `cases()` returns
 (class, text, secret) triples; `survivors()` (kind, text, identifier) ones. Used by
-tests/test_undeclared.py and evals/bench_undeclared.py.
+tests/test_undeclared.py and evals/lab/bench_undeclared.py.
 """
 
 from __future__ import annotations

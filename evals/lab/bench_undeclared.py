@@ -1,10 +1,10 @@
 """Measure the undeclared-secret detector: cases caught per class, identifiers kept, and every false
 redaction on ordinary text, listed to be judged.
 
-Run: `.venv/bin/python -m muninn.evals.bench_undeclared [--debs DIR]`. Writes
+Run: `.venv/bin/python -m muninn.evals.lab.bench_undeclared [--debs DIR]`. Writes
 evals/results/security_undeclared.md.
 
-- Cases: evals/undeclared_cases.py, generated per class (no secrets file: nothing declared). Caught =
+- Cases: evals/lab/undeclared_cases.py, generated per class (no secrets file: nothing declared). Caught =
   the secret is gone from what export writes (`Redactor.for_facts({})`); also shown: detect-secrets'
   default plugins alone on the same lines, and the leak gate's own reading before and after redaction
   (after must be 0: the gate never flags what the redactor left).
@@ -32,7 +32,7 @@ from pathlib import Path
 from muninn.evals.bench_security_export import PROSE_FILES
 from muninn.evals.corpora import docbook
 from muninn.evals.corpora.sources import HANDBOOK_CHAPTERS, POSTGRES_PAGES
-from muninn.evals.undeclared_cases import CLASSES, cases, survivors
+from muninn.evals.lab.undeclared_cases import CLASSES, cases, survivors
 from muninn.guards import gate_undeclared, undeclared
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.patterns import ds_findings
@@ -176,7 +176,7 @@ def main() -> None:
     manual_times = sorted(times)
     cost = export_cost()
     lines = ["# Undeclared secrets (issue #31)", "",
-             "Written by `evals/bench_undeclared.py`. No secrets file: every case is undeclared. *Caught*: gone",
+             "Written by `evals/lab/bench_undeclared.py`. No secrets file: every case is undeclared. *Caught*: gone",
              "from what export writes. *detect-secrets*: its default plugins alone find the secret on its line.",
              "*gate before*: the leak gate's own reading flags the raw case; *gate after*: flags the redacted",
              "text (must be 0: the two readings agree).", "",
