@@ -64,7 +64,9 @@ def test_an_old_workspace_is_upgraded_on_the_first_command(tmp_path: Path) -> No
     conn.close()
     # What needs the sources and the server it named, in one sentence with the command.
     notice = [line for line in first.stderr.splitlines() if "workspace upgrade" in line]
-    assert len(notice) == 1 and "`muninn export all && muninn sync all`" in notice[0]
+    assert len(notice) == 2 and "`muninn export all && muninn sync all`" in notice[0]
+    # Its index holds a fact remembered under the old name (title words in it): the rename is named too.
+    assert "`muninn rename-remembered`" in notice[1]
     again = _cli(home, tmp_path, *_any_command(tmp_path))
     assert again.returncode == 0 and "workspace upgrade" not in again.stderr
 
