@@ -111,6 +111,8 @@ def _spelled(fn) -> str:
 
 
 REDACTED_FORMS = {
+    # Issue 31 §5: a dump's byte spellings (openssl's colon hex) are read by the byte view.
+    "hex with colons": ":".join(f"{b:02x}" for b in VALUE.encode()),
     "cyrillic lower-case homoglyph": VALUE.replace("k", "\u043a"),
     "greek homoglyph": VALUE.replace("P", "\u03a1"),
     "html decimal entities": _spelled(lambda c: f"&#{ord(c)};"),
@@ -137,7 +139,6 @@ NOT_CAUGHT = {
     "rot13": codecs.encode(VALUE, "rot13"),
     "reversed": VALUE[::-1],
     "rtl override of the reversed value": "\u202e" + VALUE[::-1] + "\u202c",
-    "hex with colons": ":".join(f"{b:02x}" for b in VALUE.encode()),
 }
 # Prose with escapes, tags and non-ASCII letters that must come out unchanged.
 ORDINARY = [
