@@ -13,7 +13,7 @@ import random
 import shutil
 import subprocess
 
-from muninn.evals import forms_cases
+from muninn.evals.lab import forms_cases
 from muninn.evals.lab.bench_security_forms import hidden
 from muninn.evals.lab.forms_cases import Case
 from muninn.guards import forms
