@@ -16,7 +16,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
-from muninn.evals import forms_cases
+from muninn.evals.lab import forms_cases
 from muninn.evals.lab.forms_cases import Case
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.mask import mask_bytes, masking_redactor
