@@ -28,7 +28,8 @@ def search_cmd(
     ctx: typer.Context,
     query: str = typer.Argument(None, help="Words, a question, or an identifier (INC-10963, a host, an IP)."),
     k: int = typer.Option(None, "-k", min=1, help="Hits to return (default search.k, 4)."),
-    target: str = typer.Option(None, "--target", help="Search only under this URI (default search.target)."),
+    target: list[str] = typer.Option(None, "--target", help="Search only under this URI (default search.target); "
+                                     "repeat it for several folders, ranked together."),
     since: str = typer.Option(None, "--since", help="Only facts dated after: 7d, 24h, 30m, 2w or an ISO date."),
     switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
     brief: bool = typer.Option(False, "--briefing", help="A token-budgeted briefing, round-robin across sources."),
@@ -84,11 +85,11 @@ def search_cmd(
     if s.search.serve_idle > 0:
         from muninn.plugins.search import serve
 
-        result = serve.search(s, {"query": query, "k": k, "target": target, "since": since, "briefing": brief,
+        result = serve.search(s, {"query": query, "k": k, "target": target or None, "since": since, "briefing": brief,
                                   "tokens": tokens, "min_score": min_score, "switches": switches}, notes.append)
     if result is None:
         with Searcher(s) as searcher:
-            result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
+            result = searcher.search(query, k=k, target=target or None, since=since, briefing=brief, tokens=tokens,
                                      min_score=min_score, **switches)
         result.warnings[:0] = notes
     for warning in result.warnings:
