@@ -105,8 +105,9 @@ def search_cmd(
 
 def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min_score: float | None,
            switches: Switches) -> None:
-    lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
-    with lines:
+    from muninn.plugins.search import batch
+
+    def items(lines):
         for lineno, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -115,8 +116,17 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min
                 qid, text = item["id"], item["query"]
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
-            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since,
-                                     min_score=min_score, **switches)
+            yield qid, text, item
+
+    def answer(question: tuple) -> tuple:
+        qid, text, item = question
+        return qid, searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since,
+                                    min_score=min_score, **switches)
+
+    lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    with lines:
+        # Several questions at once (search.batch_workers), written in the file's order.
+        for qid, result in batch.in_order(answer, items(lines), batch.workers(searcher.cfg.batch_workers)):
             # The same fields as one search's --json, keyed by the line's id.
             sys.stdout.write(json.dumps({"id": qid, **result.to_dict()}, default=str) + "\n")
             sys.stdout.flush()
