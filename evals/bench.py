@@ -242,8 +242,13 @@ def batch_vs_serial(b: Bench, rows: list[tuple[str, str]]) -> None:
     the two are compared within each round. The reranker's (query, text) cache is emptied before
     every pass, or each repeat would be free."""
     from muninn.plugins.search import batch
+    from muninn.plugins.search.pipeline import Searcher
 
-    searcher = b.state["searcher"]
+    with Searcher(b.settings, client=b.owner, index=b.state["index"]) as searcher:
+        _batch_vs_serial(b, rows, searcher, batch)
+
+
+def _batch_vs_serial(b: Bench, rows: list[tuple[str, str]], searcher: Any, batch: Any) -> None:
     qs = queries(2 * b.size.queries)
     n = batch.workers(b.settings.search.batch_workers)
     model = searcher.reranker()
