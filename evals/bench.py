@@ -36,7 +36,8 @@ from muninn.evals import bench_export, bench_guard, bench_redact, bench_stack, b
 from muninn.evals.benchutil import pct
 
 RESULTS = Path(__file__).resolve().parent / "results" / "benchmarks.md"
-SECTIONS = ("Stack", "Fresh CLI", "Write to searchable", "Search by stage", "Rerank by candidate count",
+SECTIONS = ("Stack", "Fresh CLI", "Write to searchable", "Search by stage", "Batch vs serial",
+            "Rerank by candidate count",
             "Rerank levers", "Export and redaction", "Guard overhead", "Masking", "Verify sweep", "Nightly per job")
 
 
@@ -235,6 +236,50 @@ def search_by_stage(b: Bench, rows: list[tuple[str, str]]) -> None:
             b.state[f"total_{label}"] = total
 
 
+def batch_vs_serial(b: Bench, rows: list[tuple[str, str]]) -> None:
+    """A batch of questions (`muninn search --batch`) one at a time, then at once (search.batch_workers),
+    back to back on one warm Searcher, a few rounds each: the machine may be loaded by other work, so
+    the two are compared within each round. The reranker's (query, text) cache is emptied before
+    every pass, or each repeat would be free."""
+    from muninn.plugins.search import batch
+    from muninn.plugins.search.pipeline import Searcher
+
+    with Searcher(b.settings, client=b.owner, index=b.state["index"]) as searcher:
+        _batch_vs_serial(b, rows, searcher, batch)
+
+
+def _batch_vs_serial(b: Bench, rows: list[tuple[str, str]], searcher: Any, batch: Any) -> None:
+    qs = queries(2 * b.size.queries)
+    n = batch.workers(b.settings.search.batch_workers)
+    model = searcher.reranker()
+
+    def ranks(rerank: bool, workers: int) -> tuple[float, list[list[str]]]:
+        if model is not None:
+            model._cache.clear()
+        t = time.perf_counter()
+        got = list(batch.in_order(lambda q: searcher.search(q, rerank=rerank), qs, workers))
+        return time.perf_counter() - t, [[h.uri for h in r.hits] for r in got]
+
+    for rerank in (False, True):
+        ranks(rerank, n)   # warm: content and vector caches hold every candidate of these questions
+        serial, batched, same = [], [], True
+        load = os.getloadavg()[0]
+        for _ in range(3):
+            t1, one = ranks(rerank, 1)
+            t2, many = ranks(rerank, n)
+            serial.append(t1)
+            batched.append(t2)
+            same = same and one == many
+        label = "with rerank of 20" if rerank else "no rerank"
+        s1, s2 = statistics.median(serial), statistics.median(batched)
+        rows.append((f"{len(qs)} questions {label}, one at a time, median of 3 (per question)",
+                     f"{s1:.2f} s ({s1 / len(qs) * 1000:.0f} ms)"))
+        rows.append((f"the same, {n} at a time (search.batch_workers), median of 3 (per question)",
+                     f"{s2:.2f} s ({s2 / len(qs) * 1000:.0f} ms)"))
+        rows.append((f"**batch speed-up {label}** (load {load:.1f} at the start; ranks identical: "
+                     f"{'yes' if same else 'NO'})", f"**{s1 / s2:.2f}x**"))
+
+
 def rerank_by_count(b: Bench, rows: list[tuple[str, str]]) -> None:
     from muninn.plugins.search import doc as docmod
     from muninn.plugins.search.pipeline import rerank_text
@@ -361,6 +406,8 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
             build_index(b)
             with b.section("Search by stage") as rows:
                 search_by_stage(b, rows)
+            with b.section("Batch vs serial") as rows:
+                batch_vs_serial(b, rows)
             with b.section("Rerank by candidate count") as rows:
                 rerank_by_count(b, rows)
             with b.section("Rerank levers") as rows:

@@ -74,10 +74,10 @@ def test_bad_requests_fail_with_a_sentence(text: str, kwargs: dict, error: type)
 def test_request_resolves_defaults_once() -> None:
     req = SearchRequest.resolve(SearchSettings(k=7, target="viking://resources/x/"), SWITCHES, "  disk full  ",
                                 since="7d", now=NOW)
-    assert (req.text, req.k, req.target, req.tokens) == ("disk full", 7, "viking://resources/x", 1500)
+    assert (req.text, req.k, req.targets, req.tokens) == ("disk full", 7, ("viking://resources/x",), 1500)
     assert req.since_at == NOW - dt.timedelta(days=7)
     req = SearchRequest.resolve(SearchSettings(), SWITCHES, "q", k=2, target="viking://t", tokens=99, now=NOW)
-    assert (req.k, req.target, req.tokens, req.since_at) == (2, "viking://t", 99, None)
+    assert (req.k, req.targets, req.tokens, req.since_at) == (2, ("viking://t",), 99, None)
 
 
 # --- the runner ---
@@ -98,7 +98,7 @@ class _Recorder:
 
 
 def _state(switches: dict[str, bool]) -> SearchState:
-    req = SearchRequest(text="q", k=4, target="viking://r", now=NOW, since_at=None, briefing=False, tokens=10,
+    req = SearchRequest(text="q", k=4, targets=("viking://r",), now=NOW, since_at=None, briefing=False, tokens=10,
                         switches=switches)
     return SearchState(request=req, searcher=None)  # type: ignore[arg-type]  (the recorders need none)
 

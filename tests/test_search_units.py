@@ -259,6 +259,9 @@ def test_header_share_counts_files_whose_header_names_a_word(tmp_path) -> None:
     assert idx.header_share(["john", "maria"]) == {"john": 0.25, "maria": 0.625}
     assert idx.header_share(["john", "maria"], "viking://resources/c") == {"john": 0.5, "maria": 0.25}
     assert idx.header_share(["john"], "viking://resources/none") == {}
+    # Several folders: the files under any of them are the scope.
+    assert idx.header_share(["john"], ["viking://resources/c", "viking://resources/none"]) == {"john": 0.5}
+    assert idx.header_share(["maria"], ["viking://resources/c", "viking://resources/other"]) == {"maria": 0.625}
     # A target that holds the whole index gives the whole index's shares.
     assert idx.header_share(["john", "maria"], "viking://resources") == idx.header_share(["john", "maria"])
     idx.close()

@@ -29,7 +29,8 @@ def search_cmd(
     ctx: typer.Context,
     query: str = typer.Argument(None, help="Words, a question, or an identifier (INC-10963, a host, an IP)."),
     k: int = typer.Option(None, "-k", min=1, help="Hits to return (default search.k, 4)."),
-    target: str = typer.Option(None, "--target", help="Search only under this URI (default search.target)."),
+    target: list[str] = typer.Option(None, "--target", help="Search only under this URI (default search.target); "
+                                     "repeat it for several folders, ranked together."),
     since: str = typer.Option(None, "--since", help="Only facts dated after: 7d, 24h, 30m, 2w or an ISO date."),
     switches: Switches = None,  # type: ignore[assignment]  (one --no-<switch> flag per stage switch)
     brief: bool = typer.Option(False, "--briefing", help="A token-budgeted briefing, round-robin across sources."),
@@ -85,11 +86,11 @@ def search_cmd(
     if s.search.serve_idle > 0 and profile is None:   # `muninn serve` searches as the configured identity
         from muninn.plugins.search import serve
 
-        result = serve.search(s, {"query": query, "k": k, "target": target, "since": since, "briefing": brief,
+        result = serve.search(s, {"query": query, "k": k, "target": target or None, "since": since, "briefing": brief,
                                   "tokens": tokens, "min_score": min_score, "switches": switches}, notes.append)
     if result is None:
         with _searcher(s, profile, target) as searcher:
-            result = searcher.search(query, k=k, target=target, since=since, briefing=brief, tokens=tokens,
+            result = searcher.search(query, k=k, target=target or None, since=since, briefing=brief, tokens=tokens,
                                      min_score=min_score, **switches)
         result.warnings[:0] = notes
     for warning in result.warnings:
@@ -125,7 +126,7 @@ def _marks(s: Settings, uris: list[str], reader: str | None) -> dict[str, list[s
     return {u: [w for w in pol.untrusted_writers(u) if w != reader] for u in uris}
 
 
-def _searcher(s: Settings, profile: str | None, target: str | None) -> Searcher:
+def _searcher(s: Settings, profile: str | None, targets: list[str] | None) -> Searcher:
     """The configured identity's searcher, or a policy reader's: its key, its index, its decision."""
     from muninn.plugins.search.pipeline import Searcher
 
@@ -137,9 +138,10 @@ def _searcher(s: Settings, profile: str | None, target: str | None) -> Searcher:
     from muninn.plugins.search import reader_index
 
     reader = policy_mod.load_for(s).profile(profile)
-    if target is not None and not (decision := tool_guard.check_uri(reader, target, "read")).allowed:
-        raise SearchError(f"--target: {decision.reason}", fix=f"search one of {profile!r}'s areas "
-                          f"({', '.join(reader.read_prefixes) or 'none'})")
+    for target in targets or ():
+        if not (decision := tool_guard.check_uri(reader, target, "read")).allowed:
+            raise SearchError(f"--target: {decision.reason}", fix=f"search one of {profile!r}'s areas "
+                              f"({', '.join(reader.read_prefixes) or 'none'})")
     searcher = Searcher(s, client=OpenViking.user(s, reader.account, reader.user),
                         index=reader_index.index_path(s, reader), index_fix=reader_index.fix_command(reader),
                         readable=lambda uri: reader.may("read", uri))
@@ -149,8 +151,9 @@ def _searcher(s: Settings, profile: str | None, target: str | None) -> Searcher:
 
 def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min_score: float | None,
            switches: Switches) -> None:
-    lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
-    with lines:
+    from muninn.plugins.search import batch
+
+    def items(lines):
         for lineno, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -159,8 +162,17 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min
                 qid, text = item["id"], item["query"]
             except (json.JSONDecodeError, KeyError, TypeError):
                 raise SearchError(f"{path}:{lineno}: expected a JSON object with \"id\" and \"query\"") from None
-            result = searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since,
-                                     min_score=min_score, **switches)
+            yield qid, text, item
+
+    def answer(question: tuple) -> tuple:
+        qid, text, item = question
+        return qid, searcher.search(text, k=item.get("k", k), target=item.get("target"), since=since,
+                                    min_score=min_score, **switches)
+
+    lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    with lines:
+        # Several questions at once (search.batch_workers), written in the file's order.
+        for qid, result in batch.in_order(answer, items(lines), batch.workers(searcher.cfg.batch_workers)):
             # The same fields as one search's --json, keyed by the line's id.
             sys.stdout.write(json.dumps({"id": qid, **result.to_dict()}, default=str) + "\n")
             sys.stdout.flush()

@@ -97,7 +97,7 @@ class Header(_Base):
         named = set(terms) & set().union(*(docs[u].header_words for u in uris))
         if not named:
             return {}
-        shares = index.header_share(sorted(named), state.request.target)
+        shares = index.header_share(sorted(named), state.request.targets)
         facets = {w for w, share in shares.items() if share >= cfg.header_min_share}
         return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
 

@@ -380,21 +380,23 @@ class KeywordIndex:
                 raise
             raise damaged(self.path, str(exc)) from None
 
-    def header_share(self, words: list[str], target: str | None = None) -> dict[str, float]:
-        """For each word, the share of indexed files (under `target`, if given: the files the search
+    def header_share(self, words: list[str], targets: Sequence[str] | str | None = None) -> dict[str, float]:
+        """For each word, the share of indexed files (under `targets`, if given: the files the search
         sees) whose title or breadcrumb holds it, stemmed as BM25 is. A word that heads many files
         names a facet (who said it, which project)."""
         total = self.count()
-        scoped: tuple[str, ...] = ()
-        if target is not None:
-            scoped = _under(target)
-            under = self._conn.execute("SELECT count(*) FROM docs WHERE uri >= ? AND uri < ?", scoped).fetchone()[0]
+        folders = [targets] if isinstance(targets, str) else list(targets or [])
+        ranges = [_under(t) for t in folders]
+        where = " OR ".join("(d.uri >= ? AND d.uri < ?)" for _ in ranges)
+        scoped: tuple[str, ...] = tuple(x for r in ranges for x in r)
+        if ranges:
+            under = self._conn.execute(f"SELECT count(*) FROM docs d WHERE {where}", scoped).fetchone()[0]
             # The usual target is the index's own root: then the whole index is the scope, and the
             # count needs no uri look-up per match (at 100,000 files: ~2 ms a facet word instead of ~21;
             # evals/results/search.md).
             scoped, total = ((), total) if under == total else (scoped, under)
-        sql = ("SELECT count(*) FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND d.uri >= ? "
-               "AND d.uri < ?" if scoped else "SELECT count(*) FROM fts WHERE fts MATCH ?")
+        sql = (f"SELECT count(*) FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND ({where})"
+               if scoped else "SELECT count(*) FROM fts WHERE fts MATCH ?")
         out: dict[str, float] = {}
         for word in dict.fromkeys(w.replace('"', "") for w in words):
             if not word or not total:

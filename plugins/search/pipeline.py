@@ -134,10 +134,11 @@ class Searcher:
     def rerank_problem(self) -> str:
         return self._rerank_problem
 
-    def search(self, text: str, *, k: int | None = None, target: str | None = None, since: str | None = None,
-               briefing: bool = False, tokens: int | None = None, now: dt.datetime | None = None,
-               min_score: float | None = None, **switches: bool | None) -> SearchResult:
-        """One query through STAGES. `switches` are the stages' switches by name (rerank, hybrid,
+    def search(self, text: str, *, k: int | None = None, target: str | Sequence[str] | None = None,
+               since: str | None = None, briefing: bool = False, tokens: int | None = None,
+               now: dt.datetime | None = None, min_score: float | None = None, **switches: bool | None) -> SearchResult:
+        """One query through STAGES, over one folder or several (`target` a list: their candidates are
+        fused and reranked together, one ranking). `switches` are the stages' switches by name (rerank, hybrid,
         routing, dates, recency): None or absent means "as configured in muninn.yaml"."""
         request = SearchRequest.resolve(self.cfg, SWITCHES, text, k=k, target=target, since=since,
                                         briefing=briefing, tokens=tokens, now=now, min_score=min_score,

@@ -8,7 +8,7 @@ the stage list instead of being written out in each of them.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from muninn.core.config import SearchSettings
@@ -33,7 +33,7 @@ class Switch:
 class SearchRequest:
     text: str
     k: int
-    target: str
+    targets: tuple[str, ...]    # the folders searched: one ranking over all of them, none inside another
     now: dt.datetime
     since_at: dt.datetime | None
     briefing: bool
@@ -46,7 +46,7 @@ class SearchRequest:
 
     @classmethod
     def resolve(cls, cfg: SearchSettings, declared: Iterable[Switch], text: str, *, k: int | None = None,
-                target: str | None = None, since: str | None = None, briefing: bool = False,
+                target: str | Sequence[str] | None = None, since: str | None = None, briefing: bool = False,
                 tokens: int | None = None, now: dt.datetime | None = None, min_score: float | None = None,
                 overrides: Mapping[str, bool | None] | None = None) -> SearchRequest:
         """`None` for any argument or override means "as configured in muninn.yaml"."""
@@ -69,6 +69,14 @@ class SearchRequest:
                 raise TypeError(f"search() got an unknown switch {name!r}; the stages switch {sorted(switches)}")
             if value is not None:
                 switches[name] = bool(value)
-        return cls(text=text, k=k or cfg.k, target=(target or cfg.target).rstrip("/"), now=now, since_at=since_at,
+        return cls(text=text, k=k or cfg.k, targets=targets_of(target, cfg.target), now=now, since_at=since_at,
                    briefing=briefing, tokens=tokens or cfg.briefing_tokens, min_score=min_score,
                    switches=switches)
+
+
+def targets_of(target: str | Sequence[str] | None, default: str) -> tuple[str, ...]:
+    """The folders to search, each once: a folder inside another given folder is already searched
+    with it. None or an empty list: `default` (search.target)."""
+    given = [target] if isinstance(target, str) else list(target or [])
+    folders = list(dict.fromkeys(t.rstrip("/") for t in given if t and t.strip("/"))) or [default.rstrip("/")]
+    return tuple(f for f in folders if not any(f.startswith(o + "/") for o in folders if o != f))

@@ -17,6 +17,7 @@ result's warnings (and `muninn doctor` says it too).
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -227,15 +228,20 @@ class CachedReranker:
         self.name = f"rerank:{inner.name}"
         self._cache: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._size = size
+        self._lock = threading.Lock()   # a batch reranks several questions at once; the model runs unlocked
 
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
-        todo = [d for d in dict.fromkeys(docs) if (query, d) not in self._cache]
+        with self._lock:
+            known = {d: self._cache[(query, d)] for d in dict.fromkeys(docs) if (query, d) in self._cache}
+        todo = [d for d in dict.fromkeys(docs) if d not in known]
         if todo:
-            for d, s in zip(todo, self.inner.rerank(query, todo), strict=False):
-                self._cache[(query, d)] = s
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
-        return [self._cache.get((query, d), math.nan) for d in docs]
+            got = dict(zip(todo, self.inner.rerank(query, todo), strict=False))
+            known.update(got)
+            with self._lock:
+                self._cache.update(((query, d), s) for d, s in got.items())
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return [known.get(d, math.nan) for d in docs]
 
 
 Backend = FlagBackend | CrossEncoderBackend | OnnxBackend | EndpointBackend

@@ -8,7 +8,7 @@ returns 19 scores for 20 documents, or a NaN, stops the search with a sentence t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -113,6 +113,20 @@ def check_candidates(stage: str, got: object, target: str, limit: int) -> list[C
             raise StageError(f"stage {stage!r} returned {cand.uri}, outside the target {target}")
         _finite(stage, cand.score)
     return got
+
+
+def over_targets(stage: str, fetch: Callable[[str], object], targets: Sequence[str],
+                 limit: int) -> list[Candidate]:
+    """One candidate list over many folders: each folder's best `limit` (checked), merged best first and
+    cut to `limit`, which is the best `limit` under any of them. A source's scores compare across
+    folders (one embedding model's cosines, one index's BM25 statistics), so the union is ranked once."""
+    if len(targets) == 1:
+        return check_candidates(stage, fetch(targets[0]), targets[0], limit)
+    merged: dict[str, Candidate] = {}
+    for target in targets:
+        for cand in check_candidates(stage, fetch(target), target, limit):
+            merged.setdefault(cand.uri, cand)
+    return sorted(merged.values(), key=lambda c: -c.score)[:limit]
 
 
 def check_scores(stage: str, scores: object, n: int) -> list[float]:

@@ -38,12 +38,14 @@ class _SearchParams(Params):
 SearchParams = agent_params(_SearchParams)
 
 
-def _search(session: GuardSession, query: str, target: str | None, k: int, switches: Switches,
+def _search(session: GuardSession, query: str, targets: list[str], k: int, switches: Switches,
             since: str | None = None) -> tuple[list[Hit], list[str], str]:
     """muninn's search pipeline (identifier routing, vector + keyword fusion, rerank, recency, per-file
-    cap) as this profile's identity, cut to its readable areas. Returns (hits, warnings, route)."""
+    cap) as this profile's identity, cut to its readable areas: one run, so one ranking, over every folder
+    in `targets` (empty: the reader's whole tree). Returns (hits, warnings, route)."""
     # Ask for more than k: hits outside the readable areas are dropped below, when ACLs are off.
-    result = session.ready_searcher().search(query, k=max(k * 3, 12), target=target, since=since, **switches)
+    result = session.ready_searcher().search(query, k=max(k * 3, 12), target=targets or None, since=since,
+                                             **switches)
     hits = [h for h in result.hits if session.readable(h.uri)]
     warnings = list(result.warnings)
     if session.index_problem and session.index_problem not in warnings:
@@ -80,16 +82,9 @@ def _where(hit: Hit) -> str:
 def handle(session: GuardSession, p: _SearchParams) -> Output:
     targets = _targets(session, p)
     k = 20 if p.briefing else p.k   # a briefing fills a budget: it needs the candidates, not k of them
-    hits: list[Hit] = []
-    warnings: list[str] = []
-    route = "vector"
-    # One search per folder, merged by score: each stays inside its folder, the best of all are kept.
-    for uri in targets or [None]:
-        got, said, route = _search(session, p.query, uri, k, agent_switches(p), p.since)
-        seen = {h.uri for h in hits}
-        hits += [h for h in got if h.uri not in seen]
-        warnings += [w for w in said if w not in warnings]
-    hits = sorted(hits, key=lambda h: -h.score)
+    # One pipeline run over the union of the folders' candidates, fused and reranked once: scores of
+    # separate runs are z-scored within each run and would not compare.
+    hits, warnings, route = _search(session, p.query, targets, k, agent_switches(p), p.since)
     if p.briefing:
         return _briefing(session, p, hits, warnings, route)
     hits = hits[:p.k]

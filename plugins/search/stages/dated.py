@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from muninn.plugins.search import keyword
 from muninn.plugins.search.state import SearchState
-from muninn.plugins.search.types import check_candidates
+from muninn.plugins.search.types import over_targets
 
 
 class Dated:
@@ -17,12 +17,13 @@ class Dated:
 
     def run(self, state: SearchState) -> None:
         assert state.searcher.index is not None and state.window is not None
-        cfg, target = state.cfg, state.request.target
+        index, match, top = state.searcher.index, state.match, state.cfg.keyword_top
+        between = state.window.bounds(state.cfg.date_slack_days)
         try:
-            got = state.searcher.index.candidates(state.match, target, cfg.keyword_top,
-                                                  between=state.window.bounds(cfg.date_slack_days))
+            got = over_targets(self.name, lambda t: index.candidates(match, t, top, between=between),
+                               state.request.targets, top)
         except keyword.IndexDamaged as exc:
             state.searcher.drop_index(str(exc))
             state.warn(f"keyword stage skipped: {exc}")
             return
-        state.lists[self.name] = check_candidates(self.name, got, target, cfg.keyword_top)
+        state.lists[self.name] = got

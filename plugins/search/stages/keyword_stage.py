@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from muninn.plugins.search import keyword
 from muninn.plugins.search.state import SearchState
-from muninn.plugins.search.types import check_candidates
+from muninn.plugins.search.types import over_targets
 
 
 class Keyword:
@@ -16,12 +16,12 @@ class Keyword:
 
     def run(self, state: SearchState) -> None:
         assert state.searcher.index is not None
-        target, top = state.request.target, state.cfg.keyword_top
+        index, match, top = state.searcher.index, state.match, state.cfg.keyword_top
         try:
-            got = state.searcher.index.candidates(state.match, target, top)
+            got = over_targets(self.name, lambda t: index.candidates(match, t, top), state.request.targets, top)
         except keyword.IndexDamaged as exc:
             # Damage found mid-query: the rest of this search (and the next) goes vector-only, said.
             state.searcher.drop_index(str(exc))
             state.warn(f"keyword stage skipped: {exc}")
             return
-        state.lists[self.name] = check_candidates(self.name, got, target, top)
+        state.lists[self.name] = got

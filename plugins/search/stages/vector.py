@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from muninn.core.errors import AuthError, NotFound, ServerError
 from muninn.plugins.search import outage
 from muninn.plugins.search.state import SearchState
-from muninn.plugins.search.types import Candidate, check_candidates
+from muninn.plugins.search.types import Candidate, over_targets
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking
@@ -52,10 +52,11 @@ class Vector:
 
     def run(self, state: SearchState) -> None:
         assert state.sought is not None
-        target, top = state.request.target, state.cfg.vector_top
+        sought, top = state.sought.query, state.cfg.vector_top
         searcher = state.searcher
         try:
-            got = searcher.vector.candidates(state.sought.query, target, top)
+            got = over_targets(self.name, lambda t: searcher.vector.candidates(sought, t, top),
+                               state.request.targets, top)
         except (AuthError, NotFound):
             raise
         except ServerError as exc:
@@ -66,4 +67,4 @@ class Vector:
             state.route = "keyword"
             return
         searcher.watch.saw_ok()
-        state.lists[self.name] = check_candidates(self.name, got, target, top)
+        state.lists[self.name] = got
