@@ -97,9 +97,7 @@ def _night(cfg: Path) -> list[dict[str, Any]]:
 def _restore(cfg: Path, settings: Any) -> list[dict[str, Any]]:
     """The latest backup put back whole over the same server (`--all --replace`: every held file written
     again, every reader's index and vectors refreshed), then the drill; seconds each, and what it said."""
-    from muninn.nightly import backup
-
-    latest = backup.listing(settings)[-1]
+    latest = sorted(settings.paths.backups.glob("muninn-backup-*"))[-1]   # the names sort by time
     out = []
     for name, args in (("backup restore --all --replace", ["backup", "restore", str(latest), "--all", "--replace"]),
                        ("backup verify", ["backup", "verify"])):
