@@ -11,7 +11,7 @@ import pytest
 from muninn.core import inventory_file, secrets_file
 from muninn.core.errors import ConfigError
 from muninn.evals import sealed
-from muninn.evals.corpora import questions
+from muninn.evals.lab.corpora import questions
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 _YAML = re.compile(r"^```yaml\n(.*?)^```", re.M | re.S)

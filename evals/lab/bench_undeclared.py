@@ -29,9 +29,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from muninn.evals.bench_security_export import PROSE_FILES
-from muninn.evals.corpora import docbook
-from muninn.evals.corpora.sources import HANDBOOK_CHAPTERS, POSTGRES_PAGES
+from muninn.evals.lab.bench_security_export import PROSE_FILES
+from muninn.evals.lab.corpora import docbook
+from muninn.evals.lab.corpora.sources import HANDBOOK_CHAPTERS, POSTGRES_PAGES
 from muninn.evals.lab.undeclared_cases import CLASSES, cases, survivors
 from muninn.guards import gate_undeclared, undeclared
 from muninn.guards.leak_gate import LeakGate

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from confusable_homoglyphs import confusables
 
-from muninn.evals.security_cases import random_values
+from muninn.evals.lab.security_cases import random_values
 
 
 @dataclass(frozen=True)
