@@ -64,6 +64,7 @@ class Ledger:
         and its folded view (any case, split or separator spelling), each pointing at the value's own
         digest (`of`), so a rotated value's encoded and case-changed copies are still found."""
         added = 0
+        changed = False
         for secret_id, value in values:
             if not value:
                 continue
@@ -74,10 +75,9 @@ class Ledger:
                                            "space": any(c.isspace() for c in value)}
                 added += 1
             if not entry.get("forms"):
-                entry["forms"] = True      # a ledger written before forms were hashed gets them once
-                added += 1
+                entry["forms"] = changed = True      # a ledger written before forms were hashed gets them once
                 self._remember_forms(secret_id, value, h)
-        if added or not self.path.exists():
+        if added or changed or not self.path.exists():
             atomic.write_text(self.path, json.dumps({"salt": self.salt.hex(), "entries": self.entries}), mode=0o600)
         return added
 

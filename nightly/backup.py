@@ -18,11 +18,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from muninn.core import credentials, policy
+from muninn.core import credentials
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ServerDown
 from muninn.nightly import backup_archive, backup_crypt, backup_parts, backup_server
+from muninn.nightly.backup_server import area_of, policy_areas
 
 PATTERN = "muninn-backup-*"          # .mbk sealed; .tar.gz made before sealing
 
@@ -44,21 +45,6 @@ class BackupReport:
 
 def folder(settings: Settings) -> Path:
     return settings.paths.backups
-
-
-def area_of(uri: str, areas: list[str]) -> str:
-    """The policy area holding `uri` (the longest), else its top folder: how a report groups files."""
-    inside = [a for a in areas if uri.startswith(a + "/")]
-    if inside:
-        return max(inside, key=len)
-    scheme, _, rest = uri.partition("://")
-    head = rest.split("/")
-    return f"{scheme}://{'/'.join(head[:2] if head[0] == 'resources' else head[:1])}"
-
-
-def policy_areas(settings: Settings) -> list[str]:
-    path = policy.path_for(settings)
-    return list(policy.load(path).areas.values()) if path.exists() else []
 
 
 def gather(settings: Settings, report: BackupReport) -> tuple[dict[str, bytes], dict[str, Any]]:

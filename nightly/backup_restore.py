@@ -25,8 +25,8 @@ from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ExitCode, MuninnError, NotFound
 from muninn.export.sync import read_many
 from muninn.nightly import backup_archive, backup_parts, backup_server
-from muninn.nightly.backup import area_of
-from muninn.nightly.backup import policy_areas as backup_policy_areas
+from muninn.nightly.backup_server import area_of
+from muninn.nightly.backup_server import policy_areas as backup_policy_areas
 
 
 class RestoreConflict(MuninnError):

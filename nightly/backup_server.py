@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from muninn.core import policy
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, NotFound
@@ -132,3 +133,18 @@ def _walk(client: OpenViking, root: str, listed: set[str], refused: list[tuple[s
         for e in entries:
             (stack if e.is_dir else out).append(e.uri)
     return out
+
+
+def area_of(uri: str, areas: list[str]) -> str:
+    """The policy area holding `uri` (the longest), else its top folder: how a report groups files."""
+    inside = [a for a in areas if uri.startswith(a + "/")]
+    if inside:
+        return max(inside, key=len)
+    scheme, _, rest = uri.partition("://")
+    head = rest.split("/")
+    return f"{scheme}://{'/'.join(head[:2] if head[0] == 'resources' else head[:1])}"
+
+
+def policy_areas(settings: Settings) -> list[str]:
+    path = policy.path_for(settings)
+    return list(policy.load(path).areas.values()) if path.exists() else []

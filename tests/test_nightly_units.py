@@ -219,15 +219,20 @@ NOT_HITS = [
     "the bot token was rotated on Monday",
     SECRET[:-1],                        # one character short
     SECRET[1:] + "X",                   # shifted
-    SECRET.lower(),                     # another value
-    SECRET[:8] + " " + SECRET[8:],      # split by a space: not the value
     "",
 ]
+# A rotated value's case-changed and split copies are still the value (issue 31 §6: the folded view).
+FOLDED_HITS = [SECRET.lower(), SECRET.upper(), SECRET[:8] + " " + SECRET[8:], SECRET[:5] + "**" + SECRET[5:]]
 
 
 @pytest.mark.parametrize("text", NOT_HITS)
 def test_near_misses_are_not_hits(tmp_path, text) -> None:
     assert _scanner(tmp_path, {"old-bot": SECRET}).scan(text) == []
+
+
+@pytest.mark.parametrize("text", FOLDED_HITS)
+def test_case_changed_and_split_copies_are_hits(tmp_path, text) -> None:
+    assert [h.secret_id for h in _scanner(tmp_path, {"old-bot": SECRET}).scan(text)] == ["old-bot"]
 
 
 def test_a_passphrase_with_spaces_is_found_and_live_values_are_left_to_the_gate(tmp_path) -> None:
