@@ -53,6 +53,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.policy_cli", "app", "policy"),
     ("muninn.nightly.cli", "app", "nightly"),
     ("muninn.nightly.watch_cli", "app", None),
+    ("muninn.nightly.observe_cli", "app", None),
     ("muninn.nightly.skills_cli", "app", "skills"),
     ("muninn.nightly.leak_cli", "app", "leak"),
     ("muninn.nightly.backup_cli", "app", "backup"),

@@ -46,6 +46,9 @@ vault:
 
 sources:                             # what `muninn export all` and `muninn sync all` read
   - {{kind: notes, path: {notes}, area: {area}}}
+  - {{kind: observations, path: observations.jsonl, area: {sessions}, options: {{agent: your assistant}}}}
+                                     # Claude Code's tool calls, one line each (`muninn observe` writes it;
+                                     # `muninn mcp install --client claude` adds its hook)
   # - {{kind: tasks, path: tasks.db, area: viking://resources/roadmap}}
   # - {{kind: repo, path: ~/src/infra, area: viking://resources/repos, name: infra, options: {{ref: main}}}}
 """
@@ -60,13 +63,18 @@ version: 1
 areas:
   notes: {area}                  # your notes (exported and synced by `muninn sync all`)
   agent: viking://resources/agents/agent      # the local agent's own area
+  sessions: {sessions}   # your assistant sessions' tool calls (`muninn observe`)
+
+# Areas whose every file is data, never instructions, for every reader: recorded tool output holds web
+# pages and other people's text. Results from them come inside <untrusted-data>.
+untrusted: [sessions]
 
 readers:
   owner:                         # you: every area, every tool
     kind: owner
     account: home
     user: owner
-    areas: {{notes: manage, agent: manage}}
+    areas: {{notes: manage, agent: manage, sessions: manage}}
     remember_to: notes
 
   assistant:                     # coding-assistant sessions (Claude Code, Codex...): read all, write notes
@@ -74,7 +82,7 @@ readers:
     description: AI coding-assistant sessions
     account: home
     user: assistant
-    areas: {{notes: write, agent: read}}
+    areas: {{notes: write, agent: read, sessions: read}}
     remember_to: notes
 
   agent:                         # the local agent: untrusted, what it writes is labelled for every other reader

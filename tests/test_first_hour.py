@@ -5,6 +5,7 @@ outside client (the MCP Inspector, under `env -i`) answering a search as the age
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -32,21 +33,31 @@ class Person:
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANG": "C.UTF-8",
         }
 
-    def muninn(self, *args: str, timeout: float = 600, ok: bool = True) -> subprocess.CompletedProcess:
+    def muninn(self, *args: str, timeout: float = 600, ok: bool = True,
+               input: str | None = None) -> subprocess.CompletedProcess:
         done = subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True,
-                              env=self.env, cwd=self.home, timeout=timeout)
+                              env=self.env, cwd=self.home, timeout=timeout, input=input)
         if ok:
             assert done.returncode == 0, f"muninn {' '.join(args)} exited {done.returncode}: {done.stderr}"
         return done
 
 
-@pytest.fixture
-def person(tmp_path: Path) -> Iterator[Person]:
-    me = Person(tmp_path / "me")
+@contextlib.contextmanager
+def person_in(folder: Path) -> Iterator[Person]:
+    """A person with a notes folder holding NOTE; whatever they started is stopped afterwards."""
+    me = Person(folder / "me")
     (me.home / "notes").mkdir(parents=True)
     (me.home / "notes" / "bastion.md").write_text(NOTE)
-    yield me
-    me.muninn("down", ok=False, timeout=120)
+    try:
+        yield me
+    finally:
+        me.muninn("down", ok=False, timeout=120)
+
+
+@pytest.fixture
+def person(tmp_path: Path) -> Iterator[Person]:
+    with person_in(tmp_path) as me:
+        yield me
 
 
 def _hit_uris(answer: dict) -> list[str]:
@@ -61,7 +72,7 @@ def test_init_up_sync_search_connect_ends_with_an_agent_answering(person: Person
     assert f"backend: \"{FILE_KEYRING}\"" in config.read_text()
 
     up = person.muninn("up")
-    assert "policy: 3 reader(s) with a key in the keyring, 2 of 2 area(s)" in up.stderr, up.stderr
+    assert "policy: 3 reader(s) with a key in the keyring, 3 of 3 area(s)" in up.stderr, up.stderr
     person.muninn("export", "all")
     person.muninn("sync", "all")
     found = person.muninn("search", "bastion host for the platform cluster", "--json")
@@ -82,3 +93,4 @@ def test_init_up_sync_search_connect_ends_with_an_agent_answering(person: Person
     assert json.loads(installed.read_text())["mcpServers"]["muninn"]["args"][-1] == "assistant"
     answer = inspector_cli.search(installed, "wg-quick office tunnel")
     assert any(u.endswith("/bastion.md") for u in _hit_uris(answer)), answer
+

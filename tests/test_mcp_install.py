@@ -165,3 +165,77 @@ def test_server_env_carries_every_setting_and_no_credential(environ: dict, wante
 def test_the_yaml_backend_wins_over_the_variable() -> None:
     env = rules.server_env(None, "a.b.C", {"PYTHON_KEYRING_BACKEND": FILE_KEYRING})
     assert env["PYTHON_KEYRING_BACKEND"] == "a.b.C"
+
+
+# What a person's ~/.claude/settings.json may already hold: their own hooks on the same events.
+SETTINGS = [
+    None,
+    {"permissions": {"allow": ["Bash(npm test:*)"]}, "model": "opus"},
+    {"hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier -w"}]}]}},
+    {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "log.sh"},
+                                                          {"type": "command", "command": "/old/bin/muninn observe"}]}],
+               "SessionEnd": [{"hooks": [{"type": "command", "command": "python -m muninn observe"}]}],
+               "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}},
+]
+
+
+def _without_muninn(settings: dict) -> dict:
+    """The settings with every muninn hook taken out by hand (what uninstall must leave)."""
+    from muninn.plugins.mcp import client_install
+
+    out = json.loads(json.dumps(settings))
+    for event, groups in list(out.get("hooks", {}).items()):
+        for g in list(groups):
+            g["hooks"] = [h for h in g["hooks"] if not client_install.is_ours(h)]
+            if not g["hooks"]:
+                groups.remove(g)
+        if not groups:
+            del out["hooks"][event]
+    if "hooks" in out and not out["hooks"]:
+        del out["hooks"]
+    return out
+
+
+@pytest.mark.parametrize("existing", SETTINGS)
+def test_hooks_and_the_recall_command_come_and_go_leaving_the_rest(tmp_path: Path, existing: object) -> None:
+    home = tmp_path / "h"
+    _init(home)
+    target = home / ".claude" / "settings.json"
+    target.parent.mkdir(parents=True)
+    _write(target, existing)
+    assert _muninn(home, "mcp", "install", "--client", "claude").returncode == 0
+    after = json.loads(target.read_text())
+    from muninn.plugins.mcp import client_install
+
+    for event in ("PostToolUse", "SessionEnd"):
+        mine = [h for g in after["hooks"][event] for h in g["hooks"] if client_install.is_ours(h)]
+        assert len(mine) == 1 and mine[0]["command"].split()[0] == "env", mine   # one, the new one
+    assert _without_muninn(after) == _without_muninn(_before(existing))
+    recall = home / ".claude" / "commands" / "recall.md"
+    assert "recall_search" in recall.read_text() and "'assistant'" in recall.read_text()
+
+    assert _muninn(home, "mcp", "install", "--client", "claude", "--uninstall").returncode == 0
+    assert json.loads(target.read_text()) == _without_muninn(_before(existing))
+    assert not recall.exists()
+
+
+def test_a_recall_command_of_the_persons_own_is_left_alone(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    _init(home)
+    recall = home / ".claude" / "commands" / "recall.md"
+    recall.parent.mkdir(parents=True)
+    recall.write_text("my own /recall\n")
+    done = _muninn(home, "mcp", "install", "--client", "claude")
+    assert done.returncode == 0 and "left alone" in done.stdout
+    gone = _muninn(home, "mcp", "install", "--client", "claude", "--uninstall")
+    assert gone.returncode == 0 and recall.read_text() == "my own /recall\n"
+
+
+def test_a_broken_settings_file_stops_the_install_before_any_file_changes(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    _init(home)
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text('{"hooks": [')
+    done = _muninn(home, "mcp", "install", "--client", "claude")
+    assert done.returncode == 2 and "settings.json" in done.stderr
+    assert not (home / ".claude.json").exists() and not (home / ".claude" / "commands").exists()

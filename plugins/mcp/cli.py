@@ -136,19 +136,25 @@ def install_cmd(
     uninstall: bool = typer.Option(False, "--uninstall", help="Take muninn's entries out again; everything else "
                                    "in each file stays as it was."),
 ) -> None:
-    """Register muninn's MCP server with Claude Code by writing into Claude Code's own files: the
-    `muninn` entry of `mcpServers` in ~/.claude.json (or a project's .mcp.json), and everything else
-    those files hold is kept. Run it again after moving muninn or its config; `--uninstall` removes
-    exactly what it added. Prints each file and what changed. Exit 2 when a file is not valid JSON
-    (named; nothing written) or the reader is an owner.
+    """Connect Claude Code to muninn by writing into Claude Code's own files, keeping everything else
+    they hold: the `muninn` entry of `mcpServers` in ~/.claude.json (or a project's .mcp.json); the
+    `muninn observe` hook for PostToolUse and SessionEnd in ~/.claude/settings.json (each tool call goes
+    into the observation log, and the session's calls are synced when it ends); and the /recall
+    command (~/.claude/commands/recall.md), which searches as the same reader. Run it again after moving
+    muninn or its config; `--uninstall` removes exactly what it added. Prints each file and what
+    changed. Exit 2 when a file is not valid JSON (named; nothing written) or the reader is an owner.
 
     Codex is not supported here: print its snippet with `muninn mcp config --client codex`.
     """
     from muninn.plugins.mcp import client_install as inst
 
     where = inst.Plan(home=Path.home(), project=project.expanduser().absolute() if scope == Scope.project else None)
+    for path, objects in ((where.servers_file, inst.SERVERS), (where.settings_file, inst.HOOKS)):
+        inst.checked(path, objects)   # every file first: none is changed when another is broken
     if uninstall:
-        changes = [inst.edit_json(where.servers_file, inst.drop_server, inst.SERVERS)]
+        changes = [inst.edit_json(where.servers_file, inst.drop_server, inst.SERVERS),
+                   inst.edit_json(where.settings_file, inst.drop_hooks, inst.HOOKS),
+                   inst.remove_command(where.command_file)]
     else:
         s = cliutil.settings(ctx)
         pol = policy_mod.load_for(s, policy)
@@ -161,7 +167,10 @@ def install_cmd(
         if policy is not None:
             args += ["--policy", str(policy.expanduser().absolute())]
         entry = inst.server_entry(rules.command(), args, env)
-        changes = [inst.edit_json(where.servers_file, inst.set_server(entry), inst.SERVERS)]
+        observe = inst.shell_line(env, [*rules.command(), "observe"])
+        changes = [inst.edit_json(where.servers_file, inst.set_server(entry), inst.SERVERS),
+                   inst.edit_json(where.settings_file, inst.set_hooks(observe), inst.HOOKS),
+                   inst.write_command(where.command_file, prof.name)]
     for c in changes:
         typer.echo(f"{c.path}: {c.what}")
 
