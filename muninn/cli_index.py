@@ -6,7 +6,7 @@ imports no part."""
 COMMANDS: dict[str, tuple[int, str]] = {
     'init': (0, 'Write a commented muninn.yaml, a policy.yaml for you, your assistant sessions and a local agent, and a\nsecrets template (0600), next to each other; then `muninn doctor` says what is left.'),
     'up': (1, "Start the local stack: the embedding sidecar, then openviking-server, on 127.0.0.1, then apply\npolicy.yaml (every reader's account, user and key in the keyring, and the areas' ACLs), so an agent\nconnects right after."),
-    'down': (1, 'Stop exactly the processes `muninn up` started in this workspace.'),
+    'down': (1, 'Stop exactly the processes `muninn up` started in this workspace, and every warm `muninn serve`\nits searches started.'),
     'status': (1, 'Show whether the sidecar and the server are running and healthy, at which URL, and how fast.\nThe server counts as healthy only when a real `find` passes (its embedding circuit breaker\nclosed); the limit for each check is search.timeout. Exit 1 if either is not healthy.'),
     'server': (2, 'The OpenViking server muninn runs.'),
     'embed': (3, 'The embedding sidecar (OpenAI-compatible /v1/embeddings).'),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
+from muninn.core import registry
 from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode
@@ -37,6 +38,7 @@ def up(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     components = stack.up(s, say=say, config_file=config_path(ctx))
     if not _apply_policy(s):
         raise typer.Exit(ExitCode.CHECK_FAILED)
+    registry.after_up(s, say)   # the search part warms its process for the first search
     emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
 
 
@@ -61,8 +63,10 @@ def _apply_policy(s: Settings) -> bool:
 
 @app.command()
 def down(ctx: typer.Context) -> None:
-    """Stop exactly the processes `muninn up` started in this workspace."""
-    stopped = stack.down(settings(ctx), say=say)
+    """Stop exactly the processes `muninn up` started in this workspace, and every warm `muninn serve`
+    its searches started."""
+    s = settings(ctx)
+    stopped = registry.before_down(s, say) + stack.down(s, say=say)
     say(f"stopped {stopped} process(es)")
 
 

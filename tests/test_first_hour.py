@@ -9,6 +9,7 @@ import contextlib
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,6 +79,10 @@ def test_init_up_sync_search_connect_ends_with_an_agent_answering(person: Person
     found = person.muninn("search", "bastion host for the platform cluster", "--json")
     assert any(h["uri"].endswith("/bastion.md") for h in json.loads(found.stdout)["hits"]), found.stdout
 
+    stores = json.loads(person.muninn("status", "--stores", "--json", "--profile", "owner").stdout)
+    notes = next(r for r in stores if r["area"] == "notes")
+    assert notes["files"] == 1 and notes["index"].startswith("kept current by sync"), stores
+
     snippet = person.home / "mcp.json"
     snippet.write_text(person.muninn("mcp", "config").stdout)
     tools = [t["name"] for t in inspector_cli.call(snippet, "tools/list")["tools"]]
@@ -87,6 +92,13 @@ def test_init_up_sync_search_connect_ends_with_an_agent_answering(person: Person
     assert not answer.get("isError"), answer
     assert any(u.endswith("/bastion.md") for u in _hit_uris(answer)), answer
 
+    # What the agent writes is in the audit by the URI it created, not an empty target.
+    wrote = inspector_cli.call(snippet, "tools/call", "--tool-name", "recall_remember",
+                               "--tool-arg", "text=jump01 answered ssh after the tunnel came up")
+    uri = wrote["structuredContent"]["uri"]
+    rows = json.loads(person.muninn("audit", "--json", "--tool", "recall_remember").stdout)["rows"]
+    assert [r["target"] for r in rows] == [uri] and uri.startswith("viking://resources/agents/agent/"), rows
+
     # The same through Claude Code's own file, as the assistant reader.
     person.muninn("mcp", "install", "--client", "claude")
     installed = person.home / ".claude.json"
@@ -94,3 +106,44 @@ def test_init_up_sync_search_connect_ends_with_an_agent_answering(person: Person
     answer = inspector_cli.search(installed, "wg-quick office tunnel")
     assert any(u.endswith("/bastion.md") for u in _hit_uris(answer)), answer
 
+
+def _warm(person: Person) -> dict[str, dict]:
+    """The warm `muninn serve` processes this workspace's records name, by identity."""
+    folder = person.home / ".local" / "share" / "muninn" / "serve"
+    return {p.stem: json.loads(p.read_text()) for p in folder.glob("*.json")} if folder.is_dir() else {}
+
+
+def _gone(pid: int, within: float = 30.0) -> bool:
+    import psutil
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_up_warms_search_an_edit_replaces_the_warm_process_and_down_stops_it(person: Person) -> None:
+    import psutil
+
+    person.muninn("init", "--notes", "~/notes", "--yes")
+    up = person.muninn("up")
+    assert "search: muninn serve warm in" in up.stderr, up.stderr
+    (first,) = _warm(person).values()
+    assert psutil.pid_exists(first["pid"])
+    person.muninn("export", "all")
+    person.muninn("sync", "all")
+    person.muninn("search", "bastion host", "--json")
+    assert [w["pid"] for w in _warm(person).values()] == [first["pid"]]   # the search used the warm one
+
+    config = person.home / ".config" / "muninn" / "muninn.yaml"
+    config.write_text(config.read_text() + "\nsearch:\n  timeout: 45\n")   # an edit: another identity
+    person.muninn("search", "bastion host", "--json")
+    warm = list(_warm(person).values())
+    assert len(warm) == 1 and warm[0]["pid"] != first["pid"], warm
+    assert _gone(first["pid"]), "the process for the old muninn.yaml still runs"
+
+    down = person.muninn("down")
+    assert "stopping muninn serve" in down.stderr, down.stderr
+    assert _gone(warm[0]["pid"]) and _warm(person) == {}
