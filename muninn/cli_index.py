@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'read': (16, 'Print one fact file; --json splits it into front matter fields and body.'),
     'search-index': (16, "Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key."),
     'serve': (17, "Keep this reader's search warm (keyword index, reranker) on a unix socket only you can use."),
-    'mcp': (18, 'The guarded MCP server an agent talks to (stdio). One process per profile in policy.yaml:'),
+    'mcp': (18, 'The guarded MCP server an agent talks to over stdio, one process per reader (profile) in policy.yaml.'),
     'guard': (19, 'Ask the guard for a decision without starting a server (dry runs, scripts).'),
     'vault': (20, 'The local encrypted vault, filled from your secrets YAML files.'),
     'secret': (21, 'Find a credential by what it is for, and use it without seeing it.'),

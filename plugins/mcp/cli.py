@@ -18,8 +18,8 @@ from muninn.plugins.mcp import rules
 
 app = typer.Typer(
     name="mcp", invoke_without_command=True, no_args_is_help=False,
-    help="The guarded MCP server an agent talks to (stdio). One process per profile in policy.yaml:\n\n"
-    "  muninn mcp --profile raven\n\n"
+    help="The guarded MCP server an agent talks to over stdio, one process per reader (profile) in "
+    "policy.yaml.\n\n\b\n  muninn mcp --profile raven\n\n"
     "It lists only the profile's tools, checks every URI after canonicalising it, refuses "
     "observations dated after now, labels agent-written text as untrusted, redacts every known "
     "secret value from results, and writes one audit line per call. `muninn mcp config` prints the "
