@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'skills': (10, 'Skills agents load from viking://agent/skills, approved by content.'),
     'leak': (11, 'What is stored on the server, checked for known values (retired ones too) and pattern rules; and purged.'),
     'backup': (12, 'Dated tars of what cannot be rebuilt, and restoring an area from one.'),
-    'eval': (13, 'Run the sealed question set through the same search path every reader uses, and compare with\nthe last run of the same set. Run it before and after every change: it exits 16 when the run\nlost to the last one beyond --max-drop / --max-mrr-drop (the run is kept either way).'),
+    'eval': (13, 'Run the sealed question set through the same search path every reader uses, and compare with\nthe last run of the same set. Run it before and after every change: it exits 16 when the run\nlost to the last one beyond --max-drop / --max-mrr-drop (a kept run is kept either way).'),
     'demo': (13, 'The main job on the sample corpus: stack up, policy applied, vault filled, sources exported\n(redacted, leak-gated) and synced, one search through the guarded MCP server, the sealed eval.'),
     'bench': (14, 'Measure stack start, embeddings/s, write-to-searchable, search by stage, rerank by candidate count\nand its levers, a fresh CLI, export and redaction MB/s, guard overhead, masking MB/s, the verify\nsweep and each nightly job, on a stack of its own (temporary workspace, free ports).'),
     'export': (15, 'Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.'),
