@@ -25,6 +25,8 @@ demo: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/muninn server install
+	# The MCP Inspector's CLI, the outside client of tests/test_first_hour.py, from its lockfile.
+	cd tests/inspector && npm ci --no-audit --no-fund --ignore-scripts
 	$(BIN)/pytest -q
 
 lint: install

@@ -26,11 +26,16 @@ def eval_cmd(
                                 "guard (its own history)."),
     max_drop: int = typer.Option(0, min=0, help="Questions hit@k may lose against the last run before exit 16."),
     max_mrr_drop: float = typer.Option(0.02, min=0.0, help="MRR it may lose before exit 16."),
+    save: bool = typer.Option(None, "--save/--no-save", help="Keep this run as the baseline the next run is "
+                              "compared with (default: kept, except with --json)."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Run the sealed question set through the same search path every reader uses, and compare with
     the last run of the same set. Run it before and after every change: it exits 16 when the run
-    lost to the last one beyond --max-drop / --max-mrr-drop (the run is kept either way).
+    lost to the last one beyond --max-drop / --max-mrr-drop (a kept run is kept either way).
+
+    A run with --json is for a script and is not kept (nor plotted), so it never moves the next run's
+    baseline; pass --save to keep it.
 
     Editing a question set unseals it: the next run says so instead of comparing.
 
@@ -48,7 +53,8 @@ def eval_cmd(
     try:
         run, lost = report.eval_and_compare(settings(ctx), out, set_name, k, label, plot, progress=progress,
                                             profile=profile, config_path=config_path(ctx), max_drop=max_drop,
-                                            max_mrr_drop=max_mrr_drop, **flags)
+                                            max_mrr_drop=max_mrr_drop, keep=not json_out if save is None else save,
+                                            **flags)
     finally:
         for b in bar:
             b.close()

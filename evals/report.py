@@ -94,10 +94,11 @@ def summary_table(runs: list[sealed.EvalRun]) -> Table:
 def eval_and_compare(settings: Settings, console: Console, set_name: str = "ops", k: int = 4, label: str = "",
                      plot: Path | None = None, progress: Callable[[int, str], None] | None = None, *,
                      profile: str | None = None, config_path: Path | None = None,
-                     max_drop: int = 0, max_mrr_drop: float = 0.02, **flags: Any) -> tuple[sealed.EvalRun, str]:
-    """Run the set, compare with the last run of the same set, save it. Returns the run and why it lost
-    to the last one beyond the allowed drop ("" when it did not); the run is saved either way, so the
-    next change compares with it."""
+                     max_drop: int = 0, max_mrr_drop: float = 0.02, keep: bool = True,
+                     **flags: Any) -> tuple[sealed.EvalRun, str]:
+    """Run the set, compare with the last run of the same set, and (`keep`) save and plot it. Returns the
+    run and why it lost to the last one beyond the allowed drop ("" when it did not); a kept run is kept
+    either way, so the next change compares with it."""
     path = set_path(set_name)
     if profile:
         current = run_through_guard(config_path, profile, path, k, label, progress=progress, **flags)
@@ -120,9 +121,12 @@ def eval_and_compare(settings: Settings, console: Console, set_name: str = "ops"
     misses = [o for o in current.outcomes if o.rank is None or o.rank > k]
     for o in misses:
         console.print(f"  [red]miss[/] {o.id}: {o.question!r} → top was {o.top[:1]}", highlight=False)
-    sealed.save(current, folder)
-    png = sealed.plot([*[r for r in history if r.set_sha256 == current.set_sha256][-7:], current],
-                      plot or folder / f"{current.set_name}.png")
-    console.print(f"plot: {png}")
+    if keep:
+        sealed.save(current, folder)
+        png = sealed.plot([*[r for r in history if r.set_sha256 == current.set_sha256][-7:], current],
+                          plot or folder / f"{current.set_name}.png")
+        console.print(f"plot: {png}")
+    else:
+        console.print("not kept: the next run compares with the last kept one (--save keeps a --json run)")
     why = regression(previous, current, max_drop, max_mrr_drop) if previous and previous.k == current.k else ""
     return current, why

@@ -31,6 +31,9 @@ def sources(settings: Settings) -> list[Check]:
             out.append(Check(name, "fail", str(exc), "fix the option named (see docs/configuration.md, sources)"))
             continue
         path = settings.paths.resolve(src.path)
+        if not path.exists() and getattr(known[src.kind], "absent_is_empty", False):
+            out.append(Check(name, "ok", f"{path} (not written yet: empty)"))
+            continue
         if not path.exists():
             out.append(Check(name, "fail", f"{where}: {path} does not exist (`export all` skips it)",
                              f"fix `path:` or mount it ({path})"))

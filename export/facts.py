@@ -40,6 +40,9 @@ class Fact:
     # The entries or sections around the fact, written after the context marker: they help a
     # search find it without being it (see muninn.core.factfile).
     neighbours: str = ""
+    # Other names the fact answers to, whole (an inventory entry's name and aliases): a query that
+    # names one of them pins the fact's access block (plugins/search/stages/pin.py). Never generic tags.
+    names: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -58,6 +61,7 @@ class Fact:
             source_path=fn(self.source_path), key=fn(self.key), kind=fn(self.kind),
             date=fn(self.date) if self.date else self.date,
             neighbours=fn(self.neighbours) if self.neighbours else self.neighbours,
+            names=tuple(fn(n) for n in self.names),
         )
 
 
@@ -77,6 +81,7 @@ def to_file(fact: Fact) -> factfile.FactFile:
         id=fact.id, source=fact.source, kind=fact.kind, title=fact.title, body=fact.body, lead=fact.context,
         context=fact.neighbours, project=fact.project, date=fact.date, tags=fact.tags,
         breadcrumb=fact.breadcrumb, source_path=fact.source_path,
+        extra={"names": list(fact.names)} if fact.names else {},
     )
 
 

@@ -15,6 +15,7 @@ and silently ignores the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -78,26 +79,34 @@ def parse(text: str, title: str) -> Node:
     return root
 
 
-def split(text: str, title: str, max_chars: int = 1200, min_chars: int = 160) -> list[Chunk]:
+Dated = Callable[[str], bool]
+
+
+def split(text: str, title: str, max_chars: int = 1200, min_chars: int = 160,
+          dated: Dated | None = None) -> list[Chunk]:
+    """`dated(heading)`: whether a heading names a day. A section whose sub-headings name two days or more
+    (a journal) splits at them whatever its size, each day its own chunk, so each is dated by its heading."""
     root = parse(text, title)
     chunks: list[Chunk] = []
-    _emit(root, (root.title,), (), chunks, max_chars, min_chars)
+    _emit(root, (root.title,), (), chunks, max_chars, min_chars, dated)
     return chunks
 
 
 def _emit(node: Node, crumbs: tuple[str, ...], anchor: tuple[str, ...], out: list[Chunk],
-          max_chars: int, min_chars: int) -> None:
+          max_chars: int, min_chars: int, dated: Dated | None = None) -> None:
     full = node.full_text()
     if not full:
         return
-    if len(full) <= max_chars or not node.children:
+    days = {id(c) for c in node.children if dated is not None and dated(c.title)}
+    if (len(full) <= max_chars and len(days) < 2) or not node.children:
         _add(out, crumbs, anchor, full, max_chars)
         return
-    # Too big: keep the own text plus any tiny children; bigger children become their own chunks.
+    # Too big (or a journal): keep the own text plus any tiny children; bigger children, and every dated
+    # one, become their own chunks.
     kept = [node.own_text()] if node.own_text() else []
     big: list[Node] = []
     for child in node.children:
-        if len(child.full_text()) < min_chars:
+        if len(child.full_text()) < min_chars and (len(days) < 2 or id(child) not in days):
             kept.append(child.full_text())
         else:
             big.append(child)
@@ -106,7 +115,7 @@ def _emit(node: Node, crumbs: tuple[str, ...], anchor: tuple[str, ...], out: lis
     if own and not (len(own.splitlines()) == 1 and _HEADING.match(own)):
         _add(out, crumbs, anchor, own, max_chars)
     for child in big:
-        _emit(child, (*crumbs, child.title), (*anchor, child.title), out, max_chars, min_chars)
+        _emit(child, (*crumbs, child.title), (*anchor, child.title), out, max_chars, min_chars, dated)
 
 
 def _add(out: list[Chunk], crumbs: tuple[str, ...], anchor: tuple[str, ...], text: str, max_chars: int) -> None:

@@ -317,7 +317,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
         name = f"{c.area}/{c.name}"
         if progress is not None:
             progress(len(entries), name)
-        if not c.path.exists():
+        # A log no call has been written to yet is empty; a notes tree that is not there is a fault.
+        if not c.path.exists() and not getattr(sources.get(c.kind), "absent_is_empty", False):
             reports[name] = ExportReport(out=c.out_dir(settings), error=ConfigError(
                 f"{c.kind} source not found", path=str(c.path), fix="check the path (or mount it)"))
             continue

@@ -75,7 +75,7 @@ class AuditLog:
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
     def record(self, *, profile: str, tool: str, arguments: Any, decision: str, reason: str,
-               duration_ms: float, who: str | None = None) -> dict[str, Any]:
+               duration_ms: float, who: str | None = None, uri: str | None = None) -> dict[str, Any]:
         """One line. `who` is set for the owner's own acts from the shell (`muninn forget`): the OS
         user; an agent's call is known by its profile."""
         line = {
@@ -86,7 +86,7 @@ class AuditLog:
             "decision": decision,
             "reason": _capped(reason, self.scrub, MAX_LINE_CHARS // 4),
             "duration_ms": round(duration_ms, 3),
-        } | ({"who": who} if who else {})
+        } | ({"who": who} if who else {}) | ({"uri": _capped(uri, self.scrub, MAX_LINE_CHARS // 4)} if uri else {})
         data = encode(line)
         with self._lock:
             os.write(self._fd, data)  # one write per line: O_APPEND keeps lines whole

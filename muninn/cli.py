@@ -32,7 +32,11 @@ _python_type = getattr(_PARAMETER, "display_type", None)
 
 def _item_type(self: Any, ctx: Any) -> str:
     shown = _python_type(self, ctx)   # type: ignore[misc]
-    return f"<{shown[6:-2].lower()}>" if shown.startswith("<list[") and shown.endswith("]>") else shown
+    if shown.startswith("<list[") and shown.endswith("]>"):
+        return f"<{shown[6:-2].lower()}>"
+    # `<float range>`: the bounds are printed after the help (`[x>=1]`), so the type is the value's own.
+    return shown.replace(" range>", ">")
+
 
 
 if _python_type is not None:
@@ -53,6 +57,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.policy_cli", "app", "policy"),
     ("muninn.nightly.cli", "app", "nightly"),
     ("muninn.nightly.watch_cli", "app", None),
+    ("muninn.nightly.observe_cli", "app", None),
     ("muninn.nightly.skills_cli", "app", "skills"),
     ("muninn.nightly.leak_cli", "app", "leak"),
     ("muninn.nightly.backup_cli", "app", "backup"),
@@ -124,6 +129,21 @@ class LazyGroup(TyperGroup):
                 return found
         # Not in the index (a command added since it was generated): find it the slow way.
         return all_commands().get(cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """Typer suggests from `self.commands`, which a lazy group leaves empty: suggest from the index."""
+        from typer._click.exceptions import UsageError
+
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as exc:
+            import difflib
+
+            typed = args[0] if args else ""
+            close = difflib.get_close_matches(typed, self.list_commands(ctx)) if not typed.startswith("-") else []
+            if close and "Did you mean" not in exc.message:
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(c) for c in close)}?"
+            raise
 
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:
         self._listing = True

@@ -16,7 +16,7 @@ _MARK = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "findings": "[red]FOUN
 
 
 def _table(jobs: list[dict]) -> Table:
-    table = Table("job", "", "detail", "s")
+    table = Table("job", "status", "detail", "s")
     for r in jobs:
         table.add_row(r["name"], _MARK.get(r.get("status") or "", "?"), r["detail"], f"{r['seconds']:.1f}")
     return table

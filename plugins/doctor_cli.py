@@ -25,7 +25,7 @@ def doctor_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     if json_out:
         emit_json({"ok": not any(r.level == "fail" for r in results), "checks": doctor.as_dicts(results)})
     else:
-        table = Table("check", "", "detail", "fix")
+        table = Table("check", "status", "detail", "fix")
         for r in results:
             # Details and fixes are text, not markup: `pip install 'muninn[ml]'` must keep its brackets.
             table.add_row(escape(r.name), _STYLE[r.level], escape(r.detail), escape(r.fix))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def init_cmd(
     target = config_path(ctx) or paths.default_config_file()
     if notes is None:
         notes = Path("~/notes") if yes else _ask_notes()
-    planned = init_files.plan(target.expanduser().absolute(), init_files.check_notes(notes))
+    backend = os.environ.get("PYTHON_KEYRING_BACKEND", "").strip() or None
+    planned = init_files.plan(target.expanduser().absolute(), init_files.check_notes(notes), backend)
     for path in init_files.write(planned):
         mode = path.stat().st_mode & 0o777
         typer.echo(f"wrote {path} ({mode:o})")

@@ -9,6 +9,7 @@ existing file is named and nothing at all is written.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +20,9 @@ from muninn.core.errors import ConfigError, Refused
 POLICY_NAME = "policy.yaml"
 SECRETS_NAME = "secrets.yaml"
 
-# The area names init uses; the agent's own area is where its observations go.
+# The area names init uses: the notes, and the assistant sessions' observation log.
 NOTES_AREA = "viking://resources/notes"
+SESSIONS_AREA = "viking://resources/agents/sessions"
 
 MUNINN_YAML = """\
 # muninn.yaml, written by `muninn init`. Every key and its default: docs/configuration.md.
@@ -35,9 +37,7 @@ openviking:
   account: home                      # the account every reader in policy.yaml lives in
   user: owner                        # the CLI's own identity (its key goes into the keyring)
 
-# keyring:
-#   backend: keyrings.alt.file.PlaintextKeyring   # a headless host only: base64 on disk, `doctor` warns
-
+{keyring}
 guard:
   policy: policy.yaml                # who reads and writes which area, with which MCP tools
 
@@ -46,6 +46,9 @@ vault:
 
 sources:                             # what `muninn export all` and `muninn sync all` read
   - {{kind: notes, path: {notes}, area: {area}}}
+  - {{kind: observations, path: observations.jsonl, area: {sessions}, options: {{agent: your assistant}}}}
+                                     # Claude Code's tool calls, one line each (`muninn observe` writes it;
+                                     # `muninn mcp install --client claude` adds its hook)
   # - {{kind: tasks, path: tasks.db, area: viking://resources/roadmap}}
   # - {{kind: repo, path: ~/src/infra, area: viking://resources/repos, name: infra, options: {{ref: main}}}}
 """
@@ -60,13 +63,18 @@ version: 1
 areas:
   notes: {area}                  # your notes (exported and synced by `muninn sync all`)
   agent: viking://resources/agents/agent      # the local agent's own area
+  sessions: {sessions}   # your assistant sessions' tool calls (`muninn observe`)
+
+# Areas whose every file is data, never instructions, for every reader: recorded tool output holds web
+# pages and other people's text. Results from them come inside <untrusted-data>.
+untrusted: [sessions]
 
 readers:
   owner:                         # you: every area, every tool
     kind: owner
     account: home
     user: owner
-    areas: {{notes: manage, agent: manage}}
+    areas: {{notes: manage, agent: manage, sessions: manage}}
     remember_to: notes
 
   assistant:                     # coding-assistant sessions (Claude Code, Codex...): read all, write notes
@@ -74,7 +82,7 @@ readers:
     description: AI coding-assistant sessions
     account: home
     user: assistant
-    areas: {{notes: write, agent: read}}
+    areas: {{notes: write, agent: read, sessions: read}}
     remember_to: notes
 
   agent:                         # the local agent: untrusted, what it writes is labelled for every other reader
@@ -105,6 +113,22 @@ SECRETS_YAML = """\
 """
 
 
+KEYRING_COMMENTED = """\
+# keyring:
+#   backend: keyrings.alt.file.PlaintextKeyring   # a headless host only: base64 on disk, `doctor` warns
+"""
+KEYRING_CHOSEN = """\
+keyring:
+  backend: {backend}   # $PYTHON_KEYRING_BACKEND when `muninn init` ran
+"""
+
+
+def keyring_block(backend: str | None) -> str:
+    """The keyring section: a backend chosen by $PYTHON_KEYRING_BACKEND is written down, because the MCP
+    server, a client's hooks and cron start without that shell's environment and would find no key."""
+    return KEYRING_CHOSEN.format(backend=json.dumps(backend)) if backend else KEYRING_COMMENTED
+
+
 @dataclass(frozen=True)
 class Planned:
     path: Path
@@ -112,12 +136,13 @@ class Planned:
     mode: int | None   # None: what the umask gives
 
 
-def plan(config_file: Path, notes: Path) -> list[Planned]:
+def plan(config_file: Path, notes: Path, keyring_backend: str | None = None) -> list[Planned]:
     """The three files, next to each other, each text validated by its format's owner."""
     folder = config_file.parent
     texts = {
-        config_file: MUNINN_YAML.format(notes=_yaml_str(notes), area=NOTES_AREA),
-        folder / POLICY_NAME: POLICY_YAML.format(area=NOTES_AREA),
+        config_file: MUNINN_YAML.format(notes=_yaml_str(notes), area=NOTES_AREA, sessions=SESSIONS_AREA,
+                                        keyring=keyring_block(keyring_backend)),
+        folder / POLICY_NAME: POLICY_YAML.format(area=NOTES_AREA, sessions=SESSIONS_AREA),
         folder / SECRETS_NAME: SECRETS_YAML,
     }
     _validate(texts, config_file)
@@ -126,8 +151,6 @@ def plan(config_file: Path, notes: Path) -> list[Planned]:
 
 def _yaml_str(path: Path) -> str:
     # Double-quoted YAML escapes what a folder name may hold (`: `, `#`, quotes); json is a subset of YAML.
-    import json
-
     return json.dumps(str(path))
 
 

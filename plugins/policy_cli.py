@@ -25,7 +25,7 @@ PolicyOpt = typer.Option(None, "--policy", help="policy.yaml (default: guard.pol
 
 
 def _table(states: list[policy_apply.AreaState]) -> Table:
-    table = Table("account", "area", "uri", "", "detail")
+    table = Table("account", "area", "uri", "state", "detail")
     for s in states:
         table.add_row(s.account, s.area, s.uri, "[green]ok[/]" if s.ok else "[red]DRIFT[/]", s.describe())
     return table

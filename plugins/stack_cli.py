@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
+from muninn.core import registry
 from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
+from muninn.core.config import Settings
 from muninn.core.errors import ExitCode
 from muninn.plugins import stack
 
@@ -25,19 +27,46 @@ def _table(components: list[stack.Component]) -> Table:
 
 @app.command()
 def up(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
-    """Start the local stack: the embedding sidecar, then openviking-server, on 127.0.0.1.
+    """Start the local stack: the embedding sidecar, then openviking-server, on 127.0.0.1, then apply
+    policy.yaml (every reader's account, user and key in the keyring, and the areas' ACLs), so an agent
+    connects right after.
 
     The first run creates OpenViking's own venv and a root key in the keyring. Running it
-    again is a no-op. Stop with `muninn down`.
+    again starts nothing new and re-applies the policy (working keys are kept). Stop with `muninn down`.
     """
-    components = stack.up(settings(ctx), say=say, config_file=config_path(ctx))
+    s = settings(ctx)
+    components = stack.up(s, say=say, config_file=config_path(ctx))
+    if not _apply_policy(s):
+        raise typer.Exit(ExitCode.CHECK_FAILED)
+    registry.after_up(s, say)   # the search part warms its process for the first search
     emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
+
+
+def _apply_policy(s: Settings) -> bool:
+    """`muninn policy apply` for the stack just started; False when an area does not match afterwards."""
+    from muninn.core import policy as policy_mod
+    from muninn.plugins import policy_apply
+
+    path = policy_mod.path_for(s)
+    if s.server.url:
+        say("policy: not applied to the external server.url; run `muninn policy apply` with its root key")
+        return True
+    if not path.exists():
+        say(f"policy: none at {path}; only the CLI's own user exists (`muninn init` writes a policy)")
+        return True
+    report = policy_apply.apply(s, policy_mod.load(path), say=lambda m: None)
+    bad = [a for a in report.areas if not a.ok]
+    say(f"policy: {len(report.users)} reader(s) with a key in the keyring, {len(report.areas) - len(bad)} of "
+        f"{len(report.areas)} area(s) as {path.name} says" + "".join(f"; {a.uri}: {a.describe()}" for a in bad))
+    return not bad
 
 
 @app.command()
 def down(ctx: typer.Context) -> None:
-    """Stop exactly the processes `muninn up` started in this workspace."""
-    stopped = stack.down(settings(ctx), say=say)
+    """Stop exactly the processes `muninn up` started in this workspace, and every warm `muninn serve`
+    its searches started."""
+    s = settings(ctx)
+    stopped = registry.before_down(s, say) + stack.down(s, say=say)
     say(f"stopped {stopped} process(es)")
 
 

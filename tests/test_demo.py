@@ -76,7 +76,7 @@ def test_eval_exits_16_when_it_loses_to_the_last_run(stack, demo_config: tuple[P
                             "expect": ["no/such/file.md"]})
     qset = tmp_path / "gate-test.yaml"
     qset.write_text(yaml.safe_dump(qs))
-    first = stack.cli("--config", str(path), "eval", "--set", str(qset), "--json", timeout=600)
+    first = stack.cli("--config", str(path), "eval", "--set", str(qset), "--json", "--save", timeout=600)
     assert first.returncode == 0, first.stderr[-2000:]          # nothing to lose to yet
     (run,) = (Path(cfg["home"]) / "evals").glob("gate-test-*.json")
     best = json.loads(run.read_text())
@@ -90,3 +90,24 @@ def test_eval_exits_16_when_it_loses_to_the_last_run(stack, demo_config: tuple[P
     allowed = stack.cli("--config", str(path), "eval", "--set", str(qset), "--json", "--max-drop", "25",
                         "--max-mrr-drop", "1", timeout=600)
     assert allowed.returncode == 0, allowed.stderr[-2000:]
+
+
+def test_a_json_run_is_not_kept_unless_saved(stack, demo_config: tuple[Path, dict], tmp_path: Path) -> None:
+    """`eval --json | jq` is a look, not a baseline: it leaves the history as it was; --save keeps it."""
+    path, cfg = demo_config
+    qs = yaml.safe_load((EXAMPLES.parent / "evals" / "questions" / "ops.yaml").read_text())
+    qs["name"], qs["questions"] = "json-look", qs["questions"][:3]
+    qset = tmp_path / "json-look.yaml"
+    qset.write_text(yaml.safe_dump(qs))
+    runs = Path(cfg["home"]) / "evals"
+
+    def kept() -> list[Path]:
+        return sorted(runs.glob("json-look-*.json"))
+
+    for args, count in ((["--json"], 0), (["--json"], 0), (["--json", "--save"], 1), ([], 2),
+                        (["--json", "--no-save"], 2)):
+        done = stack.cli("--config", str(path), "eval", "--set", str(qset), *args, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        if "--json" in args:
+            assert json.loads(done.stdout)["questions"] == 3
+        assert len(kept()) == count, (args, kept())

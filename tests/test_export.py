@@ -55,7 +55,9 @@ def test_every_fact_has_the_front_matter_contract_and_a_context_line(kind: str, 
     assert report.facts > 0 and report.written == report.facts and not report.dropped
     ids = set()
     for rel, (meta, rest) in facts_in(tmp_path / "out").items():
-        assert tuple(meta) == FRONT_MATTER_KEYS, rel
+        # The one key beyond the contract a source writes: an inventory entry's names (what pins it).
+        extra = ("names",) if kind == "inventory" else ()
+        assert tuple(meta) == (*FRONT_MATTER_KEYS[:-1], *extra, FRONT_MATTER_KEYS[-1]), rel
         assert meta["source"] == kind and meta["content_hash"]
         context, _, body = rest.partition("\n\n")
         assert context and "\n" not in context.strip() and body.strip(), rel

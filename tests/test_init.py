@@ -63,7 +63,7 @@ def test_init_writes_a_config_the_real_loaders_read_and_doctor_passes(invoke, tm
     assert result.exit_code == 0, result.stderr
     assert result.stdout.rstrip().splitlines()[-1] == f"next: muninn --config {cfg} doctor"
     settings = config.load(cfg, environ={})
-    assert [s.kind for s in settings.sources] == ["notes"]
+    assert [s.kind for s in settings.sources] == ["notes", "observations"]
     assert settings.paths.resolve(settings.sources[0].path) == notes.resolve()
     pol = policy.load(settings.paths.policy)
     assert sorted(p.kind for p in pol.profiles.values()) == ["agent", "assistant", "owner"]
@@ -83,8 +83,12 @@ def test_the_written_config_exports_the_notes(invoke, tmp_path: Path) -> None:
     assert invoke(["--config", str(cfg), "init", "--notes", str(notes), "--yes"]).exit_code == 0
     result = invoke(["--config", str(cfg), "export", "all", "--json"])
     assert result.exit_code == 0, result.stderr
-    (report,) = json.loads(result.stdout).values()
-    assert report["facts"] >= 1 and report["written"] >= 1
+    reports = json.loads(result.stdout)
+    (notes_report,) = [r for name, r in reports.items() if name.endswith("/notes")]
+    assert notes_report["facts"] >= 1 and notes_report["written"] >= 1
+    # The observation log no hook has written to yet is an empty source, not a missing one.
+    (log_report,) = [r for name, r in reports.items() if name.endswith("/observations")]
+    assert log_report["facts"] == 0 and not log_report.get("error")
 
 
 @pytest.mark.parametrize("how", ["flag", "prompt", "prompt-default", "yes-default"])

@@ -59,7 +59,7 @@ def build(kind: str, path: Path, options: dict[str, Any] | None = None,
     cls = get(kind)
     data = options or {}
     opts = validate(cls.Options, data) if validate else _plain_validate(cls, data)
-    if not Path(path).exists():
+    if not Path(path).exists() and not getattr(cls, "absent_is_empty", False):
         raise ConfigError(f"{kind} source not found", path=str(path), fix="check the path")
     return cls(Path(path), opts)
 

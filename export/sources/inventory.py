@@ -58,5 +58,5 @@ class InventorySource:
                 source=self.kind, kind=e.kind, key=e.id, title=name, body="\n".join(lines), context=context,
                 path=f"{slug(e.kind)}/{slug(e.id, 80)}", project=e.environment,
                 tags=tuple(dict.fromkeys([*e.tags, *e.aliases])), breadcrumb=("Inventory", e.kind, e.id),
-                source_path=self.path.name,
+                source_path=self.path.name, names=tuple(dict.fromkeys(n for n in (e.name, *e.aliases) if n)),
             )

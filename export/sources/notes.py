@@ -134,7 +134,7 @@ class NotesSource:
         project = str(meta["project"]) if meta.get("project") else (folder or None)
         title = str(meta.get("title") or title_of(Path(rel)))
         stem = rel[:-3] if rel.endswith(".md") else rel
-        chunks = markdown.split(body, title, self.options.max_chars, self.options.min_chars)
+        chunks = markdown.split(body, title, self.options.max_chars, self.options.min_chars, dated=_names_a_day)
         texts = {c.breadcrumb: c.text for c in chunks}
         for chunk in chunks:
             # The document's title is a heading only when the note wrote it (an H1), not when it
@@ -169,6 +169,10 @@ def _file_date(rel: str, meta: dict, git_date: str | None, mtime: float) -> tupl
     if git_date:
         return git_date, "its last git commit"
     return dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat(), "the file's mtime"
+
+
+def _names_a_day(heading: str) -> bool:
+    return datescan.find_date(heading) is not None
 
 
 def _heading_date(headings: tuple[str, ...]) -> tuple[str, str] | None:

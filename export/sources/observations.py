@@ -73,10 +73,15 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else _cut(text, limit) + f"\n… [{len(text) - limit} more characters cut]"
 
 
+# The log's writer (nightly/observe.py) redacts and caps with the same two, so a line and its fact agree.
+redacted_text, cap = _text, _cap
+
+
 class ObservationsSource:
     kind = "observations"
     help = "Agent observation log (JSONL: ts, tool, input, output): one fact per tool call"
     Options = ObservationOptions
+    absent_is_empty = True   # `muninn observe` creates the log at the first tool call
 
     def __init__(self, path: Path, options: ObservationOptions) -> None:
         self.path = path
@@ -96,6 +101,8 @@ class ObservationsSource:
             yield self._fact(row, neighbours)
 
     def _rows(self) -> Iterator[dict]:
+        if not self.path.exists():
+            return
         with self.path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():

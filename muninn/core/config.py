@@ -338,6 +338,25 @@ def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
     return out
 
 
+def _override_names(environ: dict[str, str]) -> dict[tuple[str, ...], str]:
+    """Each override's key path -> the variable that set it."""
+    return {tuple(name[len("MUNINN_"):].lower().split("__")): name for name in environ
+            if name.startswith("MUNINN_") and "__" in name}
+
+
+def _blamer(environ: dict[str, str]) -> Any:
+    names = _override_names(environ)
+
+    def blame(loc: tuple) -> str | None:
+        # An unknown section's error sits at its name, an unknown key's at the key: either end may be longer.
+        for keys, name in names.items():
+            n = min(len(keys), len(loc))
+            if n and tuple(str(p) for p in loc[:n]) == keys[:n]:
+                return name
+        return None
+    return blame
+
+
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in over.items():
@@ -365,6 +384,6 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     else:
         doc = yamlfile.Document(path=file, data={})
         data = {}
-    settings = doc.validate(Settings, _merge(data, _env_overrides(environ)))
+    settings = doc.validate(Settings, _merge(data, _env_overrides(environ)), blame=_blamer(environ))
     settings.source_file = file if file.exists() else None
     return settings

@@ -79,3 +79,13 @@ def register_backup_parts(register: Callable[[Any], Any]) -> None:
 @hookspec
 def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
     """Called after a sync wrote `written` ({uri: content}) and removed `removed` under `area`."""
+
+
+@hookspec
+def after_up(settings: Settings, say: Callable[[str], None]) -> None:
+    """Called when `muninn up` has the stack running and the policy applied (warm what a first call needs)."""
+
+
+@hookspec
+def before_down(settings: Settings, say: Callable[[str], None]) -> int:
+    """Called by `muninn down` before the stack stops: stop what the part started; how many processes."""

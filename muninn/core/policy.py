@@ -85,6 +85,7 @@ class PolicyModel(_Model):
     version: Literal[1] = 1
     areas: dict[str, str]
     readers: dict[str, ReaderModel]
+    untrusted: list[str] = Field(default_factory=list)   # areas whose files are all data (recorded tool output)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class Policy:
     path: Path
     areas: dict[str, str]
     profiles: dict[str, Profile]
+    untrusted: tuple[str, ...] = ()   # area names whose every file is data, whoever wrote it
 
     def profile(self, name: str) -> Profile:
         try:
@@ -174,6 +176,9 @@ class Policy:
         for p in self.profiles.values():
             if not p.trusted and p.may("write", uri):
                 out.append(p.name)
+        # Recorded tool output (web pages, other people's text) is data even for the reader it came from.
+        out += [f"{name} (recorded tool output)" for name in self.untrusted
+                if uri == self.areas[name] or uri.startswith(self.areas[name] + "/")]
         return out
 
     def acl_areas(self, account: str) -> list[str]:
@@ -246,7 +251,12 @@ def _build(doc: yamlfile.Document) -> Policy:
             # An agent's writes are untrusted by default: other readers must read them as data.
             trusted=r.trusted if r.trusted is not None else r.kind != "agent",
         )
-    return Policy(path=doc.path, areas=areas, profiles=_with_deciding(areas, model, profiles))
+    for i, name in enumerate(model.untrusted):
+        if name not in areas:
+            raise doc.error_at(("untrusted", i), f"unknown area {name!r}",
+                               fix=f"declare it under `areas:` (known: {', '.join(sorted(areas))})")
+    return Policy(path=doc.path, areas=areas, profiles=_with_deciding(areas, model, profiles),
+                  untrusted=tuple(model.untrusted))
 
 
 def _with_deciding(areas: dict[str, str], model: PolicyModel, profiles: dict[str, Profile]) -> dict[str, Profile]:

@@ -146,3 +146,11 @@ def backup_parts() -> list[Any]:
 
 def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
     manager().hook.after_sync(settings=settings, area=area, written=written, removed=removed)
+
+
+def after_up(settings: Settings, say: Callable[[str], None]) -> None:
+    manager().hook.after_up(settings=settings, say=say)
+
+
+def before_down(settings: Settings, say: Callable[[str], None]) -> int:
+    return sum(n or 0 for n in manager().hook.before_down(settings=settings, say=say))

@@ -7,7 +7,7 @@ through `load`, and every validation error goes through `error_at`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -73,13 +73,21 @@ class Document:
         key = ".".join(str(p) for p in loc) or None
         return ConfigError(message, path=str(self.path), line=self.line(loc), key=key, fix=fix)
 
-    def validate(self, model: type[M], data: Any = None, base: Loc = ()) -> M:
-        """Validate `data` (default: the whole document) and turn the first error into a ConfigError."""
+    def validate(self, model: type[M], data: Any = None, base: Loc = (),
+                 blame: Callable[[Loc], str | None] | None = None) -> M:
+        """Validate `data` (default: the whole document) and turn the first error into a ConfigError.
+        `blame(loc)`: the environment variable that set the value at `loc`, if one did; the error then
+        names the variable, not a line of a file that does not hold the value."""
         try:
             return model.model_validate(self.data if data is None else data)
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = base + tuple(err["loc"])
+            var = blame(loc) if blame is not None else None
+            if var is not None:
+                dotted = ".".join(str(p) for p in loc)
+                raise ConfigError(f"{dotted}: {_explain(err)}", key=var,
+                                  fix=f"fix or unset ${var}: MUNINN_<SECTION>__<KEY> wins over the file") from None
             raise self.error_at(loc, _explain(err)) from None
 
 

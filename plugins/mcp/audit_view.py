@@ -87,7 +87,9 @@ def _time(value: Any) -> dt.datetime | None:
 
 def _mcp_row(rec: dict[str, Any]) -> dict[str, Any]:
     args = rec.get("arguments") if isinstance(rec.get("arguments"), dict) else {}
-    target = next((str(args[k]) for k in ("uri", "query", "id", "target") if args.get(k)), "")
+    # A write's line carries the URI it created; else the argument that names what the call was about.
+    named = [rec.get("uri"), *(args.get(k) for k in ("uri", "query", "id", "target", "title"))]
+    target = next((str(v) for v in named if v), "")
     return {"log": "mcp", "time": rec.get("ts"), "who": str(rec.get("who") or rec.get("profile") or ""),
             "profile": str(rec.get("profile") or ""), "tool": str(rec.get("tool") or ""),
             "decision": str(rec.get("decision") or ""), "target": target, "reason": str(rec.get("reason") or "")}

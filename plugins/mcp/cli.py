@@ -14,11 +14,12 @@ from muninn.core import cliutil, registry
 from muninn.core import policy as policy_mod
 from muninn.core.errors import ConfigError, ExitCode
 from muninn.guards import tools as tool_guard
+from muninn.plugins.mcp import rules
 
 app = typer.Typer(
     name="mcp", invoke_without_command=True, no_args_is_help=False,
-    help="The guarded MCP server an agent talks to (stdio). One process per profile in policy.yaml:\n\n"
-    "  muninn mcp --profile raven\n\n"
+    help="The guarded MCP server an agent talks to over stdio, one process per reader (profile) in "
+    "policy.yaml.\n\n\b\n  muninn mcp --profile raven\n\n"
     "It lists only the profile's tools, checks every URI after canonicalising it, refuses "
     "observations dated after now, labels agent-written text as untrusted, redacts every known "
     "secret value from results, and writes one audit line per call. `muninn mcp config` prints the "
@@ -90,17 +91,9 @@ def config_cmd(
     redirected into a file; `--rules` prints the rules block generated from the profile's tools.
     For --client claude the `claude mcp add ...` line goes to stderr. Exit 2 when the profile is
     not in the policy."""
-    from muninn.plugins.mcp import rules
-
     s = cliutil.settings(ctx)
     pol = policy_mod.load_for(s, policy)
-    if profile is None:
-        agents = [p.name for p in pol.profiles.values() if p.is_agent]
-        if len(agents) != 1:
-            raise ConfigError(f"name the reader with --profile (readers in the policy: "
-                              f"{', '.join(sorted(pol.profiles)) or 'none'})", path=str(pol.path))
-        profile = agents[0]
-    prof = pol.profile(profile)   # a profile the policy lacks: exit 2, naming the ones it has
+    prof = _reader(pol, profile, "agent")
     if show_rules:
         typer.echo(rules.rules_block(prof.tools), nl=False)
         return
@@ -108,6 +101,78 @@ def config_cmd(
     typer.echo(rules.client_config(client.value, prof.name, env, policy))
     if client == ClientKind.claude:
         cliutil.say("or: " + rules.claude_add_line(prof.name, env, policy))
+
+
+def _reader(pol: policy_mod.Policy, name: str | None, kind: str) -> policy_mod.Profile:
+    """`name`, else the policy's only reader of `kind`; exit 2 naming the readers otherwise."""
+    if name is None:
+        found = [p.name for p in pol.profiles.values() if p.kind == kind]
+        if len(found) != 1:
+            raise ConfigError(f"name the reader with --profile (readers in the policy: "
+                              f"{', '.join(sorted(pol.profiles)) or 'none'})", path=str(pol.path))
+        name = found[0]
+    return pol.profile(name)   # a profile the policy lacks: exit 2, naming the ones it has
+
+
+class Scope(StrEnum):
+    user = "user"
+    project = "project"
+
+
+class InstallClient(StrEnum):
+    claude = "claude"
+
+
+@app.command("install")
+def install_cmd(
+    ctx: typer.Context,
+    client: InstallClient = typer.Option(..., "--client", help="The client whose own config files are changed."),
+    profile: str = typer.Option(None, "--profile", "-p", help="The reader the client's sessions act as (default: "
+                                "the policy's only assistant reader). Never an owner."),
+    scope: Scope = typer.Option(Scope.user, "--scope", help="user: ~/.claude.json (every project); project: "
+                                ".mcp.json in --project (shared through the repository)."),
+    project: Path = typer.Option(Path("."), "--project", help="With --scope project: the project's root."),
+    policy: Path = PolicyOpt,
+    uninstall: bool = typer.Option(False, "--uninstall", help="Take muninn's entries out again; everything else "
+                                   "in each file stays as it was."),
+) -> None:
+    """Connect Claude Code to muninn by writing into Claude Code's own files, keeping everything else
+    they hold: the `muninn` entry of `mcpServers` in ~/.claude.json (or a project's .mcp.json); the
+    `muninn observe` hook for PostToolUse and SessionEnd in ~/.claude/settings.json (each tool call goes
+    into the observation log, and the session's calls are synced when it ends); and the /recall
+    command (~/.claude/commands/recall.md), which searches as the same reader. Run it again after moving
+    muninn or its config; `--uninstall` removes exactly what it added. Prints each file and what
+    changed. Exit 2 when a file is not valid JSON (named; nothing written) or the reader is an owner.
+
+    Codex is not supported here: print its snippet with `muninn mcp config --client codex`.
+    """
+    from muninn.plugins.mcp import client_install as inst
+
+    where = inst.Plan(home=Path.home(), project=project.expanduser().absolute() if scope == Scope.project else None)
+    for path, objects in ((where.servers_file, inst.SERVERS), (where.settings_file, inst.HOOKS)):
+        inst.checked(path, objects)   # every file first: none is changed when another is broken
+    if uninstall:
+        changes = [inst.edit_json(where.servers_file, inst.drop_server, inst.SERVERS),
+                   inst.edit_json(where.settings_file, inst.drop_hooks, inst.HOOKS),
+                   inst.remove_command(where.command_file)]
+    else:
+        s = cliutil.settings(ctx)
+        pol = policy_mod.load_for(s, policy)
+        prof = _reader(pol, profile, "assistant")
+        if prof.kind == "owner":
+            raise ConfigError(f"reader {prof.name!r} is an owner: an assistant's sessions must not act as the owner",
+                              path=str(pol.path), fix="pass --profile with an assistant or agent reader")
+        env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
+        args = ["mcp", "--profile", prof.name]
+        if policy is not None:
+            args += ["--policy", str(policy.expanduser().absolute())]
+        entry = inst.server_entry(rules.command(), args, env)
+        observe = inst.shell_line(env, [*rules.command(), "observe"])
+        changes = [inst.edit_json(where.servers_file, inst.set_server(entry), inst.SERVERS),
+                   inst.edit_json(where.settings_file, inst.set_hooks(observe), inst.HOOKS),
+                   inst.write_command(where.command_file, prof.name)]
+    for c in changes:
+        typer.echo(f"{c.path}: {c.what}")
 
 
 @guard_app.command("check")

@@ -27,8 +27,9 @@ def guard_policy(settings: Settings) -> list[Check]:
     except CredentialError as exc:
         return [*out, Check("guard keys", "fail", exc.message, exc.fix or "")]
     if missing:
-        out.append(Check("guard keys", "warn", f"no key in the keyring for {', '.join(missing)}",
-                                "run `muninn policy apply`"))
+        out.append(Check("guard keys", "warn", f"no key in the keyring for {', '.join(missing)}: `muninn mcp "
+                         f"--profile {missing[0]}` exits at start until it has one",
+                         "run `muninn up` (it applies policy.yaml) or `muninn policy apply`"))
     else:
         out.append(Check("guard keys", "ok", "every reader's key is in the keyring (names only checked)"))
     log = settings.paths.audit_log

@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from muninn.core.policy import Profile
@@ -67,18 +68,36 @@ def command() -> list[str]:
     return [str(Path(sys.executable).absolute()), "-m", "muninn"]
 
 
-def server_env(config: Path | None, keyring_backend: str | None) -> dict[str, str]:
-    """What the server needs to find the same settings and keys as this shell: the config file, the
-    keyring backend, and the folders a file keyring and the workspace live in when they are set."""
+def server_env(config: Path | None, keyring_backend: str | None,
+               environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Everything the server needs to find the same settings and keys as this shell, since a client
+    starts it with an environment of its own: the config file, the keyring backend (muninn.yaml's, else
+    $PYTHON_KEYRING_BACKEND), every `MUNINN_<SECTION>__<KEY>` override, and the folders the workspace,
+    the config and a file keyring live in (HOME too when it is not the account's own)."""
+    environ = os.environ if environ is None else environ
     env: dict[str, str] = {}
     if config is not None:
         env["MUNINN_CONFIG"] = str(config.expanduser().absolute())
-    if keyring_backend:
-        env["PYTHON_KEYRING_BACKEND"] = keyring_backend
-    for name in ("MUNINN_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-        if os.environ.get(name):
-            env[name] = str(Path(os.environ[name]).absolute())
+    backend = keyring_backend or environ.get("PYTHON_KEYRING_BACKEND", "").strip()
+    if backend:
+        env["PYTHON_KEYRING_BACKEND"] = backend
+    for name in ("MUNINN_HOME", "MUNINN_MODELS", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        if environ.get(name):
+            env[name] = str(Path(environ[name]).expanduser().absolute())
+    if environ.get("HOME") and environ["HOME"] != _account_home():
+        env["HOME"] = environ["HOME"]
+    # Overrides of muninn.yaml keys: settings, never credentials (those are only in the keyring).
+    env.update({k: v for k, v in sorted(environ.items()) if k.startswith("MUNINN_") and "__" in k})
     return env
+
+
+def _account_home() -> str | None:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return None
 
 
 def client_config(client: str, profile: str, env: dict[str, str], policy: Path | None = None) -> str:

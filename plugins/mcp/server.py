@@ -33,6 +33,7 @@ def call(session: GuardSession, name: str, arguments: dict[str, Any] | None) -> 
     started = time.perf_counter()
     args = arguments or {}
     decision, reason, out = "deny", "", None
+    written: str | None = None   # the URI a write created: the audit names what an agent wrote, not only its text
     try:
         checked = tool_guard.check_tool(session.profile, name)
         spec = registry.all_tools().get(name)
@@ -55,6 +56,7 @@ def call(session: GuardSession, name: str, arguments: dict[str, Any] | None) -> 
                 if nudge:
                     data["nudge"] = nudge
                 decision, reason = "allow", checked.reason
+                written = data.get("uri") if spec.access == "write" and isinstance(data.get("uri"), str) else None
                 out = _result(session.redactor.scrub(text), session.scrub_data(data))
     except Refused as exc:
         reason = exc.message
@@ -67,7 +69,7 @@ def call(session: GuardSession, name: str, arguments: dict[str, Any] | None) -> 
         out = _result(session.redactor.scrub(f"{word}: {reason}"),
                       session.scrub_data({"decision": decision, "reason": reason}), error=True)
     session.audit.record(profile=session.profile.name, tool=name, arguments=args, decision=decision,
-                         reason=reason, duration_ms=(time.perf_counter() - started) * 1000)
+                         reason=reason, duration_ms=(time.perf_counter() - started) * 1000, uri=written)
     return out
 
 

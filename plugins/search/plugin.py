@@ -46,3 +46,17 @@ def after_sync(settings: Settings, area: str, written: Mapping[str, str], remove
     from muninn.plugins.search.sync_hook import refresh_keyword_index
 
     refresh_keyword_index(settings, area, written, removed)
+
+
+@hookimpl
+def after_up(settings: Settings, say: Callable[[str], None]) -> None:
+    from muninn.plugins.search import serve
+
+    serve.warm_for_up(settings, say)
+
+
+@hookimpl
+def before_down(settings: Settings, say: Callable[[str], None]) -> int:
+    from muninn.plugins.search import serve
+
+    return serve.stop_all(settings, say)

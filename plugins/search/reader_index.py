@@ -177,16 +177,17 @@ def store_status(settings: Settings, profile: Profile, areas: Mapping[str, str])
     path = index_path(settings, profile)
     walked = keyword.walked_at(path)
     fresh = problem(settings, profile) or f"walked {walked:%Y-%m-%d %H:%M} UTC"
-    rows: list[dict[str, object]] = []
-    for name, uri in sorted(areas.items()):
-        if name not in profile.areas:
-            continue
-        # Each file counts once, in the area that decides it (a nested area has its own row), and
-        # only if the reader may read it.
-        count, newest = keyword.area_stats(path, uri, lambda u, a=name: _decided_by(profile, u) == a) \
-            if path.exists() else (0, None)
-        rows.append({"area": name, "uri": uri, "files": count, "newest": newest, "index": fresh})
-    return rows
+    # Each file counts once, in the area that decides it (a nested area has its own row), and only if
+    # the reader may read it.
+    stats = {name: keyword.area_stats(path, uri, lambda u, a=name: _decided_by(profile, u) == a)
+             if path.exists() else (0, None)
+             for name, uri in sorted(areas.items()) if name in profile.areas}
+    if path.exists() and walked is None and any(count for count, _ in stats.values()):
+        # Each sync and each remember puts its files in here: searches find them. Only a walk adds what
+        # was written to the server from elsewhere, so the fix is an option, not a repair.
+        fresh = f"kept current by sync; never walked (`{fix_command(profile)}` adds files written elsewhere)"
+    return [{"area": name, "uri": areas[name], "files": count, "newest": newest, "index": fresh}
+            for name, (count, newest) in stats.items()]
 
 
 def _decided_by(profile: Profile, uri: str) -> str | None:

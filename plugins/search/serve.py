@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from muninn import __version__
+from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.plugins.search.types import Hit, SearchResult
@@ -110,6 +111,54 @@ def search(settings: Settings, request: dict[str, Any], note: Callable[[str], No
 def stop(settings: Settings) -> bool:
     """Ask this reader's warm process to exit; False when none was running."""
     return _ask(socket_path(settings, identity(settings)), {"op": "stop"}) is not None
+
+
+def warm_for_up(settings: Settings, say: Callable[[str], None]) -> None:
+    """`muninn up`: the CLI identity's warm process started and warmed now, so the first search after
+    `up` does not wait for the reranker to load."""
+    if settings.search.serve_idle <= 0:
+        return   # searches run in-process: nothing to warm
+    ident = identity(settings)
+    path = socket_path(settings, ident)
+    if _ask(path, {"op": "ping"}) is not None:
+        say("search: muninn serve already warm")
+        return
+    t = time.monotonic()
+    why = _start(settings, ident, path)
+    say(f"search: muninn serve warm in {time.monotonic() - t:.1f} s (exits after {settings.search.serve_idle:g} s "
+        "idle)" if why is None else f"search: muninn serve not started ({why}); the first search loads the reranker")
+
+
+def _records(settings: Settings) -> list[tuple[Path, dict[str, Any]]]:
+    out = []
+    for record in sorted(settings.paths.serve.glob("*.json")) if settings.paths.serve.is_dir() else []:
+        try:
+            out.append((record, json.loads(record.read_text())))
+        except (OSError, json.JSONDecodeError):
+            continue
+    return out
+
+
+def stop_all(settings: Settings, say: Callable[[str], None]) -> int:
+    """`muninn down`: stop every warm process this workspace started, for every reader and config."""
+    stopped = 0
+    for record, data in _records(settings):
+        if _ask(Path(data.get("socket", "")), {"op": "stop"}) is not None:
+            say(f"search: stopping muninn serve pid {data.get('pid')} ({data.get('who')})")
+            stopped += 1
+        with contextlib.suppress(FileNotFoundError):
+            record.unlink()
+    return stopped
+
+
+def _replace_older(settings: Settings, ident: str, who: str) -> None:
+    """Stop this reader's processes for another identity (muninn.yaml edited, key rotated, muninn upgraded):
+    no search reaches them any more, and each holds a model in memory until it idles out."""
+    for record, data in _records(settings):
+        if data.get("who") == who and record.stem != ident:
+            _ask(Path(data.get("socket", "")), {"op": "stop"})
+            with contextlib.suppress(FileNotFoundError):
+                record.unlink()
 
 
 def _ask(path: Path, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -261,6 +310,10 @@ def serve(settings: Settings, idle: float, say: Callable[[str], None]) -> int:
             os.umask(old_mask)
         os.chmod(path, 0o600)
         server.warm = warm
+        who = f"{settings.openviking.account}/{settings.openviking.user}"
+        _replace_older(settings, ident, who)
+        record = private_dir(settings.paths.serve) / f"{ident}.json"
+        atomic.write_text(record, json.dumps({"socket": str(path), "who": who, "pid": os.getpid()}), 0o600)
         if idle > 0:
             threading.Thread(target=_stop_when_idle, args=(server, warm, idle), daemon=True).start()
         say(f"muninn serve {os.getpid()} on {path} (exits after {idle:g} s idle)" if idle
@@ -269,8 +322,9 @@ def serve(settings: Settings, idle: float, say: Callable[[str], None]) -> int:
             server.serve_forever(poll_interval=0.2)
         finally:
             server.server_close()
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+            for done in (path, record):
+                with contextlib.suppress(FileNotFoundError):
+                    done.unlink()
             warm.close()
     return 0
 

@@ -1,8 +1,9 @@
 """An inventory entry named by the query goes on top, as an access block: asked about db01, the
 reader first needs how to reach db01, whatever else matches the words.
 
-"Named" means the entry's id or name appears in the query as a whole word. Tags are not used:
-they mix aliases with generic words ("postgres"), and a generic word must not pin a host.
+"Named" means the entry's id, name or one of its aliases (the fact's `names`) appears in the query as
+whole words ("bastion", "platform cluster", "jump01.example.com"). Tags are not used: they mix aliases
+with generic words ("postgres"), and a generic word must not pin a host.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ SOURCE = "inventory"
 def names(d: Doc) -> set[str]:
     fact_id = str(d.meta.get("id") or "")
     key = fact_id.split("/", 1)[-1] if fact_id.startswith(SOURCE + "/") else fact_id
-    return {n.lower() for n in (key, d.title) if n and len(n) >= 3}
+    declared = d.meta.get("names")
+    others = [str(n) for n in declared] if isinstance(declared, list) else []
+    return {n.lower() for n in (key, d.title, *others) if n and len(n) >= 3}
 
 
 def named(query: str, d: Doc) -> bool:

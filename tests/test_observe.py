@@ -1,0 +1,189 @@
+"""`muninn observe`, Claude Code's hook: real PostToolUse and SessionEnd payloads in, one redacted and capped
+line per tool call out, exit 0 whatever happens; then the call is found by search, labelled untrusted."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import inspector_cli
+import pytest
+from test_first_hour import Person, person_in
+
+from muninn.core import config, policy
+from muninn.plugins import init_files
+
+# A known value (put in the vault with `muninn secret add`) and pattern-class values the redactor knows
+# by shape: none of them may reach the log file.
+KNOWN = "ghp-internal-Zq8xW3vLp0Rt5Yb2"
+BY_SHAPE = ["AKIAIOSFODNN7EXAMPLE", "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJlX3g",
+            "password=Hunter2Hunter2Hunter2"]
+
+
+def _payload(tool: str = "Bash", command: str = "git push origin main", output: str = "error: 403",
+             **extra: object) -> dict:
+    """A PostToolUse payload as Claude Code sends it (its documented fields; no time)."""
+    return {"session_id": "9c3f0e1a-5b7d-4c2e-8f10-aa11bb22cc33", "transcript_path": "/home/me/.claude/t.jsonl",
+            "cwd": "/home/me/src/infra", "permission_mode": "default", "hook_event_name": "PostToolUse",
+            "tool_name": tool, "tool_input": {"command": command, "description": "push"},
+            "tool_response": {"stdout": output, "stderr": "", "interrupted": False, "isImage": False},
+            "tool_use_id": "toolu_01A09q90qw90lq917835lq9", **extra}
+
+
+@pytest.fixture
+def initialised(tmp_path: Path) -> Path:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    cfg = tmp_path / "etc" / "muninn.yaml"
+    init_files.write(init_files.plan(cfg, notes))
+    return cfg
+
+
+def _observe(cfg: Path | None, stdin: bytes | str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    base = {**os.environ, **({"MUNINN_CONFIG": str(cfg)} if cfg else {}), **(env or {})}
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run([sys.executable, "-m", "muninn", "observe", *args], input=data, capture_output=True,
+                          env=base, timeout=120)
+
+
+def _log(cfg: Path) -> list[dict]:
+    path = cfg.parent / "observations.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_one_line_per_call_stamped_with_the_time_now(initialised: Path) -> None:
+    before = dt.datetime.now(dt.UTC)
+    for i in range(3):
+        done = _observe(initialised, json.dumps(_payload(command=f"make test-{i}")))
+        assert done.returncode == 0 and not done.stderr, done.stderr
+    after = dt.datetime.now(dt.UTC)
+    rows = _log(initialised)
+    assert [json.loads(r["input"])["command"] for r in rows] == ["make test-0", "make test-1", "make test-2"]
+    for r in rows:
+        assert before <= dt.datetime.fromisoformat(r["ts"].replace("Z", "+00:00")) <= after
+        assert r["tool"] == "Bash" and r["session"].startswith("9c3f0e1a") and r["id"].startswith("toolu_")
+        assert r["project"] == "infra"
+    assert (initialised.parent / "observations.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("secret", [KNOWN, *BY_SHAPE])
+@pytest.mark.parametrize("where", ["input", "output", "both"])
+def test_values_are_redacted_before_anything_is_written(initialised: Path, secret: str, where: str) -> None:
+    added = subprocess.run([sys.executable, "-m", "muninn", "--config", str(initialised), "secret", "add",
+                            "gh-token", "--stdin"], input=KNOWN + "\n", capture_output=True, text=True, timeout=60)
+    assert added.returncode == 0, added.stderr
+    command = f"curl -H 'x: {secret}' https://git.example.com" if where != "output" else "curl https://git.example.com"
+    output = f"the token is {secret} (echoed)" if where != "input" else "ok"
+    done = _observe(initialised, json.dumps(_payload(command=command, output=output)))
+    assert done.returncode == 0, done.stderr
+    text = (initialised.parent / "observations.jsonl").read_text()
+    core = secret.split(" ")[-1].split("=")[-1]
+    assert core not in text and json.dumps(core)[1:-1] not in text, text
+    assert "[REDACTED" in text
+
+
+@pytest.mark.parametrize("size", [1001, 5000, 200_000])
+def test_output_is_capped_at_the_sources_limit(initialised: Path, size: int) -> None:
+    done = _observe(initialised, json.dumps(_payload(output="x" * size)))
+    assert done.returncode == 0, done.stderr
+    (row,) = _log(initialised)
+    assert len(row["output"]) < 1100 and "more characters cut" in row["output"]
+
+
+# Whatever reaches the hook, it exits 0 (a hook exiting 2 feeds its stderr to the model), in one sentence.
+BAD_STDIN = [b"", b"not json", b"[1, 2]", b'"text"', b"\xff\xfe\x00", b'{"tool_name": ', b"null"]
+
+
+@pytest.mark.parametrize("stdin", BAD_STDIN)
+def test_bad_stdin_exits_0_in_one_sentence(initialised: Path, stdin: bytes) -> None:
+    done = _observe(initialised, stdin)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr and len(done.stderr.decode().strip().splitlines()) <= 1
+    assert _log(initialised) == []
+
+
+def test_faults_around_it_exit_0_too(tmp_path: Path, initialised: Path) -> None:
+    payload = json.dumps(_payload())
+    no_source = tmp_path / "plain.yaml"
+    no_source.write_text("server: {port: 1}\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("server: [\n")
+    missing = tmp_path / "nowhere.yaml"
+    for cfg, said in ((no_source, "no `observations` source"), (broken, "broken.yaml"), (missing, "not found")):
+        done = _observe(cfg, payload)
+        assert done.returncode == 0 and said in done.stderr.decode(), done.stderr
+        assert b"Traceback" not in done.stderr
+    (initialised.parent / "observations.jsonl").mkdir()   # the log's path is a folder: the write fails
+    done = _observe(initialised, payload)
+    assert done.returncode == 0 and b"observations.jsonl" in done.stderr, done.stderr
+
+
+def test_session_end_runs_a_watch_cycle_and_still_exits_0_with_no_server(initialised: Path) -> None:
+    _observe(initialised, json.dumps(_payload()))
+    end = {"session_id": "9c3f0e1a-5b7d-4c2e-8f10-aa11bb22cc33", "transcript_path": "/t.jsonl", "cwd": "/src",
+           "hook_event_name": "SessionEnd", "reason": "exit"}
+    done = _observe(initialised, json.dumps(end), env={"MUNINN_SERVER__PORT": "1", "MUNINN_SERVER__TIMEOUT": "2"})
+    assert done.returncode == 0, done.stderr
+    assert b"nothing recorded" in done.stderr or b"session end" in done.stderr
+    assert len(_log(initialised)) == 1      # a session end adds no line
+
+
+def test_init_labels_the_sessions_area_untrusted_for_every_reader(initialised: Path) -> None:
+    settings = config.load(initialised, environ={})
+    (source,) = [s for s in settings.sources if s.kind == "observations"]
+    pol = policy.load(settings.paths.policy)
+    uri = f"{source.area}/observations/2026-12-01/bash-abc.md"
+    assert pol.untrusted_writers(uri)
+    readers = [p for p in pol.profiles.values() if any(uri.startswith(r + "/") for r in p.read_prefixes)]
+    assert {p.kind for p in readers} == {"owner", "assistant"}
+    note = f"{init_files.NOTES_AREA}/notes/x.md"
+    assert not [w for w in pol.untrusted_writers(note) if "tool output" in w]
+
+
+def test_a_log_not_written_yet_exports_as_empty(initialised: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "muninn", "--config", str(initialised), "export", "all", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "not found" not in done.stdout + done.stderr
+
+
+@pytest.fixture
+def person(tmp_path: Path) -> Iterator[Person]:
+    with person_in(tmp_path) as me:
+        yield me
+
+
+def test_hook_payloads_then_the_call_is_found_by_search(person: Person) -> None:
+    """The whole loop through the real CLI: the hook command `mcp install` wrote, run under `env -i` as Claude
+    Code runs it, then SessionEnd, then an outside MCP client searching as the assistant."""
+    person.muninn("init", "--notes", "~/notes", "--yes")
+    person.muninn("up")
+    person.muninn("secret", "add", "gh-token", "--stdin", input=KNOWN + "\n")
+    person.muninn("mcp", "install", "--client", "claude")
+    settings = json.loads((person.home / ".claude" / "settings.json").read_text())
+    hook = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+    assert settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == hook
+
+    def run_hook(payload: dict) -> None:
+        done = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "sh", "-c", hook], input=json.dumps(payload),
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and not done.stderr, done.stderr
+
+    run_hook(_payload(command="git push origin main", output=f"remote: Permission to acme/infra.git denied "
+                      f"to deploy-bot (token {KNOWN}). fatal: unable to access: The requested URL returned error: 403"))
+    run_hook(_payload(tool="Read", command="cat README.md", output="# infra"))
+    log = person.home / ".config" / "muninn" / "observations.jsonl"
+    assert KNOWN not in log.read_text() and len(log.read_text().splitlines()) == 2
+    run_hook({"session_id": "9c3f0e1a-5b7d-4c2e-8f10-aa11bb22cc33", "transcript_path": "/t.jsonl",
+              "cwd": str(person.home), "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+
+    answer = inspector_cli.search(person.home / ".claude.json", "permission denied on git push 403")
+    hits = answer["structuredContent"]["hits"]
+    assert hits and "/agents/sessions/" in hits[0]["uri"] and hits[0]["untrusted"], hits
+    text = answer["content"][0]["text"]
+    assert "<untrusted-data" in text and "git push origin main" in text and KNOWN not in json.dumps(answer)
