@@ -80,11 +80,11 @@ def test_an_unmarked_block_is_refused(text: str, problem: str) -> None:
 
 
 def test_the_first_hour_goes_from_init_to_a_connected_agent_in_order() -> None:
-    # The order the first hour needs today (issue 30): keys and ACLs exist before a client is configured.
+    # The first hour (issue 35): `up` makes every reader's key and ACL before a client is configured.
     text = README.read_text()
     section = text.split("<!-- first-hour:begin", 1)[1].split("<!-- first-hour:end -->", 1)[0]
-    steps = ["muninn init", "muninn secret add", "muninn up", "muninn policy apply", "muninn doctor",
-             "muninn export all", "muninn search", "muninn mcp config"]
+    steps = ["muninn init", "muninn secret add", "muninn up", "muninn doctor",
+             "muninn export all", "muninn search", "muninn mcp install", "muninn mcp config"]
     at = [section.find(f"\n{step}") for step in steps]
     assert -1 not in at, dict(zip(steps, at, strict=True))
     assert at == sorted(at)
