@@ -5,8 +5,10 @@ and the next scan is clean. Never a value in any output."""
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
+from pathlib import Path
 
 import pytest
 import yaml
@@ -15,7 +17,7 @@ from muninn.core import config, credentials
 from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError
 from muninn.export import sync
-from muninn.nightly import purge
+from muninn.nightly import backup_crypt, purge
 from muninn.plugins import policy_apply
 from muninn.plugins.access.vault import Vault
 
@@ -179,9 +181,12 @@ def test_backup_then_delete_the_agents_area_then_restore_finds_its_facts_again(s
     assert report["areas"]["viking://resources/agents/diary"] >= len(FACTS)
     assert {"vault", "policy", "retired-hashes", "sync-manifests"} <= set(report["included"])
     assert any(i.startswith("account list") for i in report["included"]) and report["skipped"] == []
-    with tarfile.open(report["path"]) as tar:
+    # Sealed with the backup key: opened the way restore opens it, then every member read.
+    sealed = Path(report["path"]).read_bytes()
+    assert LIVE.encode() not in sealed and NEW.encode() not in sealed
+    with tarfile.open(fileobj=io.BytesIO(backup_crypt.open_bytes(world["settings"], Path(report["path"])))) as tar:
         blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())
-    assert LIVE.encode() not in blob and OLD.encode() not in blob and NEW.encode() not in blob
+    assert blob and LIVE.encode() not in blob and OLD.encode() not in blob and NEW.encode() not in blob
 
     with _raven(world) as raven:
         for uri in FACTS:
