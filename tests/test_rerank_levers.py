@@ -49,7 +49,7 @@ class FakeSearcher:
 def _run(scores: list[float], **levers: float) -> tuple[SearchState, Recorder]:
     cfg = SearchSettings(rerank=RerankSettings(**levers))
     searcher = FakeSearcher(cfg)
-    req = SearchRequest(text="q", k=4, target="viking://r", now=NOW, since_at=None, briefing=False, tokens=10,
+    req = SearchRequest(text="q", k=4, targets=("viking://r",), now=NOW, since_at=None, briefing=False, tokens=10,
                         switches={})
     state = SearchState(request=req, searcher=searcher)  # type: ignore[arg-type]
     state.fused = [Candidate(uri=f"viking://r/f{i}.md", score=s) for i, s in enumerate(scores)]
@@ -135,7 +135,7 @@ def test_an_unsure_cross_encoder_keeps_fusion_order(top: float, min_confidence: 
     cfg = SearchSettings(rerank=RerankSettings(min_confidence=min_confidence, blend=0.0, header_blend=0.0,
                                                date_blend=0.0))
     searcher = FakeSearcher(cfg, model=Reverser(top))  # type: ignore[arg-type]
-    req = SearchRequest(text="q", k=4, target="viking://r", now=NOW, since_at=None, briefing=False, tokens=10,
+    req = SearchRequest(text="q", k=4, targets=("viking://r",), now=NOW, since_at=None, briefing=False, tokens=10,
                         switches={})
     state = SearchState(request=req, searcher=searcher)  # type: ignore[arg-type]
     state.fused = [Candidate(uri=f"viking://r/f{i}.md", score=s) for i, s in enumerate(FLAT[:6])]
