@@ -80,7 +80,7 @@ class _ObservationLogs(LocalPart):
     def target(self, settings: Settings, rel: str) -> Path:
         n = int(rel.split("/", 1)[0])
         logs = self._logs(settings)
-        return logs[n] if n < len(logs) else settings.paths.home / "restored" / "observations" / rel
+        return logs[n] if n < len(logs) else settings.paths.restored / "observations" / rel
 
 
 BUILTIN = (

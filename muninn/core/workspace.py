@@ -120,6 +120,11 @@ class Workspace:
         return self.home / "backups"
 
     @property
+    def restored(self) -> Path:
+        """Where a restore puts local state whose own place is gone (an observation log no source names)."""
+        return self.home / "restored"
+
+    @property
     def mirror(self) -> Path:
         """The git mirror of the task/roadmap export (`nightly.mirror`)."""
         return self._override("nightly", "mirror") or self.home / "mirror"

@@ -148,7 +148,7 @@ def install_cmd(
     """
     from muninn.plugins.mcp import client_install as inst
 
-    where = inst.Plan(home=Path.home(), project=project.expanduser().absolute() if scope == Scope.project else None)
+    where = inst.Plan(person=Path.home(), project=project.expanduser().absolute() if scope == Scope.project else None)
     for path, objects in ((where.servers_file, inst.SERVERS), (where.settings_file, inst.HOOKS)):
         inst.checked(path, objects)   # every file first: none is changed when another is broken
     if uninstall:

@@ -36,23 +36,23 @@ class Change:
 
 @dataclass
 class Plan:
-    """Where Claude Code's files are: `home` is the person's home, `project` a project root or None."""
+    """Where Claude Code's files are: `person` is the person's home folder, `project` a project root or None."""
 
-    home: Path
+    person: Path
     project: Path | None = None
     changes: list[Change] = field(default_factory=list)
 
     @property
     def servers_file(self) -> Path:
-        return self.project / ".mcp.json" if self.project is not None else self.home / ".claude.json"
+        return self.project / ".mcp.json" if self.project is not None else self.person / ".claude.json"
 
     @property
     def settings_file(self) -> Path:
-        return self.home / ".claude" / "settings.json"
+        return self.person / ".claude" / "settings.json"
 
     @property
     def command_file(self) -> Path:
-        return self.home / ".claude" / "commands" / "recall.md"
+        return self.person / ".claude" / "commands" / "recall.md"
 
 
 def read_json(path: Path) -> dict[str, Any]:
