@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from muninn.core import policy
-from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, NotFound
 from muninn.export.sync import read_many
@@ -96,8 +95,9 @@ def collect(settings: Settings, roots: Iterable[str] | None = None, every_file: 
         with client:
             uris: list[str] = []
             for root in wanted if wanted is not None else ident.roots:
-                uris += [u for u in _walk(client, root, listed, refused, ident.label)
-                         if (ident.account, u) not in seen and not derived(u)]
+                note = lambda folder, who=ident.label: refused.append((who, folder))  # noqa: E731
+                uris += [e.uri for e in server_scan.walk(client, root, note, listed=listed)
+                         if (ident.account, e.uri) not in seen and not derived(e.uri)]
             # A file this key may list but not read is left to the next identity that can.
             got = read_many(client, list(dict.fromkeys(uris)), settings.search.fetch_workers, (NotFound, AuthError))
             for uri, data in got.items():
@@ -112,26 +112,6 @@ def collect(settings: Settings, roots: Iterable[str] | None = None, every_file: 
     # A folder one key may not list is only worth saying when no other key listed it.
     out.unreadable += [f"{label}: {folder}: not readable with this key" for label, folder in refused
                        if folder not in listed]
-    return out
-
-
-def _walk(client: OpenViking, root: str, listed: set[str], refused: list[tuple[str, str]],
-          label: str) -> list[str]:
-    """Every file under `root` this key may list; folders it may not are noted in `refused`."""
-    out: list[str] = []
-    stack = [root.rstrip("/")]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = client.ls(folder)
-        except NotFound:
-            continue
-        except AuthError:
-            refused.append((label, folder))
-            continue
-        listed.add(folder)
-        for e in entries:
-            (stack if e.is_dir else out).append(e.uri)
     return out
 
 

@@ -140,8 +140,10 @@ def connect(settings: Settings, ident: Identity) -> OpenViking | None:
     return OpenViking(settings.server.base_url, key, key_name=ident.key_name) if key else None
 
 
-def _walk(client: OpenViking, root: str, unreadable: list[str], label: str,
-          sees: Callable[[str], bool] | None = None) -> Iterator[Entry]:
+def walk(client: OpenViking, root: str, refused: Callable[[str], None], sees: Callable[[str], bool] | None = None,
+         listed: set[str] | None = None) -> Iterator[Entry]:
+    """Every file under `root` this key may list. A folder it may not list goes to `refused`; one it
+    listed goes into `listed`; `sees` (when given) says which sub-folders are worth entering."""
     stack = [root.rstrip("/")]
     while stack:
         folder = stack.pop()
@@ -150,8 +152,10 @@ def _walk(client: OpenViking, root: str, unreadable: list[str], label: str,
         except NotFound:
             continue
         except AuthError:
-            unreadable.append(f"{label}: {folder}: not readable with this key")
+            refused(folder)
             continue
+        if listed is not None:
+            listed.add(folder)
         for e in entries:
             if e.is_dir:
                 if sees is None or sees(e.uri):
@@ -179,7 +183,8 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
         report.identities.append(ident.label)
         with client:
             for root in ident.roots:
-                for entry in _walk(client, root, report.unreadable, ident.label, ident.sees):
+                for entry in walk(client, root, lambda f, who=ident.label: report.unreadable.append(
+                        f"{who}: {f}: not readable with this key"), ident.sees):
                     uri = entry.uri
                     key = (ident.account, uri)
                     if key in seen:
