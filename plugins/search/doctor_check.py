@@ -13,15 +13,21 @@ def reranker_weights(settings: Settings) -> list[Check]:
     if not cfg.enabled:
         return [Check("reranker", "ok", "switched off (search.rerank.enabled: false)")]
     problems: list[str] = []
+    damaged: list[rerank.RerankDamaged] = []
     for model in [cfg.model, *cfg.fallbacks]:
         try:
             where = rerank.resolve(model)
         except rerank.RerankUnavailable as exc:
             problems.append(exc.message)
+            if isinstance(exc, rerank.RerankDamaged):
+                damaged.append(exc)
             continue
         detail = f"{model} -> {where}"
         if problems:
             detail += f" (fallback: {'; '.join(problems)})"
+        # Absent weights are the normal offline case; fetched weights that changed are the owner's to fix.
+        if damaged:
+            return [Check("reranker", "warn", detail, "; ".join(d.fix or "" for d in damaged))]
         return [Check("reranker", "ok", detail)]
     return [Check("reranker", "warn", f"{'; '.join(problems)}; searches fall back to fusion order "
                          "and say so", rerank._FIX)]

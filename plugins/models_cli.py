@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
+from muninn.core import hub_models as hub
 from muninn.core.cliutil import JsonOpt, console, emit_json, say
-from muninn.plugins.models import hub
 
 app = typer.Typer(help="Reranker and embedder weights from the model hub (HF_ENDPOINT honoured), checked "
                   "by sha256 on every use.", no_args_is_help=True)

@@ -4,7 +4,7 @@ The hub is huggingface.co, or `HF_ENDPOINT` (a mirror, a proxy, a stand-in in th
 does the transfer and draws its progress bars on stderr. Only the files muninn's loaders read are
 downloaded (sentence-transformers' CrossEncoder and SentenceTransformer read a folder: config, weights,
 tokenizer, pooling). The folder lands whole or not at all, under `$MUNINN_MODELS/hub/`, with the sha256 of
-every file recorded (manifest.py) and checked on every use. A search never downloads: the reranker reads
+every file recorded (model_manifest.py) and checked on every use. A search never downloads: the reranker reads
 a fetched folder, else the local Hugging Face cache, else the packaged ms-marco cross-encoder.
 """
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from muninn.core import model_manifest as manifest
 from muninn.core import paths
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.plugins.models import manifest
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 
@@ -107,17 +107,18 @@ def fetch(name: str, force: bool = False, say: Callable[[str], None] = lambda _:
 
     url = endpoint()
     try:
-        info = HfApi(endpoint=url).model_info(spec.repo)
+        info = HfApi(endpoint=url).model_info(spec.repo, files_metadata=True)
     except OSError as exc:      # requests' and huggingface_hub's errors are all OSErrors
         raise _unreachable(spec, url, exc) from None
-    files = choose([s.rfilename for s in info.siblings or []])
+    sizes = {s.rfilename: s.size for s in info.siblings or []}
+    files = choose(list(sizes))
     if "config.json" not in files or not any(w in files for w in WEIGHTS):
         raise HubError(f"{url}/{spec.repo} has no config.json and weights ({', '.join(WEIGHTS)}) to download",
                        fix="check HF_ENDPOINT: it must serve the model's repository as huggingface.co does")
     partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     for i, file in enumerate(files, 1):
-        say(f"{name}: {file} ({i} of {len(files)}) from {url}")
+        say(f"{name}: {file} ({i} of {len(files)}{_size(sizes[file])}) from {url}")
         try:
             # The commit model_info named: every file comes from one revision, even if main moves meanwhile.
             hf_hub_download(spec.repo, file, revision=info.sha, local_dir=partial, endpoint=url)
@@ -129,6 +130,12 @@ def fetch(name: str, force: bool = False, say: Callable[[str], None] = lambda _:
     partial.rename(target)      # a folder that exists is whole
     say(f"{name}: {target} (sha256 of {len(files)} files recorded in {manifest.NAME})")
     return target
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return ""
+    return f", {size / 2**20:.0f} MiB" if size >= 2**20 else f", {size // 1024} KiB"
 
 
 def _unreachable(spec: HubModel, url: str, exc: OSError, file: str = "") -> HubError:
