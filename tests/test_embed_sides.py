@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from muninn.core import embed_prompts as prompts
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings, Settings
-from muninn.evals.lab.corpora.baselines import Dense
+from muninn.evals.lab.corpora.baselines import Dense, settings_for
 from muninn.plugins import stack
 from muninn.plugins.embed.server import create_app
 from muninn.plugins.search.dense import DenseScorer
@@ -124,13 +124,13 @@ def test_an_unprompted_scorer_keeps_its_cache_keys_and_request(tmp_path) -> None
     assert model.seen == ["same words"] and cos[0] == pytest.approx(1.0, abs=1e-6)
 
 
-def test_the_dense_baseline_sends_both_sides(monkeypatch) -> None:
-    model = RecordingEncoder()
-    client = TestClient(create_app(model, 8, "m", prompts=E5))
-    monkeypatch.setattr("muninn.evals.lab.corpora.baselines.httpx.Client", lambda **_: client)
-    baseline = Dense(EmbedSettings(model="intfloat/e5-small-v2"), ["a section body"])
-    baseline.rank(QUESTION, 1)
-    assert model.seen == ["passage: a section body", "query: " + QUESTION]
+def test_the_dense_baseline_reads_each_models_own_prompts() -> None:
+    for name, seen in (("e5-small-v2", ["passage: a section body", "query: " + QUESTION]),
+                       ("bge-small", ["a section body", QUESTION])):
+        model = RecordingEncoder()
+        cfg = settings_for(name, EmbedSettings(model="BAAI/bge-small-en-v1.5", query_prompt="not this: "))
+        Dense(name, ["a section body"], model, prompts.for_settings(cfg)).rank(QUESTION, 1)
+        assert model.seen == seen
 
 
 @pytest.mark.parametrize("extra", [{"encoding_format": "base64"}, {"dimensions": 4}, {}])

@@ -1,10 +1,11 @@
-"""The corpora harness: every corpus through the product's own path, and two plain baselines.
+"""The corpora harness: every corpus through the product's own path, and the plain baselines.
 
 Per corpus: its source tree is exported by the product's exporter (`muninn export all` with a
 `sources:` entry per source) and synced (`muninn sync all`, whose after-sync hook fills the keyword
 index) into its own area of a fresh account, then every question goes through the product's
-Searcher in each stage variant. The baselines rank the same exported sections (breadcrumb + body,
-from the same Fact objects the exporter renders) with no muninn wrapping.
+Searcher in each stage variant. The baselines (plain dense with each installable embedder, and BM25)
+rank the same exported sections (breadcrumb + body, from the same Fact objects the exporter renders) with
+no muninn wrapping.
 
 A question's gold is the set of fact URIs its answer picks out (questions.py). A question with no
 gold (the exporter cut its answer in two) stops the run: scoring it as a miss would blame search.
@@ -16,7 +17,7 @@ import datetime as dt
 import statistics
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,6 @@ VARIANTS: dict[str, dict[str, bool] | None] = {
     "vectors only": {"hybrid": False, "rerank": False, "routing": False, "recency": False, "dates": False},
     "keyword only": None,
 }
-BASELINES = ("dense baseline", "BM25 baseline")
 Say = Callable[[str], None]
 
 
@@ -153,8 +153,13 @@ def keyword_only(searcher: Searcher, text: str, target: str, k: int) -> list[str
     return [c.uri for c in searcher.index.candidates(match, target, k)]
 
 
+def baseline_names(models: Sequence[str]) -> list[str]:
+    return [*(baselines.dense_name(m) for m in models), baselines.BM25_NAME]
+
+
 def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, workdir: Path,
-               say: Say = print, variants: list[str] | None = None, trace_dir: Path | None = None) -> CorpusRun:
+               say: Say = print, variants: list[str] | None = None, trace_dir: Path | None = None,
+               dense_models: Sequence[str] = baselines.DEFAULT_MODELS) -> CorpusRun:
     root = f"{ROOT}/{uuid.uuid4().hex[:6]}"
     secs = sections(built, root)
     qs = built.questions.questions
@@ -208,19 +213,22 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
             trace.write(trace_dir / f"{name}.jsonl", records)
     texts = [s.text for s in secs]
     uris_of = [s.uri for s in secs]
-    dense = baselines.Dense(settings.embed, texts)
-    try:
-        for model in (dense, baselines.Bm25(texts)):
-            say(f"{name}: {model.name}")
-            firsts, ms = [], []
-            for q, want in zip(qs, golds, strict=True):
-                t = time.perf_counter()
-                ranked = [uris_of[i] for i in model.rank(q.question, K)]
-                ms.append((time.perf_counter() - t) * 1000)
-                firsts.append(first_rank(ranked, want))
-            per[model.name] = (firsts, ms)
-    finally:
-        dense.close()
+    def plain() -> Iterator[baselines.Dense | baselines.Bm25]:
+        # One embedder in memory at a time: each is loaded, ranks every question, and is dropped.
+        for model in dense_models:
+            say(f"{name}: embedding {len(texts)} sections with {model}")
+            yield baselines.Dense.load(model, settings.embed, texts)
+        yield baselines.Bm25(texts)
+
+    for model in plain():
+        say(f"{name}: {model.name}")
+        firsts, ms = [], []
+        for q, want in zip(qs, golds, strict=True):
+            t = time.perf_counter()
+            ranked = [uris_of[i] for i in model.rank(q.question, K)]
+            ms.append((time.perf_counter() - t) * 1000)
+            firsts.append(first_rank(ranked, want))
+        per[model.name] = (firsts, ms)
     for variant, (firsts, ms) in per.items():
         run.variants[variant] = metrics(firsts, ms)
         kinds: dict[str, list[int | None]] = {}
@@ -234,9 +242,12 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
 
 def run(settings: Settings, corpora: dict[str, Built], workdir: Path, say: Say = print,
         variants: list[str] | None = None, trace_dir: Path | None = None,
-        on_done: Callable[[list[CorpusRun]], None] | None = None) -> list[CorpusRun]:
+        on_done: Callable[[list[CorpusRun]], None] | None = None,
+        dense_models: Sequence[str] = baselines.DEFAULT_MODELS) -> list[CorpusRun]:
     """Every corpus into its own area of one fresh account (the stack must be up: `muninn up`).
-    `on_done` hears the runs so far after each corpus: a long run leaves its results as it goes."""
+    `on_done` hears the runs so far after each corpus: a long run leaves its results as it goes.
+    `dense_models`: a plain dense baseline with each (baselines.MODELS' short names, or embed.model values)."""
+    baselines.check(dense_models, settings.embed)
     root = OpenViking.root(settings)
     account = f"corpora{uuid.uuid4().hex[:8]}"
     try:
@@ -246,7 +257,7 @@ def run(settings: Settings, corpora: dict[str, Built], workdir: Path, say: Say =
     runs: list[CorpusRun] = []
     with OpenViking(settings.server.base_url, key, key_name=account) as client:
         for name, built in corpora.items():
-            runs.append(run_corpus(settings, name, built, client, workdir, say, variants, trace_dir))
+            runs.append(run_corpus(settings, name, built, client, workdir, say, variants, trace_dir, dense_models))
             if on_done:
                 on_done(runs)
     return runs

@@ -6,22 +6,31 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from muninn.evals.lab.corpora.harness import BASELINES, CorpusRun
+from muninn.evals.lab.corpora.baselines import is_baseline
+from muninn.evals.lab.corpora.harness import CorpusRun
 
 SINGLE = ("vectors only", "keyword only")
+# Questions a fresh sync can move on its own (the find issue allows one a corpus).
+NOISE = 1
 
 
-def gate(runs: list[CorpusRun]) -> list[str]:
-    """Where the defaults lose to a single retriever or a plain baseline at hit@4 or hit@10 (the
-    find issue's gate); empty when they hold on every corpus that ran them."""
+def gate(runs: list[CorpusRun], noise: int = NOISE) -> list[str]:
+    """Where the defaults lose, at hit@4 or hit@10, to the best rival by more than `noise` questions: the
+    rivals are the single retrievers and every plain baseline (dense with each embedder, BM25). Empty when
+    the defaults hold on every corpus that ran them."""
     out = []
     for r in runs:
         d = r.variants.get("defaults")
-        for rival in (*SINGLE, *BASELINES):
-            m = r.variants.get(rival)
-            for key in ("hit@4", "hit@10"):
-                if d and m and d[key] + 1e-9 < m[key]:
-                    out.append(f"{r.name}: defaults {key} {d[key]:.3f} < {rival} {m[key]:.3f}")
+        rivals = {n: m for n, m in r.variants.items() if n in SINGLE or is_baseline(n)}
+        if not d or not rivals:
+            continue
+        n = d["n"]
+        for key in ("hit@4", "hit@10"):
+            best = max(rivals, key=lambda v: rivals[v][key])
+            mine, theirs = round(d[key] * n), round(rivals[best][key] * n)
+            if mine + noise < theirs:
+                out.append(f"{r.name}: defaults {key} {d[key]:.3f} ({mine} of {n}) < {best} "
+                           f"{rivals[best][key]:.3f} ({theirs} of {n}), beyond {noise} question(s) of noise")
     return out
 
 
@@ -34,7 +43,7 @@ def table(runs: list[CorpusRun]) -> str:
                   "| variant | n | hit@1 | hit@4 | hit@10 | MRR@10 | p50 ms |",
                   "| --- | --- | --- | --- | --- | --- | --- |"]
         for name, m in r.variants.items():
-            label = f"*{name}*" if name in BASELINES else name
+            label = f"*{name}*" if is_baseline(name) else name
             ms = f"{m['p50_ms']:.0f}" if m.get("p50_ms") else "-"
             lines.append(f"| {label} | {m['n']} | {m['hit@1']:.3f} | {m['hit@4']:.3f} | {m['hit@10']:.3f} "
                          f"| {m['MRR']:.3f} | {ms} |")
@@ -48,7 +57,8 @@ def table(runs: list[CorpusRun]) -> str:
             lines += ["", "Notes: " + "; ".join(sorted(set(r.warnings)))[:900]]
         lines.append("")
     failed = gate(runs)
-    lines.append("**Gate** (defaults ≥ each single retriever and both baselines, at hit@4 and hit@10): "
+    lines.append(f"**Gate** (defaults ≥ the best single retriever or plain baseline at hit@4 and hit@10, "
+                 f"less {NOISE} question of noise): "
                  + ("holds on every corpus." if not failed else "fails: " + "; ".join(failed) + "."))
     return "\n".join(lines)
 
