@@ -40,6 +40,8 @@ bench: install
 # Minutes, not seconds (syncing ~1,600 facts): outside CI; tests/test_eval_corpora.py is the smoke.
 eval-corpora: install
 	$(BIN)/muninn up
+	# The e5 baseline's weights (once; bge-small and MiniLM-L6 come with muninn's dependencies).
+	$(BIN)/muninn embed fetch intfloat/e5-small-v2
 	$(BIN)/python -m muninn.evals.lab.corpora run --out evals/results
 
 down:
