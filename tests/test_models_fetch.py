@@ -212,3 +212,13 @@ def test_a_repository_without_weights_is_refused(standin) -> None:
     StandIn.repos[REPO] = {"config.json": b"{}", "README.md": b"#"}
     with pytest.raises(hub.HubError, match="no config.json and weights"):
         hub.fetch("bge-reranker-v2-m3")
+
+
+def test_an_offline_switch_in_the_environment_is_named_before_any_request(standin, monkeypatch) -> None:
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(hub.HubError, match="HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE is set") as err:
+        hub.fetch("bge-reranker-v2-m3")
+    assert "env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE muninn models fetch bge-reranker-v2-m3" in err.value.fix
+    assert StandIn.asked == []

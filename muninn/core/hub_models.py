@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from muninn.core import extras, paths
 from muninn.core import model_manifest as manifest
-from muninn.core import paths
 from muninn.core.errors import ExitCode, MuninnError
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -35,10 +35,15 @@ class HubModel:
 CATALOG: dict[str, HubModel] = {
     "bge-reranker-v2-m3": HubModel("BAAI/bge-reranker-v2-m3", "reranker",
                                    "the design card's cross-encoder (search.rerank.model's default), ~2.3 GB"),
-    "e5-small-v2": HubModel("intfloat/e5-small-v2", "embedder", "fp32; `embed fetch` gets the measured int8 one"),
-    "bge-small": HubModel("BAAI/bge-small-en-v1.5", "embedder", "fp32; its int8 ONNX is packaged"),
-    "MiniLM-L6": HubModel("sentence-transformers/all-MiniLM-L6-v2", "embedder", "fp32; also packaged"),
-    "mpnet": HubModel("sentence-transformers/all-mpnet-base-v2", "embedder", "768 wide, ~4x bge's compute"),
+    # embed.model's id reads the int8 copies of e5 (`embed fetch`) and bge (packaged) and the packaged MiniLM;
+    # their hub copies are read by naming the fetched folder in embed.model. mpnet is read by its id.
+    "e5-small-v2": HubModel("intfloat/e5-small-v2", "embedder",
+                            "fp32; the id reads the int8 copy `embed fetch` gets; this one by its folder"),
+    "bge-small": HubModel("BAAI/bge-small-en-v1.5", "embedder", "fp32; the id reads the packaged int8 copy"),
+    "MiniLM-L6": HubModel("sentence-transformers/all-MiniLM-L6-v2", "embedder",
+                          "fp32; the id reads the packaged copy"),
+    "mpnet": HubModel("sentence-transformers/all-mpnet-base-v2", "embedder",
+                      "768 wide, ~4x bge's compute a text; embed.model reads it by its id"),
 }
 
 # What CrossEncoder / SentenceTransformer read from a folder, when the repository has it. Weights: one
@@ -103,8 +108,14 @@ def fetch(name: str, force: bool = False, say: Callable[[str], None] = lambda _:
     if not force and target.exists() and manifest.problem(target) is None:
         say(f"{name}: already fetched and verified at {target}")
         return target
-    from huggingface_hub import HfApi, hf_hub_download
-
+    try:
+        from huggingface_hub import HfApi, constants, hf_hub_download
+    except ModuleNotFoundError:
+        raise extras.MissingExtra("huggingface_hub", "ml", what="`muninn models fetch`") from None
+    if constants.HF_HUB_OFFLINE:
+        # huggingface_hub reads either variable once, at import; its own message names only the first.
+        raise HubError("HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE is set, so huggingface_hub will not download",
+                       fix=f"run `env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE muninn models fetch {name}`")
     url = endpoint()
     try:
         info = HfApi(endpoint=url).model_info(spec.repo, files_metadata=True)
