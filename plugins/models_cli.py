@@ -39,5 +39,5 @@ def list_cmd(json_out: bool = JsonOpt) -> None:
     for r in rows:
         verified = "yes" if r.verified else (r.problem or "-") if r.fetched else "-"
         table.add_row(r.name, r.kind, r.repo, "yes" if r.fetched else "no",
-                      f"{r.size / 2**20:.0f} MiB" if r.fetched else "-", verified, r.note)
+                      hub.human(r.size) if r.fetched else "-", verified, r.note)
     console.print(table)

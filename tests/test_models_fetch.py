@@ -21,6 +21,7 @@ from muninn.core import hub_models as hub
 from muninn.core import model_manifest as manifest
 from muninn.core.config import EmbedSettings, RerankSettings, Settings
 from muninn.core.errors import ExitCode
+from muninn.plugins import doctor
 from muninn.plugins.embed import model as embed_model
 from muninn.plugins.search import doctor_check, rerank
 
@@ -172,6 +173,8 @@ def test_a_fetched_embedder_is_checked_on_every_load(standin) -> None:
     with pytest.raises(hub.HubError, match="tokenizer.json") as err:
         embed_model.model_path(EmbedSettings(model=repo))
     assert err.value.exit_code == ExitCode.STACK and "models fetch mpnet --force" in (err.value.fix or "")
+    (check,) = doctor.embedding_model(Settings(embed={"model": repo}))
+    assert check.level == "fail" and "tokenizer.json" in check.detail and "--force" in check.fix
 
 
 def test_the_cli_shows_progress_on_stderr_and_lists_the_model_verified(standin) -> None:
@@ -184,6 +187,9 @@ def test_the_cli_shows_progress_on_stderr_and_lists_the_model_verified(standin) 
     assert f"model.safetensors (4 of 4, {len(FILES['model.safetensors']) // 1024} KiB) from {standin}" in lines[3]
     assert "sha256 of 4 files recorded" in lines[4]
     assert done.stdout == ""
+    table = _cli("models", "list").stdout.splitlines()      # a pipe: tab-separated, header first
+    assert table[0].split("\t")[:6] == ["name", "kind", "repository", "fetched", "size", "verified"]
+    assert table[1].split("\t")[:6] == ["bge-reranker-v2-m3", "reranker", REPO, "yes", "32 KiB", "yes"]
     listed = json.loads(_cli("models", "list", "--json").stdout)
     assert [m["name"] for m in listed] == list(hub.CATALOG)
     row = next(m for m in listed if m["name"] == "bge-reranker-v2-m3")

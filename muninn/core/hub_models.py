@@ -143,10 +143,14 @@ def fetch(name: str, force: bool = False, say: Callable[[str], None] = lambda _:
     return target
 
 
+def human(size: int) -> str:
+    if size >= 2**30:
+        return f"{size / 2**30:.1f} GiB"
+    return f"{size / 2**20:.0f} MiB" if size >= 2**20 else f"{size // 1024} KiB"
+
+
 def _size(size: int | None) -> str:
-    if size is None:
-        return ""
-    return f", {size / 2**20:.0f} MiB" if size >= 2**20 else f", {size // 1024} KiB"
+    return "" if size is None else f", {human(size)}"
 
 
 def _unreachable(spec: HubModel, url: str, exc: OSError, file: str = "") -> HubError:
