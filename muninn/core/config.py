@@ -101,7 +101,8 @@ class RerankSettings(Section):
 
     enabled: bool = Field(True, description="Rerank the fused candidates with a cross-encoder (`--no-rerank` "
                           "turns it off for one search)")
-    model: str = Field("BAAI/bge-reranker-v2-m3", description="A hub id (local cache only), a local path, "
+    model: str = Field("BAAI/bge-reranker-v2-m3", description="A hub id (read from `muninn models fetch`'s "
+                       "folder or the local Hugging Face cache; a search never downloads), a local path, "
                        "or `endpoint:http://host:port` for a TEI-style /rerank server")
     fallbacks: list[str] = Field(
         default_factory=lambda: ["cross-encoder/ms-marco-MiniLM-L-12-v2"],
