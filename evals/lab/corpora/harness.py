@@ -229,6 +229,7 @@ def run_corpus(settings: Settings, name: str, built: Built, client: OpenViking, 
             ms.append((time.perf_counter() - t) * 1000)
             firsts.append(first_rank(ranked, want))
         per[model.name] = (firsts, ms)
+        del model       # before the next one loads
     for variant, (firsts, ms) in per.items():
         run.variants[variant] = metrics(firsts, ms)
         kinds: dict[str, list[int | None]] = {}
