@@ -41,6 +41,8 @@ FILES = {
 class StandIn(BaseHTTPRequestHandler):
     repos: ClassVar[dict[str, dict[str, bytes]]] = {}
     asked: ClassVar[list[str]] = []
+    gets: ClassVar[list[str]] = []
+    missing_once: ClassVar[set[str]] = set()     # files answered 404 once: a transfer that broke
 
     def log_message(self, *_args) -> None:
         pass
@@ -69,6 +71,12 @@ class StandIn(BaseHTTPRequestHandler):
                 listing = {"id": repo, "sha": COMMIT, "siblings": siblings}
                 return self._send(200, json.dumps(listing).encode(), {"Content-Type": "application/json"}, write)
         body = self._file()
+        file = self.path.rsplit("/", 1)[-1]
+        if file in self.missing_once:
+            self.missing_once.discard(file)
+            body = None
+        if write:
+            self.gets.append(self.path)
         if body is None:
             return self._send(404, b"not found", {"X-Error-Code": "EntryNotFound"}, write)
         self._send(200, body, {"X-Repo-Commit": COMMIT, "ETag": f'"{hashlib.sha256(body).hexdigest()}"'}, write)
@@ -85,6 +93,8 @@ def standin(tmp_path, monkeypatch) -> Iterator[str]:
     """The stand-in hub with a tiny bge-reranker-v2-m3, HF_ENDPOINT at it, fetched models under tmp_path."""
     StandIn.repos = {REPO: dict(FILES)}
     StandIn.asked = []
+    StandIn.gets = []
+    StandIn.missing_once = set()
     server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
@@ -228,3 +238,18 @@ def test_an_offline_switch_in_the_environment_is_named_before_any_request(standi
         hub.fetch("bge-reranker-v2-m3")
     assert "env -u HF_HUB_OFFLINE -u TRANSFORMERS_OFFLINE muninn models fetch bge-reranker-v2-m3" in err.value.fix
     assert StandIn.asked == []
+
+
+def test_a_broken_fetch_leaves_no_model_and_the_next_run_gets_only_what_is_left(standin) -> None:
+    StandIn.missing_once = {"model.safetensors"}
+    with pytest.raises(hub.HubError, match="could not download BAAI/bge-reranker-v2-m3/model.safetensors") as err:
+        hub.fetch("bge-reranker-v2-m3")
+    assert "run it again" in (err.value.fix or "")
+    assert not hub.folder("bge-reranker-v2-m3").exists()           # nothing half-made is ever read
+    with pytest.raises(rerank.RerankUnavailable, match="not in the local Hugging Face cache"):
+        rerank.resolve(REPO)
+    before = [p for p in StandIn.gets if "/resolve/" in p]
+    where = hub.fetch("bge-reranker-v2-m3")
+    again = [p for p in StandIn.gets if "/resolve/" in p][len(before):]
+    assert [p.rsplit("/", 1)[-1] for p in again] == ["model.safetensors"]
+    assert manifest.problem(where) is None and not where.with_name(where.name + ".partial").exists()

@@ -126,8 +126,9 @@ def fetch(name: str, force: bool = False, say: Callable[[str], None] = lambda _:
     if "config.json" not in files or not any(w in files for w in WEIGHTS):
         raise HubError(f"{url}/{spec.repo} has no config.json and weights ({', '.join(WEIGHTS)}) to download",
                        fix="check HF_ENDPOINT: it must serve the model's repository as huggingface.co does")
+    # Kept across a failed or killed run: huggingface_hub skips the files it finished at this commit and
+    # resumes the one it was writing, so a 2.3 GB download is not started over.
     partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
     for i, file in enumerate(files, 1):
         say(f"{name}: {file} ({i} of {len(files)}{_size(sizes[file])}) from {url}")
         try:
@@ -157,8 +158,9 @@ def _unreachable(spec: HubModel, url: str, exc: OSError, file: str = "") -> HubE
     what = f"{spec.repo}/{file}" if file else spec.repo
     reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
     return HubError(f"could not download {what} from {url}: {reason}",
-                    fix="check the network or HF_ENDPOINT (a hub mirror); without a hub, search reranks with "
-                        "the packaged ms-marco cross-encoder")
+                    fix="check the network or HF_ENDPOINT (a hub mirror) and run it again (files already "
+                        "downloaded are kept); without a hub, search reranks with the packaged ms-marco "
+                        "cross-encoder")
 
 
 @dataclass(frozen=True)
