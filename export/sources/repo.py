@@ -23,9 +23,9 @@ from pydantic import Field
 
 from muninn.core.errors import ConfigError
 from muninn.export import markdown
-from muninn.guards.secret_values import names_identifier, source_kind, text_values
 from muninn.export.facts import CRUMB, Fact, slug
 from muninn.export.sources import Options
+from muninn.guards.secret_values import names_identifier, source_kind, text_values
 
 
 class RepoOptions(Options):
