@@ -9,8 +9,8 @@ the known set would vanish from every note that mentions it.
   `secret_values.names_identifier`);
 - from a `kubernetes.io/dockerconfigjson` (or `.dockercfg`) value, only each registry's password,
   token and `auth` (and the password inside `auth`), never the registry host or the user name;
-- a JSON value (a cloud service-account key file) is read leaf by leaf, a multi-line value that is
-  not a key (a config file) line by line, like a dump;
+- a JSON value (a cloud service-account key file) is read leaf by leaf; a multi-line value that is
+  not a key (a config file) line by line, like a dump, keeping the settings named as credentials;
 - every candidate then passes the one filter for values nobody declared
   (`secret_values.is_guessed_secret`: secret-ish, not a locator).
 Ids are `kube:<context>/<namespace>/<secret>.<key>`; values never appear in a message.
@@ -25,12 +25,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from muninn.guards.secret_fields import secret_field
 from muninn.guards.secret_values import is_guessed_secret, names_identifier, text_values
 
 # Keys whose value is public in every Secret type that has them.
 PUBLIC_KEYS = frozenset({"ca.crt", "tls.crt", "namespace", "ca-bundle.crt", "service-ca.crt"})
 DOCKER_KEYS = frozenset({".dockerconfigjson", ".dockercfg"})
 _DOCKER_FIELDS = ("password", "auth", "identitytoken", "registrytoken")
+_URL_PASSWORD = re.compile(r"://[^\s:@/]*:[^\s@/]+@")
 _PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----.*?-----END \1-----", re.DOTALL)
 
 
@@ -78,11 +80,6 @@ def _candidates(key: str, value: str) -> Iterator[tuple[str, str]]:
         yield from _docker(value)
         return
     text = value.strip()
-    if "-----BEGIN " in text:
-        # Keep private key blocks only; a bundle of certificates is public.
-        for i, block in enumerate(m for m in _PEM.finditer(text) if "PRIVATE KEY" in m.group(1)):
-            yield (f"#{i}" if i else ""), block.group(0)
-        return
     if text[:1] in "{[":
         try:
             doc = json.loads(text)
@@ -91,14 +88,25 @@ def _candidates(key: str, value: str) -> Iterator[tuple[str, str]]:
         if isinstance(doc, (dict, list)):
             yield from ((f".{path}", leaf) for path, leaf in _leaves(doc, ""))
             return
+    if "-----BEGIN " in text:
+        # Keep private key blocks only; a bundle of certificates is public.
+        for i, block in enumerate(m for m in _PEM.finditer(text) if "PRIVATE KEY" in m.group(1)):
+            yield (f"#{i}" if i else ""), block.group(0)
+        return
     if "\n" in text:
-        # A config file held in a Secret: its settings one by one, like a dump (hosts stay visible).
-        for sid, v in text_values(text, key, env=False):
-            name = sid.rpartition(":")[2]
-            if not names_identifier(name, v):
-                yield f":{name}", v
+        yield from config_values(text, key)
         return
     yield "", value
+
+
+def config_values(text: str, name: str) -> Iterator[tuple[str, str]]:
+    """A config file held in a Secret, read like a dump: only settings whose name says credential
+    (`password`, `token`, `client_secret`) and URLs with a password; the rest of a config file is
+    settings (`log_level`, a description), and a host or user name stays visible."""
+    for sid, value in text_values(text, name, env=False):
+        setting = sid.rpartition(":")[2]
+        if secret_field(setting) is not None or _URL_PASSWORD.search(value):
+            yield f":{setting}", value
 
 
 def _leaves(doc: Any, path: str) -> Iterator[tuple[str, str]]:
