@@ -1,8 +1,9 @@
 """Measure known values from where secrets live (issue #31 §4): what the Kubernetes Secrets reader and
 the `.env` reader keep, and what their values cost on ordinary text.
 
-Run: `.venv/bin/python -m muninn.evals.lab.bench_known_values [--debs DIR]`. Prints the markdown rows
-that evals/results/security_undeclared.md holds under "Known values from where secrets live".
+Run: `.venv/bin/python -m muninn.evals.lab.bench_known_values [--debs DIR]`. Writes its section,
+"Known values from where secrets live", into evals/results/security_undeclared.md (replacing the
+section if it is there; bench_undeclared rewrites the rest of that file).
 
 - Cases: Secrets of every type a cluster holds (Opaque settings, a config file, a cloud key file,
   kubernetes.io/tls, dockerconfigjson, service-account-token) and `.env` files, generated per class.
@@ -40,7 +41,9 @@ from muninn.guards import secret_values
 from muninn.guards.redact import Redactor
 from muninn.plugins.access import kube_secrets
 
+RESULTS = Path(__file__).resolve().parents[2] / "evals" / "results" / "security_undeclared.md"
 PER_CLASS = 40
+HEADING = "## Known values from where secrets live (issue #31 §4)"
 
 
 def _rand(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
@@ -147,15 +150,19 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(31)
     all_known: dict[str, str] = {}
-    print("| class | secret values | kept and redacted | public values | left visible |")
-    print("|---|---:|---:|---:|---:|")
+    out = [HEADING, "", "Written by `evals/lab/bench_known_values.py`. Secrets of each type a cluster holds, and "
+           "`.env` files, generated per class and read as `kube_secrets` and the repo source read them. *Kept*: the "
+           "secret value is a known value and export redacts it. *Left visible*: a public or identifying value "
+           "of the same object (host, user name, namespace, port, database, CA and TLS certificate lines, "
+           "registry, project id, client id) is not a known value.", "",
+           "| class | secret values | kept and redacted | public values | left visible |", "|---|---:|---:|---:|---:|"]
     for cls, (items, secret, public) in cases(rng).items():
         known = known_of(cls, items)
         all_known.update(known)
         export = Redactor.for_facts(known)
         kept = sum(v in known and v not in export.redact_values(f"the value is {v} here").text for v in secret)
         left = sum(v not in known and v in export.redact_values(f"see {v} here").text for v in public)
-        print(f"| {cls} | {len(secret)} | {kept} | {len(public)} | {left} |")
+        out.append(f"| {cls} | {len(secret)} | {kept} | {len(public)} | {left} |")
     work = Path(tempfile.mkdtemp())
     try:
         texts = manual_texts(fetch_debs(args.debs), work)
@@ -163,9 +170,12 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     texts["prose set"] = [(p.name, p.read_text(errors="replace")) for p in PROSE_FILES if p.is_file()]
     with_values, none = Redactor.for_facts(all_known), Redactor.for_facts({})
-    print(f"\nKnown values from all classes: {len(all_known)}.\n")
-    print("| text | files | characters | value redactions with them | without | config lines that would pass |")
-    print("|---|---:|---:|---:|---:|---:|")
+    out += ["", f"False redactions on ordinary text, with all {len(all_known)} known values of those cases: "
+            "value-pass redactions with them, and without any (the new source's cost is the difference). "
+            "*Config lines*: the same text read as if each file were a config file held in a Secret, and how "
+            "many of its `key: value` lines would become known values.", "",
+            "| text | files | characters | value redactions with them | without | config lines that would pass |",
+            "|---|---:|---:|---:|---:|---:|"]
     for corpus, files in texts.items():
         hits = sum(len(with_values.redact_values(t).hits) for _, t in files)
         base = sum(len(none.redact_values(t).hits) for _, t in files)
@@ -173,8 +183,17 @@ def main() -> None:
         passing = sum(secret_values.is_guessed_secret(v) for name, t in files
                       for _, v in kube_secrets.config_values(t, name))
         size = sum(len(t) for _, t in files)
-        print(f"| {corpus} | {len(files)} | {size:,} | {hits} | {base} | {passing} of {lines:,} |")
-
+        out.append(f"| {corpus} | {len(files)} | {size:,} | {hits} | {base} | {passing} of {lines:,} |")
+    section = "\n".join(out) + "\n"
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    start = old.find(HEADING)
+    if start < 0:
+        text = old.rstrip("\n") + "\n\n" + section
+    else:
+        end = old.find("\n## ", start + len(HEADING))
+        text = old[:start] + section + (old[end + 1:] if end >= 0 else "")
+    RESULTS.write_text(text)
+    print(section)
 
 if __name__ == "__main__":
     main()
