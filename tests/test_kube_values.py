@@ -360,3 +360,41 @@ def test_the_leak_gate_catches_a_kube_value_that_got_through(workspace: Path, cl
     report = LeakGate(secret_values.known(s)).check_tree(tree)
     flagged = {Path(d.path).name for d in report.dropped}
     assert flagged == {"note.md"}
+
+
+def test_a_repo_exported_alone_redacts_its_own_env_values(tmp_path: Path, run_muninn) -> None:
+    repo = tmp_path / "svc"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "config.env").write_text(f"SESSION_KEY={SESSION_KEY}\nAPP_HOST={HOST}\n")
+    (repo / "NOTES.md").write_text(f"# Notes\n\nThe session key {SESSION_KEY} works on {HOST}.\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "init")
+    out = tmp_path / "out"
+    done = run_muninn(["export", "repo", str(repo), "--out", str(out)])
+    assert done.exit_code == 0, done.stderr
+    text = "\n".join(p.read_text() for p in out.rglob("*.md"))
+    assert SESSION_KEY not in text and "[REDACTED:env:svc/config.env@HEAD:SESSION_KEY]" in text and HOST in text
+
+
+def test_the_sources_come_through_the_one_hook() -> None:
+    from muninn.core import registry
+
+    sources = {s.name: s for s in registry.known_value_stores()}
+    assert {"vault", "kubernetes", "sources"} <= set(sources)
+    assert sources["vault"].declared and not sources["kubernetes"].declared and not sources["sources"].declared
+    assert sources["kubernetes"].refresh is kube_values.refresh
+    assert kube_values.doctor in registry.checks()
+
+
+def test_mcp_outputs_hide_cached_values_while_the_cluster_is_down(workspace: Path, cluster: Cluster) -> None:
+    from muninn.plugins.mcp.redaction import ValueRedactor
+
+    s = load_settings(workspace)
+    kube_values.refresh(s)
+    cluster.ops["reachable"] = False
+    cluster.save()
+    calls = len(cluster.calls())
+    scrubbed = ValueRedactor.from_settings(s).scrub(f"token {API_TOKEN} on {HOST}")
+    assert API_TOKEN not in scrubbed and HOST in scrubbed
+    assert len(cluster.calls()) == calls   # redactors read the cache, never the cluster
