@@ -398,3 +398,15 @@ def test_mcp_outputs_hide_cached_values_while_the_cluster_is_down(workspace: Pat
     scrubbed = ValueRedactor.from_settings(s).scrub(f"token {API_TOKEN} on {HOST}")
     assert API_TOKEN not in scrubbed and HOST in scrubbed
     assert len(cluster.calls()) == calls   # redactors read the cache, never the cluster
+
+
+def test_a_failing_setup_step_says_which_and_prints_no_secret(workspace: Path, cluster: Cluster) -> None:
+    s = load_settings(workspace)
+    kube_values.refresh(s)
+    inventory = Path(s.inventory.files[0])
+    entries = yaml.safe_load(inventory.read_text())
+    entries[1]["access"] = ["export KUBECONFIG=/tmp/ops.yaml", f"cd /nonexistent/{API_TOKEN}"]
+    inventory.write_text(yaml.safe_dump(entries))
+    (warning,) = kube_values.refresh(load_settings(workspace))
+    assert "did not answer (muninn: access step 2 failed: cd /nonexistent/[REDACTED:kube:ops/" in warning
+    assert API_TOKEN not in warning and "stay in use" in warning

@@ -30,7 +30,7 @@ import re
 import shlex
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +41,8 @@ from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
+from muninn.guards import secret_values
+from muninn.guards.redact import Redactor
 
 from . import kube_secrets, prereq, steps
 from .store import Store, VaultDamaged
@@ -162,6 +164,13 @@ def _store(settings: Settings, *, repair: bool = False) -> Store:
         raise CacheDamaged(path) from None
 
 
+def _scrubber(store: Store) -> Callable[[str], str]:
+    """Known values of the cache and the patterns, out of a line that is about to be said."""
+    known = secret_values.guessed((part or sid, value) for sid, part, value in store.all_values())
+    redactor = Redactor(known)
+    return lambda text: redactor.redact(text).text
+
+
 def refresh(settings: Settings) -> list[str]:
     """Read every named context whose prerequisites are up into the cache; a warning for each that is not."""
     if not settings.known_values.kubernetes or not settings.inventory.files:
@@ -189,7 +198,9 @@ def refresh(settings: Settings) -> list[str]:
             try:
                 values, notes = read(ctx, entry, settings.known_values.kube_timeout)
             except _Failed as exc:
-                warnings.append(f"kubernetes context {ctx.name} did not answer ({exc.detail}); {kept}")
+                # The detail is a line of stderr, which the owner's setup steps share with kubectl.
+                detail = _scrubber(store)(exc.detail)
+                warnings.append(f"kubernetes context {ctx.name} did not answer ({detail}); {kept}")
                 continue
             warnings += notes
             store.put_values(ROW + ctx.name, values, f"inventory:{ctx.entry}")
