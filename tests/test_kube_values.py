@@ -410,3 +410,14 @@ def test_a_failing_setup_step_says_which_and_prints_no_secret(workspace: Path, c
     (warning,) = kube_values.refresh(load_settings(workspace))
     assert "did not answer (muninn: access step 2 failed: cd /nonexistent/[REDACTED:kube:ops/" in warning
     assert API_TOKEN not in warning and "stay in use" in warning
+
+
+def test_a_damaged_cache_fails_closed_and_export_rebuilds_it(workspace: Path, cluster: Cluster) -> None:
+    s = load_settings(workspace)
+    kube_values.refresh(s)
+    s.paths.known_values_cache.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    with pytest.raises(kube_values.CacheDamaged, match="known-values cache"):
+        secret_values.known(s)
+    (warning,) = kube_values.refresh(s)
+    assert "moved aside" in warning
+    assert DB_PASSWORD in secret_values.known(s)

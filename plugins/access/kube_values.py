@@ -184,6 +184,9 @@ def refresh(settings: Settings) -> list[str]:
                 "stay in use); install kubectl or set `known_values.kubernetes: false`"]
     warnings: list[str] = []
     store = _store(settings, repair=True)
+    if store.moved_aside is not None:
+        warnings.append(f"the known-values cache was unreadable and is moved aside to {store.moved_aside}; "
+                        "contexts that do not answer now have no cached values")
     try:
         read_at = store.updated()
         for ctx in named:
