@@ -101,6 +101,7 @@ def export(
     others still run; the command fails only when every source was absent. Bad input stops it.
     """
     if kind == "all":
+        _refresh_known(settings(ctx))
         bar: list[SourceProgress] = []
 
         def progress(total: int, name: str) -> None:
@@ -131,6 +132,7 @@ def export(
     # Values configured anywhere (vault.files, guard/export secret_files, secrets sources) are
     # always redacted too: forgetting --secrets must not be how a vault value reaches a fact.
     s = settings(ctx)
+    _refresh_known(s)
     report = pipeline.run(kind, path, out, known=secret_values.known(s, secrets), allowlist=s.paths.redact_allowlist)
     if json_out:
         emit_json(report.as_json())
@@ -140,6 +142,13 @@ def export(
             say(f"skipped {len(report.skipped)} file(s) (ignored, binary, too big or excluded)")
     _record_review(ctx, {kind: report})
     _finish_export({kind: report})
+
+
+def _refresh_known(s) -> None:
+    """Live sources of known values (the clusters' Secrets) into their caches; one that could not be
+    read is said, and its cached values are used."""
+    for warning in secret_values.refresh(s):
+        say(f"[yellow]warning[/] {escape(warning)}")
 
 
 @app.command(name="sync")

@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from muninn.core.hookspecs import hookimpl
+from muninn.core.hookspecs import KnownValues, hookimpl
 
 
 @hookimpl
@@ -24,3 +24,10 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     from muninn.export import doctor_check
 
     register(doctor_check.sources)
+
+
+@hookimpl
+def register_known_values(register: Callable[[KnownValues], Any]) -> None:
+    from muninn.export import known_values
+
+    register(KnownValues("sources", known_values.found, declared=False))

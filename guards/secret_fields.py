@@ -41,7 +41,7 @@ _PLAIN = frozenset({"passed", "passes", "passing", "bypass", "compass", "tokeniz
                     "pinning", "secretary"})
 
 
-def _words(name: str) -> list[str]:
+def words(name: str) -> list[str]:
     """`masterAuth` -> master auth; `SECRET_ACCESS_KEY` -> secret access key; `tls\\.key` -> tls key."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", name)
     return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
@@ -55,14 +55,14 @@ def _names(expression: str) -> list[str]:
 def secret_field(expression: str) -> str | None:
     """The first field of `expression` that names a secret-ish thing, as written; None if none does."""
     for name in _names(expression):
-        words = _words(name)
-        joined = [a + b for a, b in itertools.pairwise(words)]   # pass_word, api_key
-        for word in (*words, *joined):
+        parts = words(name)
+        joined = [a + b for a, b in itertools.pairwise(parts)]   # pass_word, api_key
+        for word in (*parts, *joined):
             if word in _PLAIN:
                 continue
             if word in _SECRET or any(stem in word for stem in _INSIDE):
                 return name
-        if _KEY & set(words) and _KEY_QUALIFIERS & set(words):
+        if _KEY & set(parts) and _KEY_QUALIFIERS & set(parts):
             return name
     return None
 

@@ -35,6 +35,8 @@ from dotenv import dotenv_values
 
 from muninn.core import registry, yamlfile
 from muninn.core.errors import ConfigError
+from muninn.guards.credential_words import USER_LABELS
+from muninn.guards.secret_fields import secret_field, words
 
 if TYPE_CHECKING:
     from muninn.core.config import Settings
@@ -105,6 +107,28 @@ def _is_host(host: str) -> bool:
         or bool(re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", host))
 
 
+def is_guessed_secret(value: str) -> bool:
+    """The one filter for values read from where secrets live but nobody declared (env files, dumps,
+    Kubernetes Secrets): secret-ish and not an address."""
+    return is_secretish(value) and not is_locator(value)
+
+
+# Words of a key name that say its value is an address or a name, not a credential.
+IDENTIFIER_WORDS = frozenset(
+    {w for label in USER_LABELS for w in label.split()} |
+    set("host hostname server endpoint url uri address addr port database db dbname schema namespace region "
+        "zone project bucket cluster domain realm tenant issuer audience id name path".split()))
+
+
+def names_identifier(key: str, value: str = "") -> bool:
+    """A key (`DB_USER`, `client_id`, `host`) that names an identifier and no secret: values read under
+    such a key from where secrets live are not known values (a user name would vanish from every note),
+    unless the value is a URL with a password in it (`DATABASE_URL`). The guards' own reading of field
+    names (`secret_fields`) decides what names a secret."""
+    return secret_field(key) is None and bool(IDENTIFIER_WORDS & set(words(key))) \
+        and not _URL_PASSWORD.search(value)
+
+
 def is_declared_secret(value: str) -> bool:
     """A value the owner declared secret is kept unless it is short or a single ordinary word."""
     value = value.strip()
@@ -126,7 +150,7 @@ class Collected:
     files: int = 0
 
     def add(self, value: str, secret_id: str, *, declared: bool = False) -> None:
-        keep = is_declared_secret(value) if declared else is_secretish(value) and not is_locator(value)
+        keep = is_declared_secret(value) if declared else is_guessed_secret(value)
         if not keep:
             self.skipped += 1
             return
@@ -147,14 +171,34 @@ class Collected:
 def known(settings: Settings, extra: Iterable[Path] = (), *, stores: bool = True) -> dict[str, str]:
     """The one collector of known values, {value: secret id}, that export, the leak gates (export, sync,
     nightly, the server scan) and MCP redaction all use: every file of `known_secret_files(extra)`, then
-    every registered store (the vault: values `muninn secret add` put there exist in no file). A store's
-    values are declared by their owner, so the declared rule applies (≥ 6 characters, not one ordinary
-    word). `stores=False`: the files alone (the MCP server's start with a damaged vault)."""
+    every registered source (`registry.known_value_stores`: the vault, whose values `muninn secret add`
+    put there exist in no file; the Kubernetes Secrets cache; repo `.env` files). A declared source's
+    values pass the declared rule (≥ 6 characters, not one ordinary word), the others the guessed-value
+    filter. `stores=False`: the files alone (the MCP server's start with a damaged vault)."""
     out = collect_report(settings.paths.known_secret_files(extra))
     if stores:
-        for values_of in registry.known_value_stores():
-            for secret_id, value in values_of(settings):
-                out.add(value, secret_id, declared=True)
+        for source in registry.known_value_stores():
+            for secret_id, value in source.values(settings):
+                out.add(value, secret_id, declared=source.declared)
+    return out.values
+
+
+def refresh(settings: Settings) -> list[str]:
+    """Read every live source of known values into its cache (export calls this before `known`);
+    warnings for sources that could not be read, whose cached values stay in use."""
+    warnings: list[str] = []
+    for source in registry.known_value_stores():
+        if source.refresh is not None:
+            warnings += source.refresh(settings)
+    return warnings
+
+
+def guessed(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """{value: secret id} of (secret id, value) pairs read from where secrets live, through the
+    guessed-value filter (a source's own `.env` files at export)."""
+    out = Collected()
+    for secret_id, value in pairs:
+        out.add(value, secret_id)
     return out.values
 
 
@@ -257,17 +301,24 @@ def _scalar(loc: tuple[str | int, ...], value: Any) -> str:
 def _from_lines(path: Path, text: str, out: Collected, *, env: bool) -> None:
     # Env files and dumps mix secrets with plain settings (hosts, URLs, paths): redacting
     # those would hide every mention of a host from search, hence the guessed-value filter.
+    for secret_id, value in text_values(text, path.name, env=env):
+        out.add(value, secret_id)
+
+
+def text_values(text: str, name: str, *, env: bool) -> list[tuple[str, str]]:
+    """(id, value) candidates of an env file's text (`env:NAME:KEY`) or of a dump's `name: value` /
+    `name=value` lines (`dump:NAME:name`), unfiltered: `Collected.add` filters."""
     if env:
-        for key, value in dotenv_values(stream=io.StringIO(text), interpolate=False).items():
-            if value:
-                out.add(value, f"env:{path.name}:{key}")
-        return
+        return [(f"env:{name}:{key}", value)
+                for key, value in dotenv_values(stream=io.StringIO(text), interpolate=False).items() if value]
+    out: list[tuple[str, str]] = []
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         m = _DUMP_LINE.match(line)
         if m:
-            out.add(_unquote(m.group(2)), f"dump:{path.name}:{m.group(1).strip()}")
+            out.append((f"dump:{name}:{m.group(1).strip()}", _unquote(m.group(2))))
+    return out
 
 
 def _unquote(value: str) -> str:

@@ -17,6 +17,7 @@ from muninn.export import pipeline
 from muninn.export import sync as sync_mod
 from muninn.export.redaction_report import rollup
 from muninn.export.sync_gate import SyncGate
+from muninn.guards import secret_values
 from muninn.nightly.jobs import Context, JobResult
 
 REPO_KIND = "repo"
@@ -94,6 +95,8 @@ def refresh(ctx: Context) -> JobResult:
     _vault(s, data, failures)
     areas: list[str] = []
     if s.sources:
+        # The clusters' Secrets into the known-values cache first; one that is down keeps its cached values.
+        data["known_values"] = secret_values.refresh(s)
         reports = pipeline.run_all(s, kinds=lambda kind: kind != REPO_KIND, keep_going=True)
         data["exported"] = {name: r.as_summary() for name, r in reports.items()}
         data["redactions"] = rollup({name: e["redactions"] for name, e in data["exported"].items()})
@@ -114,7 +117,14 @@ def refresh(ctx: Context) -> JobResult:
                          status="error" if failures else "findings")
     return JobResult("refresh", True, f"{len(data.get('exported', {}))} source(s) exported, {len(areas)} area(s) "
                      f"synced, {len(data['indexes'])} keyword index(es) walked, "
-                     f"{data['vectors']['embedded']} new search vector(s)" + redacted_note(data), data)
+                     f"{data['vectors']['embedded']} new search vector(s)" + redacted_note(data)
+                     + unread_note(data), data, status="warn" if data.get("known_values") else "ok")
+
+
+def unread_note(data: dict[str, Any]) -> str:
+    """A cluster whose Secrets could not be read this night: its cached values were used."""
+    said = data.get("known_values") or []
+    return f"; {said[0]}" + (f" (+{len(said) - 1} more)" if len(said) > 1 else "") if said else ""
 
 
 def redacted_note(data: dict[str, Any]) -> str:

@@ -41,6 +41,10 @@ class Source(Protocol):
         """Files whose values this source knows to be secret (the secrets source returns its own)."""
         ...
 
+    # Optional: `known_values() -> list[tuple[str, str]]`, (id, value) pairs the source found where
+    # secrets live but nobody declared them (a repo's `.env` files). They are redacted everywhere,
+    # through the guessed-value filter (export/known_values.py registers them).
+
 
 def kinds() -> list[str]:
     return sorted(registry.sources())

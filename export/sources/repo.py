@@ -4,6 +4,12 @@ Reads the ref through git itself (`ls-tree`, `cat-file --batch`), never the work
 uncommitted scratch files and local build output never leak into the memory. Tracked files
 that match .gitignore (force-added) are skipped too, binaries are skipped, and big files are
 capped. Markdown splits by heading like notes; other text is one fact per file, in parts when long.
+
+`known_values()`: the values of the repository's `.env`-style files (`.env`, `.env.*`, `*.env`), at
+the ref and in the working copy's top two levels, where the untracked `.env` a developer keeps usually
+sits. Reading them exports nothing; they are redacted everywhere (`secret_values.known`), through the
+filter for values nobody declared. Templates (`.env.example`, `.sample`, `.template`, `.dist`) hold
+placeholders meant to be read, and are left out.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, slug
 from muninn.export.sources import Options
+from muninn.guards.secret_values import names_identifier, source_kind, text_values
 
 
 class RepoOptions(Options):
@@ -37,6 +44,14 @@ def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
         raise ConfigError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}",
                           path=str(repo), fix="point the repo source at a git repository and an existing ref")
     return proc.stdout
+
+
+_TEMPLATES = (".example", ".sample", ".template", ".tmpl", ".dist", ".defaults")
+
+
+def is_env_file(path: str) -> bool:
+    """`.env`, `.env.*` or `*.env`, and not a template of one."""
+    return source_kind(Path(path)) == "env" and not path.lower().endswith(_TEMPLATES)
 
 
 def _is_binary(data: bytes) -> bool:
@@ -61,6 +76,26 @@ class RepoSource:
 
     def secret_files(self) -> list[Path]:
         return []
+
+    def known_values(self) -> list[tuple[str, str]]:
+        """(id, value) of every setting in the repository's env files, unfiltered but for keys that name an
+        identifier (`DB_USER`, `REDIS_HOST`); id `env:<name>/<path>:KEY`."""
+        name = self.options.name or self.path.resolve().name
+        texts: dict[str, str] = {}
+        found = [(p, sha) for p, sha, size in self._tree() if is_env_file(p) and size <= self.options.max_bytes]
+        for (path, _), data in zip(found, self._blobs([sha for _, sha in found]), strict=True):
+            if not _is_binary(data):
+                texts[f"{path}@{self.options.ref}"] = data.decode("utf-8")
+        for file in (*self.path.glob(".env*"), *self.path.glob("*.env"), *self.path.glob("*/.env*"),
+                     *self.path.glob("*/*.env")):
+            rel = file.relative_to(self.path).as_posix()
+            if is_env_file(rel) and file.is_file() and file.stat().st_size <= self.options.max_bytes:
+                data = file.read_bytes()
+                if not _is_binary(data):
+                    texts[rel] = data.decode("utf-8")
+        return [(f"env:{name}/{where}:{sid.rpartition(':')[2]}", value)
+                for where, text in texts.items() for sid, value in text_values(text, where, env=True)
+                if not names_identifier(sid.rpartition(":")[2], value)]
 
     def _tree(self) -> list[tuple[str, str, int]]:
         out = _git(self.path, "ls-tree", "-r", "-l", "-z", self.options.ref)

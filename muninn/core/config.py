@@ -232,6 +232,23 @@ class InventorySettings(Section):
     files: list[Path] = Field(default_factory=list, description="Inventory YAML files (relative to this config file)")
 
 
+class KnownValuesSettings(Section):
+    """Known values read from where secrets live, redacted everywhere like vault values."""
+
+    kubernetes: bool = Field(True, description="At export, read the Kubernetes Secrets of every context the "
+                             "inventory names (read-only `kubectl get`, after the entry's prerequisites) into "
+                             "an encrypted cache; redactors use the cache, so a cluster that is down still counts")
+    kube_timeout: float = Field(20.0, gt=0, description="Seconds one `kubectl get` may take; slower counts as "
+                                "unreachable (a warning, and the cached values stay in use)")
+    cache: Path | None = Field(None, description="The encrypted cache of those values (default: "
+                               "<workspace>/vault/known-values.sqlite, sealed with the vault key)")
+    max_age_days: int = Field(7, ge=1, description="`muninn doctor` warns when a context's cached values are "
+                              "older than this many days (its cluster has not answered an export since)")
+    repo_env: bool = Field(True, description="Values of `.env`, `.env.*` and `*.env` files in repo sources "
+                           "(at the ref and in the working copy; not `.example`/`.sample`/`.template`) are "
+                           "known values too")
+
+
 class VerifySettings(Section):
     """The read-only verify sweep."""
 
@@ -303,6 +320,7 @@ class Settings(Section):
     keyring: KeyringSettings = Field(default_factory=KeyringSettings)
     vault: VaultSettings = Field(default_factory=VaultSettings)
     inventory: InventorySettings = Field(default_factory=InventorySettings)
+    known_values: KnownValuesSettings = Field(default_factory=KnownValuesSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     guard: GuardSettings = Field(default_factory=GuardSettings)

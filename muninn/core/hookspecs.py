@@ -10,6 +10,7 @@ on which module happened to be imported first.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -58,10 +59,27 @@ def register_store_leaks(register: Callable[[Callable[[Settings, Any], list[dict
     "files", "examples", "fix"} per reader whose local store holds what its policy does not let it read."""
 
 
+@dataclass(frozen=True)
+class KnownValues:
+    """A source of known secret values besides the files of `settings.paths.known_secret_files()`.
+
+    `values(settings)` gives (secret id, value) pairs and must not reach out of the machine: every
+    redactor and leak gate calls it. `declared`: the owner said each one is a secret (the vault), so
+    the declared rule applies; False for values read from where secrets live (Kubernetes Secrets,
+    `.env` files), which pass the guessed-value filter (secret-ish, not a locator).
+    `refresh(settings)`, when given, reads the live source into the source's cache and returns
+    warnings (a cluster that did not answer); export calls it before it gathers the values."""
+
+    name: str
+    values: Callable[[Settings], Iterable[tuple[str, str]]]
+    declared: bool = True
+    refresh: Callable[[Settings], list[str]] | None = None
+
+
 @hookspec
-def register_known_values(register: Callable[[Callable[[Settings], Iterable[tuple[str, str]]]], Any]) -> None:
-    """Stores of secret values besides the files of `settings.paths.known_secret_files()`: `register(fn)`,
-    fn(settings) -> (secret id, value) pairs (the vault's store). Read only through
+def register_known_values(register: Callable[[KnownValues], Any]) -> None:
+    """Sources of secret values besides the known secret files: `register(KnownValues(...))` (the vault's
+    store, the Kubernetes Secrets cache, the `.env` files of repo sources). Read only through
     `muninn.guards.secret_values.known`, the one collector export, the leak gates and MCP redaction use."""
 
 

@@ -128,10 +128,10 @@ def store_leaks() -> list[Callable[[Settings, Any], list[dict[str, Any]]]]:
                          "store leak check").values())
 
 
-def known_value_stores() -> list[Callable[[Settings], Any]]:
-    """Stores of secret values besides the known secret files (the vault's): see secret_values.known."""
-    return list(_collect("register_known_values", lambda fn: f"{fn.__module__}.{fn.__qualname__}",
-                         "known-value store").values())
+def known_value_stores() -> list[hookspecs.KnownValues]:
+    """Sources of secret values besides the known secret files (the vault's store, the Kubernetes
+    Secrets cache, repo `.env` files): see secret_values.known."""
+    return list(_collect("register_known_values", lambda src: src.name, "known-value source").values())
 
 
 def upgrade_steps() -> list[Any]:

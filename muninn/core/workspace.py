@@ -110,6 +110,11 @@ class Workspace:
         return self._override("vault", "store") or self.home / "vault" / "vault.sqlite"
 
     @property
+    def known_values_cache(self) -> Path:
+        """The encrypted cache of values read from Kubernetes Secrets (`known_values.cache`)."""
+        return self._override("known_values", "cache") or self.vault_store.with_name("known-values.sqlite")
+
+    @property
     def retired_hashes(self) -> Path:
         """Salted hashes of every value the vault replaced (muninn.guards.retired), next to the store."""
         return self.vault_store.with_name("retired-hashes.json")

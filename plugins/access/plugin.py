@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from muninn.core.hookspecs import hookimpl
-from muninn.plugins.access import doctor_check
+from muninn.core.hookspecs import KnownValues, hookimpl
+from muninn.plugins.access import doctor_check, kube_values
 from muninn.plugins.access.store import stored_values
 
 
@@ -16,8 +16,10 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     register(doctor_check.vault)
     register(doctor_check.secret_files)
     register(doctor_check.inventory)
+    register(kube_values.doctor)
 
 
 @hookimpl
 def register_known_values(register: Callable[[Callable[..., Any]], Any]) -> None:
-    register(stored_values)
+    register(KnownValues("vault", stored_values))
+    register(KnownValues("kubernetes", kube_values.cached, declared=False, refresh=kube_values.refresh))

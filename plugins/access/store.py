@@ -205,6 +205,21 @@ class Store:
             "source=excluded.source, updated_at=excluded.updated_at",
             (secret_id, meta, nonce, sealed, digest, source, now))
 
+    def put_values(self, secret_id: str, values: dict[str, str], source: str) -> None:
+        """Seal `values` under `secret_id` with no secrets-YAML entry behind them: a cache of values read
+        elsewhere (plugins/access/kube_values.py), in this same sealed format."""
+        self._key(create=True)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._transaction():
+            self._upsert(secret_id, "{}", values, source, now, self._digest(values))
+
+    def delete(self, secret_id: str) -> None:
+        self.db.execute("DELETE FROM secrets WHERE id = ?", (secret_id,))
+
+    def updated(self) -> dict[str, str]:
+        """{secret id: when its value was last written (ISO 8601, UTC)}."""
+        return dict(self.db.execute("SELECT id, updated_at FROM secrets ORDER BY id").fetchall())
+
     def has(self, secret_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM secrets WHERE id = ?", (secret_id,)).fetchone() is not None
 
