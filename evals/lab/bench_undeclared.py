@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from muninn.evals import lab
 from muninn.evals.lab.bench_security_export import PROSE_FILES
 from muninn.evals.lab.corpora import docbook
 from muninn.evals.lab.corpora.sources import HANDBOOK_CHAPTERS, POSTGRES_PAGES
@@ -38,7 +39,7 @@ from muninn.guards.leak_gate import LeakGate
 from muninn.guards.patterns import ds_findings
 from muninn.guards.redact import Redactor
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = lab.REPO
 RESULTS = ROOT / "evals" / "results" / "security_undeclared.md"
 PACKAGES = ("debian-handbook", "postgresql-doc-15", "nginx-doc")
 
