@@ -24,3 +24,10 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     from muninn.export import doctor_check
 
     register(doctor_check.sources)
+
+
+@hookimpl
+def register_upgrades(register: Callable[[Any], Any]) -> None:
+    from muninn.export import area_root
+
+    register(area_root.STEP)
