@@ -16,14 +16,16 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from muninn.core import registry, upgrade
-from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import NotFound, ServerError
 from muninn.core.workspace import Workspace
 from muninn.export import pipeline
-from muninn.export.sync import Manifest
+
+if TYPE_CHECKING:   # every command lists the upgrade steps: the client (httpx) only when moving
+    from muninn.core.client import OpenViking
 
 
 @dataclass
@@ -43,6 +45,8 @@ def move(settings: Settings, client: OpenViking) -> list[Moved]:
 
 
 def _move_source(settings: Settings, client: OpenViking, c: pipeline.Configured) -> Moved:
+    from muninn.export.sync import Manifest
+
     old = f"{c.area}/{c.kind}"
     done = Moved(c.area)
     try:

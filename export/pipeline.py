@@ -26,7 +26,7 @@ from muninn.guards import secret_values
 from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import Dropped, LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.redact import Redactor, Tables
 from muninn.guards.rules import MARKER_PREFIX
 
 LEDGER_DIR = ".muninn-export"
@@ -92,12 +92,13 @@ class Guards:
         return cls.from_known(secret_values.collect([Path(f) for f in files]), allowlist)
 
     @classmethod
-    def from_known(cls, known: dict[str, str], allowlist: Allowlist | None = None) -> Guards:
+    def from_known(cls, known: dict[str, str], allowlist: Allowlist | None = None,
+                   tables: Tables | None = None) -> Guards:
         allowlist = allowlist or Allowlist(Path(os.devnull))
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
         # The allowlist is asked by both, each with its own question (guards/allowlist.py).
-        return cls(redactor=Redactor.for_facts(known, allowlist),
+        return cls(redactor=Redactor.for_facts(known, allowlist, tables=tables),
                    gate=LeakGate(known, encodings=ENCODINGS,
                                  allow=allowlist.allows_text if allowlist.entries else None),
                    known=len(known), allowlist=allowlist)
@@ -105,8 +106,16 @@ class Guards:
     @classmethod
     def for_settings(cls, settings: Settings, extra_secrets: Iterable[Path] = ()) -> Guards:
         """Every configured known value, and the owner's allowlist (keyed: reports print fingerprints)."""
-        return cls.from_known(secret_values.known(settings, extra_secrets),
-                              Allowlist.load(settings.paths.redact_allowlist).keyed())
+        known = secret_values.known(settings, extra_secrets)
+        return cls.from_known(known, Allowlist.load(settings.paths.redact_allowlist).keyed(),
+                              tables=_tables(settings, known))
+
+    @staticmethod
+    def redactor_for_settings(settings: Settings) -> Redactor:
+        """The redactor of `for_settings` without its gate (the observe hook writes a line, gates nothing)."""
+        known = secret_values.known(settings)
+        return Redactor.for_facts(known, Allowlist.load(settings.paths.redact_allowlist).keyed(),
+                                  tables=_tables(settings, known))
 
     def attach(self, source: object) -> None:
         """A source that cuts or encodes text itself (observations) redacts before it does."""
@@ -143,6 +152,13 @@ class Guards:
         numbered = replace(fact.map_text(lambda t: field_text(t, 1)), **safe) \
             if marks.marks or marks.source else None
         return Cleaned(replace(clean, **safe), hits, numbered, marks, in_path)
+
+
+def _tables(settings: Settings, known: dict[str, str]) -> Tables:
+    """From the sealed cache when they were made from exactly these values (guards/redact_cache.py)."""
+    from muninn.guards import redact_cache
+
+    return redact_cache.tables(settings, known, ENCODINGS, views=True)
 
 
 def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Path | str] = (),

@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from muninn.core.hookspecs import hookimpl
-from muninn.plugins.access import doctor_check
 from muninn.plugins.access.store import stored_values
 
 
 @hookimpl
 def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.access import doctor_check  # the inventory's and search's modules: `doctor` only
+
     register(doctor_check.vault)
     register(doctor_check.secret_files)
     register(doctor_check.inventory)
