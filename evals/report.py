@@ -100,6 +100,7 @@ def eval_and_compare(settings: Settings, console: Console, set_name: str = "ops"
     run and why it lost to the last one beyond the allowed drop ("" when it did not); a kept run is kept
     either way, so the next change compares with it."""
     path = set_path(set_name)
+    sealed.load_set(path)     # a bad question file is exit 2 with its line, before any key or server
     if profile:
         current = run_through_guard(config_path, profile, path, k, label, progress=progress, **flags)
     else:

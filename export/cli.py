@@ -226,6 +226,38 @@ def sync_cmd(
                                         "overwrite it")
 
 
+@app.command("move-to-root")
+def move_to_root_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+    """Move the server files of each source set to `name: .` from its old sub-folder to its area's root
+    (viking://resources/notes/notes/x.md to viking://resources/notes/x.md): muninn's files, readers' edits
+    and files written there directly. Each copy is read back before the old file goes; the sync manifest
+    and every reader's keyword index follow, so the next `sync all` makes no second copy. A file whose new
+    path holds other bytes is kept and named (exit 19). Then run `muninn export all && muninn sync all`.
+    Safe to run again."""
+    from muninn.core.client import OpenViking
+    from muninn.export import area_root
+
+    s = settings(ctx)
+    if not any(c.at_root for c in pipeline.configured(s, check_old=False)):
+        raise ConfigError("no source in muninn.yaml is at its area's root", path=str(s.source_file or "muninn.yaml"),
+                          fix="add `name: .` to the source whose files you want at the root (the notes), then "
+                              "run this again")
+    with OpenViking.user(s) as client:
+        done = area_root.move(s, client)
+    if json_out:
+        emit_json([m.as_json() for m in done])
+    for m in done:
+        for old in m.kept:
+            say(f"[yellow]kept[/] {old}: its new path already holds other bytes")
+    say(f"move-to-root: {sum(len(m.moved) for m in done)} file(s) moved, "
+        f"{sum(len(m.kept) for m in done)} kept, in {len(done)} area(s)")
+    kept = sum(len(m.kept) for m in done)
+    if kept:
+        raise sync_mod.SyncConflict(f"move-to-root kept {kept} file(s) whose new path holds other bytes",
+                                    fix="compare each with `muninn read`, remove the one you do not want, "
+                                        "then run it again")
+
+
 class _progress:
     """A progress bar on stderr for long runs (over 200 files to write); silent for --json or short runs."""
 

@@ -26,7 +26,7 @@ from muninn.guards import secret_values
 from muninn.guards.allowlist import Allowlist
 from muninn.guards.forms import ENCODINGS
 from muninn.guards.leak_gate import Dropped, LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.redact import Redactor, Tables
 from muninn.guards.rules import MARKER_PREFIX
 
 LEDGER_DIR = ".muninn-export"
@@ -92,12 +92,13 @@ class Guards:
         return cls.from_known(secret_values.collect([Path(f) for f in files]), allowlist)
 
     @classmethod
-    def from_known(cls, known: dict[str, str], allowlist: Allowlist | None = None) -> Guards:
+    def from_known(cls, known: dict[str, str], allowlist: Allowlist | None = None,
+                   tables: Tables | None = None) -> Guards:
         allowlist = allowlist or Allowlist(Path(os.devnull))
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
         # The allowlist is asked by both, each with its own question (guards/allowlist.py).
-        return cls(redactor=Redactor.for_facts(known, allowlist),
+        return cls(redactor=Redactor.for_facts(known, allowlist, tables=tables),
                    gate=LeakGate(known, encodings=ENCODINGS,
                                  allow=allowlist.allows_text if allowlist.entries else None),
                    known=len(known), allowlist=allowlist)
@@ -105,8 +106,16 @@ class Guards:
     @classmethod
     def for_settings(cls, settings: Settings, extra_secrets: Iterable[Path] = ()) -> Guards:
         """Every configured known value, and the owner's allowlist (keyed: reports print fingerprints)."""
-        return cls.from_known(secret_values.known(settings, extra_secrets),
-                              Allowlist.load(settings.paths.redact_allowlist).keyed())
+        known = secret_values.known(settings, extra_secrets)
+        return cls.from_known(known, Allowlist.load(settings.paths.redact_allowlist).keyed(),
+                              tables=_tables(settings, known))
+
+    @staticmethod
+    def redactor_for_settings(settings: Settings) -> Redactor:
+        """The redactor of `for_settings` without its gate (the observe hook writes a line, gates nothing)."""
+        known = secret_values.known(settings)
+        return Redactor.for_facts(known, Allowlist.load(settings.paths.redact_allowlist).keyed(),
+                                  tables=_tables(settings, known))
 
     def attach(self, source: object) -> None:
         """A source that cuts or encodes text itself (observations) redacts before it does."""
@@ -143,6 +152,13 @@ class Guards:
         numbered = replace(fact.map_text(lambda t: field_text(t, 1)), **safe) \
             if marks.marks or marks.source else None
         return Cleaned(replace(clean, **safe), hits, numbered, marks, in_path)
+
+
+def _tables(settings: Settings, known: dict[str, str]) -> Tables:
+    """From the sealed cache when they were made from exactly these values (guards/redact_cache.py)."""
+    from muninn.guards import redact_cache
+
+    return redact_cache.tables(settings, known, ENCODINGS, views=True)
 
 
 def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Path | str] = (),
@@ -268,15 +284,32 @@ class Configured:
     name: str
     options: dict[str, Any]
 
+    @property
+    def at_root(self) -> bool:
+        """`name: .`: the source's files are the area's own, not a sub-folder's."""
+        return self.name == ROOT
+
+    @property
+    def uri(self) -> str:
+        """Where the source's files sit on the server (also its name in reports)."""
+        return self.area if self.at_root else f"{self.area}/{self.name}"
+
     def out_dir(self, settings: Settings) -> Path:
-        return area_dir(settings, self.area) / self.name
+        return area_dir(settings, self.area) if self.at_root else area_dir(settings, self.area) / self.name
+
+    def old_dir(self, settings: Settings) -> Path:
+        """Where a root source exported before it was moved to the root: the sub-folder its kind named."""
+        return area_dir(settings, self.area) / self.kind
+
+
+ROOT = "."
 
 
 def area_dir(settings: Settings, area: str) -> Path:
     return settings.paths.exports / area.removeprefix("viking://resources/")
 
 
-def configured(settings: Settings) -> list[Configured]:
+def configured(settings: Settings, check_old: bool = True) -> list[Configured]:
     if not settings.sources:
         raise ConfigError("no `sources:` configured", path=str(settings.source_file or "muninn.yaml"),
                           fix="add a `sources:` list (kind, path, area) to muninn.yaml, or export one source "
@@ -292,7 +325,27 @@ def configured(settings: Settings) -> list[Configured]:
         seen[(s.area, name)] = i
         sources.get(s.kind)
         out.append(Configured(i, s.kind, settings.paths.resolve(s.path), s.area, name, s.options))
+    for c in out:
+        if c.at_root:
+            _check_root(settings, doc, c, out, check_old)
     return out
+
+
+def _check_root(settings: Settings, doc: yamlfile.Document, c: Configured, every: list[Configured],
+                check_old: bool) -> None:
+    """A source at an area's root owns the area's whole tree: another source in it, or in an area below
+    it, would share its folders. Its files from before the move (`<area>/<kind>/`) still in the export
+    folder would be synced beside the new ones: two copies of every note."""
+    for other in every:
+        if other is not c and (other.area == c.area or other.area.startswith(c.area + "/")):
+            raise doc.error_at(("sources", c.index, "name"), f"{c.area} has a source at its root (`name: .`) "
+                               f"and another source in it ({other.uri})",
+                               fix="give the root source an area of its own, or drop `name: .`")
+    if check_old and _ledger_file(c.old_dir(settings), c.kind, c.path).is_file():
+        raise ConfigError(f"the {c.kind} source of {c.area} is now at the area's root (`name: .`), but its "
+                          f"files are still under {c.area}/{c.kind}/",
+                          path=str(settings.source_file or "muninn.yaml"),
+                          fix="run `muninn move-to-root` once: it moves them on the server, keeping readers' edits")
 
 
 def _doc(settings: Settings) -> yamlfile.Document:
@@ -317,7 +370,7 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
         def validate(model: type, data: Any, _i: int = c.index) -> Any:
             return doc.validate(model, data, base=("sources", _i, "options"))
 
-        name = f"{c.area}/{c.name}"
+        name = c.uri
         if progress is not None:
             progress(len(entries), name)
         # A log no call has been written to yet is empty; a notes tree that is not there is a fault.

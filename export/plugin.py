@@ -31,3 +31,10 @@ def register_known_values(register: Callable[[KnownValues], Any]) -> None:
     from muninn.export import known_values
 
     register(KnownValues("sources", known_values.found, declared=False))
+
+
+@hookimpl
+def register_upgrades(register: Callable[[Any], Any]) -> None:
+    from muninn.export import area_root
+
+    register(area_root.STEP)

@@ -82,6 +82,45 @@ def encoded_forms(value: str, encodings: Sequence[Encoding]) -> dict[str, Encodi
     return forms_of(value, encodings)
 
 
+@dataclass
+class Tables:
+    """What a Redactor searches for, made from the known values in Python (every encoded form, view and
+    dump of each): the part of its build that grows with the values. The automata are built from it."""
+
+    needles: list[tuple[str, str, str]]    # (form, secret id, encoding), raw forms first
+    view: dict[str, int]                   # normalised view of a raw value -> its needle's index
+    fold: dict[str, int]                   # folded view (case, confusables) -> index
+    dumped: dict[bytes, int]               # the value's bytes as a dump spells them -> index
+    heads: dict[str, list[int]]            # the first CUT_MIN characters -> indexes (cut prefixes)
+    views: bool
+
+    @classmethod
+    def of(cls, known: Mapping[str, str], encodings: Sequence[Encoding], views: bool) -> Tables:
+        needles: dict[str, tuple[str, Encoding]] = {}
+        # Raw forms first, so a needle that is both one value and another's encoding keeps the raw id.
+        for value, secret_id in known.items():
+            if value and "raw" in encodings:
+                needles.setdefault(value, (secret_id, "raw"))
+        for value, secret_id in known.items():
+            if value:
+                for form, enc in encoded_forms(value, encodings).items():
+                    needles.setdefault(form, (secret_id, enc))
+        # Views hold raw values only: a split base64 form is not worth 5x the automaton.
+        raw = [(i, n) for i, (n, (_, enc)) in enumerate(needles.items()) if enc == "raw"]
+        # Cut prefixes: an automaton over the first CUT_MIN characters of each value finds where a
+        # prefix may start; a bisect per line end would cost ~1 ms a line with 10,000 values.
+        heads: dict[str, list[int]] = {}
+        for i, n in raw if views else []:
+            if len(n) > CUT_MIN:
+                heads.setdefault(n[:CUT_MIN], []).append(i)
+        # `None` keys (a view too short to be one) are dropped here, not by the automaton's owner.
+        return cls(needles=[(form, sid, enc) for form, (sid, enc) in needles.items()],
+                   view={v: i for i, n in raw for v in needle_views(n) if v} if views else {},
+                   fold={v: i for i, n in raw for v in needle_views(n, fold=True) if v},
+                   dumped={b: i for i, n in raw for b in needle_bytes(n)} if views else {},
+                   heads=heads, views=views)
+
+
 class Redactor:
     """Redacts known values (`known`: value -> secret id) and, with `patterns`, pattern hits.
 
@@ -93,18 +132,13 @@ class Redactor:
 
     def __init__(self, known: Mapping[str, str], patterns: bool = True,
                  encodings: Sequence[Encoding] = ("raw",), *, scanner: PatternScanner | None = None,
-                 views: bool = False, allow: Callable[[str, str], bool] | None = None) -> None:
-        needles: dict[str, tuple[str, Encoding]] = {}
-        # Raw forms first, so a needle that is both one value and another's encoding keeps the raw id.
-        for value, secret_id in known.items():
-            if value and "raw" in encodings:
-                needles.setdefault(value, (secret_id, "raw"))
-        for value, secret_id in known.items():
-            if value:
-                for form, enc in encoded_forms(value, encodings).items():
-                    needles.setdefault(form, (secret_id, enc))
-        self._ids = list(needles.values())
-        self._needle_text = list(needles)
+                 views: bool = False, allow: Callable[[str, str], bool] | None = None,
+                 tables: Tables | None = None) -> None:
+        """`tables`: `Tables.of(known, encodings, views)` made earlier (guards/redact_cache.py keeps them
+        sealed between processes); the automata are built from them here either way."""
+        t = tables if tables is not None else Tables.of(known, encodings, views)
+        self._ids = [(secret_id, enc) for _, secret_id, enc in t.needles]
+        self._needle_text = [form for form, _, _ in t.needles]
         self._markers = [marker(secret_id) for secret_id, _ in self._ids]
         # Bytes, not str: ahocorasick-rs is faster on bytes (64 vs 38 MB/s measured). A DFA searches
         # prose ~3.5x faster than the contiguous NFA (91 vs 26 MB/s, overlapping) but its build grows
@@ -116,43 +150,34 @@ class Redactor:
         self._ac = ahocorasick_rs.BytesAhoCorasick(
             [n.encode() for n in self._needle_text],
             matchkind=ahocorasick_rs.MatchKind.Standard,
-            implementation=ahocorasick_rs.Implementation.DFA if len(needles) <= DFA_MAX_NEEDLES
+            implementation=ahocorasick_rs.Implementation.DFA if len(self._needle_text) <= DFA_MAX_NEEDLES
             else ahocorasick_rs.Implementation.ContiguousNFA,
-        ) if needles else None
+        ) if self._needle_text else None
         self.longest = max((len(n) for n in self._needle_text), default=0)
         self._multiline = any("\n" in n or "\r" in n for n in self._needle_text)
         # The most characters one match can cover: a value wrapped with a line break (\r\n at worst)
         # after every character. Stream masking holds this much back between reads.
         self.reach = 3 * self.longest
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
-        self.views = views
+        self.views = t.views
         # The owner's allowlist (guards/allowlist.py): (rule, matched text) -> allowed. Pattern hits
         # only: the value pass never asks it.
         self.allow = allow
-        # Views hold raw values only: a split base64 form is not worth 5x the automaton.
-        raw = [(i, n) for i, (n, (_, enc)) in enumerate(zip(self._needle_text, self._ids, strict=True)) if enc == "raw"]
-        self._view = _Needles({v: i for i, n in raw for v in needle_views(n)}) if views else None
-        self._fold = _Needles({v: i for i, n in raw for v in needle_views(n, fold=True)})
-        # Dumps a tool printed (xxd, od, hexdump, byte arrays, uuencode): the bytes of the value in them.
-        self._bytes = ByteNeedles({b: i for i, n in raw for b in needle_bytes(n)}) if views else None
-        # Cut prefixes: an automaton over the first CUT_MIN characters of each value finds where a
-        # prefix may start; a bisect per line end would cost ~1 ms a line with 10,000 values.
-        heads: dict[str, list[int]] = {}
-        for i, n in enumerate(self._needle_text):
-            if views and self._ids[i][1] == "raw" and len(n) > CUT_MIN:
-                heads.setdefault(n[:CUT_MIN], []).append(i)
-        self._heads = list(heads.values())
-        self._head_ac = ahocorasick_rs.AhoCorasick(list(heads), matchkind=ahocorasick_rs.MatchKind.Standard) \
-            if heads else None
+        self._view = _Needles(t.view) if t.views else None
+        self._fold = _Needles(t.fold)
+        self._bytes = ByteNeedles(t.dumped) if t.views else None
+        self._heads = list(t.heads.values())
+        self._head_ac = ahocorasick_rs.AhoCorasick(list(t.heads), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if t.heads else None
 
     @classmethod
     def for_facts(cls, known: Mapping[str, str], allowlist: Allowlist | None = None, *,
-                  scanner: PatternScanner | None = None) -> Redactor:
+                  scanner: PatternScanner | None = None, tables: Tables | None = None) -> Redactor:
         """What becomes a fact file: the exporter's text and what an agent writes through MCP. Every
         form of the table, the normalised view and cut prefixes; pattern hits the owner allowed
         (guards/allowlist.py) stay, known values never do. One constructor, so a reader of an exported
         file and of a remembered one sees the same text."""
-        return cls(known, patterns=True, encodings=ENCODINGS, views=True, scanner=scanner,
+        return cls(known, patterns=True, encodings=ENCODINGS, views=True, scanner=scanner, tables=tables,
                    allow=allowlist.redactor_allow() if allowlist is not None else None)
 
     @classmethod

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'bench': (15, 'Measure stack start, embeddings/s, write-to-searchable, search by stage, rerank by candidate count\nand its levers, a fresh CLI, export and redaction MB/s, guard overhead, masking MB/s, the verify\nsweep and each nightly job, on a stack of its own (temporary workspace, free ports).'),
     'export': (16, 'Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.'),
     'sync': (16, 'Write fact files into OpenViking: vectors only, in batches, touching only files muninn owns.'),
+    'move-to-root': (16, "Move the server files of each source set to `name: .` from its old sub-folder to its area's root\n(viking://resources/notes/notes/x.md to viking://resources/notes/x.md): muninn's files, readers' edits\nand files written there directly. Each copy is read back before the old file goes; the sync manifest\nand every reader's keyword index follow, so the next `sync all` makes no second copy. A file whose new\npath holds other bytes is kept and named (exit 19). Then run `muninn export all && muninn sync all`.\nSafe to run again."),
     'search': (17, 'Find facts by words, a question or an identifier, best first, each with its relevance.'),
     'read': (17, 'Print one fact file; --json splits it into front matter fields and body.'),
     'search-index': (17, "Build or refresh a local BM25 keyword index by walking OpenViking with the reader's own key."),

@@ -54,7 +54,7 @@ def wanted(settings: Settings) -> dict[str, Path]:
         if c.kind not in kinds or not c.out_dir(settings).is_dir():
             continue
         base = c.out_dir(settings)
-        prefix = f"{c.area.removeprefix('viking://resources/')}/{c.name}"
+        prefix = c.uri.removeprefix('viking://resources/')
         for f in sorted(base.rglob("*")):
             if f.is_file() and pipeline.LEDGER_DIR not in f.relative_to(base).parts:
                 out[f"{prefix}/{f.relative_to(base).as_posix()}"] = f

@@ -104,7 +104,7 @@ def refresh(ctx: Context) -> JobResult:
         leaks = [f"export {name}: the leak gate dropped {d['path']}: {d['reason']}"
                  for name, r in reports.items() for d in r.dropped]
         done = {name for name, r in reports.items() if r.error is None}
-        areas = sorted({c.area for c in pipeline.configured(s) if f"{c.area}/{c.name}" in done})
+        areas = sorted({c.area for c in pipeline.configured(s) if c.uri in done})
         sync_areas(s, areas, data, failures)
     refresh_indexes(s, data, failures)
     fill_vectors(s, data, failures)

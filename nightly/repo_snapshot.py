@@ -43,7 +43,7 @@ def export_repo(settings: Settings, c: pipeline.Configured, guards: pipeline.Gua
     report = pipeline.write_facts(c.kind, c.path, kept, c.out_dir(settings), guards,
                                   skipped=lambda: getattr(source, "skipped", {}))
     # The path is redacted like any path muninn reports: a value in a file name stays out too.
-    dropped = [{"source": f"{c.area}/{c.name}", "path": guards.redactor.redact_path(path), "secret_ids": ids}
+    dropped = [{"source": c.uri, "path": guards.redactor.redact_path(path), "secret_ids": ids}
                for path, ids in bad.items()]
     return report, dropped
 
@@ -58,7 +58,7 @@ def snapshot(ctx: Context) -> JobResult:
     data: dict[str, Any] = {"repos": len(repos), "exported": {}, "dropped": []}
     failures: list[str] = []
     for c in repos:
-        name = f"{c.area}/{c.name}"
+        name = c.uri
         try:
             report, dropped = export_repo(s, c, guards, gate)
         except MuninnError as exc:
@@ -68,7 +68,7 @@ def snapshot(ctx: Context) -> JobResult:
         data["dropped"] += dropped + [{"source": name, "path": d["path"], "reason": d["reason"]}
                                       for d in report.dropped]
     data["redactions"] = rollup({name: e["redactions"] for name, e in data["exported"].items()})
-    areas = sorted({c.area for c in repos if f"{c.area}/{c.name}" in data["exported"]})
+    areas = sorted({c.area for c in repos if c.uri in data["exported"]})
     refresh.sync_areas(s, areas, data, failures)
     data["failures"] = failures
     said = failures + [f"{d['source']}: {d['path']} holds " + ", ".join(d.get("secret_ids") or [d.get("reason", "")])

@@ -17,7 +17,6 @@ from muninn.core.checks import Check, CheckFn
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
 from muninn.core.hookspecs import hookimpl
-from muninn.plugins import stack
 
 
 def _version(dist: str) -> str | None:
@@ -77,6 +76,8 @@ def server_install(settings: Settings) -> list[Check]:
     if settings.server.url:
         return [Check("openviking-server", "ok", f"external at {settings.server.url} (server.url): nothing to "
                       "install here")]
+    from muninn.plugins import stack  # httpx and the stack's own: not for every command that loads the plugins
+
     binary = stack.server_binary(settings)
     if binary.exists():
         return [Check("openviking-server", "ok", str(binary))]
@@ -84,6 +85,8 @@ def server_install(settings: Settings) -> list[Check]:
 
 
 def running(settings: Settings) -> list[Check]:
+    from muninn.plugins import stack
+
     out = []
     for comp in stack.status(settings):
         # The URL checked and its latency; a PID only for a process this workspace started.

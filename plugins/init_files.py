@@ -45,7 +45,9 @@ vault:
   files: [secrets.yaml]              # secrets' metadata; `muninn secret add ID` puts each value in the vault
 
 sources:                             # what `muninn export all` and `muninn sync all` read
-  - {{kind: notes, path: {notes}, area: {area}}}
+  - {{kind: notes, path: {notes}, area: {area}, name: .}}
+                                     # `name: .`: at the area's root ({area}/runbooks/…), not in a
+                                     # sub-folder named by the kind
   - {{kind: observations, path: observations.jsonl, area: {sessions}, options: {{agent: your assistant}}}}
                                      # Claude Code's tool calls, one line each (`muninn observe` writes it;
                                      # `muninn mcp install --client claude` adds its hook)

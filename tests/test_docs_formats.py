@@ -68,3 +68,25 @@ def test_a_drifted_example_is_refused(tmp_path: Path, page: str, marker: str, ed
               "corpus:": lambda: questions.load(path)}[marker]
     with pytest.raises(ConfigError):
         loader()
+
+
+def test_muninn_eval_reads_the_documented_question_file_and_names_a_drifted_line(tmp_path: Path) -> None:
+    """Through the real CLI (rough edge 10): the file docs/evals.md shows is what `muninn eval --set FILE`
+    reads. A drifted one is exit 2 with its file and line before any key or server is asked for; the
+    intact one gets past the file (here to the keyring, which this bare workspace does not hold)."""
+    import subprocess
+    import sys
+
+    text = next(t for t in examples("evals.md") if "expect:" in t)
+    env = {"MUNINN_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "xdg"),
+           "PYTHON_KEYRING_BACKEND": "keyrings.alt.file.PlaintextKeyring"}
+
+    def run(body: str) -> subprocess.CompletedProcess:
+        path = _write(tmp_path, body, "questions.yaml")
+        return subprocess.run([sys.executable, "-m", "muninn", "eval", "--set", str(path), "--json"],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    drifted = run(text.replace("    expect:", "    expected:"))
+    assert drifted.returncode == 2 and f"{tmp_path / 'questions.yaml'}:4:" in drifted.stderr, drifted.stderr
+    intact = run(text)
+    assert intact.returncode == 4 and "keyring" in intact.stderr, intact.stderr

@@ -87,6 +87,45 @@ def test_values_are_redacted_before_anything_is_written(initialised: Path, secre
     assert "[REDACTED" in text
 
 
+def _secret_add(cfg: Path, secret_id: str, value: str, *flags: str) -> None:
+    added = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), "secret", "add", secret_id,
+                            "--stdin", *flags], input=value + "\n", capture_output=True, text=True, timeout=60)
+    assert added.returncode == 0, added.stderr
+
+
+def _leaks(text: str, value: str) -> bool:
+    return value in text or json.dumps(value)[1:-1] in text
+
+
+def test_the_sealed_tables_cache_follows_a_rotated_or_added_secret(initialised: Path) -> None:
+    from muninn.guards import redact_cache
+
+    rotated, added = "ghp-rotated-Kd7mQ2xP9sLw4Vn8", "glpat-added-Hb3nT6yR1cXz5Jq0"
+    _secret_add(initialised, "gh-token", KNOWN)
+    assert _observe(initialised, json.dumps(_payload(output=f"token {KNOWN}"))).returncode == 0
+    cache = redact_cache.cache_file(config.load(initialised))
+    sealed = cache.read_bytes()
+    # Sealed: no value in any form a reader of the file could use, at the vault store's own mode.
+    assert cache.stat().st_mode & 0o777 == 0o600 and KNOWN.encode() not in sealed
+    assert b"ghp-internal" not in sealed and b"Zq8xW3" not in sealed
+    assert _observe(initialised, json.dumps(_payload(output=f"again {KNOWN}"))).returncode == 0
+    assert cache.read_bytes() == sealed                                   # the same values: opened, not made
+
+    _secret_add(initialised, "gh-token", rotated, "--replace")           # rotated: the old tables must not open
+    _secret_add(initialised, "gl-token", added)                           # added
+    for value in (rotated, added):
+        done = _observe(initialised, json.dumps(_payload(command=f"curl -H 'x: {value}' https://x", output=value)))
+        assert done.returncode == 0 and not done.stderr, done.stderr
+    assert cache.read_bytes() != sealed
+    text = (initialised.parent / "observations.jsonl").read_text()
+    assert not _leaks(text, rotated) and not _leaks(text, added) and not _leaks(text, KNOWN), text
+
+    cache.write_bytes(b"\0" * 64)                                        # damaged: made again, never trusted
+    done = _observe(initialised, json.dumps(_payload(output=f"again {added}")))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert not _leaks((initialised.parent / "observations.jsonl").read_text(), added)
+
+
 @pytest.mark.parametrize("size", [1001, 5000, 200_000])
 def test_output_is_capped_at_the_sources_limit(initialised: Path, size: int) -> None:
     done = _observe(initialised, json.dumps(_payload(output="x" * size)))

@@ -277,8 +277,12 @@ class SourceSettings(Section):
     path: Path = Field(description="The database, tree, log, YAML file or repository (relative to this config file)")
     area: str = Field(pattern=r"^viking://resources/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$",
                       description="Where it is synced, e.g. viking://resources/notes")
-    name: str | None = Field(None, pattern=r"^[A-Za-z0-9_.-]+$",
-                             description="Sub-folder of the area (default: the kind); unique per area")
+    # `.` is the area itself. Any other leading dot is refused: `..` climbs out of the area's export
+    # folder, and sync passes over hidden folders.
+    name: str | None = Field(None, pattern=r"^(\.|[A-Za-z0-9_-][A-Za-z0-9_.-]*)$",
+                             description="Sub-folder of the area (default: the kind); unique per area. `.`: the "
+                                         "area's root, for a source that is alone in its area (`muninn init` "
+                                         "writes it for the notes, so they are not under notes/notes/)")
     options: dict[str, Any] = Field(default_factory=dict, description="The source's own options")
 
 

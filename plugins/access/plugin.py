@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from muninn.core.hookspecs import KnownValues, hookimpl
-from muninn.plugins.access import doctor_check, kube_values
 from muninn.plugins.access.store import stored_values
 
 
 @hookimpl
 def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.access import doctor_check, kube_values  # heavy imports: `doctor` only
+
     register(doctor_check.vault)
     register(doctor_check.secret_files)
     register(doctor_check.inventory)
@@ -21,5 +22,7 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 
 @hookimpl
 def register_known_values(register: Callable[[Callable[..., Any]], Any]) -> None:
+    from muninn.plugins.access import kube_values
+
     register(KnownValues("vault", stored_values))
     register(KnownValues("kubernetes", kube_values.cached, declared=False, refresh=kube_values.refresh))

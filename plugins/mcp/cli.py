@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -121,12 +122,14 @@ class Scope(StrEnum):
 
 class InstallClient(StrEnum):
     claude = "claude"
+    codex = "codex"
 
 
 @app.command("install")
 def install_cmd(
     ctx: typer.Context,
-    client: InstallClient = typer.Option(..., "--client", help="The client whose own config files are changed."),
+    client: InstallClient = typer.Option(..., "--client", help="The client whose own config files are changed "
+                                         "(codex: the MCP server only, no hooks)."),
     profile: str = typer.Option(None, "--profile", "-p", help="The reader the client's sessions act as (default: "
                                 "the policy's only assistant reader). Never an owner."),
     scope: Scope = typer.Option(Scope.user, "--scope", help="user: ~/.claude.json (every project); project: "
@@ -144,10 +147,16 @@ def install_cmd(
     muninn or its config; `--uninstall` removes exactly what it added. Prints each file and what
     changed. Exit 2 when a file is not valid JSON (named; nothing written) or the reader is an owner.
 
-    Codex is not supported here: print its snippet with `muninn mcp config --client codex`.
+    `--client codex`: the `muninn` server in $CODEX_HOME/config.toml (default ~/.codex; with --scope
+    project, the project's .codex/config.toml), as one marked block; Codex gets no hooks and no /recall
+    (docs/mcp.md says why). Exit 2 when the file is not valid TOML or holds a `muninn` server muninn did
+    not write.
     """
     from muninn.plugins.mcp import client_install as inst
 
+    if client == InstallClient.codex:
+        _install_codex(ctx, profile, scope, project, policy, uninstall)
+        return
     where = inst.Plan(person=Path.home(), project=project.expanduser().absolute() if scope == Scope.project else None)
     for path, objects in ((where.servers_file, inst.SERVERS), (where.settings_file, inst.HOOKS)):
         inst.checked(path, objects)   # every file first: none is changed when another is broken
@@ -156,12 +165,7 @@ def install_cmd(
                    inst.edit_json(where.settings_file, inst.drop_hooks, inst.HOOKS),
                    inst.remove_command(where.command_file)]
     else:
-        s = cliutil.settings(ctx)
-        pol = policy_mod.load_for(s, policy)
-        prof = _reader(pol, profile, "assistant")
-        if prof.kind == "owner":
-            raise ConfigError(f"reader {prof.name!r} is an owner: an assistant's sessions must not act as the owner",
-                              path=str(pol.path), fix="pass --profile with an assistant or agent reader")
+        s, prof = _assistant(ctx, profile, policy)
         env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
         args = ["mcp", "--profile", prof.name]
         if policy is not None:
@@ -173,6 +177,32 @@ def install_cmd(
                    inst.write_command(where.command_file, prof.name)]
     for c in changes:
         typer.echo(f"{c.path}: {c.what}")
+
+
+def _assistant(ctx: typer.Context, profile: str | None, policy: Path | None) -> tuple[Any, Any]:
+    """The settings and the reader a client's sessions act as: never an owner (exit 2)."""
+    s = cliutil.settings(ctx)
+    pol = policy_mod.load_for(s, policy)
+    prof = _reader(pol, profile, "assistant")
+    if prof.kind == "owner":
+        raise ConfigError(f"reader {prof.name!r} is an owner: an assistant's sessions must not act as the owner",
+                          path=str(pol.path), fix="pass --profile with an assistant or agent reader")
+    return s, prof
+
+
+def _install_codex(ctx: typer.Context, profile: str | None, scope: Scope, project: Path, policy: Path | None,
+                   uninstall: bool) -> None:
+    from muninn.plugins.mcp import codex_install
+
+    path = (project.expanduser().absolute() / ".codex" / "config.toml" if scope == Scope.project
+            else codex_install.config_file(Path.home()))
+    if uninstall:
+        change = codex_install.uninstall(path)
+    else:
+        s, prof = _assistant(ctx, profile, policy)
+        env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
+        change = codex_install.install(path, rules.client_config("codex", prof.name, env, policy))
+    typer.echo(f"{change.path}: {change.what}")
 
 
 @guard_app.command("check")

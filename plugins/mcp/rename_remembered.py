@@ -15,14 +15,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from muninn.core import policy as policy_mod
 from muninn.core import upgrade
-from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import NotFound, ServerError
 from muninn.core.workspace import Workspace
-from muninn.plugins.search import keyword, reader_index
+
+if TYPE_CHECKING:   # every command lists the upgrade steps: the client and the indexes only when renaming
+    from muninn.core import policy as policy_mod
+    from muninn.core.client import OpenViking
 
 OLD = re.compile(r"^(\d{8}T\d{6}Z)-.+-([0-9a-f]{6})\.md$")
 FOLDERS = ("observations", "plans")
@@ -47,12 +49,17 @@ def old_named(uri: str) -> bool:
 
 def pending(home: Path) -> bool:
     """Whether any reader's keyword index still holds an old-style remembered name (local, no server call)."""
+    from muninn.plugins.search import keyword
+
     folder = Workspace(home).search_indexes
     paths = sorted(folder.glob("*.sqlite")) if folder.is_dir() else []
     return any(old_named(u) for path in paths for u in keyword.uris(path))
 
 
 def rename(settings: Settings, policy: policy_mod.Policy, say: Callable[[str], None]) -> list[Renamed]:
+    from muninn.core.client import OpenViking
+    from muninn.plugins.search import reader_index
+
     done: list[Renamed] = []
     seen: set[str] = set()
     for prof in policy.profiles.values():

@@ -15,7 +15,6 @@ from muninn.core.cliutil import say
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.core.workspace import Workspace
-from muninn.plugins.search import dense, keyword, reader_index
 
 
 def _indexes(home: Path) -> list[Path]:
@@ -23,7 +22,10 @@ def _indexes(home: Path) -> list[Path]:
     return sorted(folder.glob("*.sqlite")) if folder.is_dir() else []
 
 
+# The index modules are imported by the steps that run, not by every command that lists the steps.
 def _reopen(home: Path) -> None:
+    from muninn.plugins.search import keyword
+
     for path in _indexes(home):
         keyword.connect(path).close()
 
@@ -37,6 +39,8 @@ def purge_readers(settings: Settings) -> None:
     """Every policy reader's index and vector cache purged of what it may not read. With a policy that
     does not load, nothing can be judged, so every reader's index but the configured identity's own
     goes (they are rebuilt from the server by `muninn search-index --all` and each MCP server's start)."""
+    from muninn.plugins.search import dense, reader_index
+
     try:
         policy = reader_index.policy_or_none(settings)
     except ConfigError as exc:

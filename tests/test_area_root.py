@@ -1,0 +1,130 @@
+"""A source at its area's root (`name: .`, issue #35 §3.7): `init` writes it, so a new workspace's notes read
+viking://resources/notes/x.md, not notes/notes/x.md. An older workspace moves with `muninn move-to-root`,
+through the real CLI and server: muninn's files, a reader's edit and a file written there directly all
+reach the root, none is duplicated or pruned by the syncs after, and an export or sync before the move
+is refused instead of making a second copy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+from muninn.core import config, credentials
+from muninn.core.client import OpenViking
+from muninn.core.errors import ExitCode
+from muninn.export.sync import remote_files
+from muninn.plugins import init_files
+
+NOTES = {
+    "boiler.md": "# Boiler\n\nThe boiler pressure valve was replaced on 2 November.\n",
+    "nas.md": "# NAS\n\nThe nas snapshot job runs at 02:30.\n",
+    "printer.md": "# Printer\n\nThe office printer needs the PCL6 driver.\n",
+    "router.md": "# Router\n\nThe router's admin page is on port 8443.\n",
+}
+AREA = "viking://resources/notes"
+EDIT = "# NAS\nThe nas snapshot job runs at 03:00 now (the assistant's edit).\n"
+DIRECT = "# Decision\nWe keep the NAS on ZFS.\n"
+SOMEONE = "# Router\nSomeone else's page at the root.\n"
+
+
+def test_init_puts_the_notes_at_the_area_root(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    planned = init_files.plan(tmp_path / "muninn.yaml", tmp_path / "notes")
+    settings_text = planned[0].text
+    (notes,) = [s for s in yaml.safe_load(settings_text)["sources"] if s["kind"] == "notes"]
+    assert notes["name"] == "." and notes["area"] == AREA
+
+
+@pytest.mark.parametrize("name", ["..", ".hidden", "a/b"])
+def test_a_name_that_would_leave_the_area_or_hide_is_refused(tmp_path: Path, name: str) -> None:
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"sources": [{"kind": "notes", "path": ".", "area": AREA, "name": name}]}))
+    done = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), "export", "all"],
+                          capture_output=True, text=True, env={"MUNINN_HOME": str(tmp_path / "home"),
+                                                               "PATH": "/usr/bin:/bin"})
+    assert done.returncode == ExitCode.BAD_INPUT == 2 and "sources" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_root_source_shares_its_area_with_no_other(tmp_path: Path) -> None:
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"sources": [
+        {"kind": "notes", "path": ".", "area": AREA, "name": "."},
+        {"kind": "tasks", "path": "t.db", "area": f"{AREA}/roadmap"}]}))
+    done = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), "export", "all"],
+                          capture_output=True, text=True, env={"MUNINN_HOME": str(tmp_path / "home"),
+                                                               "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and "name: ." in done.stderr and f"{AREA}/roadmap/tasks" in done.stderr
+
+
+@pytest.mark.integration
+def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, tmp_path: Path) -> None:
+    account = f"ar{uuid.uuid4().hex[:8]}"
+    key = stack.root.create_account(account, "owner")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in NOTES.items():
+        (notes / name).write_text(text)
+    conf = tmp_path / "muninn.yaml"
+    base = {**yaml.safe_load(stack.config_path.read_text()), "home": str(tmp_path / "home"),
+            "openviking": {"account": account, "user": "owner"}}
+    old_source = {"kind": "notes", "path": str(notes), "area": AREA}    # what `init` wrote before
+    conf.write_text(yaml.safe_dump({**base, "sources": [old_source]}))
+    credentials.for_server(config.load(conf)).set(credentials.user_key_name(account, "owner"), key)
+    env = {**stack.env, "MUNINN_CONFIG": str(conf), "MUNINN_HOME": str(tmp_path / "home")}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
+                              timeout=300)
+
+    assert cli("export", "all").returncode == 0
+    assert cli("sync", "all").returncode == 0
+    client = OpenViking(stack.settings.server.base_url, key, key_name=account)
+    assert remote_files(client, AREA) == {f"notes/{n}" for n in NOTES}
+    client.write(f"{AREA}/notes/nas.md", EDIT, wait=True)                  # a reader's edit
+    client.write(f"{AREA}/notes/decision.md", DIRECT, wait=True)           # a file written there directly
+    client.write(f"{AREA}/router.md", SOMEONE, wait=True)                  # the root path already taken
+
+    # The workspace as the last format left it: the next command names the step and its commands.
+    (tmp_path / "home" / "format.json").write_text('{"format": 5}\n')
+    said = cli("status", "--json")
+    assert "add `name: .` to that source" in said.stderr and "`muninn move-to-root" in said.stderr, said.stderr
+
+    conf.write_text(yaml.safe_dump({**base, "sources": [{**old_source, "name": "."}]}))
+    for refused in (cli("export", "all"), cli("sync", "all")):   # before the move: two copies, so no
+        assert refused.returncode == 2 and "muninn move-to-root" in refused.stderr, refused.stderr
+
+    moved = cli("move-to-root", "--json")
+    assert moved.returncode == ExitCode.SYNC_CONFLICT, moved.stderr
+    (report,) = json.loads(moved.stdout)
+    assert {m["new"] for m in report["moved"]} == {f"{AREA}/{n}" for n in ("boiler.md", "nas.md", "printer.md",
+                                                                          "decision.md")}
+    assert report["kept"] == [f"{AREA}/notes/router.md"] and "router.md" in moved.stderr
+    assert not (tmp_path / "home" / "exports" / "notes" / "notes").exists()
+
+    assert cli("export", "all").returncode == 0
+    synced = cli("sync", "all", "--json")
+    assert synced.returncode == ExitCode.SYNC_CONFLICT, synced.stderr
+    got = json.loads(synced.stdout)[AREA]
+    # boiler, printer and nas moved, not rewritten: nas's source is unchanged, so its edit is not even read.
+    assert got["written"] == 0 and got["unchanged"] == 3 and got["conflicts"] == ["router.md"], got
+    (notes / "nas.md").write_text("# NAS\n\nThe nas snapshot job runs at 02:45.\n")
+    assert cli("export", "all").returncode == 0
+    changed = cli("sync", "all", "--json")
+    assert changed.returncode == ExitCode.SYNC_CONFLICT, changed.stderr
+    got = json.loads(changed.stdout)[AREA]
+    assert got["edited"] == ["nas.md"] and got["conflicts"] == ["nas.md", "router.md"], got   # still the reader's
+    pruned = cli("sync", "all", "--prune", "--json")
+    assert pruned.returncode == ExitCode.SYNC_CONFLICT, pruned.stderr
+    # The only file pruned is muninn's own unedited copy left at the old path behind the taken root path.
+    assert remote_files(client, AREA) == set(NOTES) | {"decision.md"}
+    assert client.read(f"{AREA}/nas.md") == EDIT and client.read(f"{AREA}/decision.md") == DIRECT
+    assert client.read(f"{AREA}/router.md") == SOMEONE
+    again = cli("move-to-root", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout) == [{"area": AREA, "moved": [], "kept": []}]
+    client.close()
