@@ -48,13 +48,13 @@ if TYPE_CHECKING:
 # (module, attribute, name): a sub-app whose commands sit at the top (name None) or a group named `name`.
 # The order is the order `muninn --help` lists them in.
 PARTS: tuple[tuple[str, str, str | None], ...] = (
-    ("muninn.plugins.init_cli", "app", None),
-    ("muninn.plugins.stack_cli", "app", None),
-    ("muninn.plugins.stack_cli", "server_app", "server"),
-    ("muninn.plugins.stack_cli", "embed_app", "embed"),
-    ("muninn.plugins.doctor_cli", "app", None),
-    ("muninn.plugins.fs_cli", "app", None),
-    ("muninn.plugins.policy_cli", "app", "policy"),
+    ("muninn.plugins.stack.init_cli", "app", None),
+    ("muninn.plugins.stack.cli", "app", None),
+    ("muninn.plugins.stack.cli", "server_app", "server"),
+    ("muninn.plugins.stack.cli", "embed_app", "embed"),
+    ("muninn.plugins.stack.doctor_cli", "app", None),
+    ("muninn.plugins.stack.fs_cli", "app", None),
+    ("muninn.plugins.stack.policy_cli", "app", "policy"),
     ("muninn.nightly.cli", "app", "nightly"),
     ("muninn.nightly.watch_cli", "app", None),
     ("muninn.nightly.observe_cli", "app", None),
@@ -193,7 +193,7 @@ def _root(
 
 def main() -> None:
     # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
-    # 0600 / 0700, whichever part writes it (plugins/home_modes.py checks and tightens the rest).
+    # 0600 / 0700, whichever part writes it (plugins/stack/home_modes.py checks and tightens the rest).
     os.umask(0o077)
     from muninn.core import edge
 

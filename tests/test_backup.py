@@ -21,8 +21,8 @@ from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.export import pipeline, sync
 from muninn.nightly import backup, backup_restore, purge
-from muninn.plugins import policy_apply
 from muninn.plugins.search import keyword, reader_index
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -131,8 +131,8 @@ PLANTED = [
     ("plugins/search/x.py", "from muninn.plugins import access", False),    # the `from package import part` form
     ("plugins/access/x.py", "from ..search import keyword", False),         # a relative import that leaves its part
     ("plugins/access/x.py", "from .store import Store", True),
-    ("plugins/search/x.py", "def f():\n    from muninn.plugins.doctor import run", False),  # function-local
-    ("plugins/stack.py", "from muninn.plugins.mcp import server", False),
+    ("plugins/search/x.py", "def f():\n    from muninn.plugins.stack.doctor import run", False),  # function-local
+    ("plugins/stack/lifecycle.py", "from muninn.plugins.mcp import server", False),
     ("guards/x.py", "import muninn.export.sync", False),
     ("muninn/core/x.py", "from muninn.guards import redact", False),
     ("muninn/core/x.py", "from muninn.core import config", True),
@@ -145,7 +145,7 @@ PLANTED = [
     ("plugins/access/x.py", "from muninn.plugins.search import keyword", False),  # peers meet only below
     ("plugins/access/x.py", "from muninn.plugins.mcp.session import GuardSession", False),
     ("plugins/mcp/x.py", "from muninn.plugins.access.vault import Vault", True),
-    ("plugins/doctor.py", "from muninn.plugins.search import doctor_check", False),
+    ("plugins/stack/doctor.py", "from muninn.plugins.search import doctor_check", False),
     # Only tests and the lab import the lab.
     ("evals/x.py", "from muninn.evals.lab import locomo", False),
     ("evals/x.py", "from .lab.corpora import harness", False),                 # relative, into the lab

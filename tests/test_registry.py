@@ -24,7 +24,7 @@ BUILTINS = [
     ("rules", "list(registry.rules())", ["aws-key", "private-key", "jwt"]),
     ("tools", "list(registry.tools())", ["recall_search", "recall_remember", "recall_status"]),
     ("checks", "[f.__module__ + '.' + f.__name__ for f in registry.checks()]",
-     ["muninn.plugins.doctor.packages", "muninn.plugins.search.doctor_check.reranker_weights",
+     ["muninn.plugins.stack.doctor.packages", "muninn.plugins.search.doctor_check.reranker_weights",
       "muninn.plugins.search.doctor_check.keyword_index", "muninn.plugins.access.doctor_check.vault",
       "muninn.plugins.mcp.doctor_check.guard_policy"]),
     ("jobs", "list(registry.jobs())",

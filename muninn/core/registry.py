@@ -23,13 +23,13 @@ from muninn.core.config import Settings
 BUILTIN = (
     "muninn.guards.plugin",          # redaction rules
     "muninn.export.plugin",          # sources
-    "muninn.plugins.doctor",         # packages, config, keyring, server, stack, embedding model
+    "muninn.plugins.stack.doctor",         # packages, config, keyring, server, stack, embedding model
     "muninn.plugins.search.plugin",  # reranker and keyword-index checks; keyword index after sync
     "muninn.plugins.access.plugin",  # vault, inventory and verify checks
     "muninn.plugins.mcp.plugin",     # tools; guard policy check
     "muninn.nightly.plugin",         # nightly jobs
-    "muninn.plugins.keyring_scope",  # keyring names scoped by server and home: the upgrade step
-    "muninn.plugins.home_modes",     # files under the home 0600, folders 0700: check and upgrade step
+    "muninn.plugins.stack.keyring_scope",  # keyring names scoped by server and home: the upgrade step
+    "muninn.plugins.stack.home_modes",     # files under the home 0600, folders 0700: check and upgrade step
 )
 
 _pm: pluggy.PluginManager | None = None

@@ -17,7 +17,7 @@ from muninn.core.checks import Check, CheckFn
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
 from muninn.core.hookspecs import hookimpl
-from muninn.plugins import stack
+from muninn.plugins.stack import lifecycle
 
 
 def _version(dist: str) -> str | None:
@@ -77,7 +77,7 @@ def server_install(settings: Settings) -> list[Check]:
     if settings.server.url:
         return [Check("openviking-server", "ok", f"external at {settings.server.url} (server.url): nothing to "
                       "install here")]
-    binary = stack.server_binary(settings)
+    binary = lifecycle.server_binary(settings)
     if binary.exists():
         return [Check("openviking-server", "ok", str(binary))]
     return [Check("openviking-server", "fail", f"{binary} missing", "run `muninn server install` or `muninn up`")]
@@ -85,7 +85,7 @@ def server_install(settings: Settings) -> list[Check]:
 
 def running(settings: Settings) -> list[Check]:
     out = []
-    for comp in stack.status(settings):
+    for comp in lifecycle.status(settings):
         # The URL checked and its latency; a PID only for a process this workspace started.
         took = f", /health in {comp.latency_ms:g} ms" if comp.latency_ms is not None else ""
         said = f"healthy{took}" + (f", pid {comp.pid}" if comp.pid else "")
