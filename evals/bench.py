@@ -373,7 +373,7 @@ def nightly(b: Bench, rows: list[tuple[str, str]]) -> None:
 
 def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[str, str]]], None] | None = None,
         ) -> Path:
-    from muninn.plugins import stack
+    from muninn.plugins.stack import lifecycle
 
     size = QUICK if quick else FULL
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
@@ -385,7 +385,7 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
     load_start = os.getloadavg()
     settings = config.load(cfg_path)
     t = time.perf_counter()
-    stack.up(settings, say=lambda m: None, config_file=cfg_path)
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg_path)
     stack_s = time.perf_counter() - t
     try:
         cfg_path, uris, account = bench_guard._setup(tmp, (cfg_path, base))
@@ -429,7 +429,7 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
             with b.section("Nightly per job") as rows:
                 nightly(b, rows)
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
     text = render(b, quick, started, load_start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

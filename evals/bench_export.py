@@ -121,7 +121,7 @@ def bench_sync(root: Path, out: Path, batch: int) -> list[tuple[str, str]]:
     from muninn.core import config, paths
     from muninn.core.client import OpenViking
     from muninn.export.sync import remote_files, sync
-    from muninn.plugins import stack
+    from muninn.plugins.stack import lifecycle
 
     # The shared server venv (~1.3 GB, minutes to build) is resolved before XDG_DATA_HOME moves to
     # the isolated keyring folder; resolving it after would build a fresh venv in the temp dir.
@@ -132,7 +132,7 @@ def bench_sync(root: Path, out: Path, batch: int) -> list[tuple[str, str]]:
     cfg.write_text(yaml.safe_dump({"home": str(root / "home"), "server": {"port": free_port(),
                    "venv": str(venv)}, "embed": {"port": free_port()}}))
     settings = config.load(cfg)
-    stack.up(settings, say=lambda m: None, config_file=cfg)
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg)
     rows = []
     try:
         with OpenViking.root(settings) as admin:
@@ -164,7 +164,7 @@ def bench_sync(root: Path, out: Path, batch: int) -> list[tuple[str, str]]:
             rows.append((f"sync rerun, {n:,} facts unchanged", f"{time.perf_counter() - t:.1f} s "
                          f"({again.unchanged:,} unchanged, {again.written} written)"))
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
     return rows
 
 

@@ -33,9 +33,9 @@ from muninn.core.client import OpenViking
 from muninn.evals.benchutil import free_port, pct
 from muninn.guards import tools as tool_guard
 from muninn.guards import uri as uri_guard
-from muninn.plugins import stack
 from muninn.plugins.mcp import server
 from muninn.plugins.mcp.session import GuardSession
+from muninn.plugins.stack import lifecycle
 
 WORDS = ("backup restore postgres nginx certificate kubernetes node drain dns resolver vpn tunnel redis "
          "memory grafana alert terraform lock disk volume rotate token deploy rollback incident runbook").split()
@@ -74,7 +74,7 @@ def stack_config(tmp: Path) -> tuple[Path, dict]:
 def _setup(tmp: Path, configured: tuple[Path, dict] | None = None) -> tuple[Path, list[str], str]:
     cfg_path, base = configured or stack_config(tmp)
     settings = config.load(cfg_path)
-    stack.up(settings, say=lambda m: None, config_file=cfg_path)   # a no-op when it already runs
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg_path)   # a no-op when it already runs
     root = OpenViking.root(settings)
     account = f"bench{pysecrets.token_hex(4)}"
     owner_key = root.create_account(account, "owner")
@@ -209,7 +209,7 @@ def main() -> None:
         session.close()
         direct.close()
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
     head = (f"# Guard overhead\n\n{platform.node()} · {os.cpu_count()} cores · Python {platform.python_version()} · "
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · N={N} paired calls\n\n")
     table = "| measure | value |\n| --- | --- |\n" + "\n".join(f"| {a} | {b} |" for a, b in rows) + "\n"

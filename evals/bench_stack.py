@@ -22,7 +22,7 @@ import yaml
 from muninn.core import config, paths
 from muninn.core.client import OpenViking
 from muninn.evals.benchutil import free_port, pct
-from muninn.plugins import stack
+from muninn.plugins.stack import lifecycle
 
 WORDS = ("backup restore postgres nginx certificate kubernetes node drain dns resolver vpn tunnel redis "
          "memory grafana alert terraform lock disk volume rotate token deploy rollback incident runbook "
@@ -50,11 +50,11 @@ def main() -> None:
     starts = []
     for _ in range(3):
         t = time.perf_counter()
-        stack.up(settings, say=lambda m: None, config_file=cfg)
+        lifecycle.up(settings, say=lambda m: None, config_file=cfg)
         starts.append(time.perf_counter() - t)
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
     rows.append(("`muninn up` cold start (sidecar + server), median of 3", f"{statistics.median(starts):.1f} s"))
-    stack.up(settings, say=lambda m: None, config_file=cfg)
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg)
     try:
         url = f"{settings.embed.base_url}/v1/embeddings"
         texts = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(1000)]
@@ -103,7 +103,7 @@ def main() -> None:
                         rows.append(("find top 20 over 2,000 files, p50 / p95 (50 warm queries)",
                                      f"{pct(lat, .5):.0f} / {pct(lat, .95):.0f} ms"))
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
 
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                f"openviking {settings.server.version}, embedding model {settings.embed.model} on CPU, threads = cores; "

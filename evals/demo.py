@@ -21,9 +21,9 @@ from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
 from muninn.evals import report, sealed
 from muninn.export import pipeline, sync
-from muninn.plugins import policy_apply, stack
 from muninn.plugins.access.vault import Vault
 from muninn.plugins.search import keyword
+from muninn.plugins.stack import lifecycle, policy_apply
 
 DEMO_QUERY = "where do I look at a docker container's logs"
 Say = Callable[[str], None]
@@ -65,7 +65,7 @@ def search_through_guard(config_path: Path | None, profile: str, query: str) -> 
 
 def run(settings: Settings, config_path: Path | None, console: Console, say: Say) -> sealed.EvalRun:
     _step(console, "1. local stack")
-    stack.up(settings, say=say, config_file=config_path)
+    lifecycle.up(settings, say=say, config_file=config_path)
 
     _step(console, "2. readers, keys and ACLs from policy.yaml")
     pol = policy_mod.load_for(settings)

@@ -190,14 +190,14 @@ def sync_cmd(
         sync_mod.check_area(to)
         if not Path(src).is_dir():
             raise ConfigError("sync source is not a folder", path=src, fix="export into it first")
-        gate.check([(Path(src), sync_mod.local_files(Path(src)))])
+        passed = gate.check([(Path(src), sync_mod.local_files(Path(src)))])[0]
     with OpenViking.user(s) as client, _progress(json_out) as on_progress:
         if src == "all":
             reports = sync_mod.sync_all(client, s, prune=prune, on_progress=on_progress, replace=replace)
         else:
-            reports = {to: sync_mod.sync(client, Path(src), to, prune, batch_size=s.export.batch_size,
+            reports = {to: sync_mod.sync(client, passed, to, prune, batch_size=s.export.batch_size,
                                          manifest_dir=s.paths.sync_manifests, on_progress=on_progress,
-                                         settings=s, gate=gate, replace=replace)}
+                                         settings=s, replace=replace)}
     if json_out:
         emit_json(reports[to].as_json() if src != "all" else {a: r.as_json() for a, r in reports.items()})
     else:

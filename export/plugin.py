@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -11,11 +10,10 @@ from muninn.core.hookspecs import KnownValues, hookimpl
 
 @hookimpl
 def register_sources(register: Callable[[type], Any]) -> None:
-    from muninn.export.sources import BUILTIN
+    from muninn.export.sources import inventory, notes, observations, repo, secrets, tasks
 
-    for kind in BUILTIN:
-        module = importlib.import_module(f"muninn.export.sources.{kind}")
-        (cls,) = [v for v in vars(module).values() if getattr(v, "kind", None) == kind and isinstance(v, type)]
+    for cls in (tasks.TasksSource, notes.NotesSource, observations.ObservationsSource, secrets.SecretsSource,
+                inventory.InventorySource, repo.RepoSource):
         register(cls)
 
 

@@ -38,7 +38,7 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy, ServerError
 from muninn.core.workspace import Workspace
 from muninn.export.facts import slug
-from muninn.export.sync_gate import SyncGate
+from muninn.export.sync_gate import Passed, SyncGate
 
 AREA_PREFIX = "viking://resources/"
 
@@ -209,7 +209,7 @@ def read_many(client: OpenViking, uris: list[str], workers: int = 8,
         return dict(p for p in pool.map(one, uris) if p is not None)
 
 
-def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = False, *,
+def sync(client: OpenViking, src_dir: Path | str | Passed, to_uri: str, prune: bool = False, *,
          batch_size: int = 100, manifest_dir: Path | None = None,
          on_progress: Callable[[int, int], None] | None = None, settings: Settings | None = None,
          gate: SyncGate | None = None, busy_wait: float | None = None, replace: bool = False) -> SyncReport:
@@ -218,16 +218,20 @@ def sync(client: OpenViking, src_dir: Path | str, to_uri: str, prune: bool = Fal
     A file the server holds at one of those paths with bytes muninn did not write (a reader's edit,
     or someone else's file) is a conflict: left as it is and named, unless `replace`.
 
-    With `gate`, the bytes about to be uploaded are gated first (`sync_gate`): a refusal raises
-    SyncRefused (exit 3) before anything is written. With `settings`, the after-sync hooks (e.g.
+    `src_dir` is a folder, read here; or what a gate already passed (`SyncGate.check`), uploaded as
+    it was read and gated. With `gate`, a folder's bytes are gated first (`sync_gate`): a refusal
+    raises SyncRefused (exit 3) before anything is written. With `settings`, the after-sync hooks (e.g.
     the search plugin's keyword index) hear what was written and removed. Writes wait up to
     `busy_wait` seconds (default: settings.server.busy_wait) while the server says it is busy."""
     to_uri = check_area(to_uri)
     if busy_wait is None:
         busy_wait = settings.server.busy_wait if settings is not None else 120.0
-    local = local_files(Path(src_dir))
-    if gate is not None:
-        gate.check([(Path(src_dir), local)])
+    if isinstance(src_dir, Passed):
+        src_dir, local = src_dir.root, src_dir.files
+    else:
+        local = local_files(Path(src_dir))
+        if gate is not None:
+            gate.check([(Path(src_dir), local)])
     if prune and not local:
         # An empty or mistyped folder with --prune would delete everything muninn ever wrote here.
         raise ConfigError("refusing to prune from a folder without fact files", path=str(src_dir),
@@ -339,14 +343,14 @@ def _confirmed(result: object, to_uri: str, batch: dict[str, bytes]) -> list[str
 def sync_all(client: OpenViking, settings: Any, prune: bool = False,
              on_progress: Callable[[int, int], None] | None = None, replace: bool = False) -> dict[str, SyncReport]:
     """Sync every area that `sources:` names, from where `export all` put its files. Every area is
-    gated before any is uploaded (`sync_gate`)."""
+    read once and gated before any is uploaded (`sync_gate`), and what is uploaded is the bytes gated.
+    An area not exported yet fails in its turn, as a folder sync would."""
     from muninn.export.pipeline import area_dir, configured
 
-    areas = sorted({c.area for c in configured(settings)})
+    folders = {area: area_dir(settings, area) for area in sorted({c.area for c in configured(settings)})}
     gate = SyncGate.from_settings(settings)
-    gate.check([(area_dir(settings, a), local_files(area_dir(settings, a))) for a in areas
-                if area_dir(settings, a).is_dir()])
-    return {area: sync(client, area_dir(settings, area), area, prune, batch_size=settings.export.batch_size,
+    passed = {p.root: p for p in gate.check([(d, local_files(d)) for d in folders.values() if d.is_dir()])}
+    return {area: sync(client, passed.get(folder, folder), area, prune, batch_size=settings.export.batch_size,
                        manifest_dir=settings.paths.sync_manifests, on_progress=on_progress, settings=settings,
                        gate=gate, replace=replace)
-            for area in areas}
+            for area, folder in folders.items()}

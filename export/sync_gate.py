@@ -38,12 +38,21 @@ class SyncRefused(MuninnError):
     exit_code = ExitCode.LEAK_GATE_DROPPED
 
 
+@dataclass(frozen=True)
+class Passed:
+    """One folder's files as the gate read and passed them: sync uploads these bytes, never a second
+    read of the folder (a file changed since would go up ungated)."""
+
+    root: Path
+    files: dict[str, bytes]
+
+
 @dataclass
 class SyncGate:
     gate: LeakGate
     names: Redactor   # only for showing file names safely
-    # (folder, file, sha256 of its bytes, the ledger's hash) this gate found clean: `muninn sync` checks
-    # before touching the server and again inside sync; the same bytes get the same verdict.
+    # (folder, file, sha256 of its bytes, the ledger's hash) this gate found clean: asked again about the
+    # same bytes, it gives the same verdict without scanning them again.
     _clean: set[tuple[str, str, str, str]] = field(default_factory=set, repr=False)
 
     @classmethod
@@ -83,11 +92,12 @@ class SyncGate:
                 self._clean.add(seen)
         return out
 
-    def check(self, folders: Iterable[tuple[Path, dict[str, bytes]]]) -> None:
-        """Raise SyncRefused naming every refused file of every folder."""
+    def check(self, folders: Iterable[tuple[Path, dict[str, bytes]]]) -> list[Passed]:
+        """Every folder passed, in order; or SyncRefused naming every refused file of every folder."""
+        folders = list(folders)
         refused = [(root, d) for root, local in folders for d in self.refused(root, local)]
         if not refused:
-            return
+            return [Passed(root, local) for root, local in folders]
         shown = "; ".join(f"{self.names.redact_path(str(root))}/{d.path}: {d.reason}" for root, d in refused[:20])
         more = f" (and {len(refused) - 20} more)" if len(refused) > 20 else ""
         raise SyncRefused(f"sync refused, nothing uploaded: {len(refused)} file(s) failed the gate: {shown}{more}",

@@ -138,16 +138,3 @@ def restore(settings: Settings, path: Path, to: str) -> dict[str, Any]:
     report = backup_restore.restore(settings, path, area=to)
     backup_restore.raise_for(report)
     return report.to_json()
-
-
-def backup_job(ctx: Any) -> Any:
-    from muninn.nightly.jobs import JobResult
-
-    report = create(ctx.settings)
-    detail = (f"{report.path.name}: {sum(report.areas.values())} file(s) in {len(report.areas)} area(s) "
-              f"({report.edited} edited export(s)), {report.rebuildable} left to the exports, "
-              f"{report.size} bytes; {', '.join(report.included[1:])}")
-    if report.skipped:
-        return JobResult("backup", True, f"{detail}; skipped: {'; '.join(report.skipped)}", report.to_json(),
-                         status="warn")
-    return JobResult("backup", True, detail, report.to_json())

@@ -189,7 +189,7 @@ def _write(client: OpenViking, root: str, files: dict[str, str], batch: int = 10
 
 def _refresh(settings: Settings, archive: backup_archive.Archive, report: RestoreReport) -> None:
     """Every reader's keyword index and search vectors, for what was just written."""
-    from muninn.nightly.refresh import fill_vectors
+    from muninn.nightly.jobs.refresh import fill_vectors
     from muninn.plugins.search import reader_index
 
     texts = {rec["uri"]: archive.read(rec["member"]).decode("utf-8") for rec in archive.server_files

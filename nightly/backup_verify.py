@@ -75,17 +75,3 @@ def raise_for(report: DrillReport) -> None:
         more = f" (+{len(report.problems) - 5} more)" if len(report.problems) > 5 else ""
         raise DrillFailed(f"{report.path} failed the restore drill: {'; '.join(report.problems[:5])}{more}",
                           fix="do not rely on this backup: run `muninn backup create` and verify again")
-
-
-def verify_job(ctx: Any) -> Any:
-    from muninn.nightly.jobs import JobResult
-
-    try:
-        report = drill(ctx.settings)
-    except MuninnError as exc:           # unreadable, or no backup at all: loud, never skipped
-        return JobResult("backup-verify", False, exc.message, {"error": exc.message})
-    if report.problems:
-        return JobResult("backup-verify", False, f"{report.path.name}: {'; '.join(report.problems[:3])}",
-                         report.to_json())
-    return JobResult("backup-verify", True, f"{report.path.name}: {report.members} member(s) restored into a "
-                     f"scratch folder and checked in {report.seconds:.1f} s", report.to_json())

@@ -11,26 +11,26 @@ from muninn.core.hookspecs import hookimpl
 
 @hookimpl
 def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
-    from muninn.nightly import (
+    from muninn.nightly.jobs import (
         acl_drift,
         backup,
         backup_verify,
         completeness,
+        leak_gate,
         mirror,
         refresh,
-        repo_snapshot,
         server_leak_scan,
-        skills,
-        snapshots,
+        skills_drift,
+        snapshot,
         verify,
     )
 
     # Fresh first (the vault's values are what every later gate looks for), checks after, copies last.
     register("refresh", refresh.refresh)
-    register("snapshot", repo_snapshot.snapshot)
+    register("snapshot", snapshot.snapshot)
     register("acl-drift", acl_drift.acl_drift)
-    register("skills-drift", skills.skills_drift)
-    register("leak-gate", snapshots.leak_gate)
+    register("skills-drift", skills_drift.skills_drift)
+    register("leak-gate", leak_gate.leak_gate)
     register("server-leak-scan", server_leak_scan.server_leak_scan)
     register("completeness", completeness.completeness)
     register("verify", verify.verify)

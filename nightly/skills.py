@@ -1,9 +1,9 @@
-"""Skills drift: every agent loads viking://agent/skills, and any user's key can write there
+"""What an approved skill is, for the skills-drift job (jobs/skills_drift.py) and `muninn skills install`:
+every agent loads viking://agent/skills, and any user's key can write there
 (OpenViking 0.5.2 has no server-side write control on it). A skill not on the approved list fails,
 and so does an approved skill pinned by content (`name@sha256:<hex>` in `nightly.approved_skills`)
 whose content changed: the hash is over every file under the skill, path and text, in path order.
-`muninn skills install` adds its pins to a state file in the workspace, read here too.
-Each skill's current hash is in the job's data, to pin it."""
+`muninn skills install` adds its pins to a state file in the workspace, read here too."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import json
 from muninn.core import atomic
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
-from muninn.core.errors import ConfigError, NotFound
-from muninn.nightly.jobs import Context, JobResult
+from muninn.core.errors import ConfigError
 
 SKILLS = "viking://agent/skills"
 
@@ -54,22 +53,3 @@ def load(settings: Settings) -> list[str]:
 
 def save(settings: Settings, entries: list[str]) -> None:
     atomic.write_text(settings.paths.approved_skills, json.dumps({"approved": entries}, indent=1) + "\n", 0o600)
-
-
-def skills_drift(ctx: Context) -> JobResult:
-    # What the owner typed in muninn.yaml, then what `muninn skills install` pinned (newer, so it wins).
-    approved = parse_approved([*ctx.settings.nightly.approved_skills, *load(ctx.settings)])
-    with OpenViking.user(ctx.settings) as client:
-        try:
-            uris = {e.uri.rstrip("/").rsplit("/", 1)[-1]: e.uri.rstrip("/") for e in client.ls(SKILLS)}
-        except NotFound:
-            uris = {}
-        hashes = {name: content_hash(client, uri) for name, uri in uris.items()}
-    unknown = sorted(set(uris) - set(approved))
-    changed = sorted(n for n in uris if approved.get(n) and approved[n] != hashes[n])
-    problems = [f"not approved: {', '.join(unknown)}"] if unknown else []
-    problems += [f"content changed since approved: {', '.join(changed)}"] if changed else []
-    detail = "; ".join(problems) or f"{len(uris)} skill(s), all approved"
-    return JobResult("skills-drift", not problems, detail,
-                     {"skills": sorted(uris), "unapproved": unknown, "changed": changed,
-                      "sha256": {n: f"sha256:{h}" for n, h in sorted(hashes.items())}})

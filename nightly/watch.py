@@ -18,7 +18,7 @@ from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline
-from muninn.nightly import refresh
+from muninn.nightly.jobs import refresh
 
 KIND = "observations"
 

@@ -132,7 +132,7 @@ class Stack:
 def own_stack(base: Path, extra: dict | None = None, keyring_dir: Path | None = None) -> Iterator[Stack]:
     """A second real stack of its own (home, ports, keyring file unless `keyring_dir` is shared): for
     tests that kill or stop its processes, which must never touch the session's shared stack."""
-    from muninn.plugins import stack as stack_mod
+    from muninn.plugins.stack import lifecycle as stack_mod
 
     cfg: dict = {"home": str(base / "home"), "server": {"port": free_port(), "venv": REAL_SERVER_VENV},
                  "embed": {"port": free_port()}, "keyring": {"backend": FILE_KEYRING}}
@@ -163,7 +163,7 @@ def own_stack(base: Path, extra: dict | None = None, keyring_dir: Path | None = 
 
 @pytest.fixture(scope="session")
 def stack() -> Stack:
-    from muninn.plugins import stack as stack_mod
+    from muninn.plugins.stack import lifecycle as stack_mod
 
     home = SESSION_DIR / "stack-home"
     cfg = {

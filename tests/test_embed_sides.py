@@ -14,9 +14,9 @@ from muninn.core import embed_prompts as prompts
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings, Settings
 from muninn.evals.lab.corpora.baselines import Dense, settings_for
-from muninn.plugins import stack
 from muninn.plugins.embed.server import create_app
 from muninn.plugins.search.dense import DenseScorer
+from muninn.plugins.stack import lifecycle as stack
 
 E5 = prompts.Prompts(query="query: ", passage="passage: ")
 FACT = factfile.render(factfile.FactFile(

@@ -44,7 +44,7 @@ EXAMPLE_SOURCES = [
 
 
 def test_builtins_register_through_the_registry() -> None:
-    assert set(sources.BUILTIN) <= set(sources.kinds())
+    assert {"tasks", "notes", "observations", "secrets", "inventory", "repo"} <= set(sources.kinds())
     with pytest.raises(ConfigError, match="unknown source kind"):
         sources.get("nope")
 

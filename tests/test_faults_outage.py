@@ -25,7 +25,8 @@ from conftest import Stack, own_stack
 from mcp import Client, StdioServerParameters
 
 from muninn.core.errors import ExitCode
-from muninn.plugins import home_modes, stack_probe
+from muninn.plugins.stack import home_modes
+from muninn.plugins.stack import probe as stack_probe
 
 pytestmark = pytest.mark.integration
 

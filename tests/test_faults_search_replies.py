@@ -122,7 +122,7 @@ def test_a_bad_sidecar_leaves_rrf_order_and_says_so(stack, fault: str) -> None:
 
 @pytest.mark.parametrize("fault", [None, "html-500", "invalid-json", "slow"])
 def test_status_and_doctor_name_the_url_its_latency_and_a_real_find(stack, fault: str | None) -> None:
-    from muninn.plugins import doctor
+    from muninn.plugins.stack import doctor
 
     cfg, state, _ = stack
     state.fault, state.fault_paths, state.slow_seconds = fault, (FIND,), 4.0

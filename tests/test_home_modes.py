@@ -16,7 +16,7 @@ import yaml
 from faultserver import serve
 
 from muninn.core import config, credentials
-from muninn.plugins import home_modes
+from muninn.plugins.stack import home_modes
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 AREA = "viking://resources/notes"

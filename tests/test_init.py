@@ -14,7 +14,7 @@ from conftest import Ended
 
 from muninn.core import config, policy, secrets_file
 from muninn.core.errors import ExitCode
-from muninn.plugins import init_files
+from muninn.plugins.stack import init_files
 
 NAMES = ("muninn.yaml", "policy.yaml", "secrets.yaml")
 # The doctor lines about the files init writes: each must be ok right after it.

@@ -15,7 +15,7 @@ import yaml
 from conftest import FILE_KEYRING, own_stack
 
 from muninn.core import config, credentials, upgrade
-from muninn.plugins.keyring_scope import move_plain_names
+from muninn.plugins.stack.keyring_scope import move_plain_names
 
 
 def _settings(tmp: Path, home: str, url: str | None) -> config.Settings:
@@ -111,7 +111,7 @@ def test_two_real_stacks_side_by_side_share_one_keyring_file(tmp_path: Path, mon
             assert st.root.list_accounts() is not None
 
 
-ALLOWED = {"muninn/core/credentials.py", "plugins/keyring_scope.py", "tests/test_keyring.py",
+ALLOWED = {"muninn/core/credentials.py", "plugins/stack/keyring_scope.py", "tests/test_keyring.py",
            "tests/test_keyring_scope.py"}
 
 

@@ -7,18 +7,22 @@ The lab (evals/lab: benchmarks, probes, the corpora harness) sits above everythi
 lab import the lab, and the wheel leaves it out (tests/test_wheel.py).
 
 A part imports itself and the layers below it, never a sibling: export and search meet only in
-core (sync announces what it wrote through the registry's after_sync hook). "stack" is every
-module of plugins/ outside search, access and mcp: the local stack and its embedding sidecar
-(plugins/embed), `muninn doctor` (its checks come from every part through the registry, so it
-imports none of them), `muninn ls` (fs_cli) and `muninn policy` (policy_apply, policy_cli),
-which talk to the server and nothing above. muninn.core.registry names the built-in plugin
-modules as strings, not imports: it is the one place that knows them all.
+core (sync announces what it wrote through the registry's after_sync hook). plugins/ holds rooms
+only (a loose module there belongs to no part): search, access, mcp and "stack", which is
+plugins/stack (the local stack's lifecycle and probe, `muninn init`, `muninn doctor` (its checks
+come from every part through the registry, so it imports none of them), `muninn ls` and `muninn
+policy`, the home's file modes, the keyring-scope step) and its embedding sidecar plugins/embed,
+all of which talk to the server and nothing above. nightly/jobs holds one module per registered
+job, beside the nightly services it calls. muninn.core.registry names the built-in plugin modules
+as strings, not imports, and muninn.commands the command groups: each knows its kind without
+importing a part.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -36,11 +40,14 @@ PARTS = {
     "muninn/__main__.py": "cli",
     "guards": "guards",
     "export": "export",
-    "plugins": "stack",
+    "plugins/__init__.py": "stack",
+    "plugins/stack": "stack",
+    "plugins/embed": "stack",
     "plugins/search": "search",
     "plugins/access": "access",
     "plugins/mcp": "mcp",
     "nightly": "nightly",
+    "nightly/jobs": "nightly",
     "evals": "evals",
     "evals/lab": "lab",
 }
@@ -131,8 +138,8 @@ PLANTED = [
     ("plugins/search/x.py", "from muninn.plugins import access", False),    # the `from package import part` form
     ("plugins/access/x.py", "from ..search import keyword", False),         # a relative import that leaves its part
     ("plugins/access/x.py", "from .store import Store", True),
-    ("plugins/search/x.py", "def f():\n    from muninn.plugins.doctor import run", False),  # function-local
-    ("plugins/stack.py", "from muninn.plugins.mcp import server", False),
+    ("plugins/search/x.py", "def f():\n    from muninn.plugins.stack.doctor import run", False),  # function-local
+    ("plugins/stack/lifecycle.py", "from muninn.plugins.mcp import server", False),
     ("guards/x.py", "import muninn.export.sync", False),
     ("muninn/core/x.py", "from muninn.guards import redact", False),
     ("muninn/core/x.py", "from muninn.core import config", True),
@@ -145,7 +152,7 @@ PLANTED = [
     ("plugins/access/x.py", "from muninn.plugins.search import keyword", False),  # peers meet only below
     ("plugins/access/x.py", "from muninn.plugins.mcp.session import GuardSession", False),
     ("plugins/mcp/x.py", "from muninn.plugins.access.vault import Vault", True),
-    ("plugins/doctor.py", "from muninn.plugins.search import doctor_check", False),
+    ("plugins/stack/doctor.py", "from muninn.plugins.search import doctor_check", False),
     # Only tests and the lab import the lab.
     ("evals/x.py", "from muninn.evals.lab import locomo", False),
     ("evals/x.py", "from .lab.corpora import harness", False),                 # relative, into the lab
@@ -159,6 +166,18 @@ PLANTED = [
     ("evals/lab/x.py", "from muninn.evals import sealed", True),
     ("evals/lab/x.py", "from muninn.plugins.search.keyword import KeywordIndex", True),
     ("evals/lab/x.py", "from muninn import cli", True),
+    # The rooms: plugins/ holds packages only; stack and nightly/jobs keep their layers and the lab rule.
+    ("plugins/x.py", "import json", False),                                   # a loose module: no part
+    ("plugins/stack/x.py", "from muninn.plugins.embed import fetch", True),     # embed is part of stack
+    ("plugins/stack/x.py", "from muninn.plugins.access.vault import Vault", False),
+    ("plugins/stack/x.py", "from muninn.nightly.jobs import refresh", False),
+    ("plugins/embed/x.py", "from muninn.plugins.search import keyword", False),
+    ("plugins/stack/x.py", "from muninn.evals.lab import bench_stack", False),
+    ("nightly/jobs/x.py", "from muninn.plugins.mcp import server", True),
+    ("nightly/jobs/x.py", "from .. import backup", True),                      # a job calls the services beside
+    ("nightly/jobs/x.py", "from muninn.evals.lab.bench_nightly import run", False),
+    ("nightly/jobs/x.py", "from muninn.evals import sealed", False),
+    ("muninn/commands.py", "from muninn.plugins.stack import cli", False),    # names the groups, imports none
 ]
 
 
@@ -170,6 +189,15 @@ def test_the_rule_catches_a_planted_violation(tmp_path: Path, rel: str, code: st
     target.write_text(code + "\n")
     found = violations(tmp_path)
     assert (found == []) is allowed, found
+
+
+def test_every_registered_job_has_its_own_module_in_nightly_jobs() -> None:
+    code = ("import json; from muninn.core import registry; "
+            "print(json.dumps({n: f.__module__ for n, f in registry.jobs().items()}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = json.loads(out.stdout)
+    assert modules and all(m.startswith("muninn.nightly.jobs.") for m in modules.values()), modules
+    assert len(set(modules.values())) == len(modules), modules
 
 
 def test_namespace_maps_folders_and_leaks_nothing_generic(tmp_path: Path) -> None:

@@ -21,9 +21,9 @@ from muninn.core import hub_models as hub
 from muninn.core import model_manifest as manifest
 from muninn.core.config import EmbedSettings, RerankSettings, Settings
 from muninn.core.errors import ExitCode
-from muninn.plugins import doctor
 from muninn.plugins.embed import model as embed_model
 from muninn.plugins.search import doctor_check, rerank
+from muninn.plugins.stack import doctor
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO = "BAAI/bge-reranker-v2-m3"

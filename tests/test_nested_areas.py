@@ -23,8 +23,8 @@ from muninn.core import credentials
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.export import sync
-from muninn.plugins import policy_apply
 from muninn.plugins.search import keyword, reader_index
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 

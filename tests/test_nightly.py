@@ -14,7 +14,7 @@ from muninn.core.client import OpenViking
 from muninn.export import sync
 from muninn.nightly import runner
 from muninn.nightly.jobs import Context, JobResult
-from muninn.plugins import policy_apply
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 

@@ -22,8 +22,8 @@ from muninn.core.errors import ExitCode
 from muninn.export import pipeline
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.secret_values import collect
-from muninn.nightly import mirror, repo_snapshot
-from muninn.nightly.jobs import Context
+from muninn.nightly.jobs import Context, mirror
+from muninn.nightly.jobs import snapshot as repo_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "Zq8vN3kT5pW2rX7m"

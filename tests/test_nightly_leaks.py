@@ -18,8 +18,8 @@ from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError
 from muninn.export import sync
 from muninn.nightly import backup_crypt, purge
-from muninn.plugins import policy_apply
 from muninn.plugins.access.vault import Vault
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 

@@ -20,8 +20,8 @@ import yaml
 from muninn.core import config, credentials, policy
 from muninn.core.client import OpenViking
 from muninn.nightly import runner
-from muninn.plugins import policy_apply
 from muninn.plugins.search import dense, fact_vectors, keyword, reader_index
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 

@@ -17,7 +17,8 @@ import yaml
 
 from muninn.core import config
 from muninn.export.redaction_report import FULL_LIST
-from muninn.nightly import refresh, runner
+from muninn.nightly import runner
+from muninn.nightly.jobs import refresh
 
 KNOWN = {"Zq8vN3kT5pW2rX7m": "nas-admin", "Hb4tY9mQ2vL7cK3w": "chat-bot-token"}
 PATTERN_ONLY = {   # in no secrets file: caught by pattern alone

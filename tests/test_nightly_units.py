@@ -106,7 +106,7 @@ def test_status_and_ok_agree(ok, status, want_ok, want_status) -> None:
 
 
 def test_verify_skipped_is_a_warning_and_failed_is_a_finding(settings, monkeypatch) -> None:
-    from muninn.nightly import verify
+    from muninn.nightly.jobs import verify
     from muninn.plugins.access import sweep
     from muninn.plugins.access.results import Result
 

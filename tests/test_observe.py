@@ -16,7 +16,7 @@ import pytest
 from test_first_hour import Person, person_in
 
 from muninn.core import config, policy
-from muninn.plugins import init_files
+from muninn.plugins.stack import init_files
 
 # A known value (put in the vault with `muninn secret add`) and pattern-class values the redactor knows
 # by shape: none of them may reach the log file.

@@ -10,7 +10,7 @@ import pytest
 from muninn.core import credentials, policy
 from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError
-from muninn.plugins import policy_apply
+from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 

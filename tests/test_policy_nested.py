@@ -17,9 +17,9 @@ from muninn.core import config
 from muninn.core import policy as policy_mod
 from muninn.core.errors import ConfigError
 from muninn.guards import tools as tool_guard
-from muninn.plugins import policy_show
 from muninn.plugins.mcp import forget
 from muninn.plugins.search import keyword, reader_index
+from muninn.plugins.stack import policy_show
 
 R = "viking://resources"
 AREAS = {

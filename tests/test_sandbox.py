@@ -11,8 +11,8 @@ from conftest import tcp_listener
 
 from muninn.core import config
 from muninn.guards import sandbox
-from muninn.plugins import doctor
 from muninn.plugins.access import sweep
+from muninn.plugins.stack import doctor
 
 pytestmark = pytest.mark.skipif(sandbox.available() is None, reason="no sandbox works on this machine "
                                 "(doctor says so: see test_doctor_names_the_sandbox)")

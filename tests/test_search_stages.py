@@ -11,16 +11,17 @@ import typer
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
+from muninn.core import registry
 from muninn.core.config import RerankSettings, SearchSettings
 from muninn.plugins.search import flags, pipeline
-from muninn.plugins.search.features import FEATURES
-from muninn.plugins.search.pipeline import STAGES, SWITCHES, run
+from muninn.plugins.search.pipeline import run, stage_switches
 from muninn.plugins.search.request import SearchRequest, Switch
 from muninn.plugins.search.state import SearchState
 from muninn.plugins.search.types import SearchError
 
 LEGACY_FLAGS = ["--no-rerank", "--no-hybrid", "--no-routing", "--no-recency", "--no-dates"]
 NOW = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
+STAGES, SWITCHES, FEATURES = tuple(registry.stages()), stage_switches(), registry.features()
 
 
 def test_stage_and_switch_names_are_unique_and_every_switch_reads_a_setting() -> None:

@@ -16,7 +16,7 @@ import yaml
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError, NotFound, ServerDown
-from muninn.plugins import stack as stack_mod
+from muninn.plugins.stack import lifecycle as stack_mod
 
 pytestmark = pytest.mark.integration
 
@@ -161,7 +161,7 @@ def test_a_crashing_server_gives_the_log_tail(tmp_path: Path, script: str, needl
 
 def test_a_known_server_failure_is_one_sentence_with_its_fix(tmp_path) -> None:
     from muninn.core.config import Settings
-    from muninn.plugins import stack as stack_mod
+    from muninn.plugins.stack import lifecycle as stack_mod
 
     log = tmp_path / "server.log"
     with log.open("wb") as fh:

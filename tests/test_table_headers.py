@@ -29,7 +29,8 @@ def _tables() -> list[tuple[str, int, list[str]]]:
 
 def test_the_walk_sees_the_tables() -> None:
     found = {f for f, _, heads in _tables() if heads}
-    assert {"plugins/doctor_cli.py", "nightly/cli.py", "plugins/policy_cli.py", "plugins/stack_cli.py"} <= found
+    assert {"plugins/stack/doctor_cli.py", "nightly/cli.py", "plugins/stack/policy_cli.py",
+            "plugins/stack/cli.py"} <= found
 
 
 @pytest.mark.parametrize("where, line, heads", _tables(), ids=lambda v: str(v) if isinstance(v, str) else None)

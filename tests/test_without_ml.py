@@ -92,7 +92,7 @@ def test_a_command_that_needs_the_extra_says_which(no_ml: dict[str, str], tmp_pa
 def test_any_module_of_the_extra_missing_anywhere_is_exit_17(run_muninn, monkeypatch: pytest.MonkeyPatch,
                                                              module: str) -> None:
     """Whatever command imports it, wherever: the edge names the extra, not a bug."""
-    from muninn.plugins import doctor
+    from muninn.plugins.stack import doctor
 
     def needs(_settings):
         raise ModuleNotFoundError(f"No module named {module!r}", name=module)
@@ -106,7 +106,7 @@ def test_any_module_of_the_extra_missing_anywhere_is_exit_17(run_muninn, monkeyp
 
 @pytest.mark.parametrize("module", ["yaml", "muninn.plugins.nope", "some_typo_module"])
 def test_any_other_missing_module_is_still_a_bug(run_muninn, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
-    from muninn.plugins import doctor
+    from muninn.plugins.stack import doctor
 
     def needs(_settings):
         raise ModuleNotFoundError(f"No module named {module!r}", name=module)

@@ -29,7 +29,7 @@ from muninn.core import policy as policy_mod
 from muninn.evals import sealed
 from muninn.evals.benchutil import pct
 from muninn.evals.lab import bench_nightly
-from muninn.plugins import policy_apply, stack
+from muninn.plugins.stack import lifecycle, policy_apply
 
 EXTRA = ["how did we rotate the certificate", "why did the jira api return 403", "what broke the backups",
              "how is the vpn set up", "which dashboards show disk usage", "how do we restart the ingress",
@@ -98,7 +98,7 @@ def main() -> None:
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
     cfg = bench_nightly._workspace(tmp)
     settings = config.load(cfg)
-    stack.up(settings, say=lambda m: None, config_file=cfg)
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg)
     rows = {}
     try:
         assert policy_apply.apply(settings, policy_mod.load_for(settings), say=lambda m: None).ok
@@ -107,7 +107,7 @@ def main() -> None:
             rows[rerank] = measure(_variant(cfg, rerank), args.profile, args.repeats, args.pause)
             print(f"[mcp-warm] rerank={rerank}: {rows[rerank]}", file=sys.stderr, flush=True)
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
     print(f"Warm `recall_search` through stdio MCP (`muninn mcp --profile {args.profile}`), demo corpus, "
           f"{os.cpu_count()} cores; the first search came {args.pause:g} s after initialize, then "
           f"{rows[True]['n']} new questions, then {args.repeats} repeated ones.\n")

@@ -35,7 +35,7 @@ from muninn.core import config, paths
 from muninn.core import policy as policy_mod
 from muninn.evals import bench_export, lab
 from muninn.evals.benchutil import free_port, pct
-from muninn.plugins import policy_apply, stack
+from muninn.plugins.stack import lifecycle, policy_apply
 
 ROOT = lab.REPO
 OUT = ROOT / "evals" / "results" / "nightly.md"
@@ -175,7 +175,7 @@ def main() -> None:
     os.environ["MUNINN_CONFIG"] = str(cfg)
     settings = config.load(cfg)
     load = os.getloadavg()[0]
-    stack.up(settings, say=lambda m: None, config_file=cfg)
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg)
     try:
         assert policy_apply.apply(settings, policy_mod.load_for(settings), say=lambda m: None).ok
         cold = _night(cfg)
@@ -184,7 +184,7 @@ def main() -> None:
         warm += _restore(cfg, settings)
         remembered = [] if args.record else _findable(cfg, settings, args.trials)
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
     if args.record:
         out = OUT.with_name(f"nightly-{args.record}.md")
         out.write_text(write_record(args.record, cold, warm, (load, os.getloadavg()[0])))

@@ -256,7 +256,7 @@ def plot(points: list[Point], path: Path) -> None:
 def main() -> None:
     from muninn.core import config, credentials
     from muninn.core.client import OpenViking
-    from muninn.plugins import stack
+    from muninn.plugins.stack import lifecycle
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synced", type=int, nargs="*", default=[1000])
@@ -286,7 +286,7 @@ def main() -> None:
         os.environ["XDG_DATA_HOME"] = str(root / "xdg")
         os.environ["MUNINN_HOME"] = str(root / "home")
         settings = config.load(cfg)
-        stack.up(settings, say=lambda m: None, config_file=cfg)
+        lifecycle.up(settings, say=lambda m: None, config_file=cfg)
         try:
             with OpenViking.root(settings) as admin:
                 key = admin.create_account("scale", "owner")
@@ -303,7 +303,7 @@ def main() -> None:
                     synced(point, out, index, settings, cfg, owner)
                     print(f"[scale] {n} synced: {point.values}", file=sys.stderr, flush=True)
         finally:
-            stack.down(settings, say=lambda m: None)
+            lifecycle.down(settings, say=lambda m: None)
     points.sort(key=lambda p: p.size)
     extrapolate(points)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -49,7 +49,7 @@ from muninn.evals.benchutil import free_port
 from muninn.export import pipeline
 from muninn.export.sync import local_files, remote_files, sync
 from muninn.export.sync_gate import SyncGate
-from muninn.plugins import stack
+from muninn.plugins.stack import lifecycle
 
 RESULTS = lab.RESULTS / "sync-split.md"
 AREA = "viking://resources/record"
@@ -187,7 +187,7 @@ def null_endpoint(root: Path, dim: int) -> Iterator[tuple[str, int]]:
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         try:
             deadline = time.monotonic() + 60
-            while not stack.healthy(url, timeout=1.0):
+            while not lifecycle.healthy(url, timeout=1.0):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the null embedder did not start (exit {proc.poll()}); log {log.name}")
                 time.sleep(0.2)
@@ -224,13 +224,13 @@ def fresh_stack(work: Path, venv: Path, secrets: Path,
                             "export": {"secret_files": [str(secrets)]}}
     cfg.write_text(yaml.safe_dump(base))
     settings = config.load(cfg)
-    stack.up(settings, say=lambda m: None, config_file=cfg)
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg)
     try:
         state = json.loads((settings.paths.stack / "stack.json").read_text())
         names = {"server": "openviking-server", "embed": "embedding sidecar"}
         yield settings, {names[k]: v["pid"] for k, v in state.items() if v.get("pid")}
     finally:
-        stack.down(settings, say=lambda m: None)
+        lifecycle.down(settings, say=lambda m: None)
 
 
 def probe(settings: Settings, sample: str) -> tuple[int, int]:

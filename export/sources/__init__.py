@@ -1,8 +1,8 @@
 """Sources: one module per source, a class with `kind`, an `Options` model and `facts()`.
 
 Built-in sources go through the same door an outside plugin uses: the `register_sources` hook
-(muninn.export.plugin registers the ones named in BUILTIN; an outside package declares an entry
-point in the group `muninn`, see muninn.core.hookspecs).
+(muninn.export.plugin lists the built-in classes; an outside package declares an entry point in
+the group `muninn`, see muninn.core.hookspecs).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from pydantic import BaseModel, ConfigDict
 from muninn.core import registry
 from muninn.core.errors import ConfigError
 from muninn.export.facts import Fact
-
-BUILTIN = ("tasks", "notes", "observations", "secrets", "inventory", "repo")
 
 
 class Options(BaseModel):

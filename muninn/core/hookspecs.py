@@ -38,6 +38,26 @@ def register_tools(register: Callable[[Any], Any]) -> None:
 
 
 @hookspec
+def register_stages(register: Callable[[Any], Any]) -> None:
+    """Search stages, in the order a query runs through them: `register(stage)`, a
+    muninn.plugins.search.state.Stage with a unique `name` (an outside plugin's stages run after the
+    built-ins)."""
+
+
+@hookspec
+def register_features(register: Callable[[Any], Any]) -> None:
+    """Fusion features, in the order of the sums: `register(feature)`, a
+    muninn.plugins.search.features.Feature with a unique `name`."""
+
+
+@hookspec
+def register_commands(register: Callable[[str, str, str | None], Any]) -> None:
+    """CLI command groups, in the order `muninn --help` lists them: `register(module, attr, name)`, the
+    typer app at `module.attr`, its commands at the top (`name` None) or under a group `name`. Named,
+    not imported: a part is imported only when one of its commands runs."""
+
+
+@hookspec
 def register_checks(register: Callable[[Callable[[Settings], list[Any]]], Any]) -> None:
     """`muninn doctor` lines: `register(fn)`, fn(settings) -> list[muninn.core.checks.Check]."""
 

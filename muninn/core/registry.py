@@ -1,6 +1,7 @@
-"""The one registry: every source, redaction rule, MCP tool, doctor check, nightly job, workspace
-upgrade step, store of known secret values and after-sync hook comes through here, in llm's style (pluggy hooks; see
-muninn.core.hookspecs).
+"""The one registry: every source, redaction rule, search stage and fusion feature, MCP tool, CLI
+command group, doctor check, nightly job, workspace upgrade step, store of known secret values and
+after-sync hook comes through here, in llm's style (pluggy hooks; see muninn.core.hookspecs). Each
+kind of built-in is listed once, in its part's plugin module (the comments of BUILTIN say which).
 
 `BUILTIN` is the one list of muninn's own plugin modules. They are named, not imported, so core
 stays at the bottom of the import order. A plugin module keeps its top-level imports light and
@@ -21,15 +22,16 @@ from muninn.core import hookspecs
 from muninn.core.config import Settings
 
 BUILTIN = (
+    "muninn.commands",               # CLI command groups (named, not imported)
     "muninn.guards.plugin",          # redaction rules
     "muninn.export.plugin",          # sources
-    "muninn.plugins.doctor",         # packages, config, keyring, server, stack, embedding model
-    "muninn.plugins.search.plugin",  # reranker and keyword-index checks; keyword index after sync
+    "muninn.plugins.stack.doctor",         # packages, config, keyring, server, stack, embedding model
+    "muninn.plugins.search.plugin",  # stages, features; reranker and keyword-index checks; index after sync
     "muninn.plugins.access.plugin",  # vault, inventory and verify checks
     "muninn.plugins.mcp.plugin",     # tools; guard policy check
     "muninn.nightly.plugin",         # nightly jobs
-    "muninn.plugins.keyring_scope",  # keyring names scoped by server and home: the upgrade step
-    "muninn.plugins.home_modes",     # files under the home 0600, folders 0700: check and upgrade step
+    "muninn.plugins.stack.keyring_scope",  # keyring names scoped by server and home: the upgrade step
+    "muninn.plugins.stack.home_modes",     # files under the home 0600, folders 0700: check and upgrade step
 )
 
 _pm: pluggy.PluginManager | None = None
@@ -96,6 +98,21 @@ def sources() -> dict[str, type]:
 def rules() -> dict[str, type]:
     """{rule name: Rule subclass}."""
     return _collect("register_rules", lambda cls: cls.name, "redaction rule")
+
+
+def stages() -> list[Any]:
+    """The search stages, in the order a query runs through them."""
+    return list(_collect("register_stages", lambda stage: stage.name, "search stage").values())
+
+
+def features() -> list[Any]:
+    """The fusion features, in the order of the sums."""
+    return list(_collect("register_features", lambda feature: feature.name, "fusion feature").values())
+
+
+def commands() -> list[tuple[str, str, str | None]]:
+    """(module, attribute, group name or None) of every CLI command group, in `muninn --help`'s order."""
+    return list(_collect("register_commands", lambda part: f"{part[0]}.{part[1]}", "command group").values())
 
 
 def tools() -> dict[str, Any]:

@@ -3,7 +3,8 @@
 A feature has a `name` (its key in the fusion), a `weight` in linear fusion, a `blend` after the
 rerank (0: not added again), `shown` (its key in a hit's stage_scores, or None) and
 `score(state, uris)`. A feature whose `applies` is False this query is left out of both. A new
-feature is one class here and one entry in FEATURES; the order of FEATURES is the order of the sums.
+feature is one class here and one line in the plugin's `register_features` (plugin.py), whose order is
+the order of the sums.
 """
 
 from __future__ import annotations
@@ -121,5 +122,3 @@ class DateMatch(_Base):
         assert state.window is not None
         return {u: state.window.match(state.docs[u].date, state.cfg.date_slack_days) for u in uris}
 
-
-FEATURES: tuple[Feature, ...] = (Keyword(), FileCosine(), FactCosine(), Header(), DateMatch())

@@ -1,4 +1,4 @@
-"""The stage switches as CLI flags and MCP parameters, generated from the stage list: a new switch
+"""The stage switches as CLI flags and MCP parameters, generated from the registered stages: a new switch
 appears in `muninn search`, `muninn eval` and (when it is offered to agents) recall_search at once."""
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from muninn.plugins.search.pipeline import SWITCHES
+from muninn.plugins.search.pipeline import stage_switches
 
 Switches = dict[str, bool | None]
+# Read once: the flags are made when a command module is imported.
+SWITCHES = stage_switches()
 
 
 def switch_flags(command: Callable[..., Any]) -> Callable[..., Any]:

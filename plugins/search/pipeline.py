@@ -6,7 +6,8 @@ cap -> top k
 (or a briefing). A stage with a switch can be turned off in `muninn.yaml` (`search:`), per call and
 by a `--no-<switch>` flag; every fallback is written into `SearchResult.warnings`.
 
-A new stage is one module in `stages/` and one line in STAGES.
+A new stage is one module in `stages/` and one line in the plugin's `register_stages` (plugin.py, in
+pipeline order); an outside plugin's stages come through the same hook and run after the built-ins.
 """
 
 from __future__ import annotations
@@ -18,44 +19,28 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from muninn.core import registry
 from muninn.core.config import Settings
 from muninn.guards.undeclared import hide_found
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import keyword, outage, relevance
 from muninn.plugins.search.request import SearchRequest, Switch
-from muninn.plugins.search.stages.analyse import Analyse
-from muninn.plugins.search.stages.cap import Cap
-from muninn.plugins.search.stages.content import Content, ContentFetcher
-from muninn.plugins.search.stages.dated import Dated
-from muninn.plugins.search.stages.dates import Dates
-from muninn.plugins.search.stages.fusion_stage import Fusion
-from muninn.plugins.search.stages.hybrid import Hybrid
-from muninn.plugins.search.stages.keyword_stage import Keyword
-from muninn.plugins.search.stages.linear import Linear
-from muninn.plugins.search.stages.pin import Pin
-from muninn.plugins.search.stages.reach import Reach
-from muninn.plugins.search.stages.recency_stage import Recency
-from muninn.plugins.search.stages.rerank_stage import Rerank, rerank_text
-from muninn.plugins.search.stages.routing import Routing
-from muninn.plugins.search.stages.scope import Scope
-from muninn.plugins.search.stages.since import Since
-from muninn.plugins.search.stages.vector import Vector, VectorSource
+from muninn.plugins.search.stages.content import ContentFetcher
+from muninn.plugins.search.stages.rerank_stage import rerank_text
+from muninn.plugins.search.stages.vector import VectorSource
 from muninn.plugins.search.state import SearchState, Stage
 from muninn.plugins.search.types import Candidate, Hit, Reranker, SearchResult
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking
 
-__all__ = ["STAGES", "SWITCHES", "Searcher", "rerank_text", "search"]
+__all__ = ["Searcher", "rerank_text", "search", "stage_switches"]
 
-# The order is the pipeline. The first four decide the route and what is sought; the rest rank.
-STAGES: tuple[Stage, ...] = (
-    Analyse(), Hybrid(), Routing(), Dates(),
-    Vector(), Keyword(), Dated(), Reach(), Scope(), Fusion(),
-    Content(), Since(), Linear(), Rerank(), Recency(), Pin(), Cap(),
-)
-SWITCHES: tuple[Switch, ...] = tuple(s.switch for s in STAGES if s.switch is not None)
+
+def stage_switches() -> tuple[Switch, ...]:
+    """The switches of the registered stages, in pipeline order."""
+    return tuple(s.switch for s in registry.stages() if s.switch is not None)
 
 
 class Searcher:
@@ -137,14 +122,14 @@ class Searcher:
     def search(self, text: str, *, k: int | None = None, target: str | Sequence[str] | None = None,
                since: str | None = None, briefing: bool = False, tokens: int | None = None,
                now: dt.datetime | None = None, min_score: float | None = None, **switches: bool | None) -> SearchResult:
-        """One query through STAGES, over one folder or several (`target` a list: their candidates are
-        fused and reranked together, one ranking). `switches` are the stages' switches by name (rerank, hybrid,
-        routing, dates, recency): None or absent means "as configured in muninn.yaml"."""
-        request = SearchRequest.resolve(self.cfg, SWITCHES, text, k=k, target=target, since=since,
+        """One query through the registered stages, over one folder or several (`target` a list: their
+        candidates are fused and reranked together, one ranking). `switches` are the stages' switches by
+        name (rerank, hybrid, routing, dates, recency): None or absent means "as configured in muninn.yaml"."""
+        request = SearchRequest.resolve(self.cfg, stage_switches(), text, k=k, target=target, since=since,
                                         briefing=briefing, tokens=tokens, now=now, min_score=min_score,
                                         overrides=switches)
         state = SearchState(request=request, searcher=self)
-        run(STAGES, state)
+        run(registry.stages(), state)
         return result_of(state)
 
 

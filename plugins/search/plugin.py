@@ -1,6 +1,6 @@
-"""The search plugin's hooks: its doctor lines, the keyword index kept current after each sync, and
-the index's workspace upgrade step. Imports happen inside each hook: the reranker loader behind
-them must not load for `muninn --help`."""
+"""The search plugin's hooks: its stages and fusion features (each listed here, in order), its doctor
+lines, the keyword index kept current after each sync, and the index's workspace upgrade step.
+Imports happen inside each hook: the reranker loader behind them must not load for `muninn --help`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,46 @@ from typing import Any
 
 from muninn.core.config import Settings
 from muninn.core.hookspecs import hookimpl
+
+
+@hookimpl
+def register_stages(register: Callable[[Any], Any]) -> None:
+    from muninn.plugins.search.stages import (
+        analyse,
+        cap,
+        content,
+        dated,
+        dates,
+        fusion_stage,
+        hybrid,
+        keyword_stage,
+        linear,
+        pin,
+        reach,
+        recency_stage,
+        rerank_stage,
+        routing,
+        scope,
+        since,
+        vector,
+    )
+
+    # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
+    for stage in (analyse.Analyse(), hybrid.Hybrid(), routing.Routing(), dates.Dates(),
+                  vector.Vector(), keyword_stage.Keyword(), dated.Dated(), reach.Reach(), scope.Scope(),
+                  fusion_stage.Fusion(), content.Content(), since.Since(), linear.Linear(), rerank_stage.Rerank(),
+                  recency_stage.Recency(), pin.Pin(), cap.Cap()):
+        register(stage)
+
+
+@hookimpl
+def register_features(register: Callable[[Any], Any]) -> None:
+    from muninn.plugins.search import features
+
+    # The order is the order of the sums (linear fusion's and the rerank's blend).
+    for feature in (features.Keyword(), features.FileCosine(), features.FactCosine(), features.Header(),
+                    features.DateMatch()):
+        register(feature)
 
 
 @hookimpl

@@ -16,7 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from muninn.plugins.search.pipeline import STAGES, SWITCHES, Searcher, run
+from muninn.core import registry
+from muninn.plugins.search.pipeline import Searcher, run, stage_switches
 from muninn.plugins.search.request import SearchRequest
 from muninn.plugins.search.stages.rerank_stage import rerank_text
 from muninn.plugins.search.state import SearchState
@@ -26,13 +27,14 @@ RANKING = ("rerank", "recency", "pin", "cap")     # what replay.py redoes; every
 
 
 def before_ranking() -> tuple:
-    names = [s.name for s in STAGES]
-    return STAGES[: min(names.index(n) for n in RANKING)]
+    stages = registry.stages()
+    names = [s.name for s in stages]
+    return tuple(stages[: min(names.index(n) for n in RANKING)])
 
 
 def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None) -> dict[str, Any]:
     """One question's candidates with every feature, the retrieval score and the cross-encoder's."""
-    request = SearchRequest.resolve(searcher.cfg, SWITCHES, text, k=10, target=target, now=now, overrides={})
+    request = SearchRequest.resolve(searcher.cfg, stage_switches(), text, k=10, target=target, now=now, overrides={})
     state = SearchState(request=request, searcher=searcher)
     run(before_ranking(), state)
     model = searcher.reranker()

@@ -3,8 +3,8 @@ z-scored over the candidates. It needs both lists; RRF order stays when the embe
 
 from __future__ import annotations
 
+from muninn.core import registry
 from muninn.plugins.search import dense, fusion
-from muninn.plugins.search.features import FEATURES
 from muninn.plugins.search.state import SearchState
 
 
@@ -28,7 +28,7 @@ class Linear:
             return
         state.cosines = {"file": dict(zip(uris, cos[:len(uris)], strict=True)),
                          "fact": dict(zip(uris, cos[len(uris):], strict=True))}
-        used = [f for f in FEATURES if f.applies(state)]
+        used = [f for f in registry.features() if f.applies(state)]
         state.features = {f.name: f.score(state, uris) for f in used}
         for c in state.fused:
             for f in used:

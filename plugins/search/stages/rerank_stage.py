@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from muninn.core import registry
 from muninn.core.config import RerankSettings, SearchSettings
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import fusion, passage
 from muninn.plugins.search import rerank as rerank_mod
-from muninn.plugins.search.features import FEATURES
 from muninn.plugins.search.request import Switch
 from muninn.plugins.search.state import SearchState
 from muninn.plugins.search.types import Candidate, check_scores
@@ -47,8 +47,8 @@ class Rerank:
             # Unsure of every candidate (on manuals the packaged ms-marco model often is): its order
             # is noise there, and fusion's is kept. Its scores stay on the hits as their relevance.
             return
-        blended = blend([c.score for c in head], scores, state.cfg,
-                        {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in FEATURES})
+        shown = {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in registry.features()}
+        blended = blend([c.score for c in head], scores, state.cfg, shown)
         state.fused = reorder(head, tail, blended)
 
 
@@ -91,7 +91,7 @@ def blend(before: list[float], scores: list[float], cfg: SearchSettings,
     (features.py says why header and date are read again). Pure, so evals replay it offline."""
     total = [r + cfg.rerank.blend * f for r, f in zip(fusion.zscores([_logit(s) for s in scores]),
                                                         fusion.zscores(before), strict=True)]
-    for feat in FEATURES:
+    for feat in registry.features():
         if (weight := feat.blend(cfg)) and feat.name in features:
             total = [t + weight * z for t, z in zip(total, fusion.zscores(features[feat.name]), strict=True)]
     return total

@@ -8,7 +8,7 @@ from muninn.core import policy as policy_mod
 from muninn.core import registry
 from muninn.core.client import OpenViking
 from muninn.nightly.jobs import Context, JobResult
-from muninn.plugins import policy_apply
+from muninn.plugins.stack import policy_apply
 
 
 def acl_drift(ctx: Context) -> JobResult:

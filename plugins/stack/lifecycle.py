@@ -28,8 +28,8 @@ from muninn.core import embed_prompts as prompts
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import StackError
-from muninn.plugins import stack_probe
 from muninn.plugins.embed import fetch
+from muninn.plugins.stack import probe as stack_probe
 
 ROOT_KEY_ENV = "MUNINN_OV_ROOT_KEY"
 BREAKER_RESET_S = 15.0
@@ -46,7 +46,7 @@ class Component:
     detail: str = ""
     latency_ms: float | None = None   # of /health
     find_ms: float | None = None      # the server: a real `find` through the embedding sidecar
-    breaker: str = ""                 # the server: OpenViking's embedding circuit breaker (stack_probe.py)
+    breaker: str = ""                 # the server: OpenViking's embedding circuit breaker (probe.py)
 
 
 def _state_file(settings: Settings) -> Path:

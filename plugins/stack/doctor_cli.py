@@ -8,7 +8,7 @@ from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, settings
 from muninn.core.errors import ExitCode
-from muninn.plugins import doctor
+from muninn.plugins.stack import doctor
 
 app = typer.Typer()
 

@@ -15,7 +15,7 @@ from muninn.core import accounts, credentials
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.policy import Policy, Profile
-from muninn.plugins import stack
+from muninn.plugins.stack import lifecycle
 
 Say = Callable[[str], None]
 
@@ -91,7 +91,7 @@ def apply(settings: Settings, policy: Policy, say: Say = print) -> ApplyReport:
     """Create accounts and users (idempotently), turn ACLs on, set and verify every area's ACL."""
     report = ApplyReport()
     ring = credentials.for_server(settings)
-    root_key = stack.root_key(settings)
+    root_key = lifecycle.root_key(settings)
     with OpenViking(settings.server.base_url, root_key, key_name=credentials.root_key_name()) as root:
         for account, profiles in _by_account(policy).items():
             for i, p in enumerate(profiles):

@@ -11,7 +11,7 @@ from muninn.core import policy as policy_mod
 from muninn.core import registry
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ExitCode
-from muninn.plugins import policy_apply, policy_show
+from muninn.plugins.stack import policy_apply, policy_show
 
 app = typer.Typer(help="Make policy.yaml true on the server (accounts, keys, ACLs) and check for drift.\n\n"
                   "\b\nExamples:\n"

@@ -9,14 +9,14 @@ from muninn.core import registry
 from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode
-from muninn.plugins import stack
+from muninn.plugins.stack import lifecycle
 
 app = typer.Typer()
 server_app = typer.Typer(help="The OpenViking server muninn runs.", no_args_is_help=True)
 embed_app = typer.Typer(help="The embedding sidecar (OpenAI-compatible /v1/embeddings).", no_args_is_help=True)
 
 
-def _table(components: list[stack.Component]) -> Table:
+def _table(components: list[lifecycle.Component]) -> Table:
     table = Table("part", "url checked", "pid", "running", "healthy", "latency", "note")
     for c in components:
         table.add_row(c.name, c.url, str(c.pid or "-"), "yes" if c.running else "no",
@@ -35,17 +35,17 @@ def up(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     again starts nothing new and re-applies the policy (working keys are kept). Stop with `muninn down`.
     """
     s = settings(ctx)
-    components = stack.up(s, say=say, config_file=config_path(ctx))
+    components = lifecycle.up(s, say=say, config_file=config_path(ctx))
     if not _apply_policy(s):
         raise typer.Exit(ExitCode.CHECK_FAILED)
     registry.after_up(s, say)   # the search part warms its process for the first search
-    emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
+    emit_json(lifecycle.as_dicts(components)) if json_out else console.print(_table(components))
 
 
 def _apply_policy(s: Settings) -> bool:
     """`muninn policy apply` for the stack just started; False when an area does not match afterwards."""
     from muninn.core import policy as policy_mod
-    from muninn.plugins import policy_apply
+    from muninn.plugins.stack import policy_apply
 
     path = policy_mod.path_for(s)
     if s.server.url:
@@ -66,7 +66,7 @@ def down(ctx: typer.Context) -> None:
     """Stop exactly the processes `muninn up` started in this workspace, and every warm `muninn serve`
     its searches started."""
     s = settings(ctx)
-    stopped = registry.before_down(s, say) + stack.down(s, say=say)
+    stopped = registry.before_down(s, say) + lifecycle.down(s, say=say)
     say(f"stopped {stopped} process(es)")
 
 
@@ -96,8 +96,8 @@ def status(
             table.add_row(str(r["reader"]), str(r["area"]), str(r["files"]), str(r["newest"] or "-"), str(r["index"]))
         console.print(table)
         return
-    components = stack.status(settings(ctx))
-    emit_json(stack.as_dicts(components)) if json_out else console.print(_table(components))
+    components = lifecycle.status(settings(ctx))
+    emit_json(lifecycle.as_dicts(components)) if json_out else console.print(_table(components))
     if not all(c.healthy for c in components):
         raise typer.Exit(ExitCode.CHECK_FAILED)
 
@@ -105,7 +105,7 @@ def status(
 @server_app.command("install")
 def server_install(ctx: typer.Context) -> None:
     """Create OpenViking's own venv (if missing) with the pinned openviking release."""
-    path = stack.install_server(settings(ctx), say=say)
+    path = lifecycle.install_server(settings(ctx), say=say)
     say(f"openviking-server: {path}")
 
 

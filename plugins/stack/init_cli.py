@@ -12,7 +12,7 @@ from typer import Abort
 from muninn.core import paths
 from muninn.core.cliutil import config_path
 from muninn.core.errors import ConfigError
-from muninn.plugins import init_files
+from muninn.plugins.stack import init_files
 
 app = typer.Typer()
 

@@ -1,4 +1,4 @@
-"""Leak-gated snapshots: the independent leak gate over every exported tree before anything else
+"""leak-gate: the independent leak gate over every exported tree before anything else
 trusts it. A finding names the file, line, rule and secret id; never a value."""
 
 from __future__ import annotations

@@ -18,8 +18,7 @@ from muninn.export.facts import Fact, render
 from muninn.export.redaction_report import rollup
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.secret_values import known
-from muninn.nightly import refresh
-from muninn.nightly.jobs import Context, JobResult
+from muninn.nightly.jobs import Context, JobResult, refresh
 
 
 def holding_known_values(facts: Iterable[Fact], gate: LeakGate) -> dict[str, list[str]]:

@@ -76,19 +76,19 @@ def server_install(settings: Settings) -> list[Check]:
     if settings.server.url:
         return [Check("openviking-server", "ok", f"external at {settings.server.url} (server.url): nothing to "
                       "install here")]
-    from muninn.plugins import stack  # httpx and the stack's own: not for every command that loads the plugins
+    from muninn.plugins.stack import lifecycle  # httpx: not for every command that loads the plugins
 
-    binary = stack.server_binary(settings)
+    binary = lifecycle.server_binary(settings)
     if binary.exists():
         return [Check("openviking-server", "ok", str(binary))]
     return [Check("openviking-server", "fail", f"{binary} missing", "run `muninn server install` or `muninn up`")]
 
 
 def running(settings: Settings) -> list[Check]:
-    from muninn.plugins import stack
+    from muninn.plugins.stack import lifecycle
 
     out = []
-    for comp in stack.status(settings):
+    for comp in lifecycle.status(settings):
         # The URL checked and its latency; a PID only for a process this workspace started.
         took = f", /health in {comp.latency_ms:g} ms" if comp.latency_ms is not None else ""
         said = f"healthy{took}" + (f", pid {comp.pid}" if comp.pid else "")
