@@ -25,7 +25,7 @@ demo: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/muninn server install
-	# The MCP Inspector's CLI, the outside client of tests/test_first_hour.py, from its lockfile.
+	# The outside clients of the tests (the MCP Inspector CLI, Codex), from their lockfile.
 	cd tests/inspector && npm ci --no-audit --no-fund --ignore-scripts
 	$(BIN)/pytest -q
 

@@ -89,11 +89,13 @@ def test_the_owner_is_refused_for_codex_too(tmp_path: Path) -> None:
 
 
 def _codex() -> str | None:
-    return os.environ.get("MUNINN_TEST_CODEX") or shutil.which("codex")
+    # `make test` installs the pinned Codex beside the Inspector (tests/inspector/package-lock.json).
+    pinned = Path(__file__).parent / "inspector" / "node_modules" / ".bin" / "codex"
+    return os.environ.get("MUNINN_TEST_CODEX") or (str(pinned) if pinned.exists() else shutil.which("codex"))
 
 
-@pytest.mark.skipif(_codex() is None, reason="no Codex binary: set MUNINN_TEST_CODEX (npm's @openai/codex "
-                                             "platform package ships one) or put `codex` on PATH")
+@pytest.mark.skipif(_codex() is None, reason="no Codex binary: run `make test` (npm ci in tests/inspector), "
+                                             "set MUNINN_TEST_CODEX, or put `codex` on PATH")
 def test_codex_itself_reads_the_entry(tmp_path: Path) -> None:
     home = _home(tmp_path)
     assert _muninn(home, "mcp", "install", "--client", "codex").returncode == 0
