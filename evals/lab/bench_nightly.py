@@ -363,9 +363,10 @@ def kept_at_size(path: Path) -> str:
 
 def facts_main(facts: int, trials: int) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-backup-"))
+    server_venv = paths.server_venv()   # the shared one: resolved before XDG_DATA_HOME moves
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
-    os.environ["MUNINN_SERVER_VENV"] = str(paths.server_venv())
+    os.environ["MUNINN_SERVER_VENV"] = str(server_venv)
     cfg = _workspace(tmp, timeout=600)
     os.environ["MUNINN_CONFIG"] = str(cfg)
     settings = config.load(cfg)
