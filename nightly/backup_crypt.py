@@ -2,6 +2,8 @@
 (`backup:key`, scoped by the workspace like the vault's), created with the first backup. As restic and
 borg do, the owner exports that key once (`muninn backup key export FILE`, sealed again with a
 passphrase) and imports it on a new host (`backup key import FILE`); without it no backup opens.
+The key file (scrypt from the passphrase, then AES-GCM, its kind authenticated) is this module's one
+format for every key that travels: key_transfer.py writes readers' and the vault's keys with it.
 
 A sealed file is MAGIC + a 12-byte nonce + the ciphertext of the tar.gz; the file name is authenticated
 with it, so a backup renamed to pass for another does not open. A file that starts with gzip's magic is
