@@ -13,8 +13,8 @@ values are `export.secret_files`. Only the two nights are run; it writes evals/r
 
 `--facts N [--trials T]` times the backup at size: the demo workspace (policy applied, vault synced) where
 the agent raven has written N facts straight into its own area, which is what a backup holds (files no
-export wrote). Each trial: `backup create`, the facts deleted on the server, `backup restore --all` (every
-fact written back and every reader's index and vectors refreshed), `backup verify` (the drill). Medians
+export wrote). Each trial: `backup create`, `backup verify` (the drill), the facts deleted on the server,
+`backup restore --all` (every fact written back and every reader's index and vectors refreshed). Medians
 and sizes go into evals/results/nightly.md, section "At N facts: backup, restore, drill".
 """
 
@@ -190,6 +190,12 @@ def _cli_json(cfg: Path, *args: str) -> tuple[float, int, dict[str, Any], str]:
     return seconds, proc.returncode, data, proc.stderr.strip()[-300:]
 
 
+def _step(trial: int, name: str, row: dict[str, Any]) -> None:
+    """Each step as it ends, on stderr: a run stopped part-way still leaves what it measured."""
+    print(json.dumps({"trial": trial, "step": name, "at": time.strftime("%H:%M:%S"),
+                      "load": os.getloadavg()[0], **row}), file=sys.stderr, flush=True)
+
+
 def backup_times(cfg: Path, settings: Any, facts: int, trials: int) -> list[dict[str, Any]]:
     """Per trial: create, restore (after the facts were deleted on the server) and the drill."""
     from muninn.core.client import OpenViking
@@ -199,26 +205,32 @@ def backup_times(cfg: Path, settings: Any, facts: int, trials: int) -> list[dict
     raven = policy_mod.load_for(settings).profile("raven")
     folder = f"{raven.remember_to}/bench"
     rng = random.Random(7)
-    with OpenViking.user(settings, raven.account, raven.user).with_timeout(900) as ov:
+    with OpenViking.user(settings, raven.account, raven.user).with_timeout(900) as ov, \
+            OpenViking.user(settings).with_timeout(900) as admin:   # deleting a folder needs `manage`
+        t = time.perf_counter()
         ov.ensure_dir(folder)
         for start in range(0, facts, 500):
             ov.batch_write(folder, {f"{folder}/{i:05d}.md": fact(i, rng)
                                     for i in range(start, min(start + 500, facts))}, wait=False)
         ov.wait()
+        _step(-1, "written", {"facts": facts, "seconds": round(time.perf_counter() - t, 1)})
         rows = []
-        for _ in range(trials):
+        for n in range(trials):
+            # The drill right after its backup, the long restore last: a run cut short still has both.
             row: dict[str, Any] = {}
             row["create"], code, made, err = _cli_json(cfg, "backup", "create")
             if code != 0 or "path" not in made:
                 raise SystemExit(f"backup create exit {code}: {err}")
             row.update(bytes=made["bytes"], held=sum(made["areas"].values()))
-            ov.rm(folder, recursive=True)
-            ov.wait()
-            row["restore"], code, put, err = _cli_json(cfg, "backup", "restore", made["path"], "--all")
-            row.update(restore_exit=code, written=put.get("files", 0), restore_said=err)
+            _step(n, "create", row)
             row["verify"], code, drill, err = _cli_json(cfg, "backup", "verify", made["path"])
             row.update(verify_exit=code, members=drill.get("members", 0), problems=len(drill.get("problems", [])))
-            print(json.dumps(row), file=sys.stderr, flush=True)
+            _step(n, "verify", row)
+            admin.rm(folder, recursive=True)
+            admin.wait()
+            row["restore"], code, put, err = _cli_json(cfg, "backup", "restore", made["path"], "--all")
+            row.update(restore_exit=code, written=put.get("files", 0), restore_said=err)
+            _step(n, "restore", row)
             rows.append(row)
     return rows
 
@@ -232,9 +244,9 @@ def write_backup_times(facts: int, rows: list[dict[str, Any]], load: tuple[float
              f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores shared with other "
              f"work; 1-minute load average {load[0]:.2f} at the start, {load[1]:.2f} at the end; `uptime` during "
              f"the run: `{uptime}`). The demo workspace with {facts:,} facts the agent raven wrote straight into "
-             "its own area (what a backup holds: no export wrote them). Each trial: `backup create`, the facts "
-             "deleted on the server, `backup restore --all` (every fact written back, read back, and every "
-             "reader's keyword index and search vectors refreshed), `backup verify` (the drill). Seconds are wall "
+             "its own area (what a backup holds: no export wrote them). Each trial: `backup create`, `backup "
+             "verify` (the drill), the facts deleted on the server, `backup restore --all` (every fact written "
+             "back, read back, and every reader's keyword index and search vectors refreshed). Seconds are wall "
              "clock of the CLI, start-up included.", "",
              "| | median s | trials s |", "| --- | ---: | --- |"]
     for k, name in (("create", "backup create"), ("restore", "backup restore --all"), ("verify", "backup verify")):
