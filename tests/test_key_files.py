@@ -5,10 +5,13 @@ key, proven against a real server, is tests/test_key_transfer.py's walk."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import drain_pty
 
 from muninn.core import config, credentials
 from muninn.core.errors import ConfigError, CredentialError
@@ -116,3 +119,38 @@ def test_export_names_the_choice_and_the_reader(settings, tmp_path, run_muninn, 
     assert both.exit_code == 2 and "choose one of --profile NAME or --vault" in both.stderr
     nobody = run_muninn(["key", "export", "--profile", "nobody", "--to", str(tmp_path / "n.key")])
     assert nobody.exit_code == 2 and "no reader named 'nobody'" in nobody.stderr
+
+
+def _until(fd: int, word: bytes, seen: bytearray, timeout: float = 60) -> None:
+    import select
+
+    while word not in seen:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"no {word!r} on the terminal; it showed {bytes(seen)!r}"
+        seen += os.read(fd, 4096)
+
+
+def test_a_terminal_is_asked_twice_without_echo(settings, tmp_path) -> None:
+    """On a real terminal (the child's controlling tty), the passphrase is typed twice and never shown."""
+    import pty
+
+    Vault(settings).sync()
+    dest = tmp_path / "v.key"
+    env = {k: v for k, v in os.environ.items() if k != "MUNINN_PASSPHRASE"}
+    env["MUNINN_CONFIG"] = str(tmp_path / "muninn.yaml")
+    pid, fd = pty.fork()
+    if pid == 0:    # the child: its controlling terminal is the pty
+        os.execve(sys.executable, [sys.executable, "-m", "muninn", "key", "export", "--vault", "--to", str(dest)],
+                  env)
+    seen = bytearray()
+    # Typed only once getpass has turned echo off: it writes its " " prompt after, and flushes input before.
+    _until(fd, b"passphrase: ", seen)
+    os.write(fd, PASS.encode() + b"\n")
+    _until(fd, b"confirmation: ", seen)
+    os.write(fd, PASS.encode() + b"\n")
+    _until(fd, b"wrote the vault key", seen)
+    _, status = os.waitpid(pid, 0)
+    seen += drain_pty(fd)
+    assert os.waitstatus_to_exitcode(status) == 0, bytes(seen)
+    assert PASS.encode() not in seen
+    assert backup_crypt.read_key_file(dest, PASS, key_transfer.VAULT_KIND)

@@ -265,7 +265,7 @@ def _put_section(text: str, section: str) -> str:
         start = text.index(head)
         rest = text.find(AT_SIZE, start + 1)
         return text[:start] + section + (text[rest:] if rest >= 0 else "")
-    return text.rstrip("\n") + "\n\n" + section
+    return text.rstrip("\n") + "\n\n" + section if text.strip() else section
 
 
 def main() -> None:
