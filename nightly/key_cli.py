@@ -32,7 +32,11 @@ def passphrase(confirm: bool, file: Path | None = None) -> str:
     """From a file, $MUNINN_PASSPHRASE, or typed without echo (twice for a new file); never an argument,
     which shell history would keep."""
     if file is not None:
-        lines = file.read_text().splitlines()
+        try:
+            lines = file.read_text().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"the passphrase file cannot be read ({exc})", path=str(file),
+                              fix="give a readable text file whose first line is the passphrase") from None
         given = lines[0] if lines else ""
     elif PASSPHRASE_ENV in os.environ:
         given = os.environ[PASSPHRASE_ENV]
