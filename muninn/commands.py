@@ -31,6 +31,7 @@ def register_commands(register: Callable[[str, str, str | None], Any]) -> None:
         ("muninn.nightly.skills_cli", "app", "skills"),
         ("muninn.nightly.leak_cli", "app", "leak"),
         ("muninn.nightly.backup_cli", "app", "backup"),
+        ("muninn.nightly.key_cli", "app", "key"),
         ("muninn.evals.cli", "app", None),
         ("muninn.evals.bench_cli", "app", None),
         ("muninn.export.cli", "app", None),

@@ -9,6 +9,7 @@ import typer
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
 from muninn.core.errors import ConfigError
 from muninn.nightly import backup, backup_restore
+from muninn.nightly.key_cli import PassFileOpt, passphrase
 
 app = typer.Typer(help="Dated backups of what cannot be rebuilt, and restoring from one.", no_args_is_help=True)
 
@@ -86,30 +87,22 @@ key_app = typer.Typer(help="The backup key: export it once, import it on a new h
 app.add_typer(key_app, name="key")
 
 
-def _passphrase(confirm: bool) -> str:
-    """From $MUNINN_PASSPHRASE (scripts, tests) or typed without echo; never an argument (shell history)."""
-    import os
-
-    given = os.environ.get("MUNINN_PASSPHRASE")
-    if given:
-        return given
-    return typer.prompt("passphrase", hide_input=True, confirmation_prompt=confirm)
-
-
 @key_app.command("export")
-def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new file (written 0600).")) -> None:
+def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new file (written 0600)."),
+               passphrase_file: Path = PassFileOpt) -> None:
     """Write the backup key, sealed with a passphrase, to a new file: keep it off this host. Without it
     no backup opens on a new machine."""
     from muninn.nightly import backup_crypt
 
-    backup_crypt.export_key(settings(ctx), dest, _passphrase(confirm=True))
+    backup_crypt.export_key(settings(ctx), dest, passphrase(confirm=True, file=passphrase_file))
     say(f"wrote the backup key to {dest} (0600, sealed with your passphrase)")
 
 
 @key_app.command("import")
-def key_import(ctx: typer.Context, src: Path = typer.Argument(..., exists=True, dir_okay=False)) -> None:
+def key_import(ctx: typer.Context, src: Path = typer.Argument(..., exists=True, dir_okay=False),
+               passphrase_file: Path = PassFileOpt) -> None:
     """Put an exported backup key into this workspace's keyring (a new host, before `backup restore`)."""
     from muninn.nightly import backup_crypt
 
-    backup_crypt.import_key(settings(ctx), src, _passphrase(confirm=False))
+    backup_crypt.import_key(settings(ctx), src, passphrase(confirm=False, file=passphrase_file))
     say("imported the backup key")

@@ -2,6 +2,8 @@
 (`backup:key`, scoped by the workspace like the vault's), created with the first backup. As restic and
 borg do, the owner exports that key once (`muninn backup key export FILE`, sealed again with a
 passphrase) and imports it on a new host (`backup key import FILE`); without it no backup opens.
+The key file (scrypt from the passphrase, then AES-GCM, its kind authenticated) is this module's one
+format for every key that travels: key_transfer.py writes readers' and the vault's keys with it.
 
 A sealed file is MAGIC + a 12-byte nonce + the ciphertext of the tar.gz; the file name is authenticated
 with it, so a backup renamed to pass for another does not open. A file that starts with gzip's magic is
@@ -74,35 +76,62 @@ def _kdf(salt: bytes) -> Scrypt:
     return Scrypt(salt=salt, length=32, n=2**15, r=8, p=1)
 
 
-def export_key(settings: Settings, dest: Path, passphrase: str, kind: str = KEY_FILE_KIND,
-               secret: bytes | None = None) -> None:
-    """Write the key sealed with `passphrase` to `dest` (0600, never over an existing file)."""
+def check_passphrase(passphrase: str) -> None:
     if len(passphrase) < 8:
-        raise ConfigError("the passphrase is shorter than 8 characters", key="passphrase",
+        raise ConfigError("the passphrase is empty or shorter than 8 characters", key="passphrase",
                           fix="choose a longer one: it is all that guards the key file")
+
+
+def write_key_file(dest: Path, passphrase: str, kind: str, secret: bytes) -> None:
+    """`secret` sealed with a key derived from `passphrase` (scrypt), written to `dest`: 0600, never over
+    an existing file. Only the kind and the KDF's parameters are in clear; `kind` is authenticated too,
+    so a reader's key file cannot be imported as the backup key."""
+    check_passphrase(passphrase)
     if dest.exists():
         raise ConfigError("refusing to overwrite an existing file", path=str(dest), fix="choose a new path")
     salt, nonce = os.urandom(16), os.urandom(12)
-    body = AESGCM(_kdf(salt).derive(passphrase.encode())).encrypt(nonce, secret or key(settings), kind.encode())
+    body = AESGCM(_kdf(salt).derive(passphrase.encode())).encrypt(nonce, secret, kind.encode())
     doc = {"kind": kind, "kdf": "scrypt-n32768-r8-p1", "salt": base64.b64encode(salt).decode(),
            "nonce": base64.b64encode(nonce).decode(), "sealed": base64.b64encode(body).decode()}
     atomic.write_text(dest, json.dumps(doc, indent=1) + "\n", mode=0o600)
 
 
-def read_key_file(path: Path, passphrase: str, kind: str = KEY_FILE_KIND) -> bytes:
+def export_key(settings: Settings, dest: Path, passphrase: str) -> None:
+    """Write the backup key sealed with `passphrase` to `dest`."""
+    check_passphrase(passphrase)
+    write_key_file(dest, passphrase, KEY_FILE_KIND, key(settings))
+
+
+def _doc(path: Path) -> dict:
     try:
         doc = json.loads(path.read_text())
-        salt, nonce, body = (base64.b64decode(doc[k]) for k in ("salt", "nonce", "sealed"))
-    except (OSError, ValueError, KeyError, TypeError):
+        if not isinstance(doc, dict):
+            raise TypeError
+        return doc
+    except (OSError, ValueError, TypeError, UnicodeDecodeError):
+        raise ConfigError("not a muninn key file", path=str(path), fix="use the file `key export` wrote") from None
+
+
+def file_kind(path: Path) -> str:
+    """The kind a key file says it is (in clear, and checked again when it opens)."""
+    return str(_doc(path).get("kind"))
+
+
+def read_key_file(path: Path, passphrase: str, kind: str = KEY_FILE_KIND) -> bytes:
+    doc = _doc(path)
+    try:
+        salt, nonce, body = (base64.b64decode(doc[k], validate=True) for k in ("salt", "nonce", "sealed"))
+    except (ValueError, KeyError, TypeError):
         raise ConfigError("not a muninn key file", path=str(path), fix="use the file `key export` wrote") from None
     if doc.get("kind") != kind:
         raise ConfigError(f"a key file of kind {doc.get('kind')!r}, not {kind!r}", path=str(path),
                           fix="use the matching import command")
     try:
         return AESGCM(_kdf(salt).derive(passphrase.encode())).decrypt(nonce, body, kind.encode())
-    except InvalidTag:
-        raise CredentialError(f"{path} does not open with that passphrase",
-                              fix="type the passphrase given at export") from None
+    except (InvalidTag, ValueError):
+        raise CredentialError(f"{path} does not open with that passphrase: a wrong passphrase, or the file "
+                              f"was changed since export", fix="type the passphrase given at export, or "
+                              "export the key again") from None
 
 
 def import_key(settings: Settings, path: Path, passphrase: str) -> None:

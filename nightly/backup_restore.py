@@ -192,8 +192,9 @@ def _refresh(settings: Settings, archive: backup_archive.Archive, report: Restor
     from muninn.nightly.jobs.refresh import fill_vectors
     from muninn.plugins.search import reader_index
 
+    written = set(report.written)
     texts = {rec["uri"]: archive.read(rec["member"]).decode("utf-8") for rec in archive.server_files
-             if rec["uri"] in set(report.written)}
+             if rec["uri"] in written}
     report.indexes = reader_index.after_write(settings, texts, [], reader_index.policy_or_none(settings))
     data: dict[str, Any] = {}
     failures: list[str] = []

@@ -77,3 +77,22 @@ def test_a_demo_run_keeps_the_at_size_sections(tmp_path: Path, monkeypatch: pyte
     kept = before[before.index("\n## At "):] if before and "\n## At " in before else ""
     assert text.endswith(kept) and text.count("## At ") == kept.count("## At ")
     assert "# old" not in text and "## After\nx" not in text
+
+
+def _trial(create: float) -> dict:
+    return {"create": create, "verify": 1.0, "restore": 3.0, "bytes": 2_000_000, "held": 5600, "members": 5605,
+            "problems": 0, "written": 5600, "restore_exit": 0}
+
+
+@pytest.mark.parametrize("before", ["", "# Nightly\n\nx\n",
+                                    "# Nightly\n\n## At 5,600 facts: backup, restore, drill\nOLD-ROW\n",
+                                    "# N\n\n## At 200 facts: backup, restore, drill\nsmall\n\n## At 5,600 facts: "
+                                    "backup, restore, drill\nOLD-ROW\n\n## At 9 facts\nkept\n"])
+def test_backup_times_replace_their_own_size_section_and_keep_the_others(before: str) -> None:
+    section = bench_nightly.write_backup_times(5600, [_trial(4.0), _trial(2.0), _trial(9.0)], (1.0, 2.0), "up 1 min")
+    assert section.startswith("## At 5,600 facts: backup, restore, drill")
+    assert "| backup create | 4.00 | 4.00, 2.00, 9.00 |" in section and "`uptime` during the run: `up 1 min`" in section
+    text = bench_nightly._put_section(before, section)
+    assert text.count("## At 5,600 facts") == 1 and "OLD-ROW" not in text and section in text
+    for kept in ("small", "kept", "\nx\n"):
+        assert (kept in text) == (kept in before)

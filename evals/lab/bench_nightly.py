@@ -10,6 +10,12 @@ for the snapshot job), stops it, and writes evals/results/nightly.md.
 `--record N` is the same workspace at size: its `tasks` source is bench_export's synthetic seed-shaped
 record of N facts (tasks, observations and mistakes) instead of examples/tasks.db, and the record's known
 values are `export.secret_files`. Only the two nights are run; it writes evals/results/nightly-N.md.
+
+`--facts N [--trials T]` times the backup at size: the demo workspace (policy applied, vault synced) where
+the agent raven has written N facts straight into its own area, which is what a backup holds (files no
+export wrote). Each trial: `backup create`, `backup verify` (the drill), the facts deleted on the server,
+`backup restore --all` (every fact written back and every reader's index and vectors refreshed). Medians
+and sizes go into evals/results/nightly.md, section "At N facts: backup, restore, drill".
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ def with_record(cfg: dict[str, Any], db: Path, secrets: Path) -> dict[str, Any]:
     return cfg
 
 
-def _workspace(tmp: Path, record: int = 0) -> Path:
+def _workspace(tmp: Path, record: int = 0, timeout: int | None = None) -> Path:
     shutil.copytree(ROOT / "examples", tmp / "examples")
     repo = tmp / "repo"
     shutil.copytree(ROOT / "examples" / "notes", repo)
@@ -70,7 +76,7 @@ def _workspace(tmp: Path, record: int = 0) -> Path:
     cfg["sources"].append({"kind": "repo", "path": str(repo), "area": "viking://resources/repos", "name": "notes"})
     cfg.update({"home": str(tmp / "home"), "server": {"port": free_port(), "venv": str(paths.server_venv()),
                            # as bench_guard: on 2 shared cores a batch write at size can wait minutes
-                           **({"timeout": 600} if record else {})},
+                           **({"timeout": timeout or 600} if record or timeout else {})},
                 "embed": {"port": free_port()}, "keyring": {"backend": "keyrings.alt.file.PlaintextKeyring"}})
     path = tmp / "examples" / "muninn.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -161,11 +167,116 @@ def _findable(cfg: Path, settings: Any, trials: int) -> list[dict[str, float]]:
     return rows
 
 
+WORDS = ("boiler", "valve", "restic", "snapshot", "router", "firmware", "zfs", "scrub", "vpn", "certificate",
+         "grafana", "alert", "backup", "disk", "queue", "consumer", "dns", "lease", "printer", "toner")
+
+
+def fact(i: int, rng: random.Random) -> str:
+    """One seed-shaped fact the agent wrote: a title, an identifier, a dated sentence."""
+    a, b, c = rng.sample(WORDS, 3)
+    return (f"# {a.title()} and the {b}\nOBS-{i:05d}. On {1 + i % 28} November the {a} {b} was checked after "
+            f"the {c} alert; it held, and the note says what to look at first next time.\n")
+
+
+def _cli_json(cfg: Path, *args: str) -> tuple[float, int, dict[str, Any], str]:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "muninn", "--config", str(cfg), *args, "--json"],
+                          capture_output=True, text=True, env=dict(os.environ))
+    seconds = time.perf_counter() - t
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError:
+        data = {}
+    return seconds, proc.returncode, data, proc.stderr.strip()[-300:]
+
+
+def _step(trial: int, name: str, row: dict[str, Any]) -> None:
+    """Each step as it ends, on stderr: a run stopped part-way still leaves what it measured."""
+    print(json.dumps({"trial": trial, "step": name, "at": time.strftime("%H:%M:%S"),
+                      "load": os.getloadavg()[0], **row}), file=sys.stderr, flush=True)
+
+
+def backup_times(cfg: Path, settings: Any, facts: int, trials: int) -> list[dict[str, Any]]:
+    """Per trial: create, restore (after the facts were deleted on the server) and the drill."""
+    from muninn.core.client import OpenViking
+    from muninn.plugins.access.vault import Vault
+
+    Vault(settings).sync()
+    raven = policy_mod.load_for(settings).profile("raven")
+    folder = f"{raven.remember_to}/bench"
+    rng = random.Random(7)
+    with OpenViking.user(settings, raven.account, raven.user).with_timeout(900) as ov, \
+            OpenViking.user(settings).with_timeout(900) as admin:   # deleting a folder needs `manage`
+        t = time.perf_counter()
+        ov.ensure_dir(folder)
+        for start in range(0, facts, 500):
+            ov.batch_write(folder, {f"{folder}/{i:05d}.md": fact(i, rng)
+                                    for i in range(start, min(start + 500, facts))}, wait=False)
+        ov.wait()
+        _step(-1, "written", {"facts": facts, "seconds": round(time.perf_counter() - t, 1)})
+        rows = []
+        for n in range(trials):
+            # The drill right after its backup, the long restore last: a run cut short still has both.
+            row: dict[str, Any] = {}
+            row["create"], code, made, err = _cli_json(cfg, "backup", "create")
+            if code != 0 or "path" not in made:
+                raise SystemExit(f"backup create exit {code}: {err}")
+            row.update(bytes=made["bytes"], held=sum(made["areas"].values()))
+            _step(n, "create", row)
+            row["verify"], code, drill, err = _cli_json(cfg, "backup", "verify", made["path"])
+            row.update(verify_exit=code, members=drill.get("members", 0), problems=len(drill.get("problems", [])))
+            _step(n, "verify", row)
+            admin.rm(folder, recursive=True)
+            admin.wait()
+            row["restore"], code, put, err = _cli_json(cfg, "backup", "restore", made["path"], "--all")
+            row.update(restore_exit=code, written=put.get("files", 0), restore_said=err)
+            _step(n, "restore", row)
+            rows.append(row)
+    return rows
+
+
+def write_backup_times(facts: int, rows: list[dict[str, Any]], load: tuple[float, float], uptime: str) -> str:
+    """The section "At N facts: backup, restore, drill" of nightly.md (an earlier one of that size replaced)."""
+    med = {k: statistics.median(r[k] for r in rows) for k in ("create", "restore", "verify", "bytes")}
+    title = f"{AT_SIZE.strip()} {facts:,} facts: backup, restore, drill"
+    lines = [title, "",
+             f"`nice -n 10 python -m muninn.evals.lab.bench_nightly --facts {facts} --trials {len(rows)}` "
+             f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores shared with other "
+             f"work; 1-minute load average {load[0]:.2f} at the start, {load[1]:.2f} at the end; `uptime` during "
+             f"the run: `{uptime}`). The demo workspace with {facts:,} facts the agent raven wrote straight into "
+             "its own area (what a backup holds: no export wrote them). Each trial: `backup create`, `backup "
+             "verify` (the drill), the facts deleted on the server, `backup restore --all` (every fact written "
+             "back, read back, and every reader's keyword index and search vectors refreshed). Seconds are wall "
+             "clock of the CLI, start-up included.", "",
+             "| | median s | trials s |", "| --- | ---: | --- |"]
+    for k, name in (("create", "backup create"), ("restore", "backup restore --all"), ("verify", "backup verify")):
+        lines.append(f"| {name} | {med[k]:.2f} | {', '.join(f'{r[k]:.2f}' for r in rows)} |")
+    first = rows[0]
+    lines += ["", f"Backup size: {med['bytes'] / 1e6:.2f} MB median ({int(med['bytes']):,} bytes), sealed; "
+              f"{first['held']:,} server file(s) held; the drill checked {first['members']:,} member(s) with "
+              f"{sum(r['problems'] for r in rows)} problem(s) over all trials; the restore wrote "
+              f"{first['written']:,} file(s) (exit {first['restore_exit']}).", ""]
+    return "\n".join(lines)
+
+
+def _put_section(text: str, section: str) -> str:
+    head = section.split("\n", 1)[0]
+    if head in text:
+        start = text.index(head)
+        rest = text.find(AT_SIZE, start + 1)
+        return text[:start] + section + (text[rest:] if rest >= 0 else "")
+    return text.rstrip("\n") + "\n\n" + section if text.strip() else section
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trials", type=int, nargs="?", default=5)
     parser.add_argument("--record", type=int, default=0, help="facts in the synthetic tasks source (0: the demo's)")
+    parser.add_argument("--facts", type=int, default=0, help="time backup, restore and the drill with N facts")
+    parser.add_argument("--trials", type=int, dest="facts_trials", default=3, help="trials for --facts")
     args = parser.parse_args()
+    if args.facts:
+        return facts_main(args.facts, args.facts_trials)
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-nightly-"))
     server_venv = paths.server_venv()
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
@@ -260,6 +371,28 @@ AT_SIZE = "\n## At "   # the at-size section(s), written from `--record` runs by
 def kept_at_size(path: Path) -> str:
     text = path.read_text() if path.is_file() else ""
     return text[text.index(AT_SIZE):] if AT_SIZE in text else ""
+
+
+def facts_main(facts: int, trials: int) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-backup-"))
+    server_venv = paths.server_venv()   # the shared one: resolved before XDG_DATA_HOME moves
+    os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+    os.environ["MUNINN_SERVER_VENV"] = str(server_venv)
+    cfg = _workspace(tmp, timeout=600)
+    os.environ["MUNINN_CONFIG"] = str(cfg)
+    settings = config.load(cfg)
+    load = os.getloadavg()[0]
+    lifecycle.up(settings, say=lambda m: None, config_file=cfg)
+    try:
+        assert policy_apply.apply(settings, policy_mod.load_for(settings), say=lambda m: None).ok
+        rows = backup_times(cfg, settings, facts, trials)
+        uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    finally:
+        lifecycle.down(settings, say=lambda m: None)
+    section = write_backup_times(facts, rows, (load, os.getloadavg()[0]), uptime)
+    OUT.write_text(_put_section(OUT.read_text() if OUT.is_file() else "", section))
+    print(section)
 
 
 if __name__ == "__main__":
