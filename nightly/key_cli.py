@@ -113,3 +113,5 @@ def import_(
     who = f"the key of {moved.profile!r}" if moved.profile else "the vault key"
     say(f"stored {who} in the keyring as {moved.key_name}" + (f" (proven: {moved.proven_by})"
                                                                 if moved.proven_by else ""))
+    if moved.replaced:
+        say("it replaced a different key that was stored under that name")

@@ -35,6 +35,7 @@ class Moved:
     profile: str | None = None
     key_name: str | None = None
     proven_by: str | None = None
+    replaced: bool | None = None  # a different key of the same name was in the keyring before the import
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -83,8 +84,11 @@ def import_reader(settings: Settings, src: Path, passphrase: str, profile: str |
                           f"{prof.account}/{prof.user}", path=str(src),
                           fix="pass the --profile whose account and user match, or fix policy.yaml")
     proven = _prove(settings, prof, key)
-    credentials.for_server(settings).set(prof.key_name, key)
-    return Moved(READER_KIND, str(src), profile=prof.name, key_name=prof.key_name, proven_by=f"ls {proven}")
+    ring = credentials.for_server(settings)
+    before = ring.get(prof.key_name)
+    ring.set(prof.key_name, key)
+    return Moved(READER_KIND, str(src), profile=prof.name, key_name=prof.key_name, proven_by=f"ls {proven}",
+                 replaced=True if before not in (None, key) else None)
 
 
 def export_vault(settings: Settings, dest: Path, passphrase: str) -> Moved:

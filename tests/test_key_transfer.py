@@ -146,6 +146,12 @@ def test_a_new_machine_and_a_reader_on_another_host_get_everything_back(stack, t
         assert got.returncode == 0, got.stderr
         assert json.loads(got.stdout) == {"kind": "muninn-reader-key", "path": str(carried), "profile": "raven",
                                           "key_name": raven.key_name, "proven_by": f"ls {raven.read_prefixes[0]}"}
+        # A different key already stored under that name is replaced, and the import says so.
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("XDG_DATA_HOME", c_env["XDG_DATA_HOME"])
+            credentials.for_server(config.load(c_path)).set(raven.key_name, "a-stale-key")
+        again = cli(c_env, "key", "import", str(carried), "--passphrase-file", str(passfile))
+        assert again.returncode == 0 and "replaced a different key" in again.stderr + again.stdout, again.stderr
         read = cli(c_env, "read", RAVEN_URI)
         assert read.returncode == 0 and "RVN-5120" in read.stdout, read.stderr
         found = cli(c_env, "search", "RVN-5120", "--profile", "raven", "--json", "--no-rerank")
