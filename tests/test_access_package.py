@@ -21,7 +21,9 @@ def _calls(tree: ast.AST, name: str) -> list[int]:
             and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)]
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+# plugin.py is the registry's way in: it defers the package's heavy modules to the hook that needs them,
+# since every command (the observe hook on each tool call among them) loads every plugin.
+@pytest.mark.parametrize("path", [p for p in MODULES if p.name != "plugin.py"], ids=lambda p: p.name)
 def test_no_function_local_imports(path: Path) -> None:
     # A local import was how vault and inventory hid their loop with verify; inside one package none is needed.
     tree = ast.parse(path.read_text())
