@@ -232,7 +232,8 @@ def move_to_root_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     (viking://resources/notes/notes/x.md to viking://resources/notes/x.md): muninn's files, readers' edits
     and files written there directly. Each copy is read back before the old file goes; the sync manifest
     and every reader's keyword index follow, so the next `sync all` makes no second copy. A file whose new
-    path holds other bytes is kept and named (exit 19). Then run `muninn export all && muninn sync all`.
+    path holds other bytes, or that a reader changed while it moved, is kept and named (exit 19). Then run
+    `muninn export all && muninn sync all`.
     Safe to run again."""
     from muninn.core.client import OpenViking
     from muninn.export import area_root
@@ -249,13 +250,14 @@ def move_to_root_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     for m in done:
         for old in m.kept:
             say(f"[yellow]kept[/] {old}: its new path already holds other bytes")
-    say(f"move-to-root: {sum(len(m.moved) for m in done)} file(s) moved, "
-        f"{sum(len(m.kept) for m in done)} kept, in {len(done)} area(s)")
-    kept = sum(len(m.kept) for m in done)
+        for old in m.changed:
+            say(f"[yellow]kept[/] {old}: a reader changed it while it moved")
+    kept = sum(len(m.kept) + len(m.changed) for m in done)
+    say(f"move-to-root: {sum(len(m.moved) for m in done)} file(s) moved, {kept} kept, in {len(done)} area(s)")
     if kept:
-        raise sync_mod.SyncConflict(f"move-to-root kept {kept} file(s) whose new path holds other bytes",
-                                    fix="compare each with `muninn read`, remove the one you do not want, "
-                                        "then run it again")
+        raise sync_mod.SyncConflict(f"move-to-root kept {kept} file(s) at their old path (named above)",
+                                    fix="for one whose new path holds other bytes, compare the two with `muninn "
+                                        "read` and remove the one you do not want; then run it again")
 
 
 class _progress:

@@ -301,6 +301,11 @@ class Configured:
         """Where a root source exported before it was moved to the root: the sub-folder its kind named."""
         return area_dir(settings, self.area) / self.kind
 
+    def exported_before_the_move(self, settings: Settings) -> bool:
+        """Its ledger is still in `old_dir`: the move to the root is not done (a sub-folder of the tree that
+        happens to be named after the kind has no ledger of its own)."""
+        return _ledger_file(self.old_dir(settings), self.kind, self.path).is_file()
+
 
 ROOT = "."
 
@@ -341,7 +346,7 @@ def _check_root(settings: Settings, doc: yamlfile.Document, c: Configured, every
             raise doc.error_at(("sources", c.index, "name"), f"{c.area} has a source at its root (`name: .`) "
                                f"and another source in it ({other.uri})",
                                fix="give the root source an area of its own, or drop `name: .`")
-    if check_old and _ledger_file(c.old_dir(settings), c.kind, c.path).is_file():
+    if check_old and c.exported_before_the_move(settings):
         raise ConfigError(f"the {c.kind} source of {c.area} is now at the area's root (`name: .`), but its "
                           f"files are still under {c.area}/{c.kind}/",
                           path=str(settings.source_file or "muninn.yaml"),

@@ -18,6 +18,7 @@ import yaml
 from muninn.core import config, credentials
 from muninn.core.client import OpenViking
 from muninn.core.errors import ExitCode
+from muninn.export import area_root
 from muninn.export.sync import remote_files
 from muninn.plugins.stack import init_files
 
@@ -126,5 +127,71 @@ def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, tmp_
     assert client.read(f"{AREA}/nas.md") == EDIT and client.read(f"{AREA}/decision.md") == DIRECT
     assert client.read(f"{AREA}/router.md") == SOMEONE
     again = cli("move-to-root", "--json")
-    assert again.returncode == 0 and json.loads(again.stdout) == [{"area": AREA, "moved": [], "kept": []}]
+    assert again.returncode == 0 and json.loads(again.stdout) == [{"area": AREA, "moved": [], "kept": [],
+                                                                  "changed": []}]
     client.close()
+
+
+class _ReaderEditsDuringTheMove(OpenViking):
+    """The CLI's client, while a reader edits the old file just after its copy is written (a real write)."""
+
+    def __init__(self, *args, edit: tuple[str, str, str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.edit = edit   # (new uri whose copy triggers it, old uri, the reader's text)
+
+    def write(self, uri: str, content: str, mode: str = "replace", wait: bool = False) -> dict:
+        done = super().write(uri, content, mode=mode, wait=wait)
+        if uri == self.edit[0]:
+            super().write(self.edit[1], self.edit[2], wait=True)
+        return done
+
+
+@pytest.mark.integration
+def test_an_edit_during_the_move_is_kept_and_a_second_run_moves_only_that(stack, tmp_path: Path) -> None:
+    account = f"ar{uuid.uuid4().hex[:8]}"
+    key = stack.root.create_account(account, "owner")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in NOTES.items():
+        (notes / name).write_text(text)
+    conf = tmp_path / "muninn.yaml"
+    base = {**yaml.safe_load(stack.config_path.read_text()), "home": str(tmp_path / "home"),
+            "openviking": {"account": account, "user": "owner"}}
+    old_source = {"kind": "notes", "path": str(notes), "area": AREA}
+    conf.write_text(yaml.safe_dump({**base, "sources": [old_source]}))
+    credentials.for_server(config.load(conf)).set(credentials.user_key_name(account, "owner"), key)
+    env = {**stack.env, "MUNINN_CONFIG": str(conf), "MUNINN_HOME": str(tmp_path / "home")}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
+                              timeout=300)
+
+    assert cli("export", "all").returncode == 0
+    assert cli("sync", "all").returncode == 0
+    conf.write_text(yaml.safe_dump({**base, "sources": [{**old_source, "name": "."}]}))
+    edited = "# Boiler\nThe valve was replaced on 3 November (a reader, mid-move).\n"
+    reader = _ReaderEditsDuringTheMove(stack.settings.server.base_url, key,
+                                       key_name=credentials.user_key_name(account, "owner"),
+                                       edit=(f"{AREA}/boiler.md", f"{AREA}/notes/boiler.md", edited))
+    (report,) = area_root.move(config.load(conf), reader)
+    assert report.changed == [f"{AREA}/notes/boiler.md"] and report.kept == []
+    assert {n for _, n in report.moved} == {f"{AREA}/{n}" for n in NOTES if n != "boiler.md"}
+    assert reader.read(f"{AREA}/notes/boiler.md") == edited                      # the edit, not deleted
+    assert f"{AREA}/boiler.md" not in {e.uri for e in reader.walk(AREA)}         # its early copy taken back
+
+    again = cli("move-to-root", "--json")      # the export ledger is gone: only what was kept is tried again
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)[0]["moved"] == [{"old": f"{AREA}/notes/boiler.md", "new": f"{AREA}/boiler.md"}]
+    assert reader.read(f"{AREA}/boiler.md") == edited
+
+    # The new layout with a folder of the tree named like the kind: notes/notes/inner.md is the source's own.
+    (notes / "notes").mkdir()
+    (notes / "notes" / "inner.md").write_text("# Inner\n\nA page in a sub-folder called notes.\n")
+    assert cli("export", "all").returncode == 0
+    assert cli("sync", "all").returncode == 0
+    assert "# Inner" in reader.read(f"{AREA}/notes/inner.md")
+    third = cli("move-to-root", "--json")
+    assert third.returncode == 0 and json.loads(third.stdout)[0]["moved"] == [], third.stdout
+    assert "# Inner" in reader.read(f"{AREA}/notes/inner.md")
+    assert "inner.md" not in remote_files(reader, AREA)
+    reader.close()

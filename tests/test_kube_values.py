@@ -7,6 +7,7 @@ import base64
 import datetime as dt
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -277,7 +278,7 @@ def test_forbidden_all_namespaces_reads_each_namespace(workspace: Path, cluster:
     values = {v for _, v in kube_values.cached(load_settings(workspace))}
     assert DB_PASSWORD in values and SA_TOKEN not in values
     assert warnings == ["kubernetes context ops: the Secrets of 1 namespace(s) are forbidden to this user and "
-                        "were not read"]
+                        "were not read (their cached values stay in use)"]
     assert ["--context=ops", "--request-timeout=20s", "--namespace=ci", "get", "secrets", "-o", "json"] \
         in cluster.calls()
 
@@ -421,3 +422,144 @@ def test_a_damaged_cache_fails_closed_and_export_rebuilds_it(workspace: Path, cl
     (warning,) = kube_values.refresh(s)
     assert "moved aside" in warning
     assert DB_PASSWORD in secret_values.known(s)
+
+
+# --- what the unattended read runs ---------------------------------------------------------------
+
+
+def _bash_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `bash` first on PATH that logs how it was started, then runs the real one."""
+    folder, log = tmp_path / "bash-bin", tmp_path / "bash.log"
+    folder.mkdir()
+    real = shutil.which("bash")
+    (folder / "bash").write_text(f'#!{real}\nprintf "%s\\n" "$1" >> {log}\nexec {real} "$@"\n')
+    (folder / "bash").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+def _ran_a_script(log: Path) -> bool:
+    return log.exists() and "-c" in log.read_text().splitlines()
+
+
+def _access(cfg: Path, lines: list[str]) -> None:
+    inventory = Path(load_settings(cfg).inventory.files[0])
+    entries = yaml.safe_load(inventory.read_text())
+    entries[1]["access"] = lines
+    inventory.write_text(yaml.safe_dump(entries))
+
+
+@pytest.mark.parametrize("line", [
+    "source {env}; touch {marker}",
+    "export KUBECONFIG={env} && touch {marker}",
+    "source {env} | tee {marker}",
+    "export X=$(touch {marker})",
+    "export X=`touch {marker}`",
+    "source {env} > {marker}",
+    "export X=1\ntouch {marker}",
+    "KUBECONFIG={env} touch {marker}",
+    "set -o pipefail",
+    "kubectx prod-admin",
+    "gcloud config set project prod",
+    "az account set --subscription prod",
+])
+def test_an_unsafe_setup_line_skips_the_context_and_runs_nothing(
+        workspace: Path, cluster: Cluster, tmp_path: Path, line: str) -> None:
+    env, marker = tmp_path / "ops.env", tmp_path / "PWNED"
+    env.write_text(f"touch {marker}\n")
+    text = line.format(env=env, marker=marker)
+    _access(workspace, ["export KUBECONFIG=/tmp/ops.yaml", text])
+    (warning,) = kube_values.refresh(load_settings(workspace))
+    assert warning.startswith("kubernetes context ops: access step 2 of ops-cluster is not run unattended (")
+    assert "none of its values are cached yet" in warning and "before `muninn export`" in warning
+    assert not marker.exists() and cluster.calls() == []   # neither the line nor kubectl ran
+
+
+def test_safe_setup_lines_run_without_a_shell(workspace: Path, cluster: Cluster, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    bash = _bash_calls(tmp_path, monkeypatch)
+    monkeypatch.setenv("KUBE_UNSET_ME", "1")
+    seen = tmp_path / "seen.json"
+    (tmp_path / "here").mkdir()
+    _access(workspace, ["export KUBECONFIG=$HOME/.kube/ops.yaml KUBE_SEEN=" + str(seen), "PLAIN=1",
+                        "export FROM_PLAIN=${PLAIN}x", "unset KUBE_UNSET_ME", f"cd {tmp_path / 'here'}",
+                        "kubectl config use-context ops", "kubectl get nodes", "on the bastion: sudo -i"])
+    assert kube_values.refresh(load_settings(workspace)) == []
+    got = json.loads(seen.read_text())
+    assert got["env"]["KUBECONFIG"] == f"{os.environ['HOME']}/.kube/ops.yaml" and got["env"]["FROM_PLAIN"] == "1x"
+    assert "PLAIN" not in got["env"] and "KUBE_UNSET_ME" not in got["env"]   # a plain variable is not exported
+    assert got["cwd"] == str(tmp_path / "here") and not _ran_a_script(bash)
+    assert DB_PASSWORD in {v for _, v in kube_values.cached(load_settings(workspace))}
+    assert all(c[c.index("get") + 1] in ("secrets", "namespaces") for c in cluster.calls())
+
+
+def test_a_sourced_file_runs_and_its_output_stays_off_the_json(workspace: Path, cluster: Cluster, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    bash = _bash_calls(tmp_path, monkeypatch)
+    seen, env = tmp_path / "seen.json", tmp_path / "ops env.sh"
+    env.write_text(f"echo 'sourced, said on stdout'\nexport KUBE_SEEN={seen}\nOPS_DIR=/srv/ops\n")
+    _access(workspace, [f"source '{env}'", "export KUBECONFIG=${OPS_DIR}/kubeconfig"])
+    assert kube_values.refresh(load_settings(workspace)) == []
+    got = json.loads(seen.read_text())
+    assert _ran_a_script(bash) and got["env"]["KUBECONFIG"] == "/srv/ops/kubeconfig"
+    assert DB_PASSWORD in {v for _, v in kube_values.cached(load_settings(workspace))}
+
+
+def test_access_exec_still_runs_the_owners_lines(workspace: Path, cluster: Cluster, tmp_path: Path) -> None:
+    from muninn.plugins.access.inventory import Inventory
+
+    marker = tmp_path / "attended"
+    _access(workspace, [f"export A=1; touch {marker}"])
+    out = Inventory.open(load_settings(workspace)).exec("ops-cluster", ["true"], stdout=None, stderr=None)
+    assert out.exit_code == 0 and marker.exists()   # attended: the owner is there, the line runs as written
+
+
+def test_a_failure_line_is_scrubbed_of_every_known_value(workspace: Path, cluster: Cluster,
+                                                         tmp_path: Path) -> None:
+    vault_value, env_value = "Vt7#kQ2mX9pL4wZr", "Ev8mQ3xK7pL2zR9t"
+    secrets = tmp_path / "secrets.yaml"
+    secrets.write_text(yaml.safe_dump([{"id": "ops-db", "value": vault_value}]))
+    dotenv = tmp_path / "ops.env"
+    dotenv.write_text(f"OPS_TOKEN={env_value}\n")
+    cfg = yaml.safe_load(workspace.read_text())
+    cfg["export"] = {"secret_files": [str(secrets), str(dotenv)]}
+    workspace.write_text(yaml.safe_dump(cfg))
+    _access(workspace, [f"cd /nonexistent/{vault_value}/{env_value}"])
+    (warning,) = kube_values.refresh(load_settings(workspace))
+    assert "access step 1 failed" in warning and "[REDACTED:" in warning
+    assert vault_value not in warning and env_value not in warning
+
+
+def test_a_namespace_not_read_now_keeps_its_cached_values(workspace: Path, cluster: Cluster) -> None:
+    s = load_settings(workspace)
+    assert kube_values.refresh(s) == []
+    cluster.ops["forbid"] = ["all", "ci"]        # RBAC narrowed: ci may no longer be read
+    cluster.ops["secrets"] = _secrets(password=ROTATED)
+    cluster.save()
+    kube_values.refresh(s)
+    values = {v for _, v in kube_values.cached(s)}
+    assert SA_TOKEN in values                                 # ci's value, kept from the last read
+    assert ROTATED in values and DB_PASSWORD not in values    # billing-prod was read: its rotation replaced it
+    cluster.ops.update(forbid=["all", "namespaces"], namespace=NAMESPACE)
+    cluster.ops["secrets"] = [x for x in _secrets(password=ROTATED) if x["name"] != "regcred"]
+    cluster.save()
+    kube_values.refresh(s)
+    values = {v for _, v in kube_values.cached(s)}
+    assert SA_TOKEN in values and ROTATED in values and REGISTRY_PASSWORD not in values   # regcred deleted
+
+
+def test_a_wider_cache_file_is_set_back_to_0600(workspace: Path, cluster: Cluster,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    s = load_settings(workspace)
+    kube_values.refresh(s)
+    s.paths.known_values_cache.chmod(0o644)      # restored from a backup under umask 022
+    (warning,) = kube_values.refresh(s)
+    assert "was mode 644" in warning and "set to 600" in warning and "was mode 644" in capsys.readouterr().err
+    assert stat.S_IMODE(s.paths.known_values_cache.stat().st_mode) == 0o600
+
+
+def test_only_the_two_reads_are_ever_made() -> None:
+    from muninn.plugins.access import unattended
+
+    with pytest.raises(ValueError, match="only secrets and namespaces"):
+        kube_values._kubectl(unattended.Setup(), "ops", ["delete", "secrets"], 1)

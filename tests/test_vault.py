@@ -20,7 +20,7 @@ from muninn.core import config
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.core.secrets_file import derive_env
 from muninn.plugins.access import access_log
-from muninn.plugins.access.store import UnknownSecret
+from muninn.plugins.access.store import Store, UnknownSecret
 from muninn.plugins.access.vault import Refused, Vault, exec_command_line
 
 TOKEN = "tok_9f8Q2mZxL4vB7nK1pR6w"
@@ -74,6 +74,21 @@ def test_sync_reports_and_encrypts(vault: Vault, tmp_path: Path) -> None:
         ["new-one"], ["jira-api-token"], ["db-admin"], 1)
     assert vault.store.values("jira-api-token") == {"": TOKEN + "X"}
     assert vault.sync([path]).as_dict() == {"added": [], "changed": [], "removed": [], "unchanged": 3}
+
+
+def test_a_restored_wider_store_is_set_back_to_0600(vault: Vault, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = Path(vault.store.path)
+    vault.store.close()
+    path.chmod(0o644)                                   # a backup unpacked under umask 022
+    capsys.readouterr()
+    store = Store(path, vault.store.keyring, vault.store.key_name)
+    try:
+        assert store.values("vm-sudo") == {"": PASSWORD}   # still opens: narrowed, not refused
+    finally:
+        store.close()
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    assert f"warning: {path} was mode 644" in capsys.readouterr().err and store.narrowed
 
 
 def test_metadata_change_counts_as_changed(vault: Vault, tmp_path: Path) -> None:

@@ -13,12 +13,15 @@ How it reads, and why:
   `get secrets` with a value-printing output on purpose, and this reader exists to print them.
   First `--all-namespaces`; a user whose RBAC forbids that gets every namespace `get namespaces`
   lists, one by one, and one who may not list namespaces gets the context's own namespace.
-- The entry's setup steps (`source`, `export`) run first, as `access exec` runs them, with their
-  output sent to stderr so stdout is kubectl's JSON alone.
+- Nobody watches this read, so the entry's setup steps are not run as written: `unattended.plan`
+  takes only `export`, `NAME=value`, `unset`, `cd` and `source FILE` lines, rebuilt from their words
+  (a sourced file's output goes to stderr, so stdout is kubectl's JSON alone). A global switch (`az
+  account set`, `kubectx`) or any other shell line skips the context with a warning naming the line.
 - A timeout, a cluster that does not answer or a down prerequisite is a warning, not a failure: the
   context's cached values stay in use, so an export still redacts them while the cluster is away.
-  A successful read replaces the context's cached values (a rotated value is picked up, a removed one
-  forgotten); contexts the inventory no longer names are dropped from the cache.
+  A namespace read replaces its own cached values (a rotated value is picked up, a removed one
+  forgotten); one not read this time (forbidden now) keeps them; contexts the inventory no longer
+  names are dropped from the cache. A warning's detail is scrubbed of every known value.
 - The cache is the vault's own sealed format (`store.Store`, AES-GCM under the vault key in the OS
   keyring), one row per context, 0600. Values never appear in a warning.
 """
@@ -26,6 +29,7 @@ How it reads, and why:
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -44,12 +48,13 @@ from muninn.core.inventory_file import InventoryEntry, Located, load_files
 from muninn.guards import secret_values
 from muninn.guards.redact import Redactor
 
-from . import kube_secrets, prereq, steps
+from . import kube_secrets, prereq, steps, unattended
 from .store import Store, VaultDamaged
 
 ROW = "kube:"
 _NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _FORBIDDEN = re.compile(r"\(Forbidden\)|\bforbidden\b", re.IGNORECASE)
+_READS = (["get", "secrets"], ["get", "namespaces"])   # the only reads this module makes
 
 
 class CacheDamaged(VaultDamaged):
@@ -94,25 +99,35 @@ def context_of(entry: InventoryEntry) -> str | None:
 
 
 def contexts(entries: Mapping[str, Located]) -> list[Context]:
-    """Each context once, with the first entry that names it."""
+    """Each context once, with the first entry that names it (a name that reads as an option is none)."""
     out: dict[str, Context] = {}
     for entry_id, located in entries.items():
         name = context_of(located.entry)
-        if name and name not in out:
+        if name and not name.startswith("-") and name not in out:
             out[name] = Context(name, entry_id)
     return list(out.values())
 
 
-def _kubectl(entry: InventoryEntry, context: str, args: list[str], timeout: float) -> dict[str, Any]:
+def _kubectl(setup: unattended.Setup, context: str, args: list[str], timeout: float) -> dict[str, Any]:
+    if args[-2:] not in _READS:
+        raise ValueError(f"kube_values reads only secrets and namespaces, not {args}")
     argv = ["kubectl", f"--context={context}", f"--request-timeout={timeout:g}s", *args, "-o", "json"]
-    assert args[-2:] in (["get", "secrets"], ["get", "namespaces"])   # the only reads this module makes
-    script = "exec 3>&1 1>&2\n" + steps.script(steps.classify_all(entry.access),
-                                               "exec 1>&3 3>&-\nexec " + shlex.join(argv), drop_kube_switch=True)
+    env: dict[str, str] | None = None
+    cwd: Path | None = None
+    if setup.needs_shell:
+        command = ["bash", "-c", "exec 3>&1 1>&2\n" + setup.script("exec 1>&3 3>&-\nexec " + shlex.join(argv))]
+    else:
+        env, cwd, failed = setup.environment(os.environ)
+        if failed:
+            raise _Failed(f"muninn: access step {failed.n} failed: {failed.text}")
+        command = argv
     try:
-        proc = subprocess.run(["bash", "-c", script], capture_output=True, stdin=subprocess.DEVNULL,
+        proc = subprocess.run(command, capture_output=True, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
                               timeout=timeout + 5, start_new_session=True)
     except subprocess.TimeoutExpired:
         raise _Failed(f"kubectl did not answer within {timeout:g} s") from None
+    except FileNotFoundError:
+        raise _Failed("kubectl is not on the PATH the entry's setup steps leave") from None
     if proc.returncode != 0:
         lines = [ln.strip() for ln in proc.stderr.decode(errors="replace").splitlines() if ln.strip()]
         last = lines[-1][:200] if lines else f"kubectl exited {proc.returncode}"
@@ -123,16 +138,24 @@ def _kubectl(entry: InventoryEntry, context: str, args: list[str], timeout: floa
         raise _Failed("kubectl printed something other than JSON") from None
 
 
-def read(ctx: Context, entry: InventoryEntry, timeout: float) -> tuple[dict[str, str], list[str]]:
-    """{id: value} of every Secret the context may read, and notes on what it may not."""
+@dataclass
+class Read:
+    values: dict[str, str]              # {id: value} of what was read now
+    keep: Callable[[str], bool]         # whether a cached value of this namespace stays (it was not read now)
+    notes: list[str]
+
+
+def read(ctx: Context, setup: unattended.Setup, timeout: float) -> Read:
+    """Every Secret the context may read, which cached namespaces this read did not cover, and notes on
+    what it may not read."""
     try:
-        return dict(kube_secrets.values(_kubectl(entry, ctx.name, ["--all-namespaces", "get", "secrets"],
-                                                 timeout), ctx.name)), []
+        return Read(dict(kube_secrets.values(_kubectl(setup, ctx.name, ["--all-namespaces", "get", "secrets"],
+                                                      timeout), ctx.name)), lambda ns: False, [])
     except _Failed as exc:
         if not exc.forbidden:
             raise
     try:
-        doc = _kubectl(entry, ctx.name, ["get", "namespaces"], timeout)
+        doc = _kubectl(setup, ctx.name, ["get", "namespaces"], timeout)
         namespaces: list[str | None] = [
             item["metadata"]["name"] for item in doc.get("items", [])
             if item.get("kind") == "Namespace" and _NAMESPACE.fullmatch(str(item.get("metadata", {}).get("name")))]
@@ -141,19 +164,33 @@ def read(ctx: Context, entry: InventoryEntry, timeout: float) -> tuple[dict[str,
             raise
         namespaces = [None]   # the context's own namespace
     values: dict[str, str] = {}
-    forbidden = 0
+    forbidden: set[str] = set()
     for ns in namespaces:
         try:
-            doc = _kubectl(entry, ctx.name, [*([f"--namespace={ns}"] if ns else []), "get", "secrets"], timeout)
+            doc = _kubectl(setup, ctx.name, [*([f"--namespace={ns}"] if ns else []), "get", "secrets"], timeout)
         except _Failed as exc:
             if not exc.forbidden:
                 raise
-            forbidden += 1
+            forbidden.add(ns or "")
             continue
         values.update(kube_secrets.values(doc, ctx.name))
-    notes = [f"kubernetes context {ctx.name}: the Secrets of {forbidden} namespace(s) are forbidden to this "
-             "user and were not read"] if forbidden else []
-    return values, notes
+    notes = [f"kubernetes context {ctx.name}: the Secrets of {len(forbidden)} namespace(s) are forbidden to this "
+             "user and were not read (their cached values stay in use)"] if forbidden else []
+    if namespaces == [None]:
+        # Its own namespace is known only by the Secrets it holds: every other cached namespace stays.
+        seen = {_namespace(sid, ctx.name) for sid in values}
+        return Read(values, lambda ns: ns not in seen, notes)
+    return Read(values, lambda ns: ns in forbidden, notes)
+
+
+def _namespace(value_id: str, context: str) -> str:
+    """The namespace of an id `kube:<context>/<namespace>/<secret>.<key>` (a context may hold `/`)."""
+    return value_id.removeprefix(f"kube:{context}/").partition("/")[0]
+
+
+def merged(old: Mapping[str, str], fresh: Read, context: str) -> dict[str, str]:
+    """The context's new row: what was read now, and the cached values of namespaces it did not cover."""
+    return {k: v for k, v in old.items() if fresh.keep(_namespace(k, context))} | fresh.values
 
 
 def _store(settings: Settings, *, repair: bool = False) -> Store:
@@ -164,11 +201,24 @@ def _store(settings: Settings, *, repair: bool = False) -> Store:
         raise CacheDamaged(path) from None
 
 
-def _scrubber(store: Store) -> Callable[[str], str]:
-    """Known values of the cache and the patterns, out of a line that is about to be said."""
-    known = secret_values.guessed((part or sid, value) for sid, part, value in store.all_values())
-    redactor = Redactor(known)
-    return lambda text: redactor.redact(text).text
+class _Scrubber:
+    """Every known value (vault, secrets files, `.env` files, this cache) and the patterns, out of a line
+    about to be said; gathered once, at the first line. Known values that cannot be gathered withhold it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.redactor: Redactor | None = None
+        self.failed = False
+
+    def __call__(self, text: str) -> str:
+        if self.redactor is None and not self.failed:
+            try:
+                self.redactor = Redactor(secret_values.known(self.settings))
+            except MuninnError:
+                self.failed = True
+        if self.redactor is None:
+            return "its text withheld: the known values to scrub it with could not be read"
+        return self.redactor.redact(text).text
 
 
 def refresh(settings: Settings) -> list[str]:
@@ -187,26 +237,33 @@ def refresh(settings: Settings) -> list[str]:
     if store.moved_aside is not None:
         warnings.append(f"the known-values cache was unreadable and is moved aside to {store.moved_aside}; "
                         "contexts that do not answer now have no cached values")
+    if store.narrowed is not None:
+        warnings.append(store.narrowed)
+    scrub = _Scrubber(settings)
     try:
         read_at = store.updated()
         for ctx in named:
-            entry = entries[ctx.entry].entry
             since = read_at.get(ROW + ctx.name)
             kept = f"its values cached {since[:10]} stay in use" if since else "none of its values are cached yet"
+            setup = unattended.plan(entries[ctx.entry].entry.access)
+            if isinstance(setup, unattended.Refused):
+                warnings.append(f"kubernetes context {ctx.name}: access step {setup.n} of {ctx.entry} is not run "
+                                f"unattended ({setup.why}): `{scrub(setup.text)}`; {kept}; {unattended.FIX}")
+                continue
             down = [s for s in prereq.check_many(entries, prereq.required_by(entries, ctx.entry)).values() if not s.up]
             if down:
                 warnings.append(f"kubernetes context {ctx.name}: prerequisite '{down[0].id}' is down "
                                 f"({entries[down[0].id].entry.fix_sentence()}); {kept}")
                 continue
             try:
-                values, notes = read(ctx, entry, settings.known_values.kube_timeout)
+                fresh = read(ctx, setup, settings.known_values.kube_timeout)
             except _Failed as exc:
                 # The detail is a line of stderr, which the owner's setup steps share with kubectl.
-                detail = _scrubber(store)(exc.detail)
-                warnings.append(f"kubernetes context {ctx.name} did not answer ({detail}); {kept}")
+                warnings.append(f"kubernetes context {ctx.name} did not answer ({scrub(exc.detail)}); {kept}")
                 continue
-            warnings += notes
-            store.put_values(ROW + ctx.name, values, f"inventory:{ctx.entry}")
+            warnings += fresh.notes
+            old = store.values(ROW + ctx.name) if since else {}
+            store.put_values(ROW + ctx.name, merged(old, fresh, ctx.name), f"inventory:{ctx.entry}")
         for gone in set(read_at) - {ROW + c.name for c in named}:
             store.delete(gone)
     finally:

@@ -79,10 +79,15 @@ def script(steps: Sequence[Step], command: str, *, drop_kube_switch: bool = Fals
     for n, step in enumerate(steps, start=1):
         if step.kind not in ("env", "switch") or (drop_kube_switch and step.context):
             continue
-        said = shlex.quote(f"muninn: access step {n} failed: {step.text}")
-        lines.append(f"{step.text} || {{ rc=$?; echo {said} >&2; exit $rc; }}")
+        lines.append(guarded(n, step.text, step.text))
     lines.append(command)
     return "\n".join(lines)
+
+
+def guarded(n: int, line: str, text: str) -> str:
+    """`line` for bash: on failure its exit code, and a line on stderr naming step `n` as the owner wrote it."""
+    said = shlex.quote(f"muninn: access step {n} failed: {text}")
+    return f"{line} || {{ rc=$?; echo {said} >&2; exit $rc; }}"
 
 
 def kube_context(steps: Sequence[Step]) -> str | None:

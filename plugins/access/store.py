@@ -15,6 +15,8 @@ import hmac
 import json
 import os
 import sqlite3
+import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -76,6 +78,24 @@ class SyncReport:
         return out | ({"moved_aside": self.moved_aside} if self.moved_aside else {})
 
 
+def _owner_only(path: Path, fresh: bool) -> str | None:
+    """Mode 0600 on every open, not only a new file's: a store restored or copied with a wider mode
+    (a backup unpacked under umask 022) would hand its sealed values and metadata to every local
+    account. Narrowed, and said (stderr, and the sentence returned for a caller's report)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077 or fresh:
+        try:
+            os.chmod(path, 0o600)
+        except OSError as exc:
+            raise ConfigError(f"{path} is mode {mode:03o} and cannot be set to 600 ({exc.strerror})",
+                              path=str(path), fix=f"chmod 600 {path} as its owner") from None
+    if fresh or not mode & 0o077:
+        return None
+    said = f"{path} was mode {mode:03o} (group or others could read it): set to 600"
+    sys.stderr.write(f"warning: {said}\n")
+    return said
+
+
 class Store:
     def __init__(self, path: Path, keyring: Keyring, key_name: str = "vault:key", *, repair: bool = False) -> None:
         """`repair`: a damaged store is moved aside (`moved_aside`) and a new one started (vault sync)."""
@@ -97,8 +117,7 @@ class Store:
             self.path.rename(self.moved_aside)
             fresh = True
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        if fresh:
-            os.chmod(self.path, 0o600)
+        self.narrowed = _owner_only(self.path, fresh)
         self.db.executescript(SCHEMA)
 
     def close(self) -> None:
