@@ -35,8 +35,6 @@ from dotenv import dotenv_values
 
 from muninn.core import registry, yamlfile
 from muninn.core.errors import ConfigError
-from muninn.guards.credential_words import USER_LABELS
-from muninn.guards.secret_fields import secret_field, words
 
 if TYPE_CHECKING:
     from muninn.core.config import Settings
@@ -113,22 +111,6 @@ def is_guessed_secret(value: str) -> bool:
     return is_secretish(value) and not is_locator(value)
 
 
-# Words of a key name that say its value is an address or a name, not a credential.
-IDENTIFIER_WORDS = frozenset(
-    {w for label in USER_LABELS for w in label.split()} |
-    set("host hostname server endpoint url uri address addr port database db dbname schema namespace region "
-        "zone project bucket cluster domain realm tenant issuer audience id name path".split()))
-
-
-def names_identifier(key: str, value: str = "") -> bool:
-    """A key (`DB_USER`, `client_id`, `host`) that names an identifier and no secret: values read under
-    such a key from where secrets live are not known values (a user name would vanish from every note),
-    unless the value is a URL with a password in it (`DATABASE_URL`). The guards' own reading of field
-    names (`secret_fields`) decides what names a secret."""
-    return secret_field(key) is None and bool(IDENTIFIER_WORDS & set(words(key))) \
-        and not _URL_PASSWORD.search(value)
-
-
 def is_declared_secret(value: str) -> bool:
     """A value the owner declared secret is kept unless it is short or a single ordinary word."""
     value = value.strip()
@@ -141,6 +123,22 @@ def is_declared_secret(value: str) -> bool:
     return not _ORDINARY_WORD.fullmatch(value)
 
 
+# A stand-in where the value goes (`${DB_PASSWORD}`, `{{ .pw }}`, `<password>`, `%(pw)s`, `********`).
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\{\{.*\}\}|<[^<>]+>|%\(\w+\)s|(.)\1*")
+
+
+def is_credential_value(value: str) -> bool:
+    """The rule for a value in a slot that names a credential (a `password` key, a URL's password, a
+    `pwd=` part): the slot says secret, so the declared rule applies, not the guessed one (`hunter2x`,
+    `Tr0ub4dor` and phrases are kept). One ordinary word is kept when it is as long as a guessed secret
+    (`supersecretpassword`); a short one (`changeme`, `bluefish`) would censor prose. Stand-ins and
+    addresses are not secrets."""
+    value = value.strip()
+    if len(value) < DECLARED_MIN_LENGTH or _PLACEHOLDER.fullmatch(value) or is_locator(value):
+        return False
+    return is_declared_secret(value) or len(value) >= MIN_LENGTH
+
+
 @dataclass
 class Collected:
     """value -> secret id, plus how many candidates were skipped (never which)."""
@@ -149,14 +147,19 @@ class Collected:
     skipped: int = 0
     files: int = 0
 
-    def add(self, value: str, secret_id: str, *, declared: bool = False) -> None:
-        keep = is_declared_secret(value) if declared else is_guessed_secret(value)
+    def add(self, value: str, secret_id: str, *, declared: bool = False, keyed: bool = False) -> None:
+        """`keyed`: a reader already chose the rule by the key the value was read under
+        (`setting_values`), so either rule's pass is enough here."""
+        if declared:
+            keep = is_declared_secret(value)
+        else:
+            keep = is_guessed_secret(value) or (keyed and is_credential_value(value))
         if not keep:
             self.skipped += 1
             return
         self.values.setdefault(value, secret_id)
         creds = _URL_PASSWORD.search(value)
-        if creds and is_secretish(creds.group(1)):
+        if creds and is_credential_value(creds.group(1)):
             # A DSN's password is pasted on its own too (a `psql` prompt, a console login).
             self.values.setdefault(creds.group(1), f"{secret_id}.password")
         if "\n" in value:
@@ -179,7 +182,7 @@ def known(settings: Settings, extra: Iterable[Path] = (), *, stores: bool = True
     if stores:
         for source in registry.known_value_stores():
             for secret_id, value in source.values(settings):
-                out.add(value, secret_id, declared=source.declared)
+                out.add(value, secret_id, declared=source.declared, keyed=source.keyed)
     return out.values
 
 
@@ -199,6 +202,15 @@ def guessed(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
     out = Collected()
     for secret_id, value in pairs:
         out.add(value, secret_id)
+    return out.values
+
+
+def keyed(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """{value: secret id} of pairs a reader already filtered by the key they were read under
+    (`setting_values.setting_values`: Kubernetes Secrets, a repo's `.env` files)."""
+    out = Collected()
+    for secret_id, value in pairs:
+        out.add(value, secret_id, keyed=True)
     return out.values
 
 
@@ -313,17 +325,18 @@ def text_values(text: str, name: str, *, env: bool) -> list[tuple[str, str]]:
                 for key, value in dotenv_values(stream=io.StringIO(text), interpolate=False).items() if value]
     out: list[tuple[str, str]] = []
     for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip() or line.lstrip().startswith(("#", "//", ";")):
             continue
         m = _DUMP_LINE.match(line)
         if m:
-            out.append((f"dump:{name}:{m.group(1).strip()}", _unquote(m.group(2))))
+            out.append((f"dump:{name}:{m.group(1).strip().strip(chr(34) + chr(39))}", _unquote(m.group(2))))
     return out
 
 
 def _unquote(value: str) -> str:
     value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
+    if value[:1] in ("'", '"') and (end := value.find(value[0], 1)) > 0:
+        # What follows the closing quote is an inline comment or a JSON line's comma.
+        return value[1:end]
     # An unquoted value ends at an inline comment.
-    return re.split(r"\s+#", value, maxsplit=1)[0]
+    return re.split(r"\s+(?:#|//)", value, maxsplit=1)[0]

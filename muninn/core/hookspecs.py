@@ -93,6 +93,9 @@ class KnownValues:
     name: str
     values: Callable[[Settings], Iterable[tuple[str, str]]]
     declared: bool = True
+    # The source filtered each value by the key it was read under (`setting_values`): a `password`
+    # key's short value passed the credential rule, which `known` must not undo.
+    keyed: bool = False
     refresh: Callable[[Settings], list[str]] | None = None
 
 

@@ -166,7 +166,7 @@ def _store(settings: Settings, *, repair: bool = False) -> Store:
 
 def _scrubber(store: Store) -> Callable[[str], str]:
     """Known values of the cache and the patterns, out of a line that is about to be said."""
-    known = secret_values.guessed((part or sid, value) for sid, part, value in store.all_values())
+    known = secret_values.keyed((part or sid, value) for sid, part, value in store.all_values())
     redactor = Redactor(known)
     return lambda text: redactor.redact(text).text
 
