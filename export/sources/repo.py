@@ -72,8 +72,15 @@ def is_env_file(path: str) -> bool:
 
 
 def _env_text(data: bytes) -> str | None:
-    """A `.env` is text whatever its encoding: one Latin-1 byte must not hide the rest of it."""
-    return None if b"\x00" in data[:8192] else data.decode("utf-8", errors="replace")
+    """A `.env` is text whatever its encoding: one Latin-1 byte must not hide the rest of it. Read as
+    Latin-1 then, not with replacement characters: `contraseña99` written in Latin-1 is pasted as
+    `contraseña99`, and a value with U+FFFD in it would match nothing."""
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def _settings(path: str, text: str) -> list[tuple[str, str]]:
