@@ -23,7 +23,10 @@ from muninn.guards.setting_values import credential_key, embedded, setting_value
 _BLOCK = re.compile(r"-----BEGIN ([^\n-]+)-----[\s\S]*?-----END \1-----")
 _NETRC = re.compile(r"(?m)^\s*(?:machine\s+\S+|default\b)")
 # host:port:database:user:password, `*` for any of the first four.
-_PGPASS = re.compile(r"^\s*[^\s:#][^:]*:(?:\d+|\*):[^:]+:[^:]+:(.+?)\s*$")
+_PGPASS = re.compile(r"^\s*[^\s:#][^\s:]*:(?:\d+|\*):[^\s:]+:[^\s:]+:(\S.*?)\s*$")
+# What a setting's name looks like (`password`, `Root Password`, `spring.datasource.password`, `"apiSecret"`):
+# not a sentence or markup before a colon.
+_SETTING_NAME = re.compile(r"[\w.\-\[\]/]+(?: [\w.\-]+){0,2}")
 _XML = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>([^<>\n]+)</\1>")
 
 
@@ -48,7 +51,7 @@ def config_values(text: str, name: str) -> Iterator[tuple[str, str]]:
 
     for sid, value in text_values(rest, name, env=False):
         setting = sid.rpartition(":")[2]
-        if credential_key(setting) or embedded(value):
+        if _SETTING_NAME.fullmatch(setting) and (credential_key(setting) or embedded(value)):
             yield from emit(setting, value)
     for line in rest.splitlines():
         for part_name, part in embedded(line):

@@ -35,6 +35,7 @@ from dotenv import dotenv_values
 
 from muninn.core import registry, yamlfile
 from muninn.core.errors import ConfigError
+from muninn.guards.credential_words import FILE_PATH
 
 if TYPE_CHECKING:
     from muninn.core.config import Settings
@@ -123,20 +124,33 @@ def is_declared_secret(value: str) -> bool:
     return not _ORDINARY_WORD.fullmatch(value)
 
 
-# A stand-in where the value goes (`${DB_PASSWORD}`, `{{ .pw }}`, `<password>`, `%(pw)s`, `********`).
-_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\{\{.*\}\}|<[^<>]+>|%\(\w+\)s|(.)\1*")
+# A passphrase has a few words; a sentence has more. Prose and markup signs, and `=` (a list of settings).
+PASSPHRASE_WORDS = 5
+_PROSE_MARK = re.compile(r"[`|“”«»=]")
+# One ordinary word this long is a password made of words (`supersecretpassword`), not prose.
+LONG_WORD = 16
+# A stand-in where the value goes (`${DB_PASSWORD}`, `{{ .pw }}`, `<password>`, `[token]`, `%(pw)s`, `****`).
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\{\{.*\}\}|<[^<>]+>|\[[^\[\]]+\]|%\(\w+\)s|(.)\1*")
 
 
 def is_credential_value(value: str) -> bool:
     """The rule for a value in a slot that names a credential (a `password` key, a URL's password, a
     `pwd=` part): the slot says secret, so the declared rule applies, not the guessed one (`hunter2x`,
-    `Tr0ub4dor` and phrases are kept). One ordinary word is kept when it is as long as a guessed secret
-    (`supersecretpassword`); a short one (`changeme`, `bluefish`) would censor prose. Stand-ins and
-    addresses are not secrets."""
+    `Tr0ub4dor` and passphrases are kept). One ordinary word (a trailing full stop or comma included:
+    `authentication.`) is kept only when longer than the words prose uses (`supersecretpassword`);
+    `changeme` or `bluefish` would censor prose. A phrase of many words, or one with markup or `=` in
+    it, is a sentence or a list of settings, not a passphrase. Stand-ins and addresses are not secrets."""
     value = value.strip()
-    if len(value) < DECLARED_MIN_LENGTH or _PLACEHOLDER.fullmatch(value) or is_locator(value):
+    if len(value) < DECLARED_MIN_LENGTH or _PLACEHOLDER.fullmatch(value) or is_locator(value) \
+            or FILE_PATH.fullmatch(value):
         return False
-    return is_declared_secret(value) or len(value) >= MIN_LENGTH
+    if is_secretish(value) and not any(ch.isspace() for ch in value):
+        return True
+    phrase = value.split()
+    if len(phrase) > 1:
+        return len(phrase) <= PASSPHRASE_WORDS and not _PROSE_MARK.search(value)
+    word = value.rstrip(".,;:!?")
+    return not _ORDINARY_WORD.fullmatch(word) or len(word) >= LONG_WORD
 
 
 @dataclass
@@ -148,12 +162,14 @@ class Collected:
     files: int = 0
 
     def add(self, value: str, secret_id: str, *, declared: bool = False, keyed: bool = False) -> None:
-        """`keyed`: a reader already chose the rule by the key the value was read under
-        (`setting_values`), so either rule's pass is enough here."""
-        if declared:
+        """`keyed`: a reader already filtered the value by the key it was read under (`setting_values`),
+        so only the floor of every rule applies here."""
+        if keyed:
+            keep = len(value.strip()) >= DECLARED_MIN_LENGTH
+        elif declared:
             keep = is_declared_secret(value)
         else:
-            keep = is_guessed_secret(value) or (keyed and is_credential_value(value))
+            keep = is_guessed_secret(value)
         if not keep:
             self.skipped += 1
             return

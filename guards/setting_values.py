@@ -32,7 +32,8 @@ IDENTIFIER_WORDS = frozenset(
 # `SECRET_NAME`, `PASSWORD_FILE`, `AUTH_URL`, `TOKEN_TTL`).
 _ABOUT_WORDS = frozenset(
     "id ids name names file path dir url uri host hostname user username arn type length ttl timeout expiry "
-    "expires version prefix header algorithm method mode provider count enabled field env var format".split())
+    "expires version prefix header algorithm method mode provider count enabled field env var format maps map "
+    "backend helper prompt command cmd program encryption policy store".split())
 # A bare `key` that names something public or a lookup (`PUBLIC_KEY`, `SORT_KEY`, `CACHE_KEY`).
 _PUBLIC_KEY_WORDS = frozenset("public pub host sort partition foreign cache object lookup idempotency".split())
 _URL_PASSWORD = re.compile(r"://[^\s:@/]*:([^\s@/]+)@")
@@ -45,8 +46,8 @@ _PART = re.compile(r"(?:^|[?&;\s])([A-Za-z][\w.-]*(?: [A-Za-z][\w-]*)?)\s*=\s*"
 def credential_key(key: str) -> bool:
     """`DB_PASSWORD`, `USER_PASS`, `tls.key`, `SIGNING_SALT`, `DB_KEY`; not `TOKEN_ID` or `SECRET_NAME`."""
     parts = words(key)
-    if not parts or parts[-1] in _ABOUT_WORDS:
-        return False
+    if not parts or parts[-1] in _ABOUT_WORDS or parts == ["pin"]:
+        return False   # a bare `Pin` is apt's and TLS pinning's; `SIM_PIN`, `pin_code` are a PIN
     if secret_field(key) is not None or _CREDENTIAL_WORDS & set(parts):
         return True
     return parts[-1] in ("key", "keys") and not _PUBLIC_KEY_WORDS & set(parts)
@@ -80,7 +81,8 @@ def setting_values(key: str, value: str) -> Iterator[tuple[str, str]]:
     credential = credential_key(key) or bool(parts)
     if not credential and identifier_key(key):
         return
-    if is_credential_value(value) if credential else is_guessed_secret(value):
+    # A value that holds a password is kept whole as well: the DSN or connection string gets pasted.
+    if parts or (is_credential_value(value) if credential else is_guessed_secret(value)):
         yield "", value
     seen = {value.strip()}
     for name, part in parts:

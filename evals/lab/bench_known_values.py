@@ -134,11 +134,21 @@ def cases(rng: random.Random) -> dict[str, tuple[list[dict], list[str], list[str
         secret += [key, pw]
         public += [host, user]
     out[".env file"] = (texts, secret, public)
+    texts, secret, public = [], [], []
+    keys = ("DB_PASS", "SMTP_PWD", "ADMIN_PASSWORD", "SIGNING_SALT", "WEBHOOK_HMAC", "LDAP_PASSWD", "APP_KEY")
+    for i in range(PER_CLASS):
+        short, pw = _rand(rng, 6 + i % 4), _rand(rng, 8)
+        host, user = f"db{i}.internal", f"svc_{5000 + i}"
+        texts.append(f"{keys[i % len(keys)]}={short}\nDB_USER={user}\nDB_HOST={host}\n"
+                     f"DB_CONN=host={host} user={user} password={pw}\nDB_KEY_ID=key-{i}\n")
+        secret += [short, pw]
+        public += [host, user]
+    out["short credentials in .env"] = (texts, secret, public)
     return out
 
 
 def known_of(cls: str, items: list) -> dict[str, str]:
-    if cls == ".env file":
+    if cls.endswith(".env file") or cls.endswith("in .env"):
         pairs = [(f"{sid}{suffix}", kept) for n, t in enumerate(items)
                  for sid, v in secret_values.text_values(t, f"{n}.env", env=True)
                  for suffix, kept in setting_values(sid.rpartition(":")[2], v)]

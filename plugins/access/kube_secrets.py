@@ -124,10 +124,12 @@ def _docker(value: str) -> Iterator[tuple[str, str]]:
 def _registry_password(name: str, value: str) -> Iterator[tuple[str, str]]:
     """A registry's password as a credential; a `_json_key` one (a key file) leaf by leaf as well, so
     its `private_key` is a value of its own."""
-    yield from setting_values("password" if name == "auth" else name, value)
-    if value.lstrip()[:1] == "{":
-        try:
-            doc = json.loads(value)
-        except ValueError:
-            return
-        yield from ((f".{path}", leaf) for path, leaf in _leaves(doc, ""))
+    try:
+        doc = json.loads(value) if value.lstrip()[:1] == "{" else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        yield from setting_values("password" if name == "auth" else name, value)
+        return
+    yield "", value   # `docker login -p` takes the whole key file
+    yield from ((f".{path}", leaf) for path, leaf in _leaves(doc, ""))
