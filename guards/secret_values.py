@@ -133,12 +133,14 @@ LONG_WORD = 16
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\{\{.*\}\}|<[^<>]+>|\[[^\[\]]+\]|%\(\w+\)s|(.)\1*")
 
 
-def is_credential_value(value: str) -> bool:
+def is_credential_value(value: str, *, embedded: bool = False) -> bool:
     """The rule for a value in a slot that names a credential (a `password` key, a URL's password, a
     `pwd=` part): the slot says secret, so the declared rule applies, not the guessed one (`hunter2x`,
     `Tr0ub4dor` and passphrases are kept). One ordinary word (a trailing full stop or comma included:
     `authentication.`) is kept only when longer than the words prose uses (`supersecretpassword`);
-    `changeme` or `bluefish` would censor prose. A phrase of many words, or one with markup or `=` in
+    `changeme` or `bluefish` would censor prose. `embedded`: the password part of a URL or connection
+    string, a slot that never holds prose, where a word as long as a guessed secret is kept (`secretpass`).
+    A phrase of many words, or one with markup or `=` in
     it, is a sentence or a list of settings, not a passphrase. Stand-ins and addresses are not secrets."""
     value = value.strip()
     if len(value) < DECLARED_MIN_LENGTH or _PLACEHOLDER.fullmatch(value) or is_locator(value) \
@@ -150,7 +152,7 @@ def is_credential_value(value: str) -> bool:
     if len(phrase) > 1:
         return len(phrase) <= PASSPHRASE_WORDS and not _PROSE_MARK.search(value)
     word = value.rstrip(".,;:!?")
-    return not _ORDINARY_WORD.fullmatch(word) or len(word) >= LONG_WORD
+    return not _ORDINARY_WORD.fullmatch(word) or len(word) >= (MIN_LENGTH if embedded else LONG_WORD)
 
 
 @dataclass
@@ -175,7 +177,7 @@ class Collected:
             return
         self.values.setdefault(value, secret_id)
         creds = _URL_PASSWORD.search(value)
-        if creds and is_credential_value(creds.group(1)):
+        if creds and is_credential_value(creds.group(1), embedded=True):
             # A DSN's password is pasted on its own too (a `psql` prompt, a console login).
             self.values.setdefault(creds.group(1), f"{secret_id}.password")
         if "\n" in value:

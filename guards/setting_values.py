@@ -86,6 +86,6 @@ def setting_values(key: str, value: str) -> Iterator[tuple[str, str]]:
         yield "", value
     seen = {value.strip()}
     for name, part in parts:
-        if part not in seen and is_credential_value(part):
+        if part not in seen and is_credential_value(part, embedded=True):
             seen.add(part)
             yield f".{name}", part

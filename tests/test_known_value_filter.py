@@ -51,6 +51,7 @@ def test_a_credential_key_keeps_a_short_password(key: str, value: str) -> None:
     ("mongodb+srv://app:Qx7mz!9@cluster0.example.net/db", "Qx7mz!9"),
     ("mysql://root:letmein99@db/app", "letmein99"),
     ("rediss://default:Sunfl0wer@cache.internal:6380/2", "Sunfl0wer"),
+    ("ftp://backup:floodgatekeeper@files.internal/", "floodgatekeeper"),
 ])
 @pytest.mark.parametrize("key", ["BROKER_URL", "STORE_DSN", "CACHE_ENDPOINT", "uri"])
 def test_a_urls_password_is_a_value_of_its_own_beside_the_url(key: str, url: str, password: str) -> None:
