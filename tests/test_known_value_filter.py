@@ -71,6 +71,10 @@ def test_a_urls_one_word_password_stays_inside_the_url(url: str) -> None:
     ("DB_PASSWORD", "changeme"), ("REDIS_PASSWORD", "${REDIS_PASSWORD}"), ("SMTP_PASSWORD", "<your password>"),
     ("PASSWORD", "********"), ("AUTH_URL", "https://auth.example.com/realms/main"),
     ("PASSWORD_FILE", "/run/secrets/db"), ("admin_password", "secret"), ("TOKEN_TTL", "3600"),
+    # prose read as a config file: a sentence, markup, apt's `Pin`, a relative path, a bracketed stand-in
+    ("password", "is asked for at the prompt on every login"), ("DB_PASSWORD", "authentication."),
+    ("Pin", "release a=stable"), ("token", "`--token` flag"), ("TRUSTED_KEYS", "debian/certs/uefi-certs.pem"),
+    ("secrets", "[ops-deploy-token]"), ("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring"),
 ])
 def test_a_credential_key_does_not_keep_stand_ins_words_or_addresses(key: str, value: str) -> None:
     assert value not in _kept(key, value)
