@@ -8,7 +8,7 @@ Sources, chosen by file name:
   multi-line values), id `env:<file name>:KEY`.
 - anything else: a plain dump of `name: value` or `name=value` lines, id `dump:<file name>:name`.
 
-Two filters, by how sure we are that a value is a secret:
+Three filters, by how sure we are that a value is a secret:
 - declared (secrets YAML): the owner said so. Kept unless it is one ordinary word (`summer`,
   `bluefish`: a hint word that would censor prose) or shorter than 6 characters; a random-looking
   value of 6+ characters and a phrase of several words are kept (`is_declared_secret`).
@@ -16,6 +16,9 @@ Two filters, by how sure we are that a value is a secret:
   (`is_locator`: URLs without credentials, host names whose labels read as names, e-mail
   addresses, paths); a six-letter hint word in the known set would redact ordinary sentences,
   which happened to the seed project.
+- keyed (Kubernetes Secrets, a repo's `.env` files): the reader chose the rule by each value's key
+  (`setting_values`: a `password` key's value passes `is_credential_value`, any other the guessed one),
+  so `Collected` applies only the floor.
 Counts of skipped values are reported; the values themselves never are.
 """
 
