@@ -77,6 +77,8 @@ def embedded(value: str) -> list[tuple[str, str]]:
 def setting_values(key: str, value: str) -> Iterator[tuple[str, str]]:
     """(id suffix, value) of what of one setting is a known value, filtered: the value itself
     (suffix "") and each credential inside it (`.password`)."""
+    # A Secret's value often ends in the newline `echo` left; the value pasted elsewhere has none.
+    value = value.strip()
     parts = embedded(value)
     credential = credential_key(key) or bool(parts)
     if not credential and identifier_key(key):
@@ -84,7 +86,7 @@ def setting_values(key: str, value: str) -> Iterator[tuple[str, str]]:
     # A value that holds a password is kept whole as well: the DSN or connection string gets pasted.
     if parts or (is_credential_value(value) if credential else is_guessed_secret(value)):
         yield "", value
-    seen = {value.strip()}
+    seen = {value}
     for name, part in parts:
         if part not in seen and is_credential_value(part, embedded=True):
             seen.add(part)

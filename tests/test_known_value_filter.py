@@ -44,6 +44,7 @@ def _kube(data: dict[str, str], typ: str = "Opaque") -> dict[str, str]:
 def test_a_credential_key_keeps_a_short_password(key: str, value: str) -> None:
     assert value in _kept(key, value)
     assert value in _kube({key: value})
+    assert value in _kube({key: value + "\n"})   # `echo pw | base64` leaves a newline in the Secret
 
 
 @pytest.mark.parametrize(("url", "password"), [
