@@ -127,9 +127,10 @@ def is_declared_secret(value: str) -> bool:
     return not _ORDINARY_WORD.fullmatch(value)
 
 
-# A passphrase has a few words; a sentence has more. Prose and markup signs, and `=` (a list of settings).
+# A passphrase has a few words; a sentence has more. Prose and markup signs around a word that is not
+# random-looking (`VALUE\``), and `=` in a phrase (a list of settings).
 PASSPHRASE_WORDS = 5
-_PROSE_MARK = re.compile(r"[`|“”«»=]")
+_MARKUP = re.compile(r"[`|“”«»]")
 # One ordinary word this long is a password made of words (`supersecretpassword`), not prose.
 LONG_WORD = 16
 # A stand-in where the value goes (`${DB_PASSWORD}`, `{{ .pw }}`, `<password>`, `[token]`, `%(pw)s`, `****`).
@@ -151,9 +152,11 @@ def is_credential_value(value: str, *, embedded: bool = False) -> bool:
         return False
     if is_secretish(value) and not any(ch.isspace() for ch in value):
         return True
+    if _MARKUP.search(value):
+        return False
     phrase = value.split()
     if len(phrase) > 1:
-        return len(phrase) <= PASSPHRASE_WORDS and not _PROSE_MARK.search(value)
+        return len(phrase) <= PASSPHRASE_WORDS and "=" not in value
     word = value.rstrip(".,;:!?")
     return not _ORDINARY_WORD.fullmatch(word) or len(word) >= (MIN_LENGTH if embedded else LONG_WORD)
 
