@@ -1,6 +1,7 @@
 """Known values the configured sources found where secrets live (a repo's `.env` files), for every
-redactor and leak gate: registered through `register_known_values` like the vault, not declared, so
-they pass the guessed-value filter (secret-ish, not a locator).
+redactor and leak gate: registered through `register_known_values` like the vault, not declared but
+keyed: each value passed `setting_values` by the key it was read under (a `DB_PASSWORD` by the credential
+rule, any other key by the guessed-value filter).
 
 Read live on each call: the files are local, and a value changed in a `.env` counts at once. A source
 whose path is absent (an unmounted disk) or that fails to read gives none; its own export says why.

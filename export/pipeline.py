@@ -173,7 +173,7 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     for value, secret_id in secret_values.collect([Path(f) for f in secrets_files] + source.secret_files()).items():
         values.setdefault(value, secret_id)
     # Exported without a `sources:` entry, its own `.env` values count too.
-    for value, secret_id in secret_values.guessed(getattr(source, "known_values", list)()).items():
+    for value, secret_id in secret_values.keyed(getattr(source, "known_values", list)()).items():
         values.setdefault(value, secret_id)
     guards = Guards.from_known(values, Allowlist.load(allowlist).keyed() if allowlist else None)
     guards.attach(source)

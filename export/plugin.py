@@ -28,7 +28,7 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 def register_known_values(register: Callable[[KnownValues], Any]) -> None:
     from muninn.export import known_values
 
-    register(KnownValues("sources", known_values.found, declared=False))
+    register(KnownValues("sources", known_values.found, declared=False, keyed=True))
 
 
 @hookimpl

@@ -38,6 +38,9 @@ LABELS = (
     "密码", "密碼", "口令", "密钥", "パスワード", "暗証番号", "鍵", "비밀번호", "암호", "mật khẩu", "รหัสผ่าน",
     "kata sandi", "kata laluan", "sandi", "पासवर्ड",
 )
+# Words of a setting's name (`PROJECT_SALT`, `SERVER_HMAC`, `DATABASE_DSN`, `DB_CONN`) that say its value is
+# secret although no label above names it: a salt or an HMAC key is one, a DSN or connection carries a password.
+SETTING_WORDS = ("salt", "pepper", "hmac", "dsn", "conn", "connstr")
 # Labels that name something public: a label next to them is not a credential's.
 NOT_LABELS = ("public key", "publickey", "public_key", "pubkey", "host key", "key id", "key_id", "keyid",
               "key fingerprint", "fingerprint", "primary key", "foreign key", "sort key", "partition key",

@@ -8,7 +8,7 @@ Sources, chosen by file name:
   multi-line values), id `env:<file name>:KEY`.
 - anything else: a plain dump of `name: value` or `name=value` lines, id `dump:<file name>:name`.
 
-Two filters, by how sure we are that a value is a secret:
+Three filters, by how sure we are that a value is a secret:
 - declared (secrets YAML): the owner said so. Kept unless it is one ordinary word (`summer`,
   `bluefish`: a hint word that would censor prose) or shorter than 6 characters; a random-looking
   value of 6+ characters and a phrase of several words are kept (`is_declared_secret`).
@@ -16,6 +16,9 @@ Two filters, by how sure we are that a value is a secret:
   (`is_locator`: URLs without credentials, host names whose labels read as names, e-mail
   addresses, paths); a six-letter hint word in the known set would redact ordinary sentences,
   which happened to the seed project.
+- keyed (Kubernetes Secrets, a repo's `.env` files): the reader chose the rule by each value's key
+  (`setting_values`: a `password` key's value passes `is_credential_value`, any other the guessed one),
+  so `Collected` applies only the floor.
 Counts of skipped values are reported; the values themselves never are.
 """
 
@@ -35,8 +38,7 @@ from dotenv import dotenv_values
 
 from muninn.core import registry, yamlfile
 from muninn.core.errors import ConfigError
-from muninn.guards.credential_words import USER_LABELS
-from muninn.guards.secret_fields import secret_field, words
+from muninn.guards.credential_words import FILE_PATH
 
 if TYPE_CHECKING:
     from muninn.core.config import Settings
@@ -113,22 +115,6 @@ def is_guessed_secret(value: str) -> bool:
     return is_secretish(value) and not is_locator(value)
 
 
-# Words of a key name that say its value is an address or a name, not a credential.
-IDENTIFIER_WORDS = frozenset(
-    {w for label in USER_LABELS for w in label.split()} |
-    set("host hostname server endpoint url uri address addr port database db dbname schema namespace region "
-        "zone project bucket cluster domain realm tenant issuer audience id name path".split()))
-
-
-def names_identifier(key: str, value: str = "") -> bool:
-    """A key (`DB_USER`, `client_id`, `host`) that names an identifier and no secret: values read under
-    such a key from where secrets live are not known values (a user name would vanish from every note),
-    unless the value is a URL with a password in it (`DATABASE_URL`). The guards' own reading of field
-    names (`secret_fields`) decides what names a secret."""
-    return secret_field(key) is None and bool(IDENTIFIER_WORDS & set(words(key))) \
-        and not _URL_PASSWORD.search(value)
-
-
 def is_declared_secret(value: str) -> bool:
     """A value the owner declared secret is kept unless it is short or a single ordinary word."""
     value = value.strip()
@@ -141,6 +127,40 @@ def is_declared_secret(value: str) -> bool:
     return not _ORDINARY_WORD.fullmatch(value)
 
 
+# A passphrase has a few words; a sentence has more. Prose and markup signs around a word that is not
+# random-looking (`VALUE\``), and `=` in a phrase (a list of settings).
+PASSPHRASE_WORDS = 5
+_MARKUP = re.compile(r"[`|“”«»]")
+# One ordinary word this long is a password made of words (`supersecretpassword`), not prose.
+LONG_WORD = 16
+# A stand-in where the value goes (`${DB_PASSWORD}`, `{{ .pw }}`, `<password>`, `[token]`, `%(pw)s`, `****`).
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\{\{.*\}\}|<[^<>]+>|\[[^\[\]]+\]|%\(\w+\)s|(.)\1*")
+
+
+def is_credential_value(value: str, *, embedded: bool = False) -> bool:
+    """The rule for a value in a slot that names a credential (a `password` key, a URL's password, a
+    `pwd=` part): the slot says secret, so the declared rule applies, not the guessed one (`hunter2x`,
+    `Tr0ub4dor` and passphrases are kept). One ordinary word (a trailing full stop or comma included:
+    `authentication.`) is kept only when longer than the words prose uses (`supersecretpassword`);
+    `changeme` or `bluefish` would censor prose. `embedded`: the password part of a URL or connection
+    string, a slot that never holds prose, where a word as long as a guessed secret is kept (`secretpass`).
+    A phrase of many words, or one with markup or `=` in
+    it, is a sentence or a list of settings, not a passphrase. Stand-ins and addresses are not secrets."""
+    value = value.strip()
+    if len(value) < DECLARED_MIN_LENGTH or _PLACEHOLDER.fullmatch(value) or is_locator(value) \
+            or FILE_PATH.fullmatch(value):
+        return False
+    if is_secretish(value) and not any(ch.isspace() for ch in value):
+        return True
+    if _MARKUP.search(value):
+        return False
+    phrase = value.split()
+    if len(phrase) > 1:
+        return len(phrase) <= PASSPHRASE_WORDS and "=" not in value
+    word = value.rstrip(".,;:!?")
+    return not _ORDINARY_WORD.fullmatch(word) or len(word) >= (MIN_LENGTH if embedded else LONG_WORD)
+
+
 @dataclass
 class Collected:
     """value -> secret id, plus how many candidates were skipped (never which)."""
@@ -149,14 +169,21 @@ class Collected:
     skipped: int = 0
     files: int = 0
 
-    def add(self, value: str, secret_id: str, *, declared: bool = False) -> None:
-        keep = is_declared_secret(value) if declared else is_guessed_secret(value)
+    def add(self, value: str, secret_id: str, *, declared: bool = False, keyed: bool = False) -> None:
+        """`keyed`: a reader already filtered the value by the key it was read under (`setting_values`),
+        so only the floor of every rule applies here."""
+        if keyed:
+            keep = len(value.strip()) >= DECLARED_MIN_LENGTH
+        elif declared:
+            keep = is_declared_secret(value)
+        else:
+            keep = is_guessed_secret(value)
         if not keep:
             self.skipped += 1
             return
         self.values.setdefault(value, secret_id)
         creds = _URL_PASSWORD.search(value)
-        if creds and is_secretish(creds.group(1)):
+        if creds and is_credential_value(creds.group(1), embedded=True):
             # A DSN's password is pasted on its own too (a `psql` prompt, a console login).
             self.values.setdefault(creds.group(1), f"{secret_id}.password")
         if "\n" in value:
@@ -179,7 +206,7 @@ def known(settings: Settings, extra: Iterable[Path] = (), *, stores: bool = True
     if stores:
         for source in registry.known_value_stores():
             for secret_id, value in source.values(settings):
-                out.add(value, secret_id, declared=source.declared)
+                out.add(value, secret_id, declared=source.declared, keyed=source.keyed)
     return out.values
 
 
@@ -199,6 +226,15 @@ def guessed(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
     out = Collected()
     for secret_id, value in pairs:
         out.add(value, secret_id)
+    return out.values
+
+
+def keyed(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """{value: secret id} of pairs a reader already filtered by the key they were read under
+    (`setting_values.setting_values`: Kubernetes Secrets, a repo's `.env` files)."""
+    out = Collected()
+    for secret_id, value in pairs:
+        out.add(value, secret_id, keyed=True)
     return out.values
 
 
@@ -313,17 +349,18 @@ def text_values(text: str, name: str, *, env: bool) -> list[tuple[str, str]]:
                 for key, value in dotenv_values(stream=io.StringIO(text), interpolate=False).items() if value]
     out: list[tuple[str, str]] = []
     for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip() or line.lstrip().startswith(("#", "//", ";")):
             continue
         m = _DUMP_LINE.match(line)
         if m:
-            out.append((f"dump:{name}:{m.group(1).strip()}", _unquote(m.group(2))))
+            out.append((f"dump:{name}:{m.group(1).strip().strip(chr(34) + chr(39))}", _unquote(m.group(2))))
     return out
 
 
 def _unquote(value: str) -> str:
     value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
+    if value[:1] in ("'", '"') and (end := value.find(value[0], 1)) > 0:
+        # What follows the closing quote is an inline comment or a JSON line's comma.
+        return value[1:end]
     # An unquoted value ends at an inline comment.
-    return re.split(r"\s+#", value, maxsplit=1)[0]
+    return re.split(r"\s+(?:#|//)", value, maxsplit=1)[0]

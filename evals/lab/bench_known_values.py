@@ -14,8 +14,8 @@ section if it is there; bench_undeclared rewrites the rest of that file).
   loaders). Every value-pass redaction there with these known values is a false redaction; the
   baseline is the same text with no known values, so the difference is what the new source costs.
 - The filter alone on config-shaped text: that text read as if each file were a config file held in
-  a Secret (`kube_secrets.config_values`, then the guessed-value filter): the `key: value` /
-  `key=value` lines it reads, and how many would become known values.
+  a Secret (`config_secrets.config_values`, filtered by key): the `key: value` / `key=value` lines
+  it reads, and how many values it would make known.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from cryptography.x509.oid import NameOID
 from muninn.evals.lab.bench_security_export import PROSE_FILES
 from muninn.evals.lab.bench_undeclared import fetch_debs, manual_texts
 from muninn.guards import secret_values
+from muninn.guards.config_secrets import config_values
 from muninn.guards.redact import Redactor
+from muninn.guards.setting_values import setting_values
 from muninn.plugins.access import kube_secrets
 
 RESULTS = Path(__file__).resolve().parents[2] / "evals" / "results" / "security_undeclared.md"
@@ -132,16 +134,27 @@ def cases(rng: random.Random) -> dict[str, tuple[list[dict], list[str], list[str
         secret += [key, pw]
         public += [host, user]
     out[".env file"] = (texts, secret, public)
+    texts, secret, public = [], [], []
+    keys = ("DB_PASS", "SMTP_PWD", "ADMIN_PASSWORD", "SIGNING_SALT", "WEBHOOK_HMAC", "LDAP_PASSWD", "APP_KEY")
+    for i in range(PER_CLASS):
+        short, pw = _rand(rng, 6 + i % 4), _rand(rng, 8)
+        host, user = f"db{i}.internal", f"svc_{5000 + i}"
+        texts.append(f"{keys[i % len(keys)]}={short}\nDB_USER={user}\nDB_HOST={host}\n"
+                     f"DB_CONN=host={host} user={user} password={pw}\nDB_KEY_ID=key-{i}\n")
+        secret += [short, pw]
+        public += [host, user]
+    out["short credentials in .env"] = (texts, secret, public)
     return out
 
 
 def known_of(cls: str, items: list) -> dict[str, str]:
-    if cls == ".env file":
-        pairs = [(sid, v) for n, t in enumerate(items) for sid, v in secret_values.text_values(t, f"{n}.env", env=True)
-                 if not secret_values.names_identifier(sid.rpartition(":")[2], v)]
+    if cls.endswith(".env file") or cls.endswith("in .env"):
+        pairs = [(f"{sid}{suffix}", kept) for n, t in enumerate(items)
+                 for sid, v in secret_values.text_values(t, f"{n}.env", env=True)
+                 for suffix, kept in setting_values(sid.rpartition(":")[2], v)]
     else:
         pairs = [p for obj in items for p in kube_secrets.values(obj, "bench")]
-    return secret_values.guessed(pairs)
+    return secret_values.keyed(pairs)
 
 
 def main() -> None:
@@ -180,8 +193,7 @@ def main() -> None:
         hits = sum(len(with_values.redact_values(t).hits) for _, t in files)
         base = sum(len(none.redact_values(t).hits) for _, t in files)
         lines = sum(len(secret_values.text_values(t, name, env=False)) for name, t in files)
-        passing = sum(secret_values.is_guessed_secret(v) for name, t in files
-                      for _, v in kube_secrets.config_values(t, name))
+        passing = sum(1 for name, t in files for _ in config_values(t, name))
         size = sum(len(t) for _, t in files)
         out.append(f"| {corpus} | {len(files)} | {size:,} | {hits} | {base} | {passing} of {lines:,} |")
     section = "\n".join(out) + "\n"

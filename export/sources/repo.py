@@ -5,15 +5,19 @@ uncommitted scratch files and local build output never leak into the memory. Tra
 that match .gitignore (force-added) are skipped too, binaries are skipped, and big files are
 capped. Markdown splits by heading like notes; other text is one fact per file, in parts when long.
 
-`known_values()`: the values of the repository's `.env`-style files (`.env`, `.env.*`, `*.env`), at
-the ref and in the working copy's top two levels, where the untracked `.env` a developer keeps usually
-sits. Reading them exports nothing; they are redacted everywhere (`secret_values.known`), through the
-filter for values nobody declared. Templates (`.env.example`, `.sample`, `.template`, `.dist`) hold
-placeholders meant to be read, and are left out.
+`known_values()`: the secrets of the repository's `.env`-style files (`.env`, `.env.*`, `*.env`, and
+direnv's `.envrc`), at the ref and in the working copy at every level (where the untracked `.env` a
+developer keeps usually sits: `apps/api/.env`), each through `setting_values` by its key. The working
+copy is read whether or not git can read the ref: a failing git is this source's export's error to
+report, and the `.env` beside it must still be redacted. Reading them exports nothing; they are
+redacted everywhere (`secret_values.known`). Templates (`.env.example`, `.sample`, `.template`,
+`.dist`) hold placeholders meant to be read, and are left out.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 from collections.abc import Iterator
 from fnmatch import fnmatch
@@ -25,7 +29,8 @@ from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, slug
 from muninn.export.sources import Options
-from muninn.guards.secret_values import names_identifier, source_kind, text_values
+from muninn.guards.secret_values import source_kind, text_values
+from muninn.guards.setting_values import setting_values
 
 
 class RepoOptions(Options):
@@ -49,9 +54,40 @@ def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
 _TEMPLATES = (".example", ".sample", ".template", ".tmpl", ".dist", ".defaults")
 
 
+# Folders of other people's code or of generated files, never where a project keeps its own `.env`.
+_NOT_OURS = frozenset({".git", ".hg", ".svn", "node_modules", "bower_components", "vendor", "third_party",
+                       "site-packages", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
+                       ".pytest_cache", ".ruff_cache", "dist", "build", "target", ".terraform", ".gradle", ".idea"})
+# The walk stops after this many env files or directories: a home directory given as a repo must not
+# stall every redaction.
+MAX_ENV_FILES = 200
+MAX_DIRS = 20_000
+_ENVRC_LINE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_]\w*=")
+
+
 def is_env_file(path: str) -> bool:
-    """`.env`, `.env.*` or `*.env`, and not a template of one."""
-    return source_kind(Path(path)) == "env" and not path.lower().endswith(_TEMPLATES)
+    """`.env`, `.env.*`, `*.env` or `.envrc`, and not a template of one."""
+    name = Path(path).name.lower()
+    return (source_kind(Path(path)) == "env" or name == ".envrc") and not name.endswith(_TEMPLATES)
+
+
+def _env_text(data: bytes) -> str | None:
+    """A `.env` is text whatever its encoding: one Latin-1 byte must not hide the rest of it. Read as
+    Latin-1 then, not with replacement characters: `contraseña99` written in Latin-1 is pasted as
+    `contraseña99`, and a value with U+FFFD in it would match nothing."""
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _settings(path: str, text: str) -> list[tuple[str, str]]:
+    if Path(path).name.lower() == ".envrc":
+        # direnv's file is shell: only its `export KEY=VALUE` lines are settings.
+        text = "\n".join(line for line in text.splitlines() if _ENVRC_LINE.match(line))
+    return [(sid.rpartition(":")[2], value) for sid, value in text_values(text, path, env=True)]
 
 
 def _is_binary(data: bytes) -> bool:
@@ -78,24 +114,37 @@ class RepoSource:
         return []
 
     def known_values(self) -> list[tuple[str, str]]:
-        """(id, value) of every setting in the repository's env files, unfiltered but for keys that name an
-        identifier (`DB_USER`, `REDIS_HOST`); id `env:<name>/<path>:KEY`."""
+        """(id, value) of the secrets in the repository's env files, filtered by key
+        (`setting_values`); id `env:<name>/<path>:KEY`."""
         name = self.options.name or self.path.resolve().name
         texts: dict[str, str] = {}
-        found = [(p, sha) for p, sha, size in self._tree() if is_env_file(p) and size <= self.options.max_bytes]
-        for (path, _), data in zip(found, self._blobs([sha for _, sha in found]), strict=True):
-            if not _is_binary(data):
-                texts[f"{path}@{self.options.ref}"] = data.decode("utf-8")
-        for file in (*self.path.glob(".env*"), *self.path.glob("*.env"), *self.path.glob("*/.env*"),
-                     *self.path.glob("*/*.env")):
-            rel = file.relative_to(self.path).as_posix()
-            if is_env_file(rel) and file.is_file() and file.stat().st_size <= self.options.max_bytes:
-                data = file.read_bytes()
-                if not _is_binary(data):
-                    texts[rel] = data.decode("utf-8")
-        return [(f"env:{name}/{where}:{sid.rpartition(':')[2]}", value)
-                for where, text in texts.items() for sid, value in text_values(text, where, env=True)
-                if not names_identifier(sid.rpartition(":")[2], value)]
+        try:
+            found = [(p, sha) for p, sha, size in self._tree() if is_env_file(p) and size <= self.options.max_bytes]
+            blobs = list(self._blobs([sha for _, sha in found]))
+        except ConfigError:
+            found, blobs = [], []   # the export of this source says why; the working copy still counts
+        for (path, _), data in zip(found, blobs, strict=True):
+            if (text := _env_text(data)) is not None:
+                texts[f"{path}@{self.options.ref}"] = text
+        for file in self._working_env_files():
+            if (text := _env_text(file.read_bytes())) is not None:
+                texts[file.relative_to(self.path).as_posix()] = text
+        return [(f"env:{name}/{where}:{key}{suffix}", kept)
+                for where, text in texts.items() for key, value in _settings(where, text)
+                for suffix, kept in setting_values(key, value)]
+
+    def _working_env_files(self) -> list[Path]:
+        out: list[Path] = []
+        for dirs, (root, subdirs, files) in enumerate(os.walk(self.path)):
+            subdirs[:] = sorted(d for d in subdirs if d not in _NOT_OURS
+                                and not (Path(root, d) / "pyvenv.cfg").exists())
+            for f in sorted(files):
+                file = Path(root, f)
+                if is_env_file(f) and file.is_file() and file.stat().st_size <= self.options.max_bytes:
+                    out.append(file)
+            if len(out) >= MAX_ENV_FILES or dirs >= MAX_DIRS:
+                break
+        return out[:MAX_ENV_FILES]
 
     def _tree(self) -> list[tuple[str, str, int]]:
         out = _git(self.path, "ls-tree", "-r", "-l", "-z", self.options.ref)

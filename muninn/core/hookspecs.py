@@ -85,14 +85,18 @@ class KnownValues:
 
     `values(settings)` gives (secret id, value) pairs and must not reach out of the machine: every
     redactor and leak gate calls it. `declared`: the owner said each one is a secret (the vault), so
-    the declared rule applies; False for values read from where secrets live (Kubernetes Secrets,
-    `.env` files), which pass the guessed-value filter (secret-ish, not a locator).
+    the declared rule applies; False for values read from where secrets live, which pass the
+    guessed-value filter (secret-ish, not a locator) unless `keyed` (Kubernetes Secrets, repo `.env`
+    files: the source filtered each value by its key through `guards/setting_values.py`).
     `refresh(settings)`, when given, reads the live source into the source's cache and returns
     warnings (a cluster that did not answer); export calls it before it gathers the values."""
 
     name: str
     values: Callable[[Settings], Iterable[tuple[str, str]]]
     declared: bool = True
+    # The source filtered each value by the key it was read under (`setting_values`): a `password`
+    # key's short value passed the credential rule, which `known` must not undo.
+    keyed: bool = False
     refresh: Callable[[Settings], list[str]] | None = None
 
 

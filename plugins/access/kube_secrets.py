@@ -3,16 +3,13 @@
 Only objects of `kind: Secret` are read: `data` (base64) and `stringData`. What is public is left
 out, because a known value is redacted everywhere: a namespace, a CA certificate or a host name in
 the known set would vanish from every note that mentions it.
-- `ca.crt`, `tls.crt`, `namespace` and any PEM block that is not a private key (certificates and
-  public keys are public by design);
-- a key that names an identifier and no secret (`username`, `host`, `database`, `client_id`:
-  `secret_values.names_identifier`);
+- `ca.crt`, `tls.crt`, `namespace`: public, but for a private key block pasted into one;
+- each key through `setting_values` (by its name: a `password` key's short value is kept, a
+  `username` or `host` key's value is not, a DSN's password is a value of its own);
 - from a `kubernetes.io/dockerconfigjson` (or `.dockercfg`) value, only each registry's password,
   token and `auth` (and the password inside `auth`), never the registry host or the user name;
-- a JSON value (a cloud service-account key file) is read leaf by leaf; a multi-line value that is
-  not a key (a config file) line by line, like a dump, keeping the settings named as credentials;
-- every candidate then passes the one filter for values nobody declared
-  (`secret_values.is_guessed_secret`: secret-ish, not a locator).
+- a JSON value (a cloud service-account key file, a `_json_key` registry password) is read leaf by
+  leaf; a multi-line value that is not JSON as a config file (`config_secrets.config_values`).
 Ids are `kube:<context>/<namespace>/<secret>.<key>`; values never appear in a message.
 """
 
@@ -21,19 +18,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
-from muninn.guards.secret_fields import secret_field
-from muninn.guards.secret_values import is_guessed_secret, names_identifier, text_values
+from muninn.guards.config_secrets import config_values, private_keys
+from muninn.guards.setting_values import setting_values
 
 # Keys whose value is public in every Secret type that has them.
 PUBLIC_KEYS = frozenset({"ca.crt", "tls.crt", "namespace", "ca-bundle.crt", "service-ca.crt"})
 DOCKER_KEYS = frozenset({".dockerconfigjson", ".dockercfg"})
 _DOCKER_FIELDS = ("password", "auth", "identitytoken", "registrytoken")
-_URL_PASSWORD = re.compile(r"://[^\s:@/]*:[^\s@/]+@")
-_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----.*?-----END \1-----", re.DOTALL)
 
 
 def items(doc: Any) -> Iterator[dict[str, Any]]:
@@ -59,8 +53,7 @@ def values(doc: Any, context: str) -> Iterator[tuple[str, str]]:
         fields.update({k: v for k, v in (obj.get("stringData") or {}).items() if isinstance(v, str)})
         for key, value in fields.items():
             for suffix, candidate in _candidates(key, value):
-                if is_guessed_secret(candidate):
-                    yield f"{base}.{key}{suffix}", candidate
+                yield f"{base}.{key}{suffix}", candidate
 
 
 def _decode(encoded: Any) -> str | None:
@@ -74,12 +67,15 @@ def _decode(encoded: Any) -> str | None:
 
 
 def _candidates(key: str, value: str) -> Iterator[tuple[str, str]]:
-    if key in PUBLIC_KEYS or names_identifier(key.rsplit('.', 1)[-1], value):
+    """(id suffix, value) of what is secret in one key's value, filtered."""
+    text = value.strip()
+    if key in PUBLIC_KEYS:
+        for i, block in enumerate(private_keys(text)):
+            yield (f"#{i}" if i else ""), block
         return
     if key in DOCKER_KEYS:
         yield from _docker(value)
         return
-    text = value.strip()
     if text[:1] in "{[":
         try:
             doc = json.loads(text)
@@ -88,25 +84,10 @@ def _candidates(key: str, value: str) -> Iterator[tuple[str, str]]:
         if isinstance(doc, (dict, list)):
             yield from ((f".{path}", leaf) for path, leaf in _leaves(doc, ""))
             return
-    if "-----BEGIN " in text:
-        # Keep private key blocks only; a bundle of certificates is public.
-        for i, block in enumerate(m for m in _PEM.finditer(text) if "PRIVATE KEY" in m.group(1)):
-            yield (f"#{i}" if i else ""), block.group(0)
-        return
-    if "\n" in text:
+    if "\n" in text or "-----BEGIN " in text:
         yield from config_values(text, key)
         return
-    yield "", value
-
-
-def config_values(text: str, name: str) -> Iterator[tuple[str, str]]:
-    """A config file held in a Secret, read like a dump: only settings whose name says credential
-    (`password`, `token`, `client_secret`) and URLs with a password; the rest of a config file is
-    settings (`log_level`, a description), and a host or user name stays visible."""
-    for sid, value in text_values(text, name, env=False):
-        setting = sid.rpartition(":")[2]
-        if secret_field(setting) is not None or _URL_PASSWORD.search(value):
-            yield f":{setting}", value
+    yield from setting_values(key, value)
 
 
 def _leaves(doc: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -132,8 +113,23 @@ def _docker(value: str) -> Iterator[tuple[str, str]]:
         for name in _DOCKER_FIELDS:
             field = entry.get(name)
             if isinstance(field, str) and field:
-                yield f".{n}.{name}", field
+                yield from ((f".{n}.{name}{suffix}", v) for suffix, v in _registry_password(name, field))
         auth = entry.get("auth")
         decoded = _decode(auth) if isinstance(auth, str) else None
         if decoded and ":" in decoded:
-            yield f".{n}.auth-password", decoded.split(":", 1)[1]
+            password = decoded.split(":", 1)[1]
+            yield from ((f".{n}.auth-password{suffix}", v) for suffix, v in _registry_password("password", password))
+
+
+def _registry_password(name: str, value: str) -> Iterator[tuple[str, str]]:
+    """A registry's password as a credential; a `_json_key` one (a key file) leaf by leaf as well, so
+    its `private_key` is a value of its own."""
+    try:
+        doc = json.loads(value) if value.lstrip()[:1] == "{" else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        yield from setting_values("password" if name == "auth" else name, value)
+        return
+    yield "", value   # `docker login -p` takes the whole key file
+    yield from ((f".{path}", leaf) for path, leaf in _leaves(doc, ""))

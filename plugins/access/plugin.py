@@ -25,4 +25,5 @@ def register_known_values(register: Callable[[Callable[..., Any]], Any]) -> None
     from muninn.plugins.access import kube_values
 
     register(KnownValues("vault", stored_values))
-    register(KnownValues("kubernetes", kube_values.cached, declared=False, refresh=kube_values.refresh))
+    register(KnownValues("kubernetes", kube_values.cached, declared=False, keyed=True,
+                         refresh=kube_values.refresh))
