@@ -17,12 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import tcp_listener
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from muninn.core.config import load as load_settings
+from muninn.evals.lab.bench_known_values import pem_pair
 from muninn.guards import secret_values
 from muninn.guards.leak_gate import LeakGate
 from muninn.plugins.access import kube_secrets, kube_values
@@ -41,20 +38,8 @@ NAMESPACE = "billing-prod"
 REGISTRY = "registry.example.com"
 
 
-def _pem_pair() -> tuple[str, str]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "billing.example.com")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now)
-            .not_valid_after(now + dt.timedelta(days=30)).sign(key, hashes.SHA256()))
-    return (cert.public_bytes(serialization.Encoding.PEM).decode(),
-            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption()).decode())
-
-
-CERT, KEY = _pem_pair()
-CA_CERT, _ = _pem_pair()
+CERT, KEY = pem_pair("billing.example.com")
+CA_CERT, _ = pem_pair("billing.example.com")
 CA_LINE = CA_CERT.splitlines()[3]
 KEY_LINE = KEY.splitlines()[2]
 

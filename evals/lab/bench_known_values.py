@@ -52,9 +52,10 @@ def _rand(rng: random.Random, n: int, alphabet: str = string.ascii_letters + str
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
-def _pem_pair() -> tuple[str, str]:
+def pem_pair(common_name: str = "svc.example.com") -> tuple[str, str]:
+    """A fresh self-signed certificate and its private key, both PEM (tests/test_kube_values.py too)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "svc.example.com")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     now = dt.datetime.now(dt.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now)
@@ -91,7 +92,7 @@ def cases(rng: random.Random) -> dict[str, tuple[list[dict], list[str], list[str
     out["config file in a Secret"] = (objs, secret, public)
     objs, secret, public = [], [], []
     for i in range(PER_CLASS // 4):
-        _, key = _pem_pair()
+        _, key = pem_pair()
         project = f"billing-prod-{100000 + i}"
         doc = {"type": "service_account", "project_id": project, "private_key_id": _rand(rng, 40, "0123456789abcdef"),
                "private_key": key, "client_email": f"reader@{project}.iam.gserviceaccount.com",
@@ -102,7 +103,7 @@ def cases(rng: random.Random) -> dict[str, tuple[list[dict], list[str], list[str
     out["cloud key file"] = (objs, secret, public)
     objs, secret, public = [], [], []
     for i in range(PER_CLASS // 4):
-        cert, key = _pem_pair()
+        cert, key = pem_pair()
         objs.append(_secret("ingress", f"tls-{i}", "kubernetes.io/tls", {"tls.crt": cert, "tls.key": key}))
         secret.append(key.splitlines()[2])
         public.append(cert.splitlines()[3])
@@ -119,7 +120,7 @@ def cases(rng: random.Random) -> dict[str, tuple[list[dict], list[str], list[str
     out["dockerconfigjson"] = (objs, secret, public)
     objs, secret, public = [], [], []
     for i in range(PER_CLASS // 4):
-        ca, _ = _pem_pair()
+        ca, _ = pem_pair()
         token = "eyJhbGciOiJSUzI1NiJ9." + _rand(rng, 60) + "." + _rand(rng, 40)
         objs.append(_secret(f"ns-{i}", "default-token", "kubernetes.io/service-account-token",
                             {"ca.crt": ca, "namespace": f"ns-{i}", "token": token}))
