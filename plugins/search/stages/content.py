@@ -29,7 +29,8 @@ class ContentFetcher:
         self.client = client
         self.index = index
         self.workers = workers
-        self._hash_of: dict[str, str] = {}
+        # By URI, not by content: two files with the same bytes are two docs (each its own URI, area and
+        # fact id), whichever a batch's threads happened to read first.
         self._docs: dict[str, Doc] = {}
         self.server_reads = 0
 
@@ -48,9 +49,8 @@ class ContentFetcher:
         out: dict[str, Doc] = {}
         missing = []
         for uri in uris:
-            digest = self._hash_of.get(uri)
-            if digest and digest in self._docs:
-                out[uri] = self._docs[digest]
+            if (known := self._docs.get(uri)) is not None:
+                out[uri] = known
             else:
                 missing.append(uri)
         if missing:
@@ -58,9 +58,7 @@ class ContentFetcher:
                 for uri, d in zip(missing, pool.map(lambda u: self._read(u, server), missing), strict=True):
                     if d is None:
                         continue
-                    self._hash_of[uri] = d.content_hash
-                    self._docs.setdefault(d.content_hash, d)
-                    out[uri] = d
+                    out[uri] = self._docs.setdefault(uri, d)
         return out
 
 
