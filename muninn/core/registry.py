@@ -13,6 +13,7 @@ come in by the `muninn` entry-point group.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -38,9 +39,16 @@ _pm: pluggy.PluginManager | None = None
 # What each register_* hook gave, kept until a plugin is added or removed: the guard asks for the
 # tool names on every call.
 _cache: dict[str, Any] = {}
+# search --batch's threads and serve's may ask first at once: one of them gathers, the others wait.
+_lock = threading.RLock()
 
 
 def manager() -> pluggy.PluginManager:
+    with _lock:
+        return _pm or _new_manager()
+
+
+def _new_manager() -> pluggy.PluginManager:
     global _pm
     if _pm is None:
         pm = pluggy.PluginManager("muninn")
@@ -64,9 +72,10 @@ def remove(plugin: object) -> None:
 
 
 def _collect(hook: str, key: Callable[[Any], str], what: str) -> dict[str, Any]:
-    if hook not in _cache:
-        _cache[hook] = _gather(hook, key, what)
-    return dict(_cache[hook])
+    with _lock:
+        if hook not in _cache:
+            _cache[hook] = _gather(hook, key, what)
+        return dict(_cache[hook])
 
 
 def _gather(hook: str, key: Callable[[Any], str], what: str) -> dict[str, Any]:

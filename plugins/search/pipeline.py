@@ -75,6 +75,8 @@ class Searcher:
         self._reranker = reranker
         self._rerank_problem = ""
         self._rerank_lock = threading.Lock()   # a warm-up thread and the first search load it once
+        # Stages and features gathered here, before a batch's threads each ask the registry first.
+        registry.stages(), registry.features()
 
     def drop_index(self, problem: str) -> None:
         """Stop using a keyword index found damaged mid-search; later stages see no index."""
