@@ -13,17 +13,21 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import threading
 
 import snowballstemmer
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\w+", re.UNICODE)   # as query.words splits
-_STEMMER = snowballstemmer.stemmer("english")
+# A snowball stemmer keeps the word it is stemming in itself: one per thread, for search --batch's threads.
+_STEMMERS = threading.local()
 
 
 @functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
-    return _STEMMER.stemWord(word)
+    if (stemmer := getattr(_STEMMERS, "english", None)) is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 def paragraph_starts(text: str) -> list[int]:
