@@ -50,6 +50,8 @@ class ExitCode(IntEnum):
                          "`pip install 'muninn[ml]'`)")
     SYNC_CONFLICT = 19, ("sync or restore kept a file whose server bytes muninn did not write (a reader's edit, "
                          "another's file): named; `--replace` overwrites it")
+    MODEL_MISMATCH = 20, ("the workspace's vectors were made by another embedding model than embed.model "
+                          "(both named): `muninn embed migrate` re-embeds them, or set embed.model back")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
                     "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"

@@ -107,8 +107,14 @@ def read_format(home: Path) -> int | None:
 
 def _stamp(home: Path, fmt: int) -> None:
     home.mkdir(parents=True, exist_ok=True)
-    stamp = {"format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     file = Workspace(home).format_file
+    # Other keys (the embedding model's record, muninn.core.embed_record) survive a new format.
+    try:
+        kept = json.loads(file.read_text()) if file.is_file() else {}
+    except ValueError:
+        kept = {}
+    stamp = {**(kept if isinstance(kept, dict) else {}), "format": fmt,
+             "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")     # two first commands at once must not share it
     tmp.write_text(json.dumps(stamp) + "\n")
     tmp.replace(file)

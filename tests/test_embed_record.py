@@ -1,0 +1,23 @@
+"""The workspace's record of its embedding model survives the format stamp and keeps other keys."""
+
+import json
+
+from muninn.core import embed_record, upgrade
+
+
+def test_a_workspace_without_a_record_has_none(tmp_path):
+    assert embed_record.recorded(tmp_path) is None
+    (tmp_path / "format.json").write_text("not json")
+    assert embed_record.recorded(tmp_path) is None
+
+
+def test_the_record_keeps_the_format_and_the_format_keeps_the_record(tmp_path):
+    upgrade.ensure(tmp_path, say=print)              # a new workspace: stamped at the current format
+    rec = embed_record.record(tmp_path, "BAAI/bge-small-en-v1.5", "bge-small-en-v1.5")
+    data = json.loads((tmp_path / "format.json").read_text())
+    assert data["format"] == upgrade.current()
+    assert data["embed"]["model"] == "BAAI/bge-small-en-v1.5"
+    upgrade._stamp(tmp_path, upgrade.current())     # a later format rewrites the stamp
+    again = embed_record.recorded(tmp_path)
+    assert again == rec
+    assert upgrade.read_format(tmp_path) == upgrade.current()
