@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from muninn.core.client import OpenViking
 from muninn.core.errors import ExitCode
 from muninn.export import area_root
 from muninn.export.sync import remote_files
+from muninn.plugins.search.keyword import KeywordIndex
 from muninn.plugins.stack import init_files
 
 NOTES = {
@@ -63,8 +65,29 @@ def test_a_root_source_shares_its_area_with_no_other(tmp_path: Path) -> None:
     assert done.returncode == 2 and "name: ." in done.stderr and f"{AREA}/roadmap/tasks" in done.stderr
 
 
-@pytest.mark.integration
-def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, tmp_path: Path) -> None:
+@dataclass
+class OldWorkspace:
+    """A workspace as `init` wrote it before `name: .`: its notes synced to notes/notes/ on a real server."""
+
+    account: str
+    key: str
+    notes: Path
+    conf: Path
+    base: dict
+    old_source: dict
+    env: dict
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True,
+                              env=self.env, timeout=300)
+
+    def to_root(self) -> None:
+        """The owner adds `name: .` to the source."""
+        self.conf.write_text(yaml.safe_dump({**self.base, "sources": [{**self.old_source, "name": "."}]}))
+
+
+@pytest.fixture
+def old_workspace(stack, tmp_path: Path) -> OldWorkspace:
     account = f"ar{uuid.uuid4().hex[:8]}"
     key = stack.root.create_account(account, "owner")
     notes = tmp_path / "notes"
@@ -78,13 +101,17 @@ def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, tmp_
     conf.write_text(yaml.safe_dump({**base, "sources": [old_source]}))
     credentials.for_server(config.load(conf)).set(credentials.user_key_name(account, "owner"), key)
     env = {**stack.env, "MUNINN_CONFIG": str(conf), "MUNINN_HOME": str(tmp_path / "home")}
+    ws = OldWorkspace(account, key, notes, conf, base, old_source, env)
+    assert ws.cli("export", "all").returncode == 0
+    assert ws.cli("sync", "all").returncode == 0
+    return ws
 
-    def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
-                              timeout=300)
 
-    assert cli("export", "all").returncode == 0
-    assert cli("sync", "all").returncode == 0
+@pytest.mark.integration
+def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, old_workspace: OldWorkspace,
+                                                                      tmp_path: Path) -> None:
+    ws, cli, notes = old_workspace, old_workspace.cli, old_workspace.notes
+    account, key = ws.account, ws.key
     client = OpenViking(stack.settings.server.base_url, key, key_name=account)
     assert remote_files(client, AREA) == {f"notes/{n}" for n in NOTES}
     client.write(f"{AREA}/notes/nas.md", EDIT, wait=True)                  # a reader's edit
@@ -96,7 +123,7 @@ def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, tmp_
     said = cli("status", "--json")
     assert "add `name: .` to that source" in said.stderr and "`muninn move-to-root" in said.stderr, said.stderr
 
-    conf.write_text(yaml.safe_dump({**base, "sources": [{**old_source, "name": "."}]}))
+    ws.to_root()
     for refused in (cli("export", "all"), cli("sync", "all")):   # before the move: two copies, so no
         assert refused.returncode == 2 and "muninn move-to-root" in refused.stderr, refused.stderr
 
@@ -107,6 +134,12 @@ def test_an_old_workspace_moves_its_notes_to_the_root_losing_nothing(stack, tmp_
                                                                           "decision.md")}
     assert report["kept"] == [f"{AREA}/notes/router.md"] and "router.md" in moved.stderr
     assert not (tmp_path / "home" / "exports" / "notes" / "notes").exists()
+    # The owner's keyword index follows the move: rows at the root paths, none left at the old ones.
+    index = KeywordIndex(config.load(ws.conf).paths.search_index())
+    indexed = {uri for uri, _ in index.documents()}
+    index.close()
+    assert {f"{AREA}/{n}" for n in ("boiler.md", "nas.md", "printer.md")} <= indexed, indexed
+    assert not {u for u in indexed if u.startswith(f"{AREA}/notes/") and u != f"{AREA}/notes/router.md"}, indexed
 
     assert cli("export", "all").returncode == 0
     synced = cli("sync", "all", "--json")
@@ -147,28 +180,11 @@ class _ReaderEditsDuringTheMove(OpenViking):
 
 
 @pytest.mark.integration
-def test_an_edit_during_the_move_is_kept_and_a_second_run_moves_only_that(stack, tmp_path: Path) -> None:
-    account = f"ar{uuid.uuid4().hex[:8]}"
-    key = stack.root.create_account(account, "owner")
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for name, text in NOTES.items():
-        (notes / name).write_text(text)
-    conf = tmp_path / "muninn.yaml"
-    base = {**yaml.safe_load(stack.config_path.read_text()), "home": str(tmp_path / "home"),
-            "openviking": {"account": account, "user": "owner"}}
-    old_source = {"kind": "notes", "path": str(notes), "area": AREA}
-    conf.write_text(yaml.safe_dump({**base, "sources": [old_source]}))
-    credentials.for_server(config.load(conf)).set(credentials.user_key_name(account, "owner"), key)
-    env = {**stack.env, "MUNINN_CONFIG": str(conf), "MUNINN_HOME": str(tmp_path / "home")}
-
-    def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
-                              timeout=300)
-
-    assert cli("export", "all").returncode == 0
-    assert cli("sync", "all").returncode == 0
-    conf.write_text(yaml.safe_dump({**base, "sources": [{**old_source, "name": "."}]}))
+def test_an_edit_during_the_move_is_kept_and_a_second_run_moves_only_that(stack, old_workspace: OldWorkspace
+                                                                           ) -> None:
+    ws, cli, notes, conf, account, key = (old_workspace, old_workspace.cli, old_workspace.notes,
+                                          old_workspace.conf, old_workspace.account, old_workspace.key)
+    ws.to_root()
     edited = "# Boiler\nThe valve was replaced on 3 November (a reader, mid-move).\n"
     reader = _ReaderEditsDuringTheMove(stack.settings.server.base_url, key,
                                        key_name=credentials.user_key_name(account, "owner"),
