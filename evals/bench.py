@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -372,7 +372,8 @@ def nightly(b: Bench, rows: list[tuple[str, str]]) -> None:
 # --- the run ---
 
 def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[str, str]]], None] | None = None,
-        ) -> Path:
+        sections: Sequence[str] = ()) -> Path:
+    """`sections`: only these (and what they need); empty: every section."""
     from muninn.plugins.stack import lifecycle
 
     size = QUICK if quick else FULL
@@ -398,36 +399,40 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
         with OpenViking(settings.server.base_url, key or "", key_name=f"{account}:owner",
                         timeout=settings.server.timeout) as owner:
             b = Bench(size, tmp, settings, cfg_path, owner, account, uris)
-            with b.section("Stack") as rows:
+
+            def stack_rows(b: Bench, rows: list[tuple[str, str]]) -> None:
                 rows.append(("`muninn up` (sidecar + server) in a new workspace", f"{stack_s:.1f} s"))
                 embeddings(b, rows)
-            with b.section("Write to searchable") as rows:
-                write_to_searchable(b, rows)
-            build_index(b)
-            with b.section("Search by stage") as rows:
-                search_by_stage(b, rows)
-            with b.section("Batch vs serial") as rows:
-                batch_vs_serial(b, rows)
-            with b.section("Rerank by candidate count") as rows:
-                rerank_by_count(b, rows)
-            with b.section("Rerank levers") as rows:
+
+            def lever_rows(b: Bench, rows: list[tuple[str, str]]) -> None:
                 if levers is not None:
                     levers(b, rows)
                 else:
                     rows.append(("levers", "not measured in this run"))
-            b.state["searcher"] = None
-            with b.section("Fresh CLI") as rows:
+
+            def fresh_rows(b: Bench, rows: list[tuple[str, str]]) -> None:
+                b.state["searcher"] = None
                 fresh_cli(b, rows)
-            with b.section("Export and redaction") as rows:
-                export_and_redaction(b, rows)
-            with b.section("Guard overhead") as rows:
-                guard_overhead(b, rows)
-            with b.section("Masking") as rows:
-                masking(b, rows)
-            with b.section("Verify sweep") as rows:
-                verify_sweep(b, rows)
-            with b.section("Nightly per job") as rows:
-                nightly(b, rows)
+
+            # In report order. The searches need the written files and the index whichever run;
+            # the rerank sections reuse the searcher "Search by stage" warmed.
+            plan: list[tuple[str, Callable[[Bench, list[tuple[str, str]]], None]]] = [
+                ("Stack", stack_rows), ("Write to searchable", write_to_searchable),
+                ("Search by stage", search_by_stage), ("Batch vs serial", batch_vs_serial),
+                ("Rerank by candidate count", rerank_by_count), ("Rerank levers", lever_rows),
+                ("Fresh CLI", fresh_rows), ("Export and redaction", export_and_redaction),
+                ("Guard overhead", guard_overhead), ("Masking", masking), ("Verify sweep", verify_sweep),
+                ("Nightly per job", nightly)]
+            needed = set(sections or SECTIONS) | {"Write to searchable"}
+            if needed & {"Rerank by candidate count", "Rerank levers"}:
+                needed.add("Search by stage")
+            for title, measure in plan:
+                if title not in needed:
+                    continue
+                with b.section(title) as rows:
+                    measure(b, rows)
+                if title == "Write to searchable":
+                    build_index(b)
     finally:
         lifecycle.down(settings, say=lambda m: None)
     text = render(b, quick, started, load_start)

@@ -17,6 +17,8 @@ def bench_cmd(
                                "stack is up (CI runs it)."),
     out: Path = typer.Option(None, "--out", help="Where to write the report (default "
                              "evals/results/benchmarks.md)."),
+    section: list[str] = typer.Option([], "--section", metavar="TITLE", help="Only this section (repeatable), "
+                                      "plus the files and index it searches, e.g. --section 'Batch vs serial'."),
 ) -> None:
     """Measure stack start, embeddings/s, write-to-searchable, search by stage, rerank by candidate count
     and its levers, a fresh CLI, export and redaction MB/s, guard overhead, masking MB/s, the verify
@@ -27,5 +29,9 @@ def bench_cmd(
     """
     from muninn.evals import bench, bench_levers
 
-    path = bench.run(quick, out or bench.RESULTS, levers=bench_levers.measure)
+    unknown = [t for t in section if t not in bench.SECTIONS]
+    if unknown:
+        raise typer.BadParameter(f"no section {unknown[0]!r}; one of: " + ", ".join(bench.SECTIONS),
+                                 param_hint="--section")
+    path = bench.run(quick, out or bench.RESULTS, levers=bench_levers.measure, sections=section)
     say(f"wrote {path}")
