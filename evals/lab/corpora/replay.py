@@ -82,8 +82,9 @@ class Setting:
                 f"header {self.header_weight:g}, {rr}")
 
 
-def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
-    """The URIs, best first, the pipeline would return for this recorded question under `s`."""
+def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, float] | None = None) -> list[str]:
+    """The URIs, best first, the pipeline would return for this recorded question under `s`. `extra`: the
+    fusion weights of features a lab added to the record (a lever measured before the product has it)."""
     kept = [c for c in rec["cands"] if within(c, {"vector": cfg.vector_top, "keyword": cfg.keyword_top})]
     rec = {**rec, "cands": kept}
     cands = [Candidate(uri=c["uri"], score=c["score"]) for c in rec["cands"]]
@@ -96,7 +97,7 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight}
+                   "header": cfg.header_weight, "date": cfg.date_weight, **(extra or {})}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None

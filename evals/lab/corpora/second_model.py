@@ -1,0 +1,97 @@
+"""A second embedder's cosine as one more fusion feature, replayed on recorded traces and chosen leaving
+one corpus out: does a model the workspace does not store vectors for add what its own model misses?
+
+    python -m muninn.evals.lab.corpora.second_model TRACE_DIR MODEL [CORPUS ...]
+
+Each trace's candidates get the cosine of the question to "breadcrumb + body" (the plain dense baseline's
+text, baselines.Dense) under MODEL; the feature's weight is chosen on the other corpora (replay.objective)
+and scored on the one left out, against the same trace with weight 0 (the defaults as recorded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from muninn.core import config
+from muninn.core import embed_prompts as prompts_mod
+from muninn.evals.lab.corpora import baselines, harness, replay, sources
+from muninn.plugins.embed.model import embed, load
+
+WEIGHTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+FEATURE = "second"
+
+
+def _root(recs: list[dict[str, Any]], name: str) -> str:
+    """The run's folder, read back from a gold URI: viking://resources/corpora/<hex>."""
+    uri = recs[0]["gold"][0]
+    return uri[:uri.index(f"/{name}/")] if f"/{name}/" in uri else uri.rsplit("/", 3)[0]
+
+
+def add_feature(recs: list[dict[str, Any]], name: str, model: str) -> None:
+    built = sources.build(name)
+    secs = harness.sections(built, _root(recs, name))
+    text = {s.uri: s.text for s in secs}
+    cfg = baselines.settings_for(model, config.load().embed)
+    encoder, _ = load(cfg)
+    prompts = prompts_mod.for_settings(cfg)
+    uris = sorted({c["uri"] for r in recs for c in r["cands"] if c["uri"] in text})
+    matrix = embed(encoder, [text[u] for u in uris], prompts.passage, batch_size=baselines.BATCH)
+    row = {u: i for i, u in enumerate(uris)}
+    asked = {q.id: q.question for q in built.questions.questions}
+    queries = embed(encoder, [asked[r["id"]] for r in recs], prompts.query, batch_size=baselines.BATCH)
+    for rec, q in zip(recs, queries, strict=True):
+        for c in rec["cands"]:
+            if c["uri"] in row:
+                c["features"][FEATURE] = float(np.dot(matrix[row[c["uri"]]], q))
+        rec["features"] = [*rec["features"], FEATURE]
+
+
+def metrics(recs: list[dict[str, Any]], weight: float, base: Any) -> dict[str, float]:
+    s = replay.Setting.of(base)
+    cfg = s.cfg(base)
+    firsts = []
+    for rec in recs:
+        uris, gold = replay.rank(rec, s, cfg, extra={FEATURE: weight}), set(rec["gold"])
+        firsts.append(next((i for i, u in enumerate(uris) if u in gold), None))
+    n = max(len(firsts), 1)
+    out = {f"hit@{k}": sum(1 for f in firsts if f is not None and f < k) / n for k in (1, 4, 10)}
+    out["MRR"] = sum(1 / (f + 1) for f in firsts if f is not None) / n
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("traces", type=Path)
+    ap.add_argument("model")
+    ap.add_argument("corpora", nargs="*")
+    args = ap.parse_args(argv)
+    base = config.load().search
+    corpora = {}
+    for f in sorted(args.traces.glob("*.jsonl")):
+        if args.corpora and f.stem not in args.corpora:
+            continue
+        recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+        add_feature(recs, f.stem, args.model)
+        corpora[f.stem] = recs
+    table = {name: {w: metrics(recs, w, base) for w in WEIGHTS} for name, recs in corpora.items()}
+    print("| left out | chosen weight | held out hit@4 / @10 / MRR | weight 0 |")
+    print("| --- | --- | --- | --- |")
+    for out in corpora:
+        rest = [n for n in corpora if n != out]
+        chosen = max(WEIGHTS, key=lambda w: (sum(replay.objective(table[n][w]) for n in rest), -w))
+        got, zero = table[out][chosen], table[out][0.0]
+        print(f"| {out} | {chosen:g} | {got['hit@4']:.3f} / {got['hit@10']:.3f} / {got['MRR']:.3f} | "
+              f"{zero['hit@4']:.3f} / {zero['hit@10']:.3f} / {zero['MRR']:.3f} |")
+    print()
+    for name, row in table.items():
+        print(name, " ".join(f"w{w:g}={m['hit@4']:.3f}/{m['hit@10']:.3f}" for w, m in row.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
