@@ -80,7 +80,9 @@ class Document:
         names the variable, not a line of a file that does not hold the value. `context`: pydantic's
         validation context."""
         try:
-            return model.model_validate(self.data if data is None else data, context=context)
+            # Only when asked: a plugin's options class may be a duck-typed model_validate without it.
+            extra = {"context": context} if context is not None else {}
+            return model.model_validate(self.data if data is None else data, **extra)
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = base + tuple(err["loc"])
