@@ -182,8 +182,12 @@ def test_an_earlier_workspace_stays_bge_and_a_configured_other_model_starts_noth
         assert started.returncode == ExitCode.STACK, started.stderr
         assert "another embedding model" in started.stderr and "Traceback" not in started.stderr
         assert f"muninn embed migrate --to {E5}" in started.stderr
-        assert _cli(stack, "down").returncode == 0          # the e5 sidecar that up started
         embed_record.record(home, BGE, "bge-small-en-v1.5")
         _config(stack, None)
+        # The e5 sidecar that up started still runs: reused, it would embed bge's vectors with e5.
+        reused = _cli(stack, "up")
+        assert reused.returncode == ExitCode.STACK and "serves e5-small-v2" in reused.stderr, reused.stderr
+        assert "muninn down" in reused.stderr
+        assert _cli(stack, "down").returncode == 0
         assert _cli(stack, "up").returncode == 0            # back on its own model: the server answers
 

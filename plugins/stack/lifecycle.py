@@ -118,6 +118,14 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def _served_model(url: str) -> str | None:
+    """The model name a running sidecar reports on /health (None when it does not say)."""
+    try:
+        return httpx.get(f"{url}/health", timeout=2.0).json().get("model")
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+
+
 def port_busy(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(0.5)
@@ -270,6 +278,11 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     if settings.embed.url:
         say(f"embed.url is set ({settings.embed.url}): muninn does not manage that endpoint.")
     elif embed.running and embed.healthy:
+        if (served := _served_model(embed.url)) not in (None, settings.embed.model_name):
+            # Reused, it would embed the new vectors with the model it was started with.
+            raise StackError(f"the embedding sidecar running at {embed.url} (pid {embed.pid}) serves {served}, "
+                             f"not embed.model_name {settings.embed.model_name}",
+                             fix="run `muninn down`, then `muninn up`")
         say(f"embed: already running (pid {embed.pid}) at {embed.url}")
     else:
         if not extras.installed("ml"):
