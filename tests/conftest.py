@@ -22,8 +22,11 @@ from muninn.core import config, paths
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 
-# Captured before isolation: the server venv is shared (it takes minutes to build).
+# Captured before isolation: the server venv is shared (it takes minutes to build), and so are the fetched
+# models: the tests' stacks are new workspaces, so they embed with e5-small-v2, which `muninn up` downloads
+# once per machine (a test that checks the fetch itself points MUNINN_MODELS at its own folder).
 REAL_SERVER_VENV = str(paths.server_venv())
+REAL_MODELS = str(paths.models_dir())
 SESSION_DIR = Path(tempfile.mkdtemp(prefix="muninn-tests-"))
 FILE_KEYRING = "keyrings.alt.file.PlaintextKeyring"
 
@@ -34,6 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "XDG_CONFIG_HOME": str(SESSION_DIR / "xdg-config"),
         "MUNINN_HOME": str(SESSION_DIR / "home"),
         "MUNINN_SERVER_VENV": REAL_SERVER_VENV,
+        "MUNINN_MODELS": REAL_MODELS,
         "PYTHON_KEYRING_BACKEND": FILE_KEYRING,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",

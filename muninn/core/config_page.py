@@ -104,7 +104,8 @@ LONG_DEFAULT = 80  # characters: a longer default is shown as YAML under its tab
 
 
 def _default_value(info: FieldInfo) -> Any:
-    return _plain(info.default_factory() if info.default_factory is not None else info.default)
+    # A default that follows another key (embed.model_name follows embed.model) is shown for that key's default.
+    return _plain(info.get_default(call_default_factory=True, validated_data={}))
 
 
 def _default(info: FieldInfo) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from muninn.core import embed_profiles as profiles
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 
@@ -36,10 +37,9 @@ class Prompts:
         return self.query if kind == "query" else self.passage
 
 
-# The models whose cards ask for prompts, by the id `embed.model` names them with.
-KNOWN: dict[str, Prompts] = {
-    "intfloat/e5-small-v2": Prompts(query="query: ", passage="passage: "),
-}
+# The models whose cards ask for prompts, by the id `embed.model` names them with (their profiles say which).
+KNOWN: dict[str, Prompts] = {model: Prompts(p.query_prompt, p.passage_prompt)
+                             for model, p in profiles.PROFILES.items() if p.query_prompt or p.passage_prompt}
 
 
 def for_settings(embed: EmbedSettings) -> Prompts:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from muninn.core import embed_record
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.workspace import Workspace
 
@@ -72,11 +73,20 @@ def _old_observation_names(home: Path) -> bool:
     return False
 
 
+def _record_the_embedder(settings: Settings) -> None:
+    # The settings were resolved before this step, for a workspace of an earlier format: what muninn.yaml
+    # names, else the earlier default. Recorded, so no later command flips the model under the vectors.
+    embed_record.record(settings.workspace, settings.embed.model, settings.embed.model_name)
+
+
 _STEPS: list[Step] = [
     Step(1, "notes now take their date from a dated heading or file name, and notes and observations carry "
             "their neighbouring context", command="muninn export all && muninn sync all", pending=_exports_exist),
     Step(5, "exported observations are named by their date and digest, no word of the agent's tool or input",
          command="muninn export all && muninn sync all --prune", pending=_old_observation_names),
+    Step(embed_record.DEFAULT_SINCE, "a new workspace embeds with intfloat/e5-small-v2; this one keeps the model "
+         "its vectors were made with, recorded in format.json", apply_settings=_record_the_embedder,
+         pending=lambda home: embed_record.recorded(home) is None),
 ]
 
 

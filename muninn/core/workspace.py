@@ -52,6 +52,11 @@ class Workspace:
         return self.home / "stack"
 
     @property
+    def server_data(self) -> Path:
+        """OpenViking's data folder for the stack muninn runs: its vectors, made by one embedding model."""
+        return self.stack / "data"
+
+    @property
     def sync_manifests(self) -> Path:
         """What each sync wrote, one manifest per server, identity and area."""
         return self.home / "sync"

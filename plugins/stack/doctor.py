@@ -12,7 +12,7 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import asdict
 
-from muninn.core import credentials, extras, registry
+from muninn.core import credentials, embed_record, extras, registry
 from muninn.core.checks import Check, CheckFn
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
@@ -119,12 +119,16 @@ def embedding_model(settings: Settings) -> list[Check]:
     from muninn.core.errors import MuninnError
     from muninn.plugins.embed.model import is_onnx, model_path
 
+    if refused := embed_record.mismatch(settings):       # what `muninn up` refuses with exit 20
+        return [Check("embedding model", "fail", refused.message, refused.fix or "")]
+    rec = embed_record.recorded(settings.workspace)
+    kept = "; the workspace's recorded model" if rec else "; not recorded yet (`muninn up` records it)"
     try:
         path = model_path(settings.embed)
     except MuninnError as exc:
         return [Check("embedding model", "fail", exc.message, exc.fix or "")]
     ok = (path / "config.json").exists() or (path / "modules.json").exists() or is_onnx(path)
-    return [Check("embedding model", "ok" if ok else "fail", f"{settings.embed.model} -> {path}",
+    return [Check("embedding model", "ok" if ok else "fail", f"{settings.embed.model} -> {path}{kept}",
                   "" if ok else "the folder has no model files: point embed.model at a sentence-transformers "
                   "folder or one with model.onnx + tokenizer.json")]
 

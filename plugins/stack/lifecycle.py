@@ -23,7 +23,8 @@ from pathlib import Path
 import httpx
 import psutil
 
-from muninn.core import accounts, credentials, extras
+from muninn.core import accounts, credentials, embed_record, extras, upgrade
+from muninn.core import embed_profiles as profiles
 from muninn.core import embed_prompts as prompts
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
@@ -117,6 +118,14 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def _served_model(url: str) -> str | None:
+    """The model name a running sidecar reports on /health (None when it does not say)."""
+    try:
+        return httpx.get(f"{url}/health", timeout=2.0).json().get("model")
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+
+
 def port_busy(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(0.5)
@@ -161,12 +170,16 @@ def _wait_healthy(name: str, url: str, proc: subprocess.Popen, log: Path, timeou
                      + log_tail(log))
 
 
-def _server_failures(settings: Settings, root: Path) -> dict[str, tuple[str, str]]:
+def _server_failures(settings: Settings) -> dict[str, tuple[str, str]]:
+    rec = embed_record.recorded(settings.workspace)
+    made_with = (f"the workspace records {embed_record.describe(rec.model, rec.model_name)}" if rec else
+                 "nothing recorded it")
     return {"EmbeddingRebuildRequiredError": (
-        f"its stored vectors were made by another embedding model than embed.model ({settings.embed.model})",
-        "set embed.model and embed.model_name back to the model the data was embedded with (muninn's "
-        "earlier default: sentence-transformers/all-MiniLM-L6-v2 and all-MiniLM-L6-v2), or move "
-        f"{root / 'data'} aside and sync again to re-embed")}
+        f"its stored vectors were made by another embedding model than embed.model "
+        f"({embed_record.describe(settings.embed.model, settings.embed.model_name)}; {made_with})",
+        "set embed.model and embed.model_name to the model those vectors were made with (muninn's default "
+        f"before e5-small-v2: {profiles.EARLIER_DEFAULT}), or re-embed them with "
+        f"`muninn embed migrate --to {settings.embed.model}`")}
 
 
 def _terminate(pid: int, grace: float = 10.0) -> None:
@@ -189,7 +202,7 @@ def ov_conf(settings: Settings) -> dict:
     """Vectors only, no VLM, embeddings from the sidecar. The root key comes from the environment
     (`$VAR` is expanded by the server), so it is never written to disk."""
     return {
-        "storage": {"workspace": str(settings.paths.stack / "data")},
+        "storage": {"workspace": str(settings.paths.server_data)},
         "server": {"host": settings.server.host, "port": settings.server.port,
                    "auth_mode": "api_key", "root_api_key": f"${ROOT_KEY_ENV}"},
         "embedding": {
@@ -255,6 +268,7 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     """Start what is not running. Running twice is a no-op; a busy port is one clear sentence."""
     if settings.server.url:
         say(f"server.url is set ({settings.server.url}): muninn does not manage that server.")
+    _settle_the_model(settings, say)
     state = _read_state(settings)
     root = settings.paths.stack
     env = dict(os.environ)
@@ -264,6 +278,11 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
     if settings.embed.url:
         say(f"embed.url is set ({settings.embed.url}): muninn does not manage that endpoint.")
     elif embed.running and embed.healthy:
+        if (served := _served_model(embed.url)) not in (None, settings.embed.model_name):
+            # Reused, it would embed the new vectors with the model it was started with.
+            raise StackError(f"the embedding sidecar running at {embed.url} (pid {embed.pid}) serves {served}, "
+                             f"not embed.model_name {settings.embed.model_name}",
+                             fix="run `muninn down`, then `muninn up`")
         say(f"embed: already running (pid {embed.pid}) at {embed.url}")
     else:
         if not extras.installed("ml"):
@@ -306,13 +325,25 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         state["server"] = {"pid": proc.pid, "started": time.time()}
         _write_state(settings, state)
         _wait_healthy("openviking-server", server.url, proc, log, timeout=settings.server.start_timeout,
-                      known=_server_failures(settings, root))
+                      known=_server_failures(settings))
         say(f"server: healthy (pid {proc.pid})")
     if not settings.server.url:
         ensured = ensure_default_user(settings)
         say(f"account {ensured.account}/{ensured.user}: {ensured.action} (key {ensured.key_name!r} in keyring)")
     wait_for_find(settings, say)
     return status(settings)
+
+
+def _settle_the_model(settings: Settings, say: Say) -> None:
+    """Before anything starts: a server data folder that does not exist yet will hold the configured model's
+    vectors, so that model is recorded; one that exists must be the recorded model's (else exit 20)."""
+    home = settings.workspace
+    upgrade.ensure(home, say, settings)     # a caller that is not the CLI: the record needs a format file
+    if settings.server.url or settings.paths.server_data.exists():
+        if refused := embed_record.mismatch(settings):
+            raise refused
+    else:
+        embed_record.record(home, settings.embed.model, settings.embed.model_name)
 
 
 def wait_for_find(settings: Settings, say: Say = print) -> float:
