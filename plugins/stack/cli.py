@@ -131,6 +131,53 @@ def embed_fetch(
     say(f"fetched: {where}")
 
 
+@embed_app.command("migrate")
+def embed_migrate(
+    ctx: typer.Context,
+    to: str = typer.Option(None, "--to", help="The model to re-embed with: a packaged id "
+                           "(sentence-transformers/all-MiniLM-L6-v2, BAAI/bge-small-en-v1.5), a fetched one "
+                           "(intfloat/e5-small-v2) or a local folder. Not needed to resume."),
+    abort_: bool = typer.Option(False, "--abort", help="Stop the second stack and remove what the migration "
+                                "made; the workspace stays as it was."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Re-embed the workspace's server data with another model, losing nothing that lives only on the
+    server: readers' direct writes, remembered observations, accounts and their keys.
+
+    The server is stopped for a few seconds to copy stack/data, then answers as before while a second
+    openviking-server with a sidecar for the new model re-embeds the copy with OpenViking's reindex,
+    account by account and tree by tree (progress on stderr). Writes the old server gets meanwhile are
+    carried into the copy. Then the old server stops, the copy is verified (same files in every tree, a
+    search in each), the old data is kept as stack/data.<old model>.bak (remove it yourself once
+    satisfied), the copy becomes stack/data, format.json records the model, muninn.yaml's embed.model is
+    updated if it sets one, and the stack starts on the new model.
+
+    Killed at any point, rerun it to resume; until the switch `muninn up` still works on the old model.
+    Exit 2 for a bad --to (with the fetch command to run), 6 when a stack part fails, 5 for a server
+    error, 20 when the copy does not verify or the workspace's model is not embed.model.
+    """
+    from dataclasses import asdict
+
+    from muninn.plugins.stack import migrate
+
+    s = settings(ctx)
+    if abort_:
+        if not migrate.abort(s, say):
+            say("migrate: no migration in progress; nothing to abort")
+        if json_out:
+            emit_json({"aborted": True})
+        return
+    summary = migrate.run(s, to, say, config_file=config_path(ctx))
+    _apply_policy(s)     # ACLs live in the vector records: the policy's are set again on the new data
+    if json_out:
+        emit_json(asdict(summary))
+        return
+    say(f"migrated: {summary.files} file(s) in {summary.trees} tree(s) re-embedded with {summary.new} "
+        f"(was {summary.old}); {len(summary.carried)} write(s) made meanwhile carried, {summary.searched} sample "
+        f"search(es) passed. The old data is kept at {summary.backup}: remove it once you are satisfied. "
+        f"Config: {summary.config}. The stack is up on {summary.new}.")
+
+
 @embed_app.command("serve")
 def embed_serve(
     ctx: typer.Context,
