@@ -52,13 +52,15 @@ def model_name(model: str) -> str:
 
 def check_model(model: str) -> None:
     """A model the sidecar can load here, or one sentence saying how to get it."""
+    from muninn.core.extras import MissingExtra
+    from muninn.plugins.embed import fetch
     from muninn.plugins.embed import model as model_mod
 
     try:
         model_mod.model_path(EmbedSettings(model=model))
-    except MuninnError as exc:
-        if exc.exit_code != ExitCode.BAD_INPUT and "does not exist" not in exc.message:
-            raise       # not fetched yet (exit 6, its fix names `muninn embed fetch`) or an extra missing
+    except (fetch.FetchError, MissingExtra):
+        raise       # not fetched yet (exit 6, its fix names `muninn embed fetch`) or an extra missing
+    except MuninnError:
         raise ConfigError(f"--to {model} is not a model muninn can load here",
                           fix="name a packaged model (BAAI/bge-small-en-v1.5, sentence-transformers/all-MiniLM-L6-v2), "
                               "one fetched with `muninn embed fetch intfloat/e5-small-v2` or `muninn models fetch "
