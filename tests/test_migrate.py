@@ -91,6 +91,7 @@ def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_p
         summary = json.loads(done.stdout)
         assert summary["new"] == MINILM and summary["old"] == "BAAI/bge-small-en-v1.5"
         assert "home/viking://resources/agents/raven/late.md" in summary["carried"]
+        assert summary["vectors"] >= summary["files"] >= len(FACTS) + 1
         assert embed_record.recorded(stack.settings.workspace).model == MINILM
         assert _conf_model(stack) == "all-MiniLM-L6-v2"
         assert (stack.settings.paths.stack / "data.bge-small-en-v1.5.bak" / "viking").is_dir()

@@ -19,10 +19,13 @@ class Verified:
     extra: list[str] = field(default_factory=list)       # listed by it, not in the old data
     searched: int = 0
     not_found: list[str] = field(default_factory=list)   # a tree whose sample file a search did not find
+    # Fewer vectors embedded than files re-embedded: some kept the old model's vector (the override lets
+    # the server keep them), which a search would rank as noise.
+    vectors_short: bool = False
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.extra or self.not_found)
+        return not (self.missing or self.extra or self.not_found or self.vectors_short)
 
 
 def _sample_line(text: str) -> str | None:
@@ -37,7 +40,7 @@ def _sample_line(text: str) -> str | None:
 def verify(settings: Settings, side: side_mod.Settings, state: st.State) -> Verified:
     old = migrate_copy.data(settings)
     expected = {"/".join(migrate_copy.uri_of(rel)): rel for rel, _ in migrate_copy.content_files(old)}
-    out = Verified(files=len(expected))
+    out = Verified(files=len(expected), vectors_short=state.vectors < state.files)
     listed: set[str] = set()
     with side_mod.root_client(settings, side) as root:
         for account in sorted({a for a, _ in state.trees}):
@@ -77,4 +80,6 @@ def describe(v: Verified) -> str:
         parts.append(f"{len(v.extra)} file(s) only in the copy (first: {v.extra[0]})")
     if v.not_found:
         parts.append(f"{len(v.not_found)} tree(s) whose sample file a search did not find (first: {v.not_found[0]})")
+    if v.vectors_short:
+        parts.append("the reindex embedded fewer vectors than there are files")
     return "; ".join(parts)
