@@ -84,6 +84,7 @@ def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_p
         late = "viking://resources/agents/raven/late.md"
         reader.write(late, "# Late\nThe label printer in room two needs the zebra driver from the vendor share.",
                      wait=True)
+        owner.rm("viking://resources/notes/vpn.md")       # and a removal
 
         done = stack.cli("embed", "migrate", "--json", timeout=1200)
         assert done.returncode == 0, done.stderr
@@ -91,6 +92,7 @@ def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_p
         summary = json.loads(done.stdout)
         assert summary["new"] == MINILM and summary["old"] == "BAAI/bge-small-en-v1.5"
         assert "home/viking://resources/agents/raven/late.md" in summary["carried"]
+        assert summary["removed"] == ["muninn/viking://resources/notes/vpn.md"]
         assert summary["vectors"] >= summary["files"] >= len(FACTS) + 1
         assert embed_record.recorded(stack.settings.workspace).model == MINILM
         assert _conf_model(stack) == "all-MiniLM-L6-v2"
@@ -104,7 +106,9 @@ def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_p
             assert _found(again, late, "label printer zebra driver")
         owner = OpenViking.user(stack.settings)
         for name, text in FACTS.items():
-            assert _found(owner, f"viking://resources/notes/{name}", text.splitlines()[1]), name
+            if name != "vpn.md":
+                assert _found(owner, f"viking://resources/notes/{name}", text.splitlines()[1]), name
+        assert "viking://resources/notes/vpn.md" not in {e.uri for e in owner.ls("viking://resources/notes")}
 
 
 def test_abort_leaves_the_workspace_as_it_was(tmp_path: Path) -> None:

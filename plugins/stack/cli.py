@@ -162,7 +162,7 @@ def embed_migrate(
 
     s = settings(ctx)
     if abort_:
-        if not migrate.abort(s, say):
+        if not migrate.abort(s, say, config_file=config_path(ctx)):
             say("migrate: no migration in progress; nothing to abort")
         if json_out:
             emit_json({"aborted": True})

@@ -210,7 +210,7 @@ def _config(settings: Settings, state: st.State) -> str:
     return f"{path}: {set_to}"
 
 
-def abort(settings: Settings, say: lifecycle.Say) -> bool:
+def abort(settings: Settings, say: lifecycle.Say, config_file: Path | None = None) -> bool:
     """Stop the second stack and remove everything the migration made; False when none was in progress."""
     state = st.load(settings)
     if state is None and not st.folder(settings).exists():
@@ -223,5 +223,5 @@ def abort(settings: Settings, say: lifecycle.Say) -> bool:
     shutil.rmtree(st.folder(settings), ignore_errors=True)
     say(f"migrate: aborted; {st.folder(settings)} removed, the workspace's data is as it was")
     if not lifecycle.healthy(settings.server.base_url) and state is not None and state.phase in ("catch-up", "switch"):
-        lifecycle.up(settings, say=say)
+        lifecycle.up(settings, say=say, config_file=config_file)     # the catch-up had stopped it
     return True
