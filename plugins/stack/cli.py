@@ -144,7 +144,7 @@ def embed_migrate(
     """Re-embed the workspace's server data with another model, losing nothing that lives only on the
     server: readers' direct writes, remembered observations, accounts and their keys.
 
-    The server is stopped for a few seconds to copy stack/data, then answers as before while a second
+    The server is stopped while stack/data is copied (a restart's time), then answers as before while a second
     openviking-server with a sidecar for the new model re-embeds the copy with OpenViking's reindex,
     account by account and tree by tree (progress on stderr). Writes the old server gets meanwhile are
     carried into the copy. Then the old server stops, the copy is verified (same files in every tree, a
@@ -153,6 +153,7 @@ def embed_migrate(
     updated if it sets one, and the stack starts on the new model.
 
     Killed at any point, rerun it to resume; until the switch `muninn up` still works on the old model.
+    To e5: `muninn embed fetch intfloat/e5-small-v2`, then `muninn embed migrate --to intfloat/e5-small-v2`.
     Exit 2 for a bad --to (with the fetch command to run), 6 when a stack part fails, 5 for a server
     error, 20 when the copy does not verify or the workspace's model is not embed.model.
     """
