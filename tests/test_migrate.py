@@ -161,3 +161,10 @@ def test_config_moves_the_model_and_its_name_together(tmp_path: Path) -> None:
     loaded = config.load(path)
     assert (loaded.embed.model, loaded.embed.model_name, loaded.embed.port) == (MINILM, "all-MiniLM-L6-v2", 9)
     assert path.read_text().startswith("# mine\n") and str(path) in said
+
+
+def test_an_earlier_backup_of_the_same_model_is_never_overwritten(tmp_path: Path) -> None:
+    assert st.backup_name(tmp_path, "BAAI/bge-small-en-v1.5") == "data.bge-small-en-v1.5.bak"
+    (tmp_path / "data.bge-small-en-v1.5.bak").mkdir()
+    second = st.backup_name(tmp_path, "BAAI/bge-small-en-v1.5")
+    assert second.startswith("data.bge-small-en-v1.5.") and second.endswith(".bak") and not (tmp_path / second).exists()

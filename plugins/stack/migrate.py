@@ -121,6 +121,7 @@ def run(settings: Settings, to: str | None, say: lifecycle.Say, config_file: Pat
         state.phase = "switch"
         st.save(settings, state)
     summary.files, summary.vectors, summary.trees = state.files, state.vectors, len(state.trees)
+    summary.searched = state.searched
     _switch(settings, state, summary, say, config_file)
     return summary
 
@@ -139,7 +140,7 @@ def _catch_up(settings: Settings, side: Settings, state: st.State, summary: Summ
     _add(summary, migrate_catchup.carry(settings, side, state, say))
     say("migrate: verifying the copy (same files in every tree, a search in each)...")
     verified = migrate_verify.verify(settings, side, state)
-    summary.searched = verified.searched
+    state.searched = verified.searched
     if not verified.ok:
         lifecycle.up(settings, say=say, config_file=config_file)     # the old server answers again
         raise MigrateError(f"the re-embedded copy does not match the old data: {migrate_verify.describe(verified)}",
@@ -160,12 +161,12 @@ def _switch(settings: Settings, state: st.State, summary: Summary, say: lifecycl
     side_mod.stop(state)
     lifecycle.down(settings, say=say)
     data, new = migrate_copy.data(settings), st.side_data(settings)
-    backup = data.with_name(st.backup_name(state.old))
+    if not state.backup:
+        state.backup = st.backup_name(data.parent, state.old)
+        st.save(settings, state)
+    backup = data.with_name(state.backup)
     if new.is_dir():
         if data.is_dir():
-            if backup.exists():
-                raise MigrateError(f"{backup} already exists, so the old data cannot be kept there",
-                                   fix=f"move {backup} elsewhere, then rerun `muninn embed migrate`")
             data.rename(backup)
         new.rename(data)
     embed_record.record(settings.workspace, state.to, state.to_name)

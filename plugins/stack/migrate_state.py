@@ -5,6 +5,7 @@ is one folder removed; the workspace's own `stack/data` is never written until t
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,8 +32,10 @@ class State:
     system: dict[str, str] = field(default_factory=dict)          # accounts/users file -> sha256 at the copy
     trees: list[list[str]] = field(default_factory=list)          # [account, uri] to re-embed, in order
     done: list[list[str]] = field(default_factory=list)           # those re-embedded
+    backup: str = ""          # the folder name the old data is moved to at the switch
     files: int = 0            # content files in the trees re-embedded
     vectors: int = 0          # vectors the reindex replies say were embedded
+    searched: int = 0         # sample searches the verify passed
     started: str = ""
 
 
@@ -62,6 +65,10 @@ def save(settings: Settings, state: State) -> None:
     atomic.write_text(_file(settings), json.dumps(asdict(state), indent=1) + "\n")
 
 
-def backup_name(old_model: str) -> str:
-    """`data.<old model>.bak`, the old data kept aside after the switch."""
-    return f"data.{old_model.rstrip('/').split('/')[-1]}.bak"
+def backup_name(stack: Path, old_model: str) -> str:
+    """`data.<old model>.bak`, the old data kept aside after the switch; an earlier migration's backup of
+    the same model is never overwritten (a second one gets the time in its name)."""
+    name = f"data.{old_model.rstrip('/').split('/')[-1]}"
+    if not (stack / f"{name}.bak").exists():
+        return f"{name}.bak"
+    return f"{name}.{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%S')}.bak"
