@@ -85,14 +85,18 @@ class Entry:
 class OpenViking:
     """One identity (a root key or a user key) talking to one server."""
 
-    def __init__(self, url: str, api_key: str, key_name: str = "api key", timeout: float = 60.0) -> None:
+    def __init__(self, url: str, api_key: str, key_name: str = "api key", timeout: float = 60.0,
+                 headers: dict[str, str] | None = None) -> None:
+        """`headers`: sent with every call (a trusted-mode server reads the caller's identity from them)."""
         self.url = url.rstrip("/")
         self.key_name = key_name
         self.timeout = timeout
         self._api_key = api_key
-        self._sdk = SyncHTTPClient(url=self.url, api_key=api_key, timeout=timeout,
+        self._headers = dict(headers or {})
+        self._sdk = SyncHTTPClient(url=self.url, api_key=api_key, timeout=timeout, extra_headers=self._headers,
                                    event_hooks={"response": [_require_json]})
-        self._http = httpx.Client(base_url=self.url, headers={"X-API-Key": api_key}, timeout=timeout)
+        self._http = httpx.Client(base_url=self.url, headers={"X-API-Key": api_key, **self._headers},
+                                  timeout=timeout)
         self._ready = False
 
     # --- construction from settings ---
@@ -116,7 +120,7 @@ class OpenViking:
 
     def with_timeout(self, timeout: float) -> OpenViking:
         """The same identity with another per-call limit (a search's vector call has its own)."""
-        return OpenViking(self.url, self._api_key, key_name=self.key_name, timeout=timeout)
+        return OpenViking(self.url, self._api_key, key_name=self.key_name, timeout=timeout, headers=self._headers)
 
     def close(self) -> None:
         if self._ready:
@@ -344,6 +348,12 @@ class OpenViking:
         """Block until the server's queues drain (indexing is asynchronous). Large imports take
         minutes on 2 cores, longer than any sensible per-request timeout, hence its own."""
         self._rest("POST", "/api/v1/system/wait", "wait for indexing", json={}, timeout=timeout)
+
+    def reindex(self, uri: str, force: bool = True, timeout: float = 3600.0) -> dict[str, Any]:
+        """Re-embed everything under `uri` with the server's configured model, and wait for it."""
+        return self._expect("reindex", uri, self._rest("POST", "/api/v1/content/reindex", "reindex", uri,
+                                                         json={"uri": uri, "force": force, "wait": True},
+                                                         timeout=timeout), dict)
 
     # --- ACLs ---
 

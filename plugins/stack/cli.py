@@ -122,11 +122,62 @@ def embed_fetch(
     accepted only with the index's sha256; the model's sha256 is checked against the one measured, and only
     its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS). A model already fetched is left
     as it is; `muninn up` fetches it too. Exit 6 when the index cannot be reached or the bytes differ.
+
+    To move a workspace's stored vectors to e5: run this, then `muninn embed migrate --to
+    intfloat/e5-small-v2` (it re-embeds the server's data and keeps what only the server holds).
     """
     from muninn.plugins.embed import fetch
 
     where = fetch.fetch(model or settings(ctx).embed.model, say=say)
     say(f"fetched: {where}")
+
+
+@embed_app.command("migrate")
+def embed_migrate(
+    ctx: typer.Context,
+    to: str = typer.Option(None, "--to", help="The model to re-embed with: a packaged id "
+                           "(sentence-transformers/all-MiniLM-L6-v2, BAAI/bge-small-en-v1.5), a fetched one "
+                           "(intfloat/e5-small-v2) or a local folder. Not needed to resume."),
+    abort_: bool = typer.Option(False, "--abort", help="Stop the second stack and remove what the migration "
+                                "made; the workspace stays as it was."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Re-embed the workspace's server data with another model, losing nothing that lives only on the
+    server: readers' direct writes, remembered observations, accounts and their keys.
+
+    The server is stopped while stack/data is copied (a restart's time), then answers as before while a second
+    openviking-server with a sidecar for the new model re-embeds the copy with OpenViking's reindex,
+    account by account and tree by tree (progress on stderr). Writes the old server gets meanwhile are
+    carried into the copy. Then the old server stops, the copy is verified (same files in every tree, a
+    search in each), the old data is kept as stack/data.<old model>.bak (remove it yourself once
+    satisfied), the copy becomes stack/data, format.json records the model, muninn.yaml's embed.model is
+    updated if it sets one, and the stack starts on the new model.
+
+    Killed at any point, rerun it to resume; until the switch `muninn up` still works on the old model.
+    To e5: `muninn embed fetch intfloat/e5-small-v2`, then `muninn embed migrate --to intfloat/e5-small-v2`.
+    Exit 2 for a bad --to (with the fetch command to run), 6 when a stack part fails, 5 for a server
+    error, 20 when the copy does not verify or the workspace's model is not embed.model.
+    """
+    from dataclasses import asdict
+
+    from muninn.plugins.stack import migrate
+
+    s = settings(ctx)
+    if abort_:
+        if not migrate.abort(s, say, config_file=config_path(ctx)):
+            say("migrate: no migration in progress; nothing to abort")
+        if json_out:
+            emit_json({"aborted": True})
+        return
+    summary = migrate.run(s, to, say, config_file=config_path(ctx))
+    _apply_policy(s)     # as `muninn up` does: every reader's key checked, the areas' ACLs read back
+    if json_out:
+        emit_json(asdict(summary))
+        return
+    say(f"migrated: {summary.files} file(s) in {summary.trees} tree(s) re-embedded with {summary.new} "
+        f"(was {summary.old}); {len(summary.carried)} write(s) made meanwhile carried, {summary.searched} sample "
+        f"search(es) passed. The old data is kept at {summary.backup}: remove it once you are satisfied. "
+        f"Config: {summary.config}. The stack is up on {summary.new}.")
 
 
 @embed_app.command("serve")

@@ -395,5 +395,18 @@ def down(settings: Settings, say: Say = print) -> int:
     return stopped
 
 
+def stop_server(settings: Settings, say: Say = print) -> bool:
+    """Stop only the server this workspace started (its sidecar keeps serving). True if one was stopped."""
+    state = _read_state(settings)
+    pid = state.get("server", {}).get("pid")
+    if not _ours(pid, "openviking-server"):
+        return False
+    say(f"server: stopping pid {pid}")
+    _terminate(pid)
+    state.pop("server", None)
+    _write_state(settings, state)
+    return True
+
+
 def as_dicts(components: list[Component]) -> list[dict]:
     return [asdict(c) for c in components]
