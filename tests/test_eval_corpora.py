@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,44 @@ def test_a_page_below_the_book_index_is_a_chapter_of_its_own(up: str, chapter: s
     assert docbook.chapter_of(_xsl_page("", up)) == chapter
 
 
+def _httpd_page(body: str, path: str = '<a href="../index.html">Version 2.4</a> &gt; <a href="./">Modules</a>') -> str:
+    """A page of the httpd manual's own stylesheet around `body`."""
+    return ('<html><body><div id="page-header"><p class="menu">Modules | Directives</p></div>'
+            '<div id="path"><a href="https://www.apache.org/">Apache</a> &gt; <a href="https://httpd.apache.org/">'
+            'HTTP Server</a> &gt; <a href="https://httpd.apache.org/docs/">Documentation</a> &gt; '
+            f'{path}</div><div id="page-content"><div id="preamble"><h1>Apache Module mod_x</h1>'
+            '<div class="toplang"><p>Available Languages: en</p></div></div>'
+            '<div id="quickview"><h3>Topics</h3><ul><li>Intro</li></ul></div>'
+            f'<h2 id="d">XDirective Directive <a class="permalink" href="#d">&para;</a></h2>{body}'
+            '<div class="top"><a href="#page-header">top</a></div></div><div id="footer">Copyright</div>'
+            '</body></html>')
+
+
+@pytest.mark.parametrize("body, kept", [
+    # prose quoted TeX-style next to a code span: plain quotes, so no line opens a fence
+    ("<p>``<code>%{name}c</code>'' cryptography format</p>", '"`%{name}c`" cryptography format'),
+    ("<pre>echo ``kept''</pre>", "echo ``kept''"),
+    # an example written a <br> a line: a fence, its comment lines not headings
+    ('<div class="example"><p><code>\n        # Unknown method<br>\n        WOW / HTTP/1.0<br>\n      </code></p>'
+     '</div>', "```\n# Unknown method\nWOW / HTTP/1.0\n```"),
+])
+def test_httpd_manual_text_keeps_its_examples_and_quotes(body: str, kept: str) -> None:
+    title, md = docbook.page_markdown(_httpd_page(body))
+    assert title == "Apache Module mod_x"
+    assert kept in md
+    assert "## XDirective Directive\n" in md
+    for noise in ("Available Languages", "Topics", "Directives", "Copyright", "¶", "top"):
+        assert noise not in md
+
+
+@pytest.mark.parametrize("path, chapter", [
+    ('<a href="../index.html">Version 2.4</a> &gt; <a href="./">Modules</a>', "Modules"),
+    ('<a href="./">Version 2.4</a>', ""),
+])
+def test_an_httpd_page_takes_its_chapter_from_the_breadcrumb_bar(path: str, chapter: str) -> None:
+    assert docbook.chapter_of(_httpd_page("", path)) == chapter
+
+
 @pytest.mark.parametrize("raw, clean", [
     ("9.5.1. Principle and Mechanism", "Principle and Mechanism"),
     ("Chapter 9. Unix Services", "Unix Services"),
@@ -161,7 +200,8 @@ def test_check_flags_answers_that_are_missing_or_repeated(tmp_path) -> None:
     assert [p.split(":")[0] for p in problems] == ["twice", "absent"]
 
 
-DEBIAN_MANUALS = ["debian-handbook", "postgresql", "debian-reference"]      # built from `apt-get download`
+# built from `apt-get download`
+DEBIAN_MANUALS = ["debian-handbook", "postgresql", "debian-reference", "apache-httpd"]
 
 
 @pytest.mark.parametrize("name", [n for n in sources.CORPORA if n not in DEBIAN_MANUALS])
@@ -178,6 +218,41 @@ def test_documentation_question_sets_are_big_and_varied(name: str) -> None:
     kinds = {q.kind for q in qs}
     assert len(qs) >= 40 and {"identifier", "howto", "vocabulary", "buried", "near-duplicate"} <= kinds
     assert all(q.answer for q in qs)
+
+
+def test_the_large_manual_asks_most_where_search_is_weak() -> None:
+    qs = qmod.load(qmod.QUESTIONS_DIR / "apache-httpd.yaml").questions
+    count = {k: sum(q.kind == k for q in qs) for k in ("buried", "vocabulary", "near-duplicate")}
+    assert len(qs) >= 60 and min(count.values()) >= 10, count
+
+
+HTTPD_SLICE = Path(sources.HERE, "httpd_slice")
+
+
+def test_the_httpd_manual_builds_from_a_slice_and_its_questions_there_check(tmp_path) -> None:
+    """Seven shipped pages stand in for the downloaded package (the cache's version stamp says it is
+    there): the corpus builds offline, the skip list drops the link list and the Portuguese page, the
+    sidebar and menus are gone, and every question whose answer is on these pages finds one section."""
+    pkg = tmp_path / "debs" / "apache2-doc"
+    shutil.copytree(HTTPD_SLICE, pkg / "tree/usr/share/doc/apache2-doc/manual/en",
+                    ignore=shutil.ignore_patterns("*.txt"))
+    (pkg / ".version").write_text("2.4.68-1~deb12u1")
+    built = sources.build("apache-httpd", tmp_path)
+    assert built.origin == "apache2-doc 2.4.68-1~deb12u1, 5 pages"
+    assert built.tree is not None
+    pages = sorted(p.relative_to(built.tree).as_posix() for p in built.tree.rglob("*.md"))
+    assert pages == ["modules/mod-ratelimit.md", "modules/mod-remoteip.md", "programs/htdbm.md",
+                     "programs/htpasswd.md", "stopping-and-restarting-apache-http-server/stopping.md"]
+    remoteip = (built.tree / "modules/mod-remoteip.md").read_text()
+    assert remoteip.startswith("# Apache Module mod_remoteip\n")
+    for noise in ("Available Languages", "Report a bug", "Copyright", "¶", "Topics"):
+        assert noise not in remoteip
+    secs = harness.sections(built, "r")
+    here = [q for q in built.questions.questions if harness.gold(q, secs)]
+    assert len(here) >= 10
+    slice_set = qmod.QuestionSet(name="slice", corpus="apache-httpd", questions=here)
+    assert qmod.check(built.tree, slice_set) == []
+    assert all(len(harness.gold(q, secs)) == 1 for q in here)
 
 
 def test_a_source_option_reaches_the_exporter_as_muninn_yaml_would_set_it(tmp_path) -> None:

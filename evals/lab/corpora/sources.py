@@ -53,6 +53,15 @@ POSTGRES_PAGES = [
 # packages, boot, accounts, network, system tips, backup and data, scripting. Never used to tune defaults.
 REFERENCE_PAGES = [f"ch{n:02d}.en.html" for n in (1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12)]
 
+# The Apache httpd 2.4 manual, every English page of it but these: link lists that repeat every directive's
+# one-line description (indexes, sitemap, quick reference), the module-writer's API notes, Windows/NetWare
+# platform notes, and six pages Debian ships in Portuguese under en/. Never used to tune defaults.
+HTTPD_SKIP = [
+    "index.html", "*/index.html", "sitemap.html", "license.html", "mod/quickreference.html", "mod/directives.html",
+    "mod/overrides.html", "developer/*", "platform/*",
+    "bind.html", "filter.html", "install.html", "invoking.html", "new_features_2_4.html", "upgrading.html",
+]
+
 
 @dataclass(frozen=True)
 class Source:
@@ -100,12 +109,13 @@ def debian_package(package: str, cache: Path) -> tuple[Path, str]:
 
 
 def _docbook(name: str, package: str, html: str, questions: str, pages: list[str] | None = None,
-             chapters: list[str] | None = None) -> Callable[[Path], Built]:
+             chapters: list[str] | None = None, skip: list[str] | None = None,
+             recursive: bool = False) -> Callable[[Path], Built]:
     def build(cache: Path) -> Built:
         pkg, version = debian_package(package, cache)
         tree = cache / "trees" / name
         shutil.rmtree(tree, ignore_errors=True)
-        files = docbook.convert(pkg / html, tree, pages, chapters)
+        files = docbook.convert(pkg / html, tree, pages, chapters, skip, recursive)
         return Built([Source("notes", tree, name)], qmod.load(qmod.QUESTIONS_DIR / questions), tree,
                      origin=f"{package} {version}, {len(files)} pages")
     return build
@@ -148,6 +158,8 @@ CORPORA: dict[str, Callable[[Path], Built]] = {
                            "postgresql.yaml", pages=POSTGRES_PAGES),
     "debian-reference": _docbook("debian-reference", "debian-reference-en", "usr/share/debian-reference",
                                  "debian-reference.yaml", pages=REFERENCE_PAGES),
+    "apache-httpd": _docbook("apache-httpd", "apache2-doc", "usr/share/doc/apache2-doc/manual/en", "apache-httpd.yaml",
+                             skip=HTTPD_SKIP, recursive=True),
     "locomo-26": _locomo("26"),
     "locomo-30": _locomo("30"),
     # Held back from every choice of this round: the notes path's target is checked on these.
