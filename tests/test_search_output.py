@@ -112,5 +112,15 @@ def test_min_score_without_any_relevance_says_it_was_not_applied() -> None:
 
 @pytest.mark.parametrize("stage_scores, expected", [
     ({"rerank": 0.912345678}, 0.9123), ({"rerank": 0.0}, 0.0), ({}, None), ({"bm25": 3.2}, None)])
-def test_relevance_is_the_rerank_probability(stage_scores: dict, expected: float | None) -> None:
+def test_an_uncalibrated_reranker_keeps_its_probability(stage_scores: dict, expected: float | None) -> None:
     assert relevance.of(stage_scores) == expected
+    assert relevance.of(stage_scores, "some/other-reranker") == expected
+
+
+@pytest.mark.parametrize("model", sorted(relevance.CALIBRATION))
+def test_calibrated_relevance_is_monotone_and_within_0_1(model: str) -> None:
+    probabilities = [0.0, 1e-9, 1e-6, 1e-4, 0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.999, 1 - 1e-9, 1.0]
+    got = [relevance.of({"rerank": p}, model) for p in probabilities]
+    assert all(isinstance(r, float) and 0.0 <= r <= 1.0 for r in got)
+    assert got == sorted(got) and got[0] < got[-1]
+    assert relevance.of({}, model) is None

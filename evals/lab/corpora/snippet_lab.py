@@ -70,8 +70,7 @@ def top4(records: list[dict], settings: Settings) -> dict[str, list[str]]:
     return out
 
 
-def measure(name: str, cache: Path | None, settings: Settings, traces: Path | None,
-            chars: int = docmod.SNIPPET_CHARS) -> Tally:
+def measure(name: str, cache: Path | None, settings: Settings, traces: Path | None, chars: int) -> Tally:
     built = sources.build(name, cache)
     docs = docs_of(built)
     window = settings.search.rerank.passage_window
@@ -103,10 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpora", nargs="*", default=DOCUMENTATION)
     ap.add_argument("--traces", type=Path, help="trace.py's CORPUS.jsonl: count only right facts in the top 4")
     ap.add_argument("--cache", type=Path, help="downloads and converted trees (default ~/.cache/muninn/corpora)")
+    ap.add_argument("--chars", type=int, default=docmod.SNIPPET_CHARS, help="the snippet's bound")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    settings = config.Settings()
-    rows = {name: measure(name, args.cache, settings, args.traces) for name in args.corpora}
+    settings = config.load()   # the run that recorded --traces ranked with these
+    rows = {name: measure(name, args.cache, settings, args.traces, args.chars) for name in args.corpora}
     if args.json:
         print(json.dumps({n: vars(t) for n, t in rows.items()}))
         return 0
