@@ -33,6 +33,7 @@ SEEN = 4            # the hits a reader looks at
 # without the hub's weights.
 RERANKER = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 THRESHOLDS = [round(x, 3) for x in np.arange(0.02, 0.81, 0.02)]
+BINS = [(0.0, 0.1), (0.1, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.0)]
 RELEVANCE_PY = lab.REPO / "plugins" / "search" / "relevance.py"
 
 
@@ -166,6 +167,21 @@ def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, 
                      f"{log_loss(hits, a, b):.3f} | {raw:.3f} |")
         t = choose(rest, a, b)
         rows.append(_row(name, warned(hits, a, b, t), t, warned(hits, 1.0, 0.0, strong_before)))
+    lines += ["", "### Reliability, leaving one corpus out (each hit's relevance from the curve fitted without "
+              "its corpus)", "", "| relevance | hits | mean relevance | share right |",
+              "| --- | --- | --- | --- |"]
+    held = [(h, relevance(h.logit, *fit([x.logit for n, xs in corpora.items() if n != name for x in xs],
+                                          [x.right for n, xs in corpora.items() if n != name for x in xs])))
+            for name, hits in corpora.items() for h in hits] if len(corpora) > 1 else []
+    for lo, hi in BINS:
+        inside = [(h, r) for h, r in held if lo <= r < hi or (hi == 1.0 and r == 1.0)]
+        if inside:
+            lines.append(f"| {lo:g}–{hi:g} | {len(inside)} | {statistics.mean(r for _, r in inside):.2f} | "
+                         f"{statistics.mean(h.right for h, _ in inside):.2f} |")
+    tops = [(h, r) for h, r in held if h.rank == 0 and h.right]
+    raw_low = sum(1 / (1 + math.exp(-h.logit)) < 0.01 for h, _ in tops)
+    lines += ["", f"Right first hits shown with a relevance under 0.01: {raw_low} of {len(tops)} as the raw "
+              f"probability, {sum(r < 0.01 for _, r in tops)} calibrated (leaving their corpus out)."]
     lines += ["", "### The warning, its threshold chosen leaving one corpus out", "",
               "Fired: the top hit's relevance is under the threshold. Wrong: no right hit in the top 4. Precision = "
               "fired and wrong / fired; recall = fired and wrong / wrong; false warnings = fired while the top hit "
