@@ -19,25 +19,39 @@ With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits ca
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from muninn.plugins.search.types import Hit
 
-# reranker model -> (slope, intercept) of relevance = sigmoid(slope * logit(p) + intercept).
+# reranker model -> (slope, gap, intercept) of relevance = sigmoid(slope * x - gap * (best - x) + intercept),
+# x the hit's logit and best the highest logit the reranker gave any candidate of the query.
 # CALIBRATION (written by evals/lab/corpora/calibrate.py --write)
-CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (1.0, 0.0)}
+CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (1.0, 0.0, 0.0)}
 # END CALIBRATION
 
 
-def of(stage_scores: dict[str, float], reranker: str | None = None) -> float | None:
-    """The hit's relevance in 0..1 from the rerank stage's probability, through `reranker`'s curve."""
+def of(stage_scores: dict[str, float], reranker: str | None = None, best: float | None = None) -> float | None:
+    """The hit's relevance in 0..1 from the rerank stage's probability, through `reranker`'s curve;
+    `best` is the highest probability the reranker gave any candidate of the same query (default: this one)."""
     score = stage_scores.get("rerank")
     if score is None:
         return None
     if (curve := CALIBRATION.get(reranker or "")) is None:
         return round(float(score), 4)
-    slope, intercept = curve
-    p = min(max(float(score), 1e-7), 1 - 1e-7)      # as the rerank stage reads it back to a logit
-    return round(1 / (1 + math.exp(-(slope * math.log(p / (1 - p)) + intercept))), 4)
+    slope, gap, intercept = curve
+    x = _logit(float(score))
+    below = max(_logit(best) - x, 0.0) if best is not None else 0.0
+    return round(1 / (1 + math.exp(-(slope * x - gap * below + intercept))), 4)
+
+
+def best_of(candidates: Iterable[dict[str, float]]) -> float | None:
+    """The highest rerank probability among these stage scores (None when none was reranked)."""
+    return max((s["rerank"] for s in candidates if "rerank" in s), default=None)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-7), 1 - 1e-7)      # as the rerank stage reads it back to a logit
+    return math.log(p / (1 - p))
 
 
 def judge(hits: list[Hit], strong: float, min_score: float | None) -> tuple[list[Hit], list[str]]:

@@ -3,11 +3,13 @@
     MUNINN_CONFIG=... python -m muninn.evals.lab.corpora.calibrate TRACE_DIR [--out report.md] [--write]
 
 Every recorded question is ranked as the configured pipeline would (replay.py, the product's own code); the
-hits it would show in the top 4 are labelled right or wrong by the question's gold. Relevance is fitted as
-a logistic curve over the cross-encoder's logit (two constants; monotone when the slope is positive), so it
-reads as "the observed share of hits with this evidence that were right". The warning fires when the top
-hit's relevance is under `search.strong_match`; its threshold is chosen to maximise F1 at telling a
-question whose top 4 holds no right hit, on all corpora but one, and scored on the one left out.
+hits it would show in its top 4 are labelled right or wrong by the question's gold. Relevance is a logistic
+curve over the cross-encoder's logit x and how far it sits under the query's best logit (plugins/search/
+relevance.py): three constants, fitted on those hits, so it reads as "the observed share of hits with this
+evidence that were right". The simpler curve over x alone, fitted on first hits, is scored beside it.
+The warning fires when the best relevance is under `search.strong_match`; the threshold is chosen for the
+best F1 at telling a question whose top 4 holds no right hit, on all corpora but one, and scored on the one
+left out.
 
 `--write` puts the fitted constants into plugins/search/relevance.py (between its CALIBRATION markers).
 """
@@ -32,9 +34,10 @@ SEEN = 4            # the hits a reader looks at
 # What a trace recorded before it named its reranker was scored with: the packaged fallback, on a machine
 # without the hub's weights.
 RERANKER = "cross-encoder/ms-marco-MiniLM-L-12-v2"
-THRESHOLDS = [round(x, 3) for x in np.arange(0.02, 0.81, 0.02)]
-BINS = [(0.0, 0.1), (0.1, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.0)]
+THRESHOLDS = [round(x, 3) for x in np.arange(0.02, 0.96, 0.02)]
+BINS = [(0.0, 0.1), (0.1, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)]
 RELEVANCE_PY = lab.REPO / "plugins" / "search" / "relevance.py"
+Curve = tuple[float, float, float]      # (slope, gap, intercept), as relevance.CALIBRATION holds them
 
 
 @dataclass(frozen=True)
@@ -43,12 +46,22 @@ class Shown:
 
     question: str
     rank: int
-    logit: float
+    p: float            # the rerank probability, as the hit carries it (rounded by the stage)
+    best: float         # the highest one among the candidates the cross-encoder read
     right: bool
+    answered: bool      # some hit of the question's top 4 is right
+
+    @property
+    def x(self) -> float:
+        return _logit(self.p)
+
+    @property
+    def gap(self) -> float:
+        return max(_logit(self.best) - self.x, 0.0)
 
 
-def logit(p: float) -> float:
-    p = min(max(p, 1e-7), 1 - 1e-7)     # as the rerank stage's _logit
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-7), 1 - 1e-7)     # as the product reads a probability back
     return math.log(p / (1 - p))
 
 
@@ -58,38 +71,47 @@ def shown(recs: list[dict[str, Any]], base: SearchSettings) -> list[Shown]:
     out = []
     for rec in recs:
         by_uri, gold = {c["uri"]: c for c in rec["cands"]}, set(rec["gold"])
-        for i, uri in enumerate(replay.rank(rec, s, cfg)[:SEEN]):
-            ce = by_uri[uri]["ce"]
-            if ce is not None:
-                out.append(Shown(rec["id"], i, logit(ce), uri in gold))
+        uris, read = replay.ranked(rec, s, cfg)
+        scored = {u: round(by_uri[u]["ce"], 5) for u in read if by_uri[u]["ce"] is not None}  # as the stage
+        if not scored:
+            continue
+        best = max(scored.values())
+        answered = any(u in gold for u in uris[:SEEN])
+        out += [Shown(rec["id"], i, scored[u], best, u in gold, answered)
+                for i, u in enumerate(uris[:SEEN]) if u in scored]
     return out
 
 
-def fit(xs: list[float], ys: list[bool], ridge: float = 1e-3) -> tuple[float, float]:
-    """(slope, intercept) of P(right) = sigmoid(slope * x + intercept), by Newton's method (a little ridge
-    keeps a separable set finite)."""
-    x = np.column_stack([np.asarray(xs, float), np.ones(len(xs))])
-    y = np.asarray(ys, float)
-    w = np.zeros(2)
-    for _ in range(50):
+def relevance(h: Shown, c: Curve) -> float:
+    """What the product says (relevance.of), under curve `c`."""
+    slope, gap, intercept = c
+    return 1 / (1 + math.exp(-(slope * h.x - gap * h.gap + intercept)))
+
+
+def fit(hits: list[Shown], with_gap: bool, ridge: float = 1e-3) -> Curve:
+    """Logistic regression by Newton's method (a little ridge keeps a separable set finite)."""
+    cols = [[h.x for h in hits], *([[-h.gap for h in hits]] if with_gap else []), [1.0] * len(hits)]
+    x = np.column_stack([np.asarray(c, float) for c in cols])
+    y = np.asarray([h.right for h in hits], float)
+    w = np.zeros(x.shape[1])
+    for _ in range(100):
         p = 1 / (1 + np.exp(-(x @ w)))
-        grad = x.T @ (p - y) + ridge * w
-        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(2)
-        step = np.linalg.solve(hess, grad)
+        step = np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w)), x.T @ (p - y) + ridge * w)
         w -= step
-        if np.abs(step).max() < 1e-9:
+        if np.abs(step).max() < 1e-10:
             break
-    return float(w[0]), float(w[1])
+    return (float(w[0]), float(w[1]), float(w[2])) if with_gap else (float(w[0]), 0.0, float(w[1]))
 
 
-def relevance(x: float, slope: float, intercept: float) -> float:
-    return 1 / (1 + math.exp(-(slope * x + intercept)))
+CURVES = {  # name -> how it is fitted
+    "x and gap, on the top 4": lambda hits: fit(hits, with_gap=True),
+    "x alone, on first hits": lambda hits: fit([h for h in hits if h.rank == 0], with_gap=False),
+}
+RAW: Curve = (1.0, 0.0, 0.0)            # the probability as it is
 
 
-def log_loss(hits: list[Shown], slope: float, intercept: float) -> float:
-    eps = 1e-9
-    return statistics.mean(-math.log(max(eps, p if h.right else 1 - p))
-                           for h in hits for p in [relevance(h.logit, slope, intercept)])
+def _loss(hits: list[Shown], c: Curve) -> float:
+    return statistics.mean(-math.log(max(1e-9, r if h.right else 1 - r)) for h in hits for r in [relevance(h, c)])
 
 
 @dataclass
@@ -115,29 +137,90 @@ class Warned:
         return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def warned(hits: list[Shown], slope: float, intercept: float, threshold: float) -> Warned:
-    """The warning on the top hit's relevance, against whether any of the top 4 was right."""
+def warned(hits: list[Shown], c: Curve, threshold: float) -> Warned:
+    """The warning as relevance.judge gives it: the best relevance (the best-scored candidate's: its gap is 0)
+    under the threshold."""
     by_q: dict[str, list[Shown]] = {}
     for h in hits:
         by_q.setdefault(h.question, []).append(h)
     w = Warned()
     for q_hits in by_q.values():
-        top = min(q_hits, key=lambda h: h.rank)
-        fires = relevance(top.logit, slope, intercept) < threshold
-        wrong = not any(h.right for h in q_hits)
+        first = min(q_hits, key=lambda h: h.rank)
+        best = Shown(first.question, -1, first.best, first.best, False, first.answered)
+        fires = relevance(best, c) < threshold
         w.questions += 1
         w.fired += fires
-        w.wrong += wrong
-        w.fired_wrong += fires and wrong
-        if top.rank == 0 and top.right:
+        w.wrong += not first.answered
+        w.fired_wrong += fires and not first.answered
+        if first.rank == 0 and first.right:
             w.right_top1 += 1
             w.fired_on_right_top1 += fires
     return w
 
 
-def choose(hits: list[Shown], slope: float, intercept: float) -> float:
+def choose(hits: list[Shown], c: Curve) -> float:
     """The threshold with the best F1 (the lower one on a tie: fewer false warnings)."""
-    return max(THRESHOLDS, key=lambda t: (warned(hits, slope, intercept, t).f1, -t))
+    return max(THRESHOLDS, key=lambda t: (warned(hits, c, t).f1, -t))
+
+
+def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, Curve, float]:
+    every = [h for hs in corpora.values() for h in hs]
+    name_, fitter = next(iter(CURVES.items()))
+    shipped = fitter(every)
+    threshold = choose(every, shipped)
+    asked = sum(len({h.question for h in hs}) for hs in corpora.values())
+    slope, gap, intercept = shipped
+    lines = [f"Fitted on the {len(every)} hits the replayed pipeline shows in its top {SEEN} for {asked} questions "
+             f"({name_}): relevance = sigmoid({slope:.4f} * x - {gap:.4f} * (best - x) + {intercept:.4f}), x the "
+             "hit's rerank logit, best the query's highest. The warning's threshold, chosen on all corpora: "
+             f"{threshold:g}.", "",
+             "### Relevance, leaving one corpus out (log loss; lower is better)", "",
+             "| left out | first hits (right) | hits 2–4 (right) | "
+             + " | ".join(f"{n}: first / 2–4" for n in CURVES) + " | raw probability: first / 2–4 |",
+             "| --- | --- | --- |" + " --- |" * (len(CURVES) + 1)]
+    held: dict[str, list[tuple[Shown, float]]] = {n: [] for n in CURVES}
+    rows = []
+    for name, hits in corpora.items():
+        rest = [h for n, hs in corpora.items() if n != name for h in hs]
+        firsts, later = [h for h in hits if h.rank == 0], [h for h in hits if h.rank > 0]
+        cells = []
+        for n, f in CURVES.items():
+            c = f(rest)
+            held[n] += [(h, relevance(h, c)) for h in hits]
+            cells.append(f"{_loss(firsts, c):.3f} / {_loss(later, c):.3f}")
+        cells.append(f"{_loss(firsts, RAW):.3f} / {_loss(later, RAW):.3f}")
+        lines.append(f"| {name} | {len(firsts)} ({sum(h.right for h in firsts)}) | {len(later)} "
+                     f"({sum(h.right for h in later)}) | " + " | ".join(cells) + " |")
+        c = fitter(rest)
+        t = choose(rest, c)
+        rows.append(_row(name, warned(hits, c, t), t, warned(hits, RAW, strong_before)))
+    pairs = held[name_]
+    lines += ["", f"### Reliability of the shipped curve ({name_}), leaving one corpus out", "",
+              "| relevance | first hits | mean relevance | share right | hits 2–4 | mean relevance | share right |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for lo, hi in BINS:
+        first = [(h, r) for h, r in pairs if lo <= r < hi and h.rank == 0]
+        later = [(h, r) for h, r in pairs if lo <= r < hi and h.rank > 0]
+        if first or later:
+            lines.append(f"| {lo:g}–{min(hi, 1):g} | {len(first)} | {_mean(r for _, r in first)} | "
+                         f"{_mean(h.right for h, _ in first)} | {len(later)} | {_mean(r for _, r in later)} | "
+                         f"{_mean(h.right for h, _ in later)} |")
+    tops = [(h, r) for h, r in pairs if h.rank == 0 and h.right]
+    lines += ["", f"Right first hits shown with a relevance under 0.01: {sum(h.p < 0.01 for h, _ in tops)} of "
+              f"{len(tops)} as the raw probability, {sum(r < 0.01 for _, r in tops)} calibrated."]
+    lines += ["", "### The warning, its threshold chosen leaving one corpus out", "",
+              "Fired: the best relevance is under the threshold. Wrong: no right hit in the top 4. Precision = "
+              "fired and wrong / fired; recall = fired and wrong / wrong; false warnings = fired while the first "
+              f"hit is right. Before: the raw probability under {strong_before:g}.", "",
+              "| left out | questions | wrong | threshold (chosen on the others) | fired | precision | recall | "
+              "false warnings (first hit right) | before: precision / recall, false warnings |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |", *rows]
+    return "\n".join(lines), shipped, threshold
+
+
+def _mean(values: Any) -> str:
+    got = list(values)
+    return f"{statistics.mean(got):.2f}" if got else "–"
 
 
 def _row(name: str, w: Warned, t: float, raw: Warned) -> str:
@@ -146,58 +229,12 @@ def _row(name: str, w: Warned, t: float, raw: Warned) -> str:
             f"{raw.fired_on_right_top1}/{raw.right_top1} |")
 
 
-def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, tuple[float, float, float]]:
-    every = [h for hs in corpora.values() for h in hs]
-    slope, intercept = fit([h.logit for h in every], [h.right for h in every])
-    threshold = choose(every, slope, intercept)
-    asked = sum(len({h.question for h in hs}) for hs in corpora.values())
-    lines = [f"Fitted on all {len(every)} shown hits (top {SEEN}) of {asked} "
-             f"questions: relevance = sigmoid({slope:.4f} * logit(p) + {intercept:.4f}), p the cross-encoder's "
-             f"probability; the warning's threshold {threshold:g}.", "",
-             "### Relevance, leaving one corpus out (log loss of each hit's right/wrong; lower is better)", "",
-             "| left out | hits | right | slope, intercept fitted on the others | log loss: calibrated | "
-             "raw probability |", "| --- | --- | --- | --- | --- | --- |"]
-    rows = []
-    for name, hits in corpora.items():
-        rest = [h for n, hs in corpora.items() if n != name for h in hs]
-        a, b = fit([h.logit for h in rest], [h.right for h in rest])
-        raw = statistics.mean(-math.log(max(1e-9, min(1 - 1e-9, (1 / (1 + math.exp(-h.logit))) if h.right
-                                                      else 1 - 1 / (1 + math.exp(-h.logit))))) for h in hits)
-        lines.append(f"| {name} | {len(hits)} | {sum(h.right for h in hits)} | {a:.3f}, {b:.3f} | "
-                     f"{log_loss(hits, a, b):.3f} | {raw:.3f} |")
-        t = choose(rest, a, b)
-        rows.append(_row(name, warned(hits, a, b, t), t, warned(hits, 1.0, 0.0, strong_before)))
-    lines += ["", "### Reliability, leaving one corpus out (each hit's relevance from the curve fitted without "
-              "its corpus)", "", "| relevance | hits | mean relevance | share right |",
-              "| --- | --- | --- | --- |"]
-    held = [(h, relevance(h.logit, *fit([x.logit for n, xs in corpora.items() if n != name for x in xs],
-                                          [x.right for n, xs in corpora.items() if n != name for x in xs])))
-            for name, hits in corpora.items() for h in hits] if len(corpora) > 1 else []
-    for lo, hi in BINS:
-        inside = [(h, r) for h, r in held if lo <= r < hi or (hi == 1.0 and r == 1.0)]
-        if inside:
-            lines.append(f"| {lo:g}–{hi:g} | {len(inside)} | {statistics.mean(r for _, r in inside):.2f} | "
-                         f"{statistics.mean(h.right for h, _ in inside):.2f} |")
-    tops = [(h, r) for h, r in held if h.rank == 0 and h.right]
-    raw_low = sum(1 / (1 + math.exp(-h.logit)) < 0.01 for h, _ in tops)
-    lines += ["", f"Right first hits shown with a relevance under 0.01: {raw_low} of {len(tops)} as the raw "
-              f"probability, {sum(r < 0.01 for _, r in tops)} calibrated (leaving their corpus out)."]
-    lines += ["", "### The warning, its threshold chosen leaving one corpus out", "",
-              "Fired: the top hit's relevance is under the threshold. Wrong: no right hit in the top 4. Precision = "
-              "fired and wrong / fired; recall = fired and wrong / wrong; false warnings = fired while the top hit "
-              f"is right. Before: the raw probability under {strong_before:g}.", "",
-              "| left out | questions | wrong | threshold (chosen on the others) | fired | precision | recall | "
-              "false warnings (top 1 right) | before: precision / recall, false warnings |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |", *rows]
-    return "\n".join(lines), (slope, intercept, threshold)
-
-
-def write_constants(slope: float, intercept: float) -> None:
+def write_constants(c: Curve) -> None:
     text = RELEVANCE_PY.read_text(encoding="utf-8")
     begin, end = "# CALIBRATION (written by evals/lab/corpora/calibrate.py --write)\n", "# END CALIBRATION\n"
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
-    block = f'CALIBRATION = {{"{RERANKER}": ({slope:.4f}, {intercept:.4f})}}\n'
+    block = f'CALIBRATION = {{"{RERANKER}": ({c[0]:.4f}, {c[1]:.4f}, {c[2]:.4f})}}\n'
     RELEVANCE_PY.write_text(head + begin + block + end + tail, encoding="utf-8")
 
 
@@ -217,13 +254,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: traces scored with {', '.join(sorted(others))}; this fits {RERANKER} only", file=sys.stderr)
         return 2
     corpora = {name: shown(recs, base) for name, recs in recorded.items()}
-    text, (slope, intercept, threshold) = report(corpora, base.strong_match)
+    text, shipped, threshold = report(corpora, base.strong_match)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
     print(text)
     if args.write:
-        write_constants(slope, intercept)
-        print(f"\nwrote {RELEVANCE_PY}; set search.strong_match's default to {threshold:g}", file=sys.stderr)
+        write_constants(shipped)
+        print(f"\nwrote {RELEVANCE_PY}; search.strong_match's default should be {threshold:g}", file=sys.stderr)
     return 0
 
 
