@@ -120,6 +120,8 @@ def parse(uri: str, text: str) -> Doc:
 SNIPPET_CHARS = 400
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_ROW = re.compile(r"^\s*\|")                          # a markdown table row: a line of its own, like code
+_RULE = re.compile(r"^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$")   # a table's header rule: markup only
 # Where a sentence of prose may begin: after a sentence's end, before a capital or markup.
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z`*(\[\"“])")
 
@@ -127,7 +129,7 @@ _SENTENCE = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z`*(\[\"“])")
 @dataclass(frozen=True)
 class _Block:
     text: str
-    code: bool      # a code or command line: shown whole or not at all
+    code: bool      # a code or command line, or a table row: shown whole or not at all
 
 
 def snippet(doc: Doc, chars: int = SNIPPET_CHARS, terms: Sequence[str] = (), window: int = 0) -> str:
@@ -181,6 +183,10 @@ def _blocks(doc: Doc, text: str, top: bool) -> list[_Block]:
                 out.append(_Block(line.rstrip(), True))
         elif not line.strip() or ((m := _HEADING.match(line)) and m.group(1) in said):
             flush()
+        elif _ROW.match(line):
+            flush()
+            if not _RULE.match(line):
+                out.append(_Block(" ".join(line.split()), True))
         else:
             if _ITEM.match(line):
                 flush()
