@@ -65,3 +65,15 @@ def test_a_secret_deep_in_a_long_file_is_hidden_in_its_snippet() -> None:
     hit = _hit(Candidate(uri=d.uri), d, query.analyse("rotation secret backup bucket").terms, WINDOW)
     assert "rotation secret for the backup bucket" in hit.snippet
     assert secret not in hit.snippet and "[REDACTED:undeclared-secret]" in hit.snippet
+
+
+def test_a_snippet_can_start_at_the_table_row_that_answers() -> None:
+    """Within what the reranker read (its window), a row is a start of its own."""
+    rows = "".join(f"| `tool{i}` | `cmd{i}` | does thing number {i} of many |\n" for i in range(9))
+    table = "| exim command | postfix command | description |\n| --- | --- | --- |\n" + rows
+    body = ("Mail queue commands compared.\n\n" + table
+            + "| `exim4 -Mrm` | `postsuper -d` | remove one message by its queue ID |\n")
+    d = docmod.parse("viking://resources/notes/mail.md", body)
+    snip = _snippet(d, "postfix command to remove one message from the queue")
+    assert snip.startswith("… | `exim4 -Mrm` | `postsuper -d` | remove one message by its queue ID |")
+    assert "| --- |" not in snip
