@@ -200,6 +200,19 @@ def test_plain_file_degrades_gracefully(searcher) -> None:
     assert (hit.title, hit.breadcrumb, hit.date, hit.source) == ("Office wifi", "", None, "misc")
 
 
+def test_no_strong_match_on_nonsense_and_not_on_an_exact_identifier(stack, corpus) -> None:
+    """Through the real cross-encoder (the packaged one when the configured model is not on disk) and the
+    relevance curve fitted for it: keyboard noise is called weak, an exact incident id is not."""
+    _, client, db = corpus
+    with Searcher(stack.settings, client=client, index=db) as s:
+        exact = s.search("INC-10963")
+        noise = s.search("blorp fnord quux")
+    assert exact.reranker and exact.hits[0].uri == f"{ROOT}/incidents/inc-10963.md"
+    assert all(h.relevance is not None and 0 <= h.relevance <= 1 for h in exact.hits + noise.hits)
+    assert not any(w.startswith("no strong match") for w in exact.warnings), exact.warnings
+    assert any(w.startswith("no strong match") for w in noise.warnings), [h.relevance for h in noise.hits]
+
+
 def test_missing_index_is_a_visible_warning(stack, corpus, tmp_path) -> None:
     _, client, _ = corpus
     with Searcher(stack.settings, client=client, index=tmp_path / "none.sqlite") as s:

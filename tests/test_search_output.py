@@ -112,5 +112,36 @@ def test_min_score_without_any_relevance_says_it_was_not_applied() -> None:
 
 @pytest.mark.parametrize("stage_scores, expected", [
     ({"rerank": 0.912345678}, 0.9123), ({"rerank": 0.0}, 0.0), ({}, None), ({"bm25": 3.2}, None)])
-def test_relevance_is_the_rerank_probability(stage_scores: dict, expected: float | None) -> None:
+def test_an_uncalibrated_reranker_keeps_its_probability(stage_scores: dict, expected: float | None) -> None:
     assert relevance.of(stage_scores) == expected
+    assert relevance.of(stage_scores, "some/other-reranker") == expected
+
+
+@pytest.mark.parametrize("model", sorted(relevance.CALIBRATION))
+def test_calibrated_relevance_is_monotone_and_within_0_1(model: str) -> None:
+    probabilities = [0.0, 1e-9, 1e-6, 1e-4, 0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.999, 1 - 1e-9, 1.0]
+    got = [relevance.of({"rerank": p}, model) for p in probabilities]
+    assert all(isinstance(r, float) and 0.0 <= r <= 1.0 for r in got)
+    assert got == sorted(got) and got[0] < got[-1]
+    assert relevance.of({}, model) is None
+
+
+def test_the_calibration_lab_and_the_product_read_a_curve_alike() -> None:
+    from muninn.evals.lab.corpora import calibrate
+
+    curve = (0.3, 0.8, -0.5)
+    probe = calibrate.Shown("q", 1, 0.3, 0.9, False, False)
+    saved = dict(relevance.CALIBRATION)
+    relevance.CALIBRATION["lab/probe"] = curve
+    try:
+        assert relevance.of({"rerank": probe.p}, "lab/probe", probe.best) == pytest.approx(
+            calibrate.relevance(probe, curve), abs=1e-4)
+    finally:
+        relevance.CALIBRATION.clear()
+        relevance.CALIBRATION.update(saved)
+
+
+def test_a_hit_below_the_best_is_less_relevant_than_the_same_score_alone() -> None:
+    model = next(iter(relevance.CALIBRATION))
+    alone, below = relevance.of({"rerank": 0.6}, model), relevance.of({"rerank": 0.6}, model, best=0.99)
+    assert below is not None and alone is not None and below <= alone

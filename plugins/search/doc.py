@@ -116,13 +116,101 @@ def parse(uri: str, text: str) -> Doc:
     return Doc(uri=uri, text=text, body=body, meta=meta, content_hash=digest)
 
 
-def snippet(doc: Doc, chars: int = 300, terms: Sequence[str] = (), window: int = 0) -> str:
-    """The body with whitespace folded, cut at a word boundary; with `terms`, from the paragraph the
-    reranker reads (passage.py), so a hit shows the part of a long section that answers."""
-    # The passage is chosen in the fact, never in its neighbouring context (the fact is the body's start).
-    at = passage.best_start(doc.fact, list(terms), window) if window else 0
-    flat = ("… " if at else "") + " ".join(doc.body[at:].split())
-    if len(flat) <= chars:
-        return flat
-    cut = flat[:chars].rsplit(" ", 1)[0]
-    return cut + " …"
+# A snippet's bound: what an agent reads of a hit (recall_search) and what `muninn search` prints.
+SNIPPET_CHARS = 400
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_ROW = re.compile(r"^\s*\|")                          # a markdown table row: a line of its own, like code
+_RULE = re.compile(r"^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$")   # a table's header rule: markup only
+# Where a sentence of prose may begin: after a sentence's end, before a capital or markup.
+_SENTENCE = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z`*(\[\"“])")
+
+
+@dataclass(frozen=True)
+class _Block:
+    text: str
+    code: bool      # a code or command line, or a table row: shown whole or not at all
+
+
+def snippet(doc: Doc, chars: int = SNIPPET_CHARS, terms: Sequence[str] = (), window: int = 0) -> str:
+    """What a hit shows of its fact: from the passage the reranker read (passage.py, the same choice),
+    the sentence or line from which the next `chars` characters name most of the query's `terms`,
+    to about `chars` characters. The hit carries its title and breadcrumb, so the lead line and the
+    headings that restate them are left out; prose is folded onto one line a paragraph, and a code or
+    command line is kept whole on its own line (a cut command is worse than none)."""
+    fact = doc.fact
+    at = passage.best_start(fact, list(terms), window) if window else 0
+    blocks = _blocks(doc, fact[at:], top=at == 0)
+    text, offsets = "", []
+    for b in blocks:
+        offsets.append(len(text))
+        text += b.text + "\n"
+    # Only starts inside what the reranker read: beyond it, the snippet would show what it never judged.
+    starts = sorted({o + s for o, b in zip(offsets, blocks, strict=True)
+                     for s in ([0] if b.code else [0, *(m.end() for m in _SENTENCE.finditer(b.text))])
+                     if o + s < max(window, chars)})
+    begin = passage.best_start(text, list(terms), chars, starts) if starts else 0
+    first = next((i for i, o in enumerate(offsets) if o + len(blocks[i].text) >= begin), len(blocks))
+    shown = blocks[first:]
+    if shown and begin > offsets[first]:
+        shown[0] = _Block(text[begin:offsets[first] + len(blocks[first].text)], False)
+    out = _fit(shown, chars)
+    return ("… " if at or begin else "") + out
+
+
+def _blocks(doc: Doc, text: str, top: bool) -> list[_Block]:
+    """Paragraphs of prose, each on one line, and code lines as they are; without the lead line that
+    restates the header (read from the top) or a heading that is the title or a breadcrumb part."""
+    said = {doc.title, *factfile.crumbs(doc.meta.get("breadcrumb"))}
+    lines = text.splitlines()
+    if top and doc.meta and lines and doc.title in lines[0]:
+        lines = lines[1:]
+    out: list[_Block] = []
+    prose: list[str] = []
+    code = False
+
+    def flush() -> None:
+        if prose:
+            out.append(_Block(" ".join(" ".join(prose).split()), False))
+            prose.clear()
+
+    for line in lines:
+        if _FENCE.match(line):
+            flush()
+            code = not code
+        elif code:
+            if line.strip():
+                out.append(_Block(line.rstrip(), True))
+        elif not line.strip() or ((m := _HEADING.match(line)) and m.group(1) in said):
+            flush()
+        elif _ROW.match(line):
+            flush()
+            if not _RULE.match(line):
+                out.append(_Block(" ".join(line.split()), True))
+        else:
+            if _ITEM.match(line):
+                flush()
+            prose.append(line)
+    flush()
+    return out
+
+
+def _fit(blocks: list[_Block], chars: int) -> str:
+    """Whole blocks while they fit in `chars`; then the next prose block cut at a word (never inside a
+    `code span`), while a code line that does not fit is left out. The first block is always shown."""
+    lines: list[str] = []
+    room = chars
+    for b in blocks:
+        if len(b.text) <= room:
+            lines.append(b.text)
+            room -= len(b.text) + 1
+            continue
+        if lines and (b.code or room < 40):
+            lines.append("…")
+            break
+        cut = b.text[:max(room, 40)].rsplit(" ", 1)[0]
+        if cut.count("`") % 2:            # inside a code span: stop before it opens
+            cut = cut[:cut.rfind("`")].rstrip() or cut
+        lines.append(cut + " …")
+        break
+    return "\n".join(lines)

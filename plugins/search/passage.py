@@ -35,9 +35,10 @@ def paragraph_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _PARAGRAPH.finditer(text) if m.end() < len(text))]
 
 
-def best_start(text: str, terms: list[str], window: int) -> int:
+def best_start(text: str, terms: list[str], window: int, starts: list[int] | None = None) -> int:
     """The offset of the paragraph whose next `window` characters name the most distinct `terms`;
-    0 on a tie with the top, for a short text or with no terms (reading from the top is the default)."""
+    0 on a tie with the top, for a short text or with no terms (reading from the top is the default).
+    `starts`: the offsets to choose among instead of paragraph starts (a snippet's finer grid)."""
     if len(text) <= window or not terms:
         return 0
     sought = {_stem(t) for t in terms}
@@ -52,7 +53,7 @@ def best_start(text: str, terms: list[str], window: int) -> int:
             got.add(stem if e <= limit else _stem(text[b:limit].lower()))
         return len(sought & got)
 
-    starts = paragraph_starts(text)
+    starts = starts or paragraph_starts(text)
     best, best_at = (-1, -1), 0
     for at, end in zip(starts, [*starts[1:], len(text)], strict=True):
         # The window's words first; among equals, the start whose own paragraph names most of them

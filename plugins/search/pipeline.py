@@ -150,8 +150,9 @@ def run(stages: Sequence[Stage], state: SearchState) -> None:
 def result_of(state: SearchState) -> SearchResult:
     request, window = state.request, state.window
     terms = state.analysis.terms if state.analysis else []
-    hits, said = relevance.judge([_hit(c, state.docs[c.uri], terms, state.cfg.rerank.passage_window)
-                                  for c in state.fused], state.cfg.strong_match,
+    best = relevance.best_of(c.stage_scores for c in state.fused)
+    hits, said = relevance.judge([_hit(c, state.docs[c.uri], terms, state.cfg.rerank.passage_window,
+                                       state.reranked_by, best) for c in state.fused], state.cfg.strong_match,
                                  request.min_score)
     for message in said:
         state.warn(message)
@@ -167,13 +168,14 @@ def result_of(state: SearchState) -> SearchResult:
     return result
 
 
-def _hit(c: Candidate, d: docmod.Doc, terms: list[str], window: int) -> Hit:
+def _hit(c: Candidate, d: docmod.Doc, terms: list[str], window: int, reranker: str | None = None,
+         best: float | None = None) -> Hit:
     # Undeclared secrets in a file no export wrote are hidden in what is cut from it as the whole
     # file decides (guards/undeclared.py), so a snippet never shows what recall_read hides.
     return Hit(uri=c.uri, title=hide_found(d.title, d.text), breadcrumb=d.breadcrumb, score=round(c.score, 6),
                stage_scores=c.stage_scores, date=d.date.isoformat() if d.date else None,
                snippet=hide_found(docmod.snippet(d, terms=terms, window=window), d.text), source=d.source,
-               relevance=relevance.of(c.stage_scores))
+               relevance=relevance.of(c.stage_scores, reranker, best))
 
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,

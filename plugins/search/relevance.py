@@ -2,12 +2,15 @@
 
 A hit's `score` is z-scored over one query's candidates: the best hit of a nonsense query scores as
 high as the best hit of a good question. The cross-encoder's probability (sigmoid of its logit, what
-the rerank stage records) is not relative: it reads the query and the fact and says how likely the
-fact answers it. That is a hit's `relevance`. `evals/lab/bench_relevance.py` measured it against real
-questions (the sealed ops set, LoCoMo) and stop-word, keyboard-noise and off-topic queries. The
-fact's embedding cosine separated them about as well on those sets (evals/results/relevance.md), but
-its scale belongs to the embedder (a threshold would not carry over to another `embed.model`), while
-the cross-encoder's probability means "relevant or not" whatever the corpus.
+the rerank stage records) is not relative: it reads the query and the fact. Raw, it is no probability
+of being right, though: the packaged ms-marco model is unsure of most right sections of a manual, so a
+right first hit could show relevance 0.00 beside a warning that the answer may not be in memory.
+
+A hit's `relevance` is therefore the cross-encoder's logit mapped through a logistic curve fitted on the
+corpora's recorded questions (evals/lab/corpora/calibrate.py, evals/results/relevance.md): the share of
+hits with that evidence, among those the pipeline showed in its top 4, that were right. Two constants
+per reranker model, a positive slope (so the order of the hits is the order of their relevance). A
+reranker with no fitted curve (one the corpora were not scored with) keeps its raw probability.
 
 With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits carry None and no
 "no strong match" is claimed either way.
@@ -15,12 +18,40 @@ With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits ca
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 from muninn.plugins.search.types import Hit
 
+# reranker model -> (slope, gap, intercept) of relevance = sigmoid(slope * x - gap * (best - x) + intercept),
+# x the hit's logit and best the highest logit the reranker gave any candidate of the query.
+# CALIBRATION (written by evals/lab/corpora/calibrate.py --write)
+CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (0.1529, 0.8699, 0.1137)}
+# END CALIBRATION
 
-def of(stage_scores: dict[str, float]) -> float | None:
+
+def of(stage_scores: dict[str, float], reranker: str | None = None, best: float | None = None) -> float | None:
+    """The hit's relevance in 0..1 from the rerank stage's probability, through `reranker`'s curve;
+    `best` is the highest probability the reranker gave any candidate of the same query (default: this one)."""
     score = stage_scores.get("rerank")
-    return None if score is None else round(float(score), 4)
+    if score is None:
+        return None
+    if (curve := CALIBRATION.get(reranker or "")) is None:
+        return round(float(score), 4)
+    slope, gap, intercept = curve
+    x = _logit(float(score))
+    below = max(_logit(best) - x, 0.0) if best is not None else 0.0
+    return round(1 / (1 + math.exp(-(slope * x - gap * below + intercept))), 4)
+
+
+def best_of(candidates: Iterable[dict[str, float]]) -> float | None:
+    """The highest rerank probability among these stage scores (None when none was reranked)."""
+    return max((s["rerank"] for s in candidates if "rerank" in s), default=None)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-7), 1 - 1e-7)      # as the rerank stage reads it back to a logit
+    return math.log(p / (1 - p))
 
 
 def judge(hits: list[Hit], strong: float, min_score: float | None) -> tuple[list[Hit], list[str]]:

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from muninn.plugins.search.doc import SNIPPET_CHARS
 from muninn.plugins.search.types import Hit, SearchResult
 
-SNIPPET_CHARS = 200
+# A snippet keeps a code line on its own line; printed, a hit keeps its one snippet line, so they are marked.
+LINE_BREAK = " ⏎ "
+# The pipeline's snippets are bounded where they are cut; a hit built elsewhere is bounded here too.
+LIMIT = SNIPPET_CHARS + 60
+
 # {uri: the untrusted readers who may write there}: what an agent wrote is marked in every output.
 Marks = Mapping[str, list[str]]
 
@@ -37,9 +42,10 @@ def _facts(h: Hit) -> str:
     return " · ".join(p for p in parts if p)
 
 
-def _snippet(h: Hit) -> str:
-    flat = " ".join(h.snippet.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+def shown(h: Hit) -> str:
+    """The snippet on one line, its lines marked apart (doc.snippet keeps a command on a line of its own)."""
+    flat = LINE_BREAK.join(" ".join(line.split()) for line in h.snippet.splitlines() if line.strip())
+    return flat if len(flat) <= LIMIT else flat[:LIMIT].rsplit(" ", 1)[0] + " …"
 
 
 def text(result: SearchResult, marks: Marks | None = None) -> str:
@@ -50,7 +56,7 @@ def text(result: SearchResult, marks: Marks | None = None) -> str:
     lines = [f"{' '.join(result.query.split())[:200]}  ({how(result)})", ""]
     for i, h in enumerate(result.hits, start=1):
         lines += [f"{i}. {mark(h.uri, marks)}{h.title or '(untitled)'}  [{_facts(h)}]", f"   {h.uri}"]
-        if snip := _snippet(h):
+        if snip := shown(h):
             lines.append(f"   {snip}")
         lines.append("")
     return "\n".join(lines)
@@ -65,7 +71,7 @@ def markdown(result: SearchResult, marks: Marks | None = None) -> str:
     for i, h in enumerate(result.hits, start=1):
         title = (h.title or "(untitled)").replace("]", "\\]")
         lines.append(f"{i}. {mark(h.uri, marks)}[{title}](<{h.uri}>) · {_facts(h)}")
-        if snip := _snippet(h):
+        if snip := shown(h):
             lines.append(f"   > {snip}")
     return "\n".join(lines) + "\n"
 

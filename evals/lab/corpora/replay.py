@@ -85,11 +85,18 @@ class Setting:
 def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, float] | None = None) -> list[str]:
     """The URIs, best first, the pipeline would return for this recorded question under `s`. `extra`: the
     fusion weights of features a lab added to the record (a lever measured before the product has it)."""
+    return ranked(rec, s, cfg, extra)[0]
+
+
+def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings,
+           extra: dict[str, float] | None = None) -> tuple[list[str], list[str]]:
+    """(the URIs the pipeline would return, best first; the URIs its cross-encoder read, whose scores the
+    hits carry)."""
     kept = [c for c in rec["cands"] if within(c, {"vector": cfg.vector_top, "keyword": cfg.keyword_top})]
     rec = {**rec, "cands": kept}
     cands = [Candidate(uri=c["uri"], score=c["score"]) for c in rec["cands"]]
     if not cands:
-        return []
+        return [], []
     by_uri = {c["uri"]: c for c in rec["cands"]}
     feats = {name: {c["uri"]: c["features"][name] for c in rec["cands"] if name in c["features"]}
              for name in rec["features"]}
@@ -102,6 +109,7 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, 
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None
     unsure = split is not None and max(by_uri[c.uri]["ce"] or 0.0 for c in split[0]) < s.min_confidence
+    read = [c.uri for c in split[0]] if split is not None else []
     if split is not None and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
         head, tail = split
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
@@ -112,7 +120,7 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, 
         cands = recency.apply(cands, dates, cfg.half_life_days, cfg.recency_weight,
                               dt.datetime.fromisoformat(rec["now"]))
     cands = cap.per_file(cands, {u: c["file"] for u, c in by_uri.items()}, cfg.per_file, window=cfg.k)
-    return [c.uri for c in cands[:K]]
+    return [c.uri for c in cands[:K]], read
 
 
 def within(cand: dict[str, Any], tops: dict[str, int]) -> bool:

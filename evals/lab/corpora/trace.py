@@ -57,6 +57,7 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
                       "features": {name: vals[c.uri] for name, vals in state.features.items() if c.uri in vals},
                       "date": d.date.isoformat() if d.date else None, "file": d.file_key})
     return {"route": state.route, "window": state.window is not None, "linear": bool(state.features),
+            "reranker": (getattr(model, "model", None) or model.name) if model is not None else None,
             "features": sorted(state.features), "now": request.now.isoformat(), "cands": cands,
             "warnings": state.warnings, "degraded": bool(state.warnings)}
 
