@@ -46,6 +46,7 @@ class Setting:
     skip_margin: float = 0.0
     vector_top: int = 40                    # each retriever's list, cut to this (a trace recorded longer)
     keyword_top: int = 20
+    extra: tuple[tuple[str, float], ...] = ()   # weights of features a lab adds (lever_lab.py)
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -96,7 +97,7 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight}
+                   "header": cfg.header_weight, "date": cfg.date_weight, **dict(s.extra)}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None
