@@ -10,6 +10,7 @@ second pass embeds nothing. Nothing here ranks.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import sqlite3
 from collections import Counter
@@ -27,6 +28,7 @@ from muninn.plugins.search import dense, keyword, query
 from muninn.plugins.search import doc as docmod
 
 MAX_CHARS = dense.MAX_CHARS
+_PART = re.compile(r"\s*\(part \d+/\d+\)$")     # the exporter's mark on a split section, not a heading word
 WINDOW = 600     # window_lab's best size for the vector stage on PostgreSQL (evals/results/corpora.md)
 
 
@@ -111,7 +113,8 @@ class Corpus:
     def heading_vecs(self) -> tuple[list[str], np.ndarray]:
         """Every distinct heading of the corpus's breadcrumbs, and its vector (read as a passage)."""
         if self._headings is None:
-            names = sorted({x.strip() for u in self.uris for x in self.docs[u].breadcrumb.split(">") if x.strip()})
+            names = sorted({_PART.sub("", x).strip() for u in self.uris
+                            for x in factfile.crumbs(self.docs[u].meta.get("breadcrumb")) if x.strip()})
             self._headings = (names, self.vectors.get(names))
         return self._headings
 

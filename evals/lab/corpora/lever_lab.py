@@ -117,7 +117,7 @@ def windows(c: lever_data.Corpus, q: Question, n: int, weight: float) -> Plan:
     """Several vectors a fact (its paragraphs packed into 600-character windows under the breadcrumb):
     the facts whose best window is nearest the question as a list, and that best cosine as a feature."""
     best = c.best_windows(q.qvec)
-    plan = Plan(lists={"windows": [c.uris[i] for i in np.argsort(-best)[:n]]})
+    plan = Plan(lists={"windows": [c.uris[i] for i in np.argsort(-best)[:n]]} if n else {})
     if weight:
         at = {u: i for i, u in enumerate(c.uris)}
         plan.features["window"] = lambda uris: {u: float(best[at[u]]) for u in uris}
@@ -128,20 +128,22 @@ def windows(c: lever_data.Corpus, q: Question, n: int, weight: float) -> Plan:
 def lever_grid(name: str) -> list[tuple[str, Callable[[lever_data.Corpus, Question], Plan], tuple]]:
     out: list = []
     if name == "rm3":
-        for k, m, w in product((3, 5, 10), (5, 10, 20), (0.0, 0.25, 0.5, 1.0)):
+        for k, m, w in product((3, 10), (5, 15), (0.0, 0.5, 1.0)):
             out.append((f"rm3 k {k}, {m} terms, weight {w:g}", lambda c, q, k=k, m=m, w=w: rm3(c, q, k, m, w),
                         (("expansion", w),)))
     elif name == "headings":
-        for h, w in product((1, 3, 5), (0.0, 0.25, 0.5, 1.0)):
+        for h, w in product((1, 3, 5), (0.0, 0.5, 1.0)):
             out.append((f"headings {h}, weight {w:g}", lambda c, q, h=h, w=w: headings(c, q, h, w),
                         (("expansion", w),)))
     elif name == "rocchio":
-        for k, b, mode in product((3, 5, 10), (0.25, 0.5, 1.0), ("rescore", "list", "both")):
+        for k, b, mode in product((3, 10), (0.5, 1.0), ("rescore", "list", "both")):
             out.append((f"rocchio k {k}, beta {b:g}, {mode}",
                         lambda c, q, k=k, b=b, mode=mode: rocchio(c, q, k, b, mode), ()))
     elif name == "windows":
-        for n, w in product((10, 20, 40), (0.0, 0.5, 1.0)):
-            out.append((f"windows {n}, weight {w:g}", lambda c, q, n=n, w=w: windows(c, q, n, w), (("window", w),)))
+        for n, w in product((0, 10, 20, 40), (0.0, 0.5, 1.0, 2.0)):
+            if n or w:
+                out.append((f"windows {n}, weight {w:g}", lambda c, q, n=n, w=w: windows(c, q, n, w),
+                            (("window", w),)))
     return out
 
 
@@ -210,7 +212,8 @@ class Applier:
         if not cfg.header_weight:
             feats.pop("header", None)
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight, **dict(s.extra)}
+                   "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
+                   **dict(s.extra)}
         head = fusion.linear([Candidate(uri=x["uri"]) for x in kept], feats, weights)[:cfg.rerank.candidates]
         want = [x.uri for x in head if next(y for y in kept if y["uri"] == x.uri)["ce"] is None]
         keys = {u: f"{self.c.name}|{rec['id']}|{u}" for u in want}
@@ -254,7 +257,7 @@ def plain_best(runs: Path | None) -> dict[str, tuple[str, dict[str, float]]]:
     if runs is None or not runs.exists():
         return {}
     out = {}
-    for r in json.loads(runs.read_text())["runs"] if runs.suffix == ".json" else []:
+    for r in json.loads(runs.read_text()):
         plain = {v: m for v, m in r["variants"].items()
                  if v in ("vectors only", "keyword only") or v.startswith("dense ") or v == "BM25 baseline"}
         if plain:
@@ -309,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="search settings the run was recorded with (default: e5's keyword weight 1)")
     ap.add_argument("--corpora", nargs="*", help="only these (default: every trace)")
     ap.add_argument("--out", type=Path, help="append the tables to this markdown file")
+    ap.add_argument("--labels", nargs="*", help="only the grid's settings whose label holds one of these")
     args = ap.parse_args(argv)
     from muninn.plugins.search import rerank
 
@@ -353,26 +357,39 @@ def main(argv: list[str] | None = None) -> int:
         table: dict[str, dict[str, dict[str, float]]] = {}
         default = "defaults"
         table[default] = {n: scores_of(firsts(corpora[n], current, base)) for n in names}
+        settings: list[tuple[str, Callable[[str], dict[str, float]]]] = []
         if lever == "trust":
-            for bl, mc, cand in product((0.0, 0.25, 0.5, 1.0, 2.0, 4.0), (0.0, 0.01, 0.05, 0.1, 0.2, 0.5), (10, 20)):
+            for bl, mc, cand in product((0.0, 0.25, 0.5, 1.0, 2.0, 4.0), (0.0, 0.01, 0.05, 0.1, 0.2, 0.5),
+                                        (4, 10, 20)):
                 s = replace(current, blend=bl, min_confidence=mc, candidates=cand)
-                table[s.label()] = {n: scores_of(firsts(corpora[n], s, base)) for n in names}
-            table[f"no rerank ({replace(current, rerank=False).label()})"] = {
-                n: scores_of(firsts(corpora[n], replace(current, rerank=False), base)) for n in names}
+                settings.append((s.label(), lambda n, s=s: scores_of(firsts(corpora[n], s, base))))
+            off = replace(current, rerank=False)
+            settings.append((off.label(), lambda n, s=off: scores_of(firsts(corpora[n], s, base))))
         for label, make, extra in lever_grid(lever):
+            if args.labels and not any(x in label for x in args.labels):
+                continue
             s = replace(current, extra=tuple(x for x in extra if x[1]))
-            row = {}
-            for n in names:
+
+            def score(n: str, make: Callable = make, s: replay.Setting = s) -> dict[str, float]:
                 c, qs, app = opened[n]
-                recs = [app.with_ce(q, app.apply(q, make(c, q)), s) for q in qs]
-                row[n] = scores_of(firsts(recs, s, base))
-            table[label] = row
-            print(f"  {label}: " + ", ".join(f"{n} {cell(row[n])}" for n in names), flush=True)
+                return scores_of(firsts([app.with_ce(q, app.apply(q, make(c, q)), s) for q in qs], s, base))
+            settings.append((label, score))
+        for label, score in settings:
+            table[label] = {}
             for n in names:
-                opened[n][0].vectors.save() if opened[n][0].vectors.embedded else None
-            ce_path.write_text(json.dumps(ce_store))
+                kept = args.scratch / n / "scores.json"
+                known = json.loads(kept.read_text()) if kept.exists() else {}
+                if label not in known:
+                    known[label] = score(n)
+                    kept.write_text(json.dumps(known))
+                table[label][n] = known[label]
+            if lever != "trust":
+                print(f"  {label}: " + ", ".join(f"{n} {cell(table[label][n])}" for n in names), flush=True)
+                for n in names:
+                    opened[n][0].vectors.save() if opened[n][0].vectors.embedded else None
+                ce_path.write_text(json.dumps(ce_store))
         text = markdown(lever, table, names, default, plain) + f"\n\nverdict: {verdict(table, names, default)}\n"
-        print(text, flush=True)
+        print(text, f"(cross-encoder pairs scored so far: {sum(o[2].scored for o in opened.values())})", flush=True)
         report.append(text)
         (args.scratch / f"{lever}.json").write_text(json.dumps(table))
     if args.out:

@@ -97,7 +97,8 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight, **dict(s.extra)}
+                   "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
+                   **dict(s.extra)}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None
