@@ -183,6 +183,12 @@ class SearchSettings(Section):
     header_weight: float = Field(1.0, ge=0, description="Weight of the header match in linear fusion: the share "
                                  "of the query's words that a file's title or breadcrumb names and its fact "
                                  "does not (who said it, which project). 0: off")
+    window_weight: float = Field(0.0, ge=0, description="Weight in linear fusion of a candidate's best window "
+                                 "cosine: the question against each run of the fact's paragraphs up to "
+                                 "window_chars characters, under its breadcrumb, so a paragraph deep in a long "
+                                 "section meets a vector of its own (evals/results/levers.md). 0: off")
+    window_chars: int = Field(600, ge=100, description="Characters of each window the `window` feature embeds "
+                              "(search.window_weight)")
     header_min_share: float = Field(0.05, ge=0, le=1, description="A query word counts for the header match "
                                     "only if at least this share of indexed files carry it in their header: a "
                                     "facet such as a speaker or project. Rarer header words are topics, which "

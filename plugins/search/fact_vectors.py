@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from muninn.core.config import Settings
-from muninn.plugins.search import dense, keyword
+from muninn.plugins.search import dense, keyword, windows
 from muninn.plugins.search import doc as docmod
 
 
@@ -34,13 +34,19 @@ class Filled:
         return sum(self.by_index.values())
 
 
-def texts(index: keyword.KeywordIndex) -> list[str]:
-    """The two texts linear fusion embeds for each indexed file, read as the content stage reads them."""
+def texts(index: keyword.KeywordIndex, window_chars: int = 0) -> list[str]:
+    """The texts linear fusion embeds for each indexed file, read as the content stage reads them: the
+    file, the fact, and its windows when the `window` feature is on (window_chars > 0)."""
     out: list[str] = []
     for uri, text in index.documents():
         d = docmod.parse(uri, text)
-        out += [d.text, d.fact or d.body]
+        out += [d.text, d.fact or d.body, *(windows.texts(d.text, window_chars) if window_chars else [])]
     return out
+
+
+def window_chars(settings: Settings) -> int:
+    """The window size linear fusion embeds windows at, 0 when the `window` feature is off."""
+    return settings.search.window_chars if settings.search.window_weight else 0
 
 
 def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
@@ -59,7 +65,7 @@ def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
         for path in targets:
             index = keyword.KeywordIndex(path)
             try:
-                batch = texts(index)
+                batch = texts(index, window_chars(settings))
             finally:
                 index.close()
             donors = [scorer for other, scorer in scorers.items() if other != path]

@@ -75,6 +75,22 @@ class FactCosine(_Base):
         return state.cosines["fact"]
 
 
+class BestWindow(_Base):
+    """The best cosine over the fact's windows (windows.py): a buried paragraph the fact's own vector
+    never reads. Off (not computed) at window_weight 0."""
+
+    name, shown = "window", "window_cos"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.window_weight
+
+    def applies(self, state: SearchState) -> bool:
+        return "window" in state.cosines
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        return state.cosines["window"]
+
+
 class Header(_Base):
     """How much of the query a file's title or breadcrumb names, on the facet words only (those that
     head at least `header_min_share` of the indexed files under the target: a speaker, a project).

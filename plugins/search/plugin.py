@@ -46,8 +46,8 @@ def register_features(register: Callable[[Any], Any]) -> None:
     from muninn.plugins.search import features
 
     # The order is the order of the sums (linear fusion's and the rerank's blend).
-    for feature in (features.Keyword(), features.FileCosine(), features.FactCosine(), features.Header(),
-                    features.DateMatch()):
+    for feature in (features.Keyword(), features.FileCosine(), features.FactCosine(), features.BestWindow(),
+                    features.Header(), features.DateMatch()):
         register(feature)
 
 

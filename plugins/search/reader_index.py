@@ -136,7 +136,7 @@ def purge(settings: Settings, profile: Profile) -> Purged:
     if cache.exists():
         index = keyword.KeywordIndex(path)
         try:
-            keep = fact_vectors.texts(index)
+            keep = fact_vectors.texts(index, fact_vectors.window_chars(settings))
         finally:
             index.close()
         scorer = dense.DenseScorer(settings.embed, cache)

@@ -68,7 +68,7 @@ class SearchState:
     lists: dict[str, list[Candidate]] = field(default_factory=dict)
     fused: list[Candidate] = field(default_factory=list)
     docs: dict[str, Doc] = field(default_factory=dict)
-    cosines: dict[str, dict[str, float]] = field(default_factory=dict)    # "file", "fact": uri -> cosine
+    cosines: dict[str, dict[str, float]] = field(default_factory=dict)    # "file", "fact", "window": uri -> cosine
     features: dict[str, dict[str, float]] = field(default_factory=dict)   # fusion feature -> uri -> value
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)

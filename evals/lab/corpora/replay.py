@@ -46,6 +46,7 @@ class Setting:
     skip_margin: float = 0.0
     vector_top: int = 40                    # each retriever's list, cut to this (a trace recorded longer)
     keyword_top: int = 20
+    extra: tuple[tuple[str, float], ...] = ()   # weights of features a lab adds (lever_lab.py)
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -82,14 +83,12 @@ class Setting:
                 f"header {self.header_weight:g}, {rr}")
 
 
-def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, float] | None = None) -> list[str]:
-    """The URIs, best first, the pipeline would return for this recorded question under `s`. `extra`: the
-    fusion weights of features a lab added to the record (a lever measured before the product has it)."""
-    return ranked(rec, s, cfg, extra)[0]
+def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
+    """The URIs, best first, the pipeline would return for this recorded question under `s`."""
+    return ranked(rec, s, cfg)[0]
 
 
-def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings,
-           extra: dict[str, float] | None = None) -> tuple[list[str], list[str]]:
+def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[str], list[str]]:
     """(the URIs the pipeline would return, best first; the URIs its cross-encoder read, whose scores the
     hits carry)."""
     kept = [c for c in rec["cands"] if within(c, {"vector": cfg.vector_top, "keyword": cfg.keyword_top})]
@@ -104,7 +103,8 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings,
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight, **(extra or {})}
+                   "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
+                   **dict(s.extra)}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None

@@ -134,15 +134,18 @@ def _locomo(conv_id: str) -> Callable[[Path], Built]:
     return build
 
 
+def _ops_questions() -> qmod.QuestionSet:
+    ops = yamlfile.load(qmod.QUESTIONS_DIR / "ops.yaml").data
+    return qmod.QuestionSet(name="ops", corpus="ops", questions=[
+        qmod.Question(id=q["id"], kind="ops", question=q["question"], expect=q["expect"]) for q in ops["questions"]])
+
+
 def _sample(cache: Path) -> Built:
     """examples/ with every source its muninn.yaml lists, each into its own area below the run root."""
     cfg = yamlfile.load(REPO / "examples" / "muninn.yaml").data
     srcs = [Source(s["kind"], REPO / "examples" / s["path"], "ops/" + s["area"].removeprefix("viking://resources/"),
                    s.get("name")) for s in cfg["sources"]]
-    ops = yamlfile.load(qmod.QUESTIONS_DIR / "ops.yaml").data
-    qs = qmod.QuestionSet(name="ops", corpus="ops", questions=[
-        qmod.Question(id=q["id"], kind="ops", question=q["question"], expect=q["expect"]) for q in ops["questions"]])
-    return Built(srcs, qs, origin="examples/ (the sample corpus) with evals/questions/ops.yaml")
+    return Built(srcs, _ops_questions(), origin="examples/ (the sample corpus) with evals/questions/ops.yaml")
 
 
 def _fixture(cache: Path) -> Built:
@@ -169,6 +172,19 @@ CORPORA: dict[str, Callable[[Path], Built]] = {
     "ops": _sample,
     "fixture": _fixture,
 }
+
+
+def questions(name: str) -> qmod.QuestionSet:
+    """A corpus's questions alone, without building its tree (offline labs over a recorded run: `build`
+    rewrites the shared cache's tree, which a run in progress may be reading)."""
+    if name.startswith("locomo-"):
+        conv = json.loads((LOCOMO / f"{name.removeprefix('locomo-')}.json").read_text())
+        return locomo_notes.questions(conv, name)
+    if name == "ops":
+        return _ops_questions()
+    return qmod.load(qmod.QUESTIONS_DIR / ("fixture.yaml" if name == "fixture" else f"{name}.yaml"))
+
+
 DEFAULT = ["debian-handbook", "postgresql", "locomo-26", "ops"]
 
 

@@ -14,46 +14,15 @@ the product's way, so the comparison is with the same model in the same process.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
-from muninn.core import factfile
 from muninn.core.config import EmbedSettings
 from muninn.evals.lab.corpora import sources, trace
 from muninn.plugins.embed.model import load
+from muninn.plugins.search import windows as window_texts
 
-
-def windows(body: str, chars: int) -> list[str]:
-    """The fact's paragraphs packed greedily into windows of at most `chars` characters; a paragraph
-    longer than that is cut at sentence ends, then hard. chars <= 0: the whole body, one window."""
-    if chars <= 0 or len(body) <= chars:
-        return [body]
-    pieces: list[str] = []
-    for para in (p.strip() for p in re.split(r"\n\s*\n", body)):
-        while len(para) > chars:
-            cut = max(para.rfind(". ", 0, chars), para.rfind("\n", 0, chars))
-            cut = cut + 1 if cut > chars // 3 else chars
-            pieces.append(para[:cut].strip())
-            para = para[cut:].strip()
-        if para:
-            pieces.append(para)
-    out: list[str] = []
-    for p in pieces:
-        if out and len(out[-1]) + 2 + len(p) <= chars:
-            out[-1] += "\n\n" + p
-        else:
-            out.append(p)
-    return out
-
-
-def fact_texts(text: str, chars: int) -> list[str]:
-    ff = factfile.parse(text)
-    head = factfile.CRUMB.join(ff.breadcrumb) or ff.title
-    fact = factfile.split_context(ff.body)[0]
-    if chars == 0:
-        return [fact]       # the product's feature today: the fact alone, no breadcrumb
-    return [f"{head}\n\n{w}" for w in windows(fact, chars)]
+windows = window_texts.windows     # one owner: the product's (plugins/search/windows.py)
+fact_texts = window_texts.texts
 
 
 def put_window(features: dict[str, float], window: float, which: str) -> None:

@@ -4,7 +4,7 @@ z-scored over the candidates. It needs both lists; RRF order stays when the embe
 from __future__ import annotations
 
 from muninn.core import registry
-from muninn.plugins.search import dense, fusion
+from muninn.plugins.search import dense, fusion, windows
 from muninn.plugins.search.state import SearchState
 
 
@@ -19,15 +19,25 @@ class Linear:
         assert state.sought is not None
         uris = [c.uri for c in state.fused]
         docs = state.docs
+        chars = state.cfg.window_chars if state.cfg.window_weight else 0
+        wins = [windows.texts(docs[u].text, chars) if chars else [] for u in uris]
         try:
-            # One sidecar call for both texts of every candidate (only the uncached ones are sent).
+            # One sidecar call for every text of every candidate (only the uncached ones are sent).
             cos = state.searcher.dense.cosines(state.sought.query, [docs[u].text for u in uris]
-                                               + [docs[u].fact or docs[u].body for u in uris])
+                                               + [docs[u].fact or docs[u].body for u in uris]
+                                               + [w for ws in wins for w in ws])
         except dense.DenseUnavailable as exc:
             state.warn(f"linear fusion skipped, results are in RRF order: {exc}")
             return
-        state.cosines = {"file": dict(zip(uris, cos[:len(uris)], strict=True)),
-                         "fact": dict(zip(uris, cos[len(uris):], strict=True))}
+        n = len(uris)
+        state.cosines = {"file": dict(zip(uris, cos[:n], strict=True)),
+                         "fact": dict(zip(uris, cos[n:2 * n], strict=True))}
+        if chars:
+            at, best = 2 * n, {}
+            for u, ws in zip(uris, wins, strict=True):
+                best[u] = max(cos[at:at + len(ws)])
+                at += len(ws)
+            state.cosines["window"] = best
         used = [f for f in registry.features() if f.applies(state)]
         state.features = {f.name: f.score(state, uris) for f in used}
         for c in state.fused:
