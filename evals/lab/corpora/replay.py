@@ -46,6 +46,7 @@ class Setting:
     skip_margin: float = 0.0
     vector_top: int = 40                    # each retriever's list, cut to this (a trace recorded longer)
     keyword_top: int = 20
+    extra: tuple[tuple[str, float], ...] = ()   # fusion weights of features a lab adds to the record
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -82,9 +83,8 @@ class Setting:
                 f"header {self.header_weight:g}, {rr}")
 
 
-def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, float] | None = None) -> list[str]:
-    """The URIs, best first, the pipeline would return for this recorded question under `s`. `extra`: the
-    fusion weights of features a lab added to the record (a lever measured before the product has it)."""
+def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
+    """The URIs, best first, the pipeline would return for this recorded question under `s`."""
     kept = [c for c in rec["cands"] if within(c, {"vector": cfg.vector_top, "keyword": cfg.keyword_top})]
     rec = {**rec, "cands": kept}
     cands = [Candidate(uri=c["uri"], score=c["score"]) for c in rec["cands"]]
@@ -97,7 +97,7 @@ def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings, extra: dict[str, 
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight, **(extra or {})}
+                   "header": cfg.header_weight, "date": cfg.date_weight, **dict(s.extra)}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None
