@@ -30,3 +30,12 @@ def test_quick_bench_writes_every_section(tmp_path) -> None:
         assert len(rows) >= 2, f"section {title!r} has no measurement"   # the header and one row at least
     for peer in ("OpenViking find alone", "BM25 alone", "plain regex"):
         assert peer in text
+
+
+@pytest.mark.parametrize("title", ["Batch", "batch vs serial", "Search by stage "])
+def test_an_unknown_section_is_named_and_nothing_runs(tmp_path, title: str) -> None:
+    out = tmp_path / "benchmarks.md"
+    run = subprocess.run([sys.executable, "-m", "muninn", "bench", "--section", title, "--out", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and f"no section {title!r}" in run.stderr and "Batch vs serial" in run.stderr
+    assert "Traceback" not in run.stderr and not out.exists()

@@ -36,19 +36,12 @@ class EmbedRecord:
     at: str             # when it was recorded (ISO, UTC)
 
 
-def _read(home: Path) -> dict:
-    file = Workspace(home).format_file
-    try:
-        data = json.loads(file.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def recorded(home: Path) -> EmbedRecord | None:
     """The workspace's model, or None when nothing is recorded yet (or the record is unreadable:
     the format check names a damaged format.json)."""
-    embed = _read(home).get("embed")
+    from muninn.core import upgrade  # upgrade's steps import this module
+
+    embed = upgrade.format_data(home).get("embed")
     if not isinstance(embed, dict) or not isinstance(embed.get("model"), str):
         return None
     return EmbedRecord(embed["model"], str(embed.get("model_name") or ""), str(embed.get("at") or ""))
@@ -57,7 +50,12 @@ def recorded(home: Path) -> EmbedRecord | None:
 def record(home: Path, model: str, model_name: str) -> EmbedRecord:
     """Record the model the workspace's vectors are made with, keeping format.json's other keys."""
     at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    data = _read(home)
+    from muninn.core import upgrade
+
+    data = upgrade.format_data(home)
+    if "format" not in data:     # never a format file that `read_format` would call damaged
+        fmt = upgrade.unstamped_format(home)
+        data["format"] = upgrade.current() if fmt is None else fmt
     data["embed"] = {"model": model, "model_name": model_name, "at": at}
     atomic.write_text(Workspace(home).format_file, json.dumps(data) + "\n")
     return EmbedRecord(model, model_name, at)

@@ -53,16 +53,7 @@ def add_feature(recs: list[dict[str, Any]], name: str, model: str) -> None:
 
 
 def metrics(recs: list[dict[str, Any]], weight: float, base: Any) -> dict[str, float]:
-    s = dataclasses.replace(replay.Setting.of(base), extra=((FEATURE, weight),))
-    cfg = s.cfg(base)
-    firsts = []
-    for rec in recs:
-        uris, gold = replay.rank(rec, s, cfg), set(rec["gold"])
-        firsts.append(next((i for i, u in enumerate(uris) if u in gold), None))
-    n = max(len(firsts), 1)
-    out = {f"hit@{k}": sum(1 for f in firsts if f is not None and f < k) / n for k in (1, 4, 10)}
-    out["MRR"] = sum(1 / (f + 1) for f in firsts if f is not None) / n
-    return out
+    return replay.scores(recs, dataclasses.replace(replay.Setting.of(base), extra=((FEATURE, weight),)), base)
 
 
 def main(argv: list[str] | None = None) -> int:
