@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import ssl
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,8 +51,18 @@ def _fix(index: str) -> str:
             "index, `HTTPS_PROXY` a proxy), or set embed.model to a local model folder")
 
 
+def _trust() -> ssl.SSLContext:
+    """The machine's certificate store, as pip trusts it: httpx's own (certifi) lacks the CA a company proxy
+    signs with, which the system store and pip's `cert` carry."""
+    ctx = ssl.create_default_context()
+    for var in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"):
+        if (bundle := os.environ.get(var)) and Path(bundle).is_file():
+            ctx.load_verify_locations(bundle)
+    return ctx
+
+
 def _client() -> httpx.Client:
-    return httpx.Client(follow_redirects=True, timeout=httpx.Timeout(60.0, connect=20.0))
+    return httpx.Client(follow_redirects=True, timeout=httpx.Timeout(60.0, connect=20.0), verify=_trust())
 
 
 class _Links(HTMLParser):
