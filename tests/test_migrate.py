@@ -154,9 +154,10 @@ def test_bad_requests_are_one_sentence_with_a_fix(run_muninn, monkeypatch: pytes
 
 
 def test_abort_without_a_migration_says_so(run_muninn) -> None:
-    ended = run_muninn(["embed", "migrate", "--abort"])
+    ended = run_muninn(["embed", "migrate", "--abort", "--json"])
     assert ended.exit_code == 0
     assert "no migration in progress" in ended.stderr
+    assert json.loads(ended.stdout) == {"aborted": False}
 
 
 def test_config_moves_the_model_and_its_name_together(tmp_path: Path) -> None:
