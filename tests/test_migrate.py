@@ -16,12 +16,15 @@ from pathlib import Path
 import pytest
 from conftest import Stack, own_stack
 
-from muninn.core import embed_record
+from muninn.core import config, embed_record
 from muninn.core.client import OpenViking
 from muninn.plugins.stack import migrate, migrate_copy
 from muninn.plugins.stack import migrate_state as st
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+BGE = "BAAI/bge-small-en-v1.5"
+# Pinned: a new workspace's default model may change, and these tests mean bge -> MiniLM.
+PINNED = {"embed": {"model": BGE, "model_name": "bge-small-en-v1.5"}}
 
 FACTS = {
     "postgres.md": "# Postgres failover\nPromote the replica with pg_ctl promote after fencing the old primary.",
@@ -57,7 +60,7 @@ def _conf_model(stack: Stack) -> str:
 
 
 def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_path: Path) -> None:
-    with own_stack(tmp_path / "ws", keyring_dir=Path(os.environ["XDG_DATA_HOME"])) as stack:
+    with own_stack(tmp_path / "ws", PINNED, keyring_dir=Path(os.environ["XDG_DATA_HOME"])) as stack:
         owner = OpenViking.user(stack.settings)
         owner.ensure_dir("viking://resources/notes")
         owner.batch_write("viking://resources/notes",
@@ -96,6 +99,7 @@ def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_p
         assert summary["vectors"] >= summary["files"] >= len(FACTS) + 1
         assert embed_record.recorded(stack.settings.workspace).model == MINILM
         assert _conf_model(stack) == "all-MiniLM-L6-v2"
+        assert config.load(stack.config_path).embed.model == MINILM      # the owner's muninn.yaml follows
         assert (stack.settings.paths.stack / "data.bge-small-en-v1.5.bak" / "viking").is_dir()
         assert not st.folder(stack.settings).exists()
 
@@ -112,7 +116,7 @@ def test_migrate_keeps_what_only_the_server_holds_and_resumes_after_a_kill(tmp_p
 
 
 def test_abort_leaves_the_workspace_as_it_was(tmp_path: Path) -> None:
-    with own_stack(tmp_path / "ws", keyring_dir=Path(os.environ["XDG_DATA_HOME"])) as stack:
+    with own_stack(tmp_path / "ws", PINNED, keyring_dir=Path(os.environ["XDG_DATA_HOME"])) as stack:
         owner = OpenViking.user(stack.settings)
         owner.ensure_dir("viking://resources/notes")
         owner.write("viking://resources/notes/one.md", "# One\nThe first note says the kettle is in the lab.",
@@ -134,11 +138,15 @@ def test_abort_leaves_the_workspace_as_it_was(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, code, says", [
     (["--to", "no/such-model"], 2, "muninn embed fetch"),
-    (["--to", "intfloat/e5-small-v2"], 6, "muninn embed fetch"),
-    (["--to", "BAAI/bge-small-en-v1.5"], 20, "already made with"),
+    (["--to", "intfloat/e5-small-v2"], 6, "muninn embed fetch"),      # not fetched (an empty models folder)
+    (["--to", BGE], 20, "already made with"),
     ([], 2, "--to"),
 ])
-def test_bad_requests_are_one_sentence_with_a_fix(run_muninn, args: list[str], code: int, says: str) -> None:
+def test_bad_requests_are_one_sentence_with_a_fix(run_muninn, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                  args: list[str], code: int, says: str) -> None:
+    monkeypatch.setenv("MUNINN_EMBED__MODEL", BGE)
+    monkeypatch.setenv("MUNINN_EMBED__MODEL_NAME", "bge-small-en-v1.5")
+    monkeypatch.setenv("MUNINN_MODELS", str(tmp_path / "models"))
     ended = run_muninn(["embed", "migrate", *args])
     assert ended.exit_code == code, ended.stderr
     assert says in ended.stderr
@@ -146,14 +154,13 @@ def test_bad_requests_are_one_sentence_with_a_fix(run_muninn, args: list[str], c
 
 
 def test_abort_without_a_migration_says_so(run_muninn) -> None:
-    ended = run_muninn(["embed", "migrate", "--abort"])
+    ended = run_muninn(["embed", "migrate", "--abort", "--json"])
     assert ended.exit_code == 0
     assert "no migration in progress" in ended.stderr
+    assert json.loads(ended.stdout) == {"aborted": False}
 
 
 def test_config_moves_the_model_and_its_name_together(tmp_path: Path) -> None:
-    from muninn.core import config
-
     path = tmp_path / "muninn.yaml"
     path.write_text("# mine\nembed:\n  model: BAAI/bge-small-en-v1.5  # the old one\n  port: 9\nsearch:\n  k: 3\n")
     state = st.State(to=MINILM, to_name="all-MiniLM-L6-v2", old="BAAI/bge-small-en-v1.5", old_name="bge-small-en-v1.5")

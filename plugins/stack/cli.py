@@ -164,10 +164,11 @@ def embed_migrate(
 
     s = settings(ctx)
     if abort_:
-        if not migrate.abort(s, say, config_file=config_path(ctx)):
+        aborted = migrate.abort(s, say, config_file=config_path(ctx))
+        if not aborted:
             say("migrate: no migration in progress; nothing to abort")
         if json_out:
-            emit_json({"aborted": True})
+            emit_json({"aborted": aborted})
         return
     summary = migrate.run(s, to, say, config_file=config_path(ctx))
     _apply_policy(s)     # as `muninn up` does: every reader's key checked, the areas' ACLs read back
