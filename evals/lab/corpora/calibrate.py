@@ -164,24 +164,28 @@ def choose(hits: list[Shown], c: Curve) -> float:
 
 
 def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, Curve, float]:
+    """The fit on every corpus, then each corpus scored with what was fitted on the others (leaving one
+    out); with a single corpus there are no others, and it is scored in-sample, as the headings say."""
     every = [h for hs in corpora.values() for h in hs]
     name_, fitter = next(iter(CURVES.items()))
     shipped = fitter(every)
     threshold = choose(every, shipped)
     asked = sum(len({h.question for h in hs}) for hs in corpora.values())
     slope, gap, intercept = shipped
+    loco = len(corpora) > 1
+    how = "leaving one corpus out" if loco else "in-sample (one corpus: nothing to leave out)"
     lines = [f"Fitted on the {len(every)} hits the replayed pipeline shows in its top {SEEN} for {asked} questions "
              f"({name_}): relevance = sigmoid({slope:.4f} * x - {gap:.4f} * (best - x) + {intercept:.4f}), x the "
              "hit's rerank logit, best the query's highest. The warning's threshold, chosen on all corpora: "
              f"{threshold:g}.", "",
-             "### Relevance, leaving one corpus out (log loss; lower is better)", "",
-             "| left out | first hits (right) | hits 2–4 (right) | "
+             f"### Relevance, {how} (log loss; lower is better)", "",
+             "| corpus | first hits (right) | hits 2–4 (right) | "
              + " | ".join(f"{n}: first / 2–4" for n in CURVES) + " | raw probability: first / 2–4 |",
              "| --- | --- | --- |" + " --- |" * (len(CURVES) + 1)]
     held: dict[str, list[tuple[Shown, float]]] = {n: [] for n in CURVES}
     rows = []
     for name, hits in corpora.items():
-        rest = [h for n, hs in corpora.items() if n != name for h in hs]
+        rest = [h for n, hs in corpora.items() if n != name for h in hs] if loco else hits
         firsts, later = [h for h in hits if h.rank == 0], [h for h in hits if h.rank > 0]
         cells = []
         for n, f in CURVES.items():
@@ -195,7 +199,7 @@ def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, 
         t = choose(rest, c)
         rows.append(_row(name, warned(hits, c, t), t, warned(hits, RAW, strong_before)))
     pairs = held[name_]
-    lines += ["", f"### Reliability of the shipped curve ({name_}), leaving one corpus out", "",
+    lines += ["", f"### Reliability of the shipped curve ({name_}), {how}", "",
               "| relevance | first hits | mean relevance | share right | hits 2–4 | mean relevance | share right |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for lo, hi in BINS:
@@ -208,11 +212,11 @@ def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, 
     tops = [(h, r) for h, r in pairs if h.rank == 0 and h.right]
     lines += ["", f"Right first hits shown with a relevance under 0.01: {sum(h.p < 0.01 for h, _ in tops)} of "
               f"{len(tops)} as the raw probability, {sum(r < 0.01 for _, r in tops)} calibrated."]
-    lines += ["", "### The warning, its threshold chosen leaving one corpus out", "",
+    lines += ["", f"### The warning, its threshold chosen {how}", "",
               "Fired: the best relevance is under the threshold. Wrong: no right hit in the top 4. Precision = "
               "fired and wrong / fired; recall = fired and wrong / wrong; false warnings = fired while the first "
               f"hit is right. Before: the raw probability under {strong_before:g}.", "",
-              "| left out | questions | wrong | threshold (chosen on the others) | fired | precision | recall | "
+              "| corpus | questions | wrong | threshold | fired | precision | recall | "
               "false warnings (first hit right) | before: precision / recall, false warnings |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |", *rows]
     return "\n".join(lines), shipped, threshold
@@ -247,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the report here (else stdout)")
     ap.add_argument("--write", action="store_true", help="put the fitted constants into plugins/search/relevance.py")
     ap.add_argument("--drop-degraded", type=float, default=0.0, metavar="SHARE")
+    ap.add_argument("--before", type=float, default=0.05, metavar="P", help="the raw-probability threshold "
+                    "to compare with (search.strong_match before the calibration)")
     args = ap.parse_args(argv)
     base = config.load().search
     recorded = replay.load(args.traces, args.drop_degraded)
@@ -254,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: traces scored with {', '.join(sorted(others))}; this fits {RERANKER} only", file=sys.stderr)
         return 2
     corpora = {name: shown(recs, base) for name, recs in recorded.items()}
-    text, shipped, threshold = report(corpora, base.strong_match)
+    text, shipped, threshold = report(corpora, args.before)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
     print(text)
