@@ -26,7 +26,7 @@ from muninn.plugins.search.types import Hit
 # reranker model -> (slope, gap, intercept) of relevance = sigmoid(slope * x - gap * (best - x) + intercept),
 # x the hit's logit and best the highest logit the reranker gave any candidate of the query.
 # CALIBRATION (written by evals/lab/corpora/calibrate.py --write)
-CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (0.1529, 0.8699, 0.1137)}
+CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (0.0891, 0.5519, -0.4808)}
 # END CALIBRATION
 
 

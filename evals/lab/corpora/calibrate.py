@@ -7,9 +7,9 @@ hits it would show in its top 4 are labelled right or wrong by the question's go
 curve over the cross-encoder's logit x and how far it sits under the query's best logit (plugins/search/
 relevance.py): three constants, fitted on those hits, so it reads as "the observed share of hits with this
 evidence that were right". The simpler curve over x alone, fitted on first hits, is scored beside it.
-The warning fires when the best relevance is under `search.strong_match`; the threshold is chosen for the
-best F1 at telling a question whose top 4 holds no right hit, on all corpora but one, and scored on the one
-left out.
+The warning fires when the best relevance is under `search.strong_match`; the threshold is the one that
+flags the most questions whose top 4 holds no right hit while calling at most a tenth of right first hits
+weak, chosen on all corpora but one and scored on the one left out.
 
 `--write` puts the fitted constants into plugins/search/relevance.py (between its CALIBRATION markers).
 """
@@ -31,6 +31,7 @@ from muninn.evals import lab
 from muninn.evals.lab.corpora import replay
 
 SEEN = 4            # the hits a reader looks at
+FALSE_WARNINGS = 0.10   # at most this share of right first hits may be called weak
 # What a trace recorded before it named its reranker was scored with: the packaged fallback, on a machine
 # without the hub's weights.
 RERANKER = "cross-encoder/ms-marco-MiniLM-L-12-v2"
@@ -159,8 +160,13 @@ def warned(hits: list[Shown], c: Curve, threshold: float) -> Warned:
 
 
 def choose(hits: list[Shown], c: Curve) -> float:
-    """The threshold with the best F1 (the lower one on a tie: fewer false warnings)."""
-    return max(THRESHOLDS, key=lambda t: (warned(hits, c, t).f1, -t))
+    """The threshold that flags the most questions with no right hit in the top 4 while it warns on at most
+    FALSE_WARNINGS of the questions whose first hit is right (the lower one on a tie: fewer warnings). A
+    false warning tells the reader to doubt a right answer; best F1 warned on half of those held out."""
+    def key(t: float) -> tuple[bool, float, float]:
+        w = warned(hits, c, t)
+        return w.fired_on_right_top1 <= FALSE_WARNINGS * w.right_top1, w.recall, -t
+    return max(THRESHOLDS, key=key)
 
 
 def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, Curve, float]:
