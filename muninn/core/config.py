@@ -218,11 +218,11 @@ class SearchSettings(Section):
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file in the first `k` "
                           "places; a request for more hits gets the rest in score order")
-    strong_match: float = Field(0.48, ge=0, le=1, description="Under this relevance for the best hit, results "
+    strong_match: float = Field(0.34, ge=0, le=1, description="Under this relevance for the best hit, results "
                                 "say \"no strong match\". Relevance is the share of hits with that rerank evidence "
-                                "that were right on the corpora (search/relevance.py); the threshold told apart the "
-                                "questions with no right hit in the top 4 best, chosen leaving one corpus out "
-                                "(evals/results/relevance.md)")
+                                "that were right on the corpora (search/relevance.py); the threshold flags the most "
+                                "questions with no right hit in the top 4 while calling at most a tenth of right "
+                                "first hits weak, chosen leaving one corpus out (evals/results/relevance.md)")
     briefing_tokens: int = Field(1500, ge=50, description="Token budget of a briefing (`--briefing`, "
                                  "`recall_search` with `briefing: true`) when the call names none")
     serve_idle: float = Field(600.0, ge=0, description="Seconds the warm `muninn serve` that `muninn search` "

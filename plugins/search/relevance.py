@@ -3,14 +3,16 @@
 A hit's `score` is z-scored over one query's candidates: the best hit of a nonsense query scores as
 high as the best hit of a good question. The cross-encoder's probability (sigmoid of its logit, what
 the rerank stage records) is not relative: it reads the query and the fact. Raw, it is no probability
-of being right, though: the packaged ms-marco model is unsure of most right sections of a manual, so a
+of being right, though: the packaged ms-marco model is often unsure of a right section of a manual, so a
 right first hit could show relevance 0.00 beside a warning that the answer may not be in memory.
 
-A hit's `relevance` is therefore the cross-encoder's logit mapped through a logistic curve fitted on the
-corpora's recorded questions (evals/lab/corpora/calibrate.py, evals/results/relevance.md): the share of
-hits with that evidence, among those the pipeline showed in its top 4, that were right. Two constants
-per reranker model, a positive slope (so the order of the hits is the order of their relevance). A
-reranker with no fitted curve (one the corpora were not scored with) keeps its raw probability.
+A hit's `relevance` is therefore a logistic curve over the cross-encoder's logit and how far it sits under
+the query's best one, fitted on the corpora's recorded questions (evals/lab/corpora/calibrate.py,
+evals/results/relevance.md): the share of hits with that evidence, among those the pipeline showed in its
+top 4, that were right. A hit below the first is right far less often than a first hit with the same
+score (a question has one right fact, usually first), hence the second term. Three constants per
+reranker model, a positive slope and gap weight (so within a query, the order of the rerank scores is the
+order of relevance). A reranker with no fitted curve keeps its raw probability.
 
 With no reranker (`--no-rerank`, or none on disk) there is no relevance: hits carry None and no
 "no strong match" is claimed either way.
@@ -26,7 +28,7 @@ from muninn.plugins.search.types import Hit
 # reranker model -> (slope, gap, intercept) of relevance = sigmoid(slope * x - gap * (best - x) + intercept),
 # x the hit's logit and best the highest logit the reranker gave any candidate of the query.
 # CALIBRATION (written by evals/lab/corpora/calibrate.py --write)
-CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (0.1529, 0.8699, 0.1137)}
+CALIBRATION = {"cross-encoder/ms-marco-MiniLM-L-12-v2": (0.0891, 0.5519, -0.4808)}
 # END CALIBRATION
 
 
