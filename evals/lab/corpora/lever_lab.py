@@ -252,12 +252,10 @@ def loco(table: dict[str, dict[str, dict[str, float]]], names: list[str]) -> lis
     return out
 
 
-def plain_best(runs: Path | None) -> dict[str, tuple[str, dict[str, float]]]:
-    """The best single retriever or plain baseline of the recorded run, per corpus (by hit@4, then hit@10)."""
-    if runs is None or not runs.exists():
-        return {}
+def plain_best(runs: list[Path]) -> dict[str, tuple[str, dict[str, float]]]:
+    """The best single retriever or plain baseline of the recorded runs, per corpus (by hit@4, then hit@10)."""
     out = {}
-    for r in json.loads(runs.read_text()):
+    for r in (r for path in runs for r in json.loads(path.read_text())):
         plain = {v: m for v, m in r["variants"].items()
                  if v in ("vectors only", "keyword only") or v.startswith("dense ") or v == "BM25 baseline"}
         if plain:
@@ -304,9 +302,11 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.splitlines()[0])
     ap.add_argument("traces", type=Path)
     ap.add_argument("scratch", type=Path, help="copies of the run's indexes, vectors and scores computed here")
-    ap.add_argument("--work", type=Path, required=True, help="the recorded run's harness work folder")
+    ap.add_argument("--work", type=Path, nargs="+", required=True,
+                    help="the recorded runs' harness work folders (each corpus's is the one holding it)")
     ap.add_argument("--model-dir", type=Path, required=True, help="the e5-small-v2 model folder")
-    ap.add_argument("--runs", type=Path, help="the recorded run's corpora.json (for the best plain retriever)")
+    ap.add_argument("--runs", type=Path, nargs="*", default=[],
+                    help="the recorded runs' corpora.json (for the best plain retriever)")
     ap.add_argument("--lever", nargs="+", default=["trust", "rocchio", "rm3", "headings", "windows"])
     ap.add_argument("--set", nargs="*", default=["keyword_weight=1"], metavar="FIELD=VALUE",
                     help="search settings the run was recorded with (default: e5's keyword weight 1)")
@@ -330,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     report = []
     opened: dict[str, tuple[lever_data.Corpus, list[Question], Applier]] = {}
     for name, recs in corpora.items():
-        c = lever_data.open_corpus(name, args.work, args.scratch, embed_cfg, args.model_dir)
+        work = next((w for w in args.work if (w / name / "keyword.sqlite").exists()), args.work[0])
+        c = lever_data.open_corpus(name, work, args.scratch, embed_cfg, args.model_dir)
         asked = {q.id: q.question for q in sources.questions(name).questions}
         qs = []
         for rec in recs:
