@@ -147,9 +147,10 @@ def _format_3(settings: config.Settings) -> None:
 
 def test_the_upgrade_purges_every_readers_index_on_the_first_command(tmp_path: Path) -> None:
     settings, cfg = _write(tmp_path)
+    _format_3(settings)
+    settings = config.load(cfg)     # a format-3 workspace embeds with the model it was made with
     pol = policy_mod.load(settings.paths.policy)
     raven = _leaky(settings, pol.profile("raven"))
-    _format_3(settings)
     first = _cli(cfg, tmp_path, "policy", "show", "--json")
     assert first.returncode == 0, first.stderr
     assert json.loads((settings.home / "format.json").read_text())["format"] >= 4

@@ -52,8 +52,9 @@ def test_dense_scorer_uses_the_sidecar_and_caches(stack, tmp_path) -> None:
     real_post = scorer._post
     scorer._post = lambda texts, *side: calls.append(len(texts)) or real_post(texts, *side)
     cos = scorer.cosines(QUERY, DOCS)
-    assert cos[0] > cos[1] and calls == [4]
-    assert scorer.cosines(QUERY, DOCS) == pytest.approx(cos) and calls == [4]     # all from memory
+    assert cos[0] > cos[1] and sum(calls) == 4      # one request, or two where the model has prompts
+    made = list(calls)
+    assert scorer.cosines(QUERY, DOCS) == pytest.approx(cos) and calls == made     # all from memory
     scorer.close()
     again = dense.DenseScorer(stack.settings.embed, cache)
     again._post = lambda texts, *_: pytest.fail(f"re-embedded {texts}")
