@@ -62,7 +62,9 @@ def _index(path: Path, files: dict[str, str]) -> Path:
 
 
 def _settings(**search) -> Settings:
-    return Settings(search=search) if search else Settings()
+    # The first model's vectors only: the second model's fill goes through the real sidecar
+    # (test_search_second.py), which this file's stand-in is not.
+    return Settings(embed={"second_model": "none"}, search=search)
 
 
 def _asked_by_linear(index_path: Path, uris: list[str]) -> list[str]:
@@ -131,7 +133,7 @@ def test_a_reader_added_later_copies_what_another_reader_holds(tmp_path, sidecar
 
 
 def test_the_configured_identitys_cache_gives_to_a_single_reader(tmp_path, sidecar) -> None:
-    settings = Settings(home=str(tmp_path / "home"))
+    settings = Settings(home=str(tmp_path / "home"), embed={"second_model": "none"})
     own = _index(settings.paths.search_index(), FILES)           # filled by `muninn search-index` or the nightly
     fact_vectors.fill(settings, [own])
     sidecar.sent.clear()

@@ -193,11 +193,13 @@ def test_switches_offered_to_agents_become_tool_parameters(monkeypatch: pytest.M
 
 def test_features_are_named_once_and_weighted_by_their_settings() -> None:
     cfg = SearchSettings(keyword_weight=2.5, vector_weight=0.5, fact_weight=0.7, header_weight=0.3, date_weight=0.9,
-                         window_weight=0.4, rerank=RerankSettings(header_blend=0.11, date_blend=0.22))
+                         window_weight=0.4, second_weight=1.5,
+                         rerank=RerankSettings(header_blend=0.11, date_blend=0.22))
     names = [f.name for f in FEATURES]
-    assert sorted(names) == sorted({"keyword", "vector", "fact", "window", "header", "date"})
+    assert sorted(names) == sorted({"keyword", "vector", "fact", "window", "second", "header", "date"})
     assert {f.name: f.weight(cfg) for f in FEATURES} == {"keyword": 2.5, "vector": 0.5, "fact": 0.7,
-                                                         "window": 0.4, "header": 0.3, "date": 0.9}
+                                                         "window": 0.4, "second": 1.5, "header": 0.3,
+                                                         "date": 0.9}
     # Only the header and date match are read again after the rerank.
     assert {f.name: f.blend(cfg) for f in FEATURES if f.blend(cfg)} == {"header": 0.11, "date": 0.22}
 

@@ -74,6 +74,11 @@ class EmbedSettings(Section):
                                      "Changing it means re-embedding")
     passage_prompt: str | None = Field(None, description="Read before a stored fact (e5: 'passage: '). Default: "
                                        "the packaged model's own. Changing it means re-embedding")
+    second_model: str = Field("auto", description="A second model the sidecar serves beside embed.model, for "
+                              "linear fusion's `second` feature (search.second_weight): each candidate's cosine "
+                              "under a model that errs elsewhere. auto: all-MiniLM-L6-v2 (packaged), none when "
+                              "embed.model is that model; none: off. Vectors stay in muninn's local cache, never "
+                              "on the server. Off when embed.url names an outside endpoint")
     url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "
                             "/v1/embeddings, as text-embeddings-inference serves it); `muninn up` then starts no "
                             "sidecar. It must embed with the same model as the stored vectors")
@@ -81,6 +86,20 @@ class EmbedSettings(Section):
     @property
     def base_url(self) -> str:
         return (self.url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    def as_model(self, model: str) -> EmbedSettings:
+        """These settings (address, window, threads) with `model` in place, and that model's own name and prompts."""
+        return self.model_copy(update={"model": model, "model_name": profiles.model_name_of(model),
+                                       "query_prompt": None, "passage_prompt": None})
+
+    @property
+    def second(self) -> EmbedSettings | None:
+        """The second model's settings, or None when it is off. An outside endpoint (embed.url) serves one
+        model whatever a request names, so a second model there would silently be the first."""
+        model = profiles.second_of(self.model) if self.second_model == "auto" else self.second_model
+        if not model or model == "none" or model == self.model or self.url:
+            return None
+        return self.as_model(model)
 
 
 class AccountSettings(Section):
@@ -187,6 +206,10 @@ class SearchSettings(Section):
                                  "cosine: the question against each run of the fact's paragraphs up to "
                                  "window_chars characters, under its breadcrumb, so a paragraph deep in a long "
                                  "section meets a vector of its own (evals/results/levers.md). 0: off")
+    second_weight: float = Field(profiles.SECOND_WEIGHT, ge=0, description="Weight in linear fusion of each "
+                                 "candidate's cosine under embed.second_model: two embedders miss different "
+                                 "questions, and the fusion keeps what either finds (chosen leaving one corpus "
+                                 "out, evals/results/second_model.md). 0: off, no second model is loaded")
     window_chars: int = Field(600, ge=100, description="Characters of each window the `window` feature embeds "
                               "(search.window_weight)")
     header_min_share: float = Field(0.05, ge=0, le=1, description="A query word counts for the header match "

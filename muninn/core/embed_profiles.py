@@ -38,6 +38,15 @@ EARLIER_DEFAULT = BGE  # what a workspace made before e5 became the default embe
 # embed.model_name's default was bge's name, whatever the model.
 EARLIER_NAME = PROFILES[BGE].model_name
 OTHER_KEYWORD_WEIGHT = 2.0
+# embed.second_model's `auto`: MiniLM errs on other questions than e5 and bge (evals/results/second_model.md),
+# and its weights come with muninn's dependencies.
+SECOND = MINILM
+SECOND_WEIGHT = 2.0
+
+
+def second_of(model: str) -> str:
+    """embed.second_model's `auto`: the packaged MiniLM, or none beside MiniLM itself."""
+    return "" if model == SECOND else SECOND
 
 
 def model_name_of(model: str) -> str:

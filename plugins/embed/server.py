@@ -3,13 +3,16 @@
 `dimensions` is honoured by truncating and re-normalising (the Matryoshka convention); asking for
 more dimensions than the model has is a 400, never silent padding. `input_type` ("query", "passage" or
 "document", as OpenViking sends it for a prompted model) says which prompt
-a text is read after (core/embed_prompts.py).
+a text is read after (core/embed_prompts.py). A request whose `model` names embed.second_model gets that
+model's vectors; any other name gets embed.model's.
 """
 
 from __future__ import annotations
 
 import base64
 import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -38,11 +41,40 @@ def encode_vector(vec: np.ndarray, encoding: str) -> list[float] | str:
     return [float(x) for x in vec]
 
 
+@dataclass
+class Served:
+    """One model the sidecar answers for."""
+
+    model: Any
+    dim: int
+    prompts: Prompts = field(default_factory=Prompts)
+
+
 def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 32,
-               fact_text: bool = True, prompts: Prompts = Prompts()) -> FastAPI:
+               fact_text: bool = True, prompts: Prompts = Prompts(),
+               others: Mapping[str, Callable[[], Served]] | None = None) -> FastAPI:
+    """`others`: a second model by the name a request gives in `model`, loaded at its first request (a
+    sidecar whose readers never ask for it never loads it). Any other name gets the configured model, as
+    OpenViking, which names the model its config gives, expects."""
     app = FastAPI(title="muninn embedding sidecar")
     # torch on 2 cores: concurrent encodes only fight over the threads, so requests take turns.
     lock = threading.Lock()
+    first = Served(model, native_dim, prompts)
+    loaded: dict[str, Served] = {}
+    failed: dict[str, str] = {}
+
+    def served(name: str | None) -> tuple[str, Served]:
+        if not others or name not in others:
+            return model_name, first
+        if name in failed:
+            raise HTTPException(503, f"the model {name} does not load here: {failed[name]}")
+        if name not in loaded:
+            try:
+                loaded[name] = others[name]()
+            except Exception as exc:    # a missing package or folder: said once per request, never a crash
+                failed[name] = " ".join(str(exc).split())[:300]
+                raise HTTPException(503, f"the model {name} does not load here: {failed[name]}") from None
+        return name, loaded[name]
 
     @app.get("/health")
     def health() -> dict[str, Any]:
@@ -50,7 +82,8 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": model_name, "object": "model", "owned_by": "muninn"}]}
+        return {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "muninn"}
+                                           for name in [model_name, *(others or {})]]}
 
     @app.post("/v1/embeddings")
     def embeddings(req: EmbeddingRequest) -> dict[str, Any]:
@@ -59,6 +92,9 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
             raise HTTPException(400, "input is empty")
         if len(texts) > MAX_INPUTS:
             raise HTTPException(400, f"at most {MAX_INPUTS} inputs per request")
+        with lock:
+            name, use = served(req.model)
+        native_dim, prompts = use.dim, use.prompts
         dim = req.dimensions or native_dim
         if dim > native_dim:
             raise HTTPException(400, f"dimensions={dim} exceeds the model's {native_dim}")
@@ -68,8 +104,8 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
             texts = [factfile.embed_text(t) for t in texts]
         texts = [b + t for b, t in zip(before, texts, strict=True)]
         with lock:
-            vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
-                                   convert_to_numpy=True, show_progress_bar=False)
+            vectors = use.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                       convert_to_numpy=True, show_progress_bar=False)
         if dim < native_dim:
             vectors = vectors[:, :dim]
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -79,7 +115,7 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
             "object": "list",
             "data": [{"object": "embedding", "index": i, "embedding": encode_vector(v, req.encoding_format)}
                      for i, v in enumerate(vectors)],
-            "model": req.model or model_name,
+            "model": name if name != model_name else (req.model or model_name),
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
 
@@ -94,6 +130,13 @@ def serve(settings, host: str | None = None, port: int | None = None) -> None:
     from muninn.plugins.embed.model import load
 
     model, native_dim = load(settings)
+    others = {}
+    if (second := settings.second) is not None:
+        def load_second(cfg=second) -> Served:
+            encoder, dim = load(cfg)
+            return Served(encoder, dim, prompts.for_settings(cfg))
+
+        others[second.model_name] = load_second
     app = create_app(model, native_dim, settings.model_name, settings.batch_size, settings.fact_text,
-                     prompts.for_settings(settings))
+                     prompts.for_settings(settings), others)
     uvicorn.run(app, host=host or settings.host, port=port or settings.port, log_level="warning")

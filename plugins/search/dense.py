@@ -36,9 +36,14 @@ BATCH = 64
 BUSY_SECONDS = 10.0
 
 
-def cache_path(index_path: Path) -> Path:
-    """Where a reader's search keeps its vectors: beside its keyword index."""
-    return index_path.with_suffix(".vectors.sqlite")
+def cache_path(index_path: Path, second: bool = False) -> Path:
+    """Where a reader's search keeps its vectors: beside its keyword index, the second model's apart (a
+    purge keeps each file's own model's keys)."""
+    return index_path.with_suffix(".second-vectors.sqlite" if second else ".vectors.sqlite")
+
+
+def cache_paths(index_path: Path) -> tuple[Path, Path]:
+    return cache_path(index_path), cache_path(index_path, second=True)
 
 
 class DenseUnavailable(MuninnError):
@@ -54,9 +59,14 @@ class VectorCacheBusy(DenseUnavailable):
 class DenseScorer:
     name = "dense"
 
-    def __init__(self, embed: EmbedSettings, cache: Path | str | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, embed: EmbedSettings, cache: Path | str | None = None, timeout: float = 10.0,
+                 strict: bool = False) -> None:
         self.url = f"{embed.base_url}/v1/embeddings"
         self.model = embed.model_name
+        # strict (the second model): a reply must name the model asked for. A sidecar that does not serve
+        # it answers with the first model's vectors, which would read as a second opinion that is not one.
+        self.strict = strict
+        self._served = False
         # The sidecar applies factfile.embed_text when fact_text is on: the same text, another vector.
         self._rule = factfile.EMBED_RULE if embed.fact_text else "whole"
         # A prompted model (e5) reads a question and a fact after different prompts: the sidecar is told
@@ -195,6 +205,8 @@ class DenseScorer:
         import httpx
         import numpy as np
 
+        if self.strict and not self._served:
+            self._check_served()
         body: dict = {"input": texts, "model": self.model}
         if self.prompts:
             body["input_type"] = kind
@@ -207,7 +219,8 @@ class DenseScorer:
             raise DenseUnavailable(f"embedding sidecar at {self.url} answered HTTP {resp.status_code}: "
                                    f"{resp.text[:200]}")
         try:
-            rows = sorted(resp.json()["data"], key=lambda r: r["index"])
+            reply = resp.json()
+            rows = sorted(reply["data"], key=lambda r: r["index"])
             vecs = [np.asarray(row["embedding"], dtype=np.float32) for row in rows]
             if any(v.ndim != 1 or not np.isfinite(v).all() for v in vecs) or len({v.shape for v in vecs}) > 1:
                 raise ValueError("embeddings that are not finite vectors of one length")
@@ -217,6 +230,9 @@ class DenseScorer:
                                    f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})",
                                    fix="check embed.host / embed.port in muninn.yaml and the sidecar's log "
                                        "(`muninn status`)") from None
+        if self.strict and reply.get("model") != self.model:
+            raise DenseUnavailable(f"embedding sidecar at {self.url} answered with model {reply.get('model')!r}, "
+                                   f"not {self.model!r}", fix=self._restart)
         out = []
         for vec in vecs:
             norm = float(np.linalg.norm(vec))
@@ -225,6 +241,26 @@ class DenseScorer:
             raise DenseUnavailable(f"embedding sidecar at {self.url} returned {len(out)} vectors "
                                    f"for {len(texts)} texts")
         return out
+
+    _restart = ("`muninn down && muninn up` restarts the sidecar with embed.second_model; set it to none to turn "
+                "the second model off")
+
+    def _check_served(self) -> None:
+        """A sidecar answers a model it does not serve with its own, under the name asked for: so the list
+        of what it serves is read once, before any vector is taken as the second model's."""
+        import httpx
+
+        url = self.url.removesuffix("/embeddings") + "/models"
+        try:
+            listed = {m.get("id") for m in self._http.get(url).json().get("data", [])}
+        except (httpx.HTTPError, ValueError, AttributeError, TypeError) as exc:
+            raise DenseUnavailable(f"embedding sidecar at {url} did not list its models: {type(exc).__name__}",
+                                   fix=self._restart) from None
+        if self.model not in listed:
+            raise DenseUnavailable(f"embedding sidecar at {self.url} does not serve {self.model!r} (it serves "
+                                   f"{', '.join(sorted(str(m) for m in listed)) or 'nothing it names'})",
+                                   fix=self._restart)
+        self._served = True
 
     def cosines(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from muninn.core.config import Settings
+from muninn.core.config import EmbedSettings, Settings
 from muninn.plugins.search import dense, keyword, windows
 from muninn.plugins.search import doc as docmod
 
@@ -44,6 +44,11 @@ def texts(index: keyword.KeywordIndex, window_chars: int = 0) -> list[str]:
     return out
 
 
+def second_texts(index: keyword.KeywordIndex) -> list[str]:
+    """The texts the `second` feature embeds under embed.second_model: each indexed file."""
+    return [docmod.parse(uri, text).text for uri, text in index.documents()]
+
+
 def window_chars(settings: Settings) -> int:
     """The window size linear fusion embeds windows at, 0 when the `window` feature is off."""
     return settings.search.window_chars if settings.search.window_weight else 0
@@ -57,21 +62,30 @@ def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
     if settings.search.fusion != "linear":
         return done
     targets = [p for p in dict.fromkeys(index_paths) if p.exists()]
+    second = settings.embed.second if settings.search.second_weight else None
+    models = [(settings.embed, False), *([(second, True)] if second is not None else [])]
+    for embed, is_second in models:
+        _fill_model(settings, embed, is_second, targets, done)
+    return done
+
+
+def _fill_model(settings: Settings, embed: EmbedSettings, second: bool, targets: list[Path], done: Filled) -> None:
+    """One model's vectors for every target index; a neighbour's cache of the same model donates."""
     neighbours = [p for p in dict.fromkeys([*targets, settings.paths.search_index()])
-                  if dense.cache_path(p).exists() or p in targets]
-    scorers = {p: dense.DenseScorer(settings.embed, dense.cache_path(p), timeout=max(settings.search.timeout, 60.0))
+                  if dense.cache_path(p, second).exists() or p in targets]
+    timeout = max(settings.search.timeout, 60.0)
+    scorers = {p: dense.DenseScorer(embed, dense.cache_path(p, second), timeout=timeout, strict=second)
                for p in neighbours}
     try:
         for path in targets:
             index = keyword.KeywordIndex(path)
             try:
-                batch = texts(index, window_chars(settings))
+                batch = second_texts(index) if second else texts(index, window_chars(settings))
             finally:
                 index.close()
             donors = [scorer for other, scorer in scorers.items() if other != path]
-            done.by_index[str(path)] = scorers[path].fill(batch, donors)
+            done.by_index[str(path)] = done.by_index.get(str(path), 0) + scorers[path].fill(batch, donors)
             done.texts += len(batch)
     finally:
         for scorer in scorers.values():
             scorer.close()
-    return done

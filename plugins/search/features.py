@@ -91,6 +91,22 @@ class BestWindow(_Base):
         return state.cosines["window"]
 
 
+class SecondCosine(_Base):
+    """The file's cosine under embed.second_model: another embedder's view of the same candidates, so a fact
+    the first model places low but the second finds rises. Off (not computed) at second_weight 0."""
+
+    name, shown = "second", "second_cos"
+
+    def weight(self, cfg: SearchSettings) -> float:
+        return cfg.second_weight
+
+    def applies(self, state: SearchState) -> bool:
+        return "second" in state.cosines
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        return state.cosines["second"]
+
+
 class Header(_Base):
     """How much of the query a file's title or breadcrumb names, on the facet words only (those that
     head at least `header_min_share` of the indexed files under the target: a speaker, a project).

@@ -72,6 +72,9 @@ class Searcher:
         self.watch = outage.ServerWatch()
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
         self.dense = dense.DenseScorer(settings.embed, dense.cache_path(path), timeout=self.cfg.timeout)
+        second = settings.embed.second if self.cfg.second_weight else None
+        self.second = (dense.DenseScorer(second, dense.cache_path(path, second=True), timeout=self.cfg.timeout,
+                                         strict=True) if second is not None else None)
         self._reranker = reranker
         self._rerank_problem = ""
         self._rerank_lock = threading.Lock()   # a warm-up thread and the first search load it once
@@ -87,6 +90,8 @@ class Searcher:
     def close(self) -> None:
         self._vector_client.close()
         self.dense.close()
+        if self.second is not None:
+            self.second.close()
         if self.index:
             self.index.close()
         if self.owns_client:

@@ -47,7 +47,7 @@ def register_features(register: Callable[[Any], Any]) -> None:
 
     # The order is the order of the sums (linear fusion's and the rerank's blend).
     for feature in (features.Keyword(), features.FileCosine(), features.FactCosine(), features.BestWindow(),
-                    features.Header(), features.DateMatch()):
+                    features.SecondCosine(), features.Header(), features.DateMatch()):
         register(feature)
 
 

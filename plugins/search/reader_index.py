@@ -132,18 +132,24 @@ def purge(settings: Settings, profile: Profile) -> Purged:
     path = index_path(settings, profile)
     done = Purged(files=keyword.remove_facts(path, gone))
     keyword.compact(path)
-    cache = dense.cache_path(path)
-    if cache.exists():
+    first, second = dense.cache_paths(path)
+    if first.exists() or second.exists():
         index = keyword.KeywordIndex(path)
         try:
-            keep = fact_vectors.texts(index, fact_vectors.window_chars(settings))
+            keep = {first: fact_vectors.texts(index, fact_vectors.window_chars(settings)),
+                    second: fact_vectors.second_texts(index)}
         finally:
             index.close()
-        scorer = dense.DenseScorer(settings.embed, cache)
-        try:
-            done.vectors = scorer.keep_only(keep)
-        finally:
-            scorer.close()
+        # A second-model cache whose model is off now is dropped whole by keep_only: no key is of its model.
+        models = {first: settings.embed, second: settings.embed.second or settings.embed}
+        for cache, texts in keep.items():
+            if not cache.exists():
+                continue
+            scorer = dense.DenseScorer(models[cache], cache)
+            try:
+                done.vectors += scorer.keep_only(texts)
+            finally:
+                scorer.close()
     return done
 
 

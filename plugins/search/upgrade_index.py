@@ -46,7 +46,7 @@ def purge_readers(settings: Settings) -> None:
     except ConfigError as exc:
         gone = [p for p in _indexes(settings.home) if p != settings.paths.search_index()]
         for path in gone:
-            for file in (path, dense.cache_path(path)):
+            for file in (path, *dense.cache_paths(path)):
                 file.unlink(missing_ok=True)
         say(f"workspace upgrade: policy.yaml does not load ({exc.message}), so {len(gone)} reader index(es) "
             "that may hold files their reader may not read were removed; fix it, then run "

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from muninn.core import embed_profiles as profiles
 from muninn.core import embed_prompts as prompts_mod
 from muninn.core import hub_models as hub
 from muninn.core.config import EmbedSettings
@@ -62,9 +61,7 @@ def is_baseline(variant: str) -> bool:
 def settings_for(model: str, base: EmbedSettings) -> EmbedSettings:
     """The product's embed settings (window, threads) with `model` in place, and that model's own prompts.
     `model` is a short name of MODELS, or anything `embed.model` takes (an id, a local folder)."""
-    model = MODELS.get(model, model)
-    return base.model_copy(update={"model": model, "model_name": profiles.model_name_of(model), "query_prompt": None,
-                                   "passage_prompt": None})
+    return base.as_model(MODELS.get(model, model))
 
 
 def check(models: Sequence[str], base: EmbedSettings) -> None:

@@ -104,7 +104,7 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[s
     if rec["linear"]:
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
                    "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
-                   **dict(s.extra)}
+                   "second": cfg.second_weight, **dict(s.extra)}
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
     split = read_by_reranker(cands, cfg.rerank) if reranks else None

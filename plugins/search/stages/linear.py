@@ -38,6 +38,12 @@ class Linear:
                 best[u] = max(cos[at:at + len(ws)])
                 at += len(ws)
             state.cosines["window"] = best
+        if (second := state.searcher.second) is not None:
+            try:
+                state.cosines["second"] = dict(zip(uris, second.cosines(state.sought.query,
+                                                                        [docs[u].text for u in uris]), strict=True))
+            except dense.DenseUnavailable as exc:   # the first model's fusion stands without it
+                state.warn(f"the second model's cosine is left out of the fusion: {exc}")
         used = [f for f in registry.features() if f.applies(state)]
         state.features = {f.name: f.score(state, uris) for f in used}
         for c in state.fused:
