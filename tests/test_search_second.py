@@ -174,3 +174,15 @@ def test_the_fill_stores_one_second_vector_a_file(stack, tmp_path) -> None:
 
     with sqlite3.connect(dense.cache_path(db, second=True)) as conn:
         assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == len(FACTS)
+
+
+def test_the_feature_is_the_better_of_the_two_views() -> None:
+    from muninn.plugins.search.features import better_of
+
+    uris = ["a", "b", "c"]
+    first = {"a": 0.9, "b": 0.5, "c": 0.1}          # the first model finds a
+    second = {"a": 0.1, "b": 0.2, "c": 0.8}         # the second finds c
+    got = better_of(first, second, uris)
+    assert got["a"] > got["b"] and got["c"] > got["b"]              # either model's find rises
+    assert got["a"] == pytest.approx(max(1.2247, -0.8429), abs=1e-3) # z of 0.9 over first; second's low z ignored
+    assert better_of({"a": 0.3, "b": 0.3}, {"a": 0.3, "b": 0.3}, ["a", "b"]) == {"a": 0.0, "b": 0.0}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from muninn.core.config import SearchSettings
+from muninn.plugins.search.fusion import zscores
 from muninn.plugins.search.state import SearchState
 
 
@@ -92,10 +93,13 @@ class BestWindow(_Base):
 
 
 class SecondCosine(_Base):
-    """The file's cosine under embed.second_model: another embedder's view of the same candidates, so a fact
-    the first model places low but the second finds rises. Off (not computed) at second_weight 0."""
+    """The better of two embedders' views of each candidate: its file cosine under embed.model and under
+    embed.second_model, each z-scored over the candidates, the higher of the two. A fact either model finds
+    rises; where the second model is the weaker (conversations), its low cosines pull nothing down, which a
+    plain sum of the two did (evals/results/second_model.md). Off (not computed) at second_weight 0.
+    Its stage score is the second model's own cosine."""
 
-    name, shown = "second", "second_cos"
+    name, shown = "second", None
 
     def weight(self, cfg: SearchSettings) -> float:
         return cfg.second_weight
@@ -104,7 +108,14 @@ class SecondCosine(_Base):
         return "second" in state.cosines
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
-        return state.cosines["second"]
+        return better_of(state.cosines["file"], state.cosines["second"], uris)
+
+
+def better_of(first: dict[str, float], second: dict[str, float], uris: list[str]) -> dict[str, float]:
+    """max(z(first), z(second)) for each URI, each z-scored over `uris`."""
+    a = zscores([first.get(u, 0.0) for u in uris])
+    b = zscores([second.get(u, 0.0) for u in uris])
+    return {u: max(x, y) for u, x, y in zip(uris, a, b, strict=True)}
 
 
 class Header(_Base):

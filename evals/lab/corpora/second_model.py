@@ -5,7 +5,8 @@ one corpus out: does a model the workspace does not store vectors for add what i
 
 Each trace's candidates get the cosine of the question to "breadcrumb + body" (the plain dense baseline's
 text, baselines.Dense) under MODEL; the feature's weight is chosen on the other corpora (replay.objective)
-and scored on the one left out, against the same trace with weight 0 (the defaults as recorded).
+and scored on the one left out, against the same trace with weight 0 (the first model's fusion alone). A
+trace recorded with embed.second_model on already holds the product's own feature: MODEL is then not read.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from muninn.core import config
 from muninn.core import embed_prompts as prompts_mod
 from muninn.evals.lab.corpora import baselines, harness, replay, sources
 from muninn.plugins.embed.model import embed, load
+from muninn.plugins.search.features import better_of
 
-WEIGHTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+WEIGHTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 FEATURE = "second"
 
 
@@ -52,6 +54,23 @@ def add_feature(recs: list[dict[str, Any]], name: str, model: str) -> None:
         rec["features"] = [*rec["features"], FEATURE]
 
 
+def as_form(recs: list[dict[str, Any]], form: str) -> list[dict[str, Any]]:
+    """The feature as the product scores it (features.better_of: `max`), or as a plain sum of the raw
+    cosine (`sum`), from a trace whose "second" is the second model's raw cosine; `recorded` keeps it."""
+    if form != "max":
+        return recs
+    out = []
+    for rec in recs:
+        cands = [{**c, "features": dict(c["features"])} for c in rec["cands"]]
+        uris = [c["uri"] for c in cands]
+        best = better_of({c["uri"]: c["features"].get("vector", 0.0) for c in cands},
+                         {c["uri"]: c["features"].get(FEATURE, 0.0) for c in cands}, uris)
+        for c in cands:
+            c["features"][FEATURE] = best[c["uri"]]
+        out.append({**rec, "cands": cands})
+    return out
+
+
 def metrics(recs: list[dict[str, Any]], weight: float, base: Any) -> dict[str, float]:
     return replay.scores(recs, dataclasses.replace(replay.Setting.of(base), extra=((FEATURE, weight),)), base)
 
@@ -61,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("traces", type=Path)
     ap.add_argument("model")
     ap.add_argument("corpora", nargs="*")
+    ap.add_argument("--form", choices=["max", "sum", "recorded"], default="max",
+                    help="max: the product's feature from a raw cosine; sum: the raw cosine summed; recorded: "
+                    "a trace the product recorded with the feature on")
     args = ap.parse_args(argv)
     base = config.load().search
     corpora = {}
@@ -68,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.corpora and f.stem not in args.corpora:
             continue
         recs = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
-        add_feature(recs, f.stem, args.model)
-        corpora[f.stem] = recs
+        if not all(FEATURE in r["features"] for r in recs):     # a trace the product recorded has it already
+            add_feature(recs, f.stem, args.model)
+        corpora[f.stem] = as_form(recs, args.form)
     table = {name: {w: metrics(recs, w, base) for w in WEIGHTS} for name, recs in corpora.items()}
     print("| left out | chosen weight | held out hit@4 / @10 / MRR | weight 0 |")
     print("| --- | --- | --- | --- |")
@@ -79,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         got, zero = table[out][chosen], table[out][0.0]
         print(f"| {out} | {chosen:g} | {got['hit@4']:.3f} / {got['hit@10']:.3f} / {got['MRR']:.3f} | "
               f"{zero['hit@4']:.3f} / {zero['hit@10']:.3f} / {zero['MRR']:.3f} |")
+    print()
+    whole = max(WEIGHTS, key=lambda w: (sum(replay.objective(table[n][w]) for n in corpora), -w))
+    print(f"Chosen on every corpus: weight {whole:g}.")
     print()
     for name, row in table.items():
         print(name, " ".join(f"w{w:g}={m['hit@4']:.3f}/{m['hit@10']:.3f}" for w, m in row.items()))
