@@ -53,9 +53,10 @@ def _fix(index: str) -> str:
 
 def _trust() -> ssl.SSLContext:
     """The machine's certificate store, as pip trusts it: httpx's own (certifi) lacks the CA a company proxy
-    signs with, which the system store and pip's `cert` carry."""
+    signs with, which the system store and pip's `cert` carry. `SSL_CERT_FILE` (and `SSL_CERT_DIR`) OpenSSL
+    reads itself when the default context loads the system store."""
     ctx = ssl.create_default_context()
-    for var in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"):
+    for var in ("PIP_CERT", "REQUESTS_CA_BUNDLE"):
         if (bundle := os.environ.get(var)) and Path(bundle).is_file():
             ctx.load_verify_locations(bundle)
     return ctx
