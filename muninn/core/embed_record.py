@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from muninn.core import atomic
+from muninn.core import atomic, format_file
 from muninn.core import embed_profiles as profiles
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.workspace import Workspace
@@ -39,9 +39,7 @@ class EmbedRecord:
 def recorded(home: Path) -> EmbedRecord | None:
     """The workspace's model, or None when nothing is recorded yet (or the record is unreadable:
     the format check names a damaged format.json)."""
-    from muninn.core import upgrade  # upgrade's steps import this module
-
-    embed = upgrade.format_data(home).get("embed")
+    embed = format_file.format_data(home).get("embed")
     if not isinstance(embed, dict) or not isinstance(embed.get("model"), str):
         return None
     return EmbedRecord(embed["model"], str(embed.get("model_name") or ""), str(embed.get("at") or ""))
@@ -50,12 +48,15 @@ def recorded(home: Path) -> EmbedRecord | None:
 def record(home: Path, model: str, model_name: str) -> EmbedRecord:
     """Record the model the workspace's vectors are made with, keeping format.json's other keys."""
     at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    from muninn.core import upgrade
-
-    data = upgrade.format_data(home)
+    data = format_file.format_data(home)
     if "format" not in data:     # never a format file that `read_format` would call damaged
-        fmt = upgrade.unstamped_format(home)
-        data["format"] = upgrade.current() if fmt is None else fmt
+        if (fmt := format_file.unstamped_format(home)) is None:
+            # A new workspace starts in the current format, which only the upgrade steps know; one of them
+            # records the model, so upgrade imports this module and this one imports it only here.
+            from muninn.core import upgrade
+
+            fmt = upgrade.current()
+        data["format"] = fmt
     data["embed"] = {"model": model, "model_name": model_name, "at": at}
     atomic.write_text(Workspace(home).format_file, json.dumps(data) + "\n")
     return EmbedRecord(model, model_name, at)
@@ -69,7 +70,9 @@ class ModelMismatch(MuninnError):
 
 def _earlier(home: Path) -> bool:
     """Made before DEFAULT_SINCE: a format file below it, or a server data folder that nothing recorded."""
-    from muninn.core.upgrade import read_format  # upgrade's steps import this module
+    # read_format's fix for a damaged file names the current format, which only the upgrade steps know; one
+    # of them records the model, so upgrade imports this module and this one imports it only here.
+    from muninn.core.upgrade import read_format
 
     fmt = read_format(home)
     return (fmt is not None and fmt < DEFAULT_SINCE) or Workspace(home).server_data.is_dir()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from muninn.core import embed_record
+from muninn.core import embed_record, format_file
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.workspace import Workspace
 
@@ -101,21 +101,6 @@ def current() -> int:
     return max(s.to for s in steps())
 
 
-def format_data(home: Path) -> dict:
-    """Every key of format.json ({} when absent or unreadable: `read_format` names a damaged file)."""
-    try:
-        data = json.loads(Workspace(home).format_file.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def unstamped_format(home: Path) -> int | None:
-    """The format of a home with no format file: 0 when it holds anything (from before format files),
-    None when there is no workspace yet."""
-    return 0 if home.is_dir() and any(home.iterdir()) else None
-
-
 def read_format(home: Path) -> int | None:
     """The workspace's format; 0 for a workspace from before format files; None for no workspace."""
     file = Workspace(home).format_file
@@ -125,14 +110,15 @@ def read_format(home: Path) -> int | None:
         except (ValueError, KeyError, TypeError):
             fix = f'write {{"format": {current()}}} into it, or remove it to redo the upgrade'
             raise UpgradeNeeded(f"{file} is not a workspace format file", fix=fix) from None
-    return unstamped_format(home)
+    return format_file.unstamped_format(home)
 
 
 def _stamp(home: Path, fmt: int) -> None:
     home.mkdir(parents=True, exist_ok=True)
     file = Workspace(home).format_file
     # Other keys (the embedding model's record, muninn.core.embed_record) survive a new format.
-    stamp = {**format_data(home), "format": fmt, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    stamp = {**format_file.format_data(home), "format": fmt, "at": at}
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")     # two first commands at once must not share it
     tmp.write_text(json.dumps(stamp) + "\n")
     tmp.replace(file)
