@@ -192,7 +192,7 @@ def test_doctor_says_when_the_second_model_is_off_or_its_sidecar_is_down() -> No
     from conftest import free_port
 
     from muninn.core.config import Settings
-    from muninn.plugins.search import doctor_check
+    from muninn.plugins.stack import doctor as doctor_check
 
     (off,) = doctor_check.second_model(Settings(search={"second_weight": 0}))
     assert off.level == "ok" and off.detail.startswith("off")
@@ -202,7 +202,7 @@ def test_doctor_says_when_the_second_model_is_off_or_its_sidecar_is_down() -> No
 
 @pytest.mark.integration
 def test_doctor_sees_the_test_stacks_sidecar_serve_it(stack) -> None:
-    from muninn.plugins.search import doctor_check
+    from muninn.plugins.stack import doctor as doctor_check
 
     (check,) = doctor_check.second_model(stack.settings)
     assert check.level == "ok" and check.detail.endswith("served by the sidecar")

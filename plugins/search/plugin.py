@@ -57,7 +57,6 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 
     register(doctor_check.reranker_weights)
     register(doctor_check.keyword_index)
-    register(doctor_check.second_model)
 
 
 @hookimpl

@@ -133,6 +133,36 @@ def embedding_model(settings: Settings) -> list[Check]:
                   "folder or one with model.onnx + tokenizer.json")]
 
 
+def second_model(settings: Settings) -> list[Check]:
+    """The second embedder (embed.second_model): are its weights here, and does the running sidecar serve it?"""
+    second = settings.embed.second if settings.search.second_weight else None
+    if second is None:
+        why = "embed.url is an outside endpoint" if settings.embed.url else "search.second_weight 0 or " \
+            "embed.second_model none, or the same model as embed.model"
+        return [Check("second model", "ok", f"off ({why})")]
+    from muninn.core.errors import MuninnError
+    from muninn.plugins.embed.model import model_path
+
+    try:
+        where = model_path(second)
+    except MuninnError as exc:
+        return [Check("second model", "warn", f"{second.model}: {exc.message}; searches fuse without it and "
+                      "say so", exc.fix or "set embed.second_model: none to turn it off")]
+    import httpx
+
+    url = f"{settings.embed.base_url}/v1/models"
+    try:
+        listed = {m.get("id") for m in httpx.get(url, timeout=3.0).json().get("data", [])}
+    except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+        return [Check("second model", "ok", f"{second.model} -> {where} (sidecar not answering: `muninn up` "
+                      "starts it)")]
+    if second.model_name not in listed:
+        return [Check("second model", "warn", f"the sidecar at {settings.embed.base_url} does not serve "
+                      f"{second.model_name}: it was started before the second model was configured",
+                      "run `muninn down && muninn up`")]
+    return [Check("second model", "ok", f"{second.model} -> {where}, served by the sidecar")]
+
+
 def verify_sandbox(settings: Settings) -> list[Check]:
     from muninn.guards import sandbox
 
@@ -150,7 +180,8 @@ def run(settings: Settings) -> list[Check]:
 
 @hookimpl
 def register_checks(register: Callable[[CheckFn], None]) -> None:
-    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, verify_sandbox):
+    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, second_model,
+               verify_sandbox):
         register(fn)
 
 
