@@ -176,8 +176,8 @@ def test_the_fill_stores_one_second_vector_a_file(stack, tmp_path) -> None:
         assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == len(FACTS)
 
 
-def test_the_feature_is_the_better_of_the_two_views() -> None:
-    from muninn.plugins.search.features import better_of
+def test_the_labs_max_form_is_the_better_of_the_two_views() -> None:
+    from muninn.evals.lab.corpora.second_model import better_of
 
     uris = ["a", "b", "c"]
     first = {"a": 0.9, "b": 0.5, "c": 0.1}          # the first model finds a

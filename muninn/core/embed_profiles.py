@@ -41,7 +41,7 @@ OTHER_KEYWORD_WEIGHT = 2.0
 # embed.second_model's `auto`: MiniLM errs on other questions than e5 and bge (evals/results/second_model.md),
 # and its weights come with muninn's dependencies.
 SECOND = MINILM
-SECOND_WEIGHT = 3.0
+SECOND_WEIGHT = 1.5
 
 
 def second_of(model: str) -> str:

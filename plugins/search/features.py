@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Protocol
 
 from muninn.core.config import SearchSettings
-from muninn.plugins.search.fusion import zscores
 from muninn.plugins.search.state import SearchState
 
 
@@ -93,13 +92,11 @@ class BestWindow(_Base):
 
 
 class SecondCosine(_Base):
-    """The better of two embedders' views of each candidate: its file cosine under embed.model and under
-    embed.second_model, each z-scored over the candidates, the higher of the two. A fact either model finds
-    rises; where the second model is the weaker (conversations), its low cosines pull nothing down, which a
-    plain sum of the two did (evals/results/second_model.md). Off (not computed) at second_weight 0.
-    Its stage score is the second model's own cosine."""
+    """The file's cosine under embed.second_model: a second embedder's view of the same candidates. The two
+    models miss different questions (MiniLM wins on the Debian manuals, e5 on conversations), and the sum
+    keeps what either finds (evals/results/second_model.md). Off (not computed) at second_weight 0."""
 
-    name, shown = "second", None
+    name, shown = "second", "second_cos"
 
     def weight(self, cfg: SearchSettings) -> float:
         return cfg.second_weight
@@ -108,14 +105,7 @@ class SecondCosine(_Base):
         return "second" in state.cosines
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
-        return better_of(state.cosines["file"], state.cosines["second"], uris)
-
-
-def better_of(first: dict[str, float], second: dict[str, float], uris: list[str]) -> dict[str, float]:
-    """max(z(first), z(second)) for each URI, each z-scored over `uris`."""
-    a = zscores([first.get(u, 0.0) for u in uris])
-    b = zscores([second.get(u, 0.0) for u in uris])
-    return {u: max(x, y) for u, x, y in zip(uris, a, b, strict=True)}
+        return state.cosines["second"]
 
 
 class Header(_Base):

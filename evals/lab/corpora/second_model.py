@@ -6,7 +6,8 @@ one corpus out: does a model the workspace does not store vectors for add what i
 Each trace's candidates get the cosine of the question to "breadcrumb + body" (the plain dense baseline's
 text, baselines.Dense) under MODEL; the feature's weight is chosen on the other corpora (replay.objective)
 and scored on the one left out, against the same trace with weight 0 (the first model's fusion alone). A
-trace recorded with embed.second_model on already holds the product's own feature: MODEL is then not read.
+trace recorded with embed.second_model on already holds the product's own feature (the second model's cosine
+of the file as the sidecar embeds it): MODEL is then not read.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from muninn.core import config
 from muninn.core import embed_prompts as prompts_mod
 from muninn.evals.lab.corpora import baselines, harness, replay, sources
 from muninn.plugins.embed.model import embed, load
-from muninn.plugins.search.features import better_of
+from muninn.plugins.search.fusion import zscores
 
 WEIGHTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 FEATURE = "second"
@@ -54,9 +55,16 @@ def add_feature(recs: list[dict[str, Any]], name: str, model: str) -> None:
         rec["features"] = [*rec["features"], FEATURE]
 
 
+def better_of(first: dict[str, float], second: dict[str, float], uris: list[str]) -> dict[str, float]:
+    """max(z(first), z(second)) for each URI, each z-scored over `uris`: the `max` form."""
+    a = zscores([first.get(u, 0.0) for u in uris])
+    b = zscores([second.get(u, 0.0) for u in uris])
+    return {u: max(x, y) for u, x, y in zip(uris, a, b, strict=True)}
+
+
 def as_form(recs: list[dict[str, Any]], form: str) -> list[dict[str, Any]]:
-    """The feature as the product scores it (features.better_of: `max`), or as a plain sum of the raw
-    cosine (`sum`), from a trace whose "second" is the second model's raw cosine; `recorded` keeps it."""
+    """From a trace whose "second" is the second model's raw cosine (as the product records it): `sum` keeps
+    it, the product's form; `max` replaces it with the better of the two models' z-scored views."""
     if form != "max":
         return recs
     out = []
@@ -80,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("traces", type=Path)
     ap.add_argument("model")
     ap.add_argument("corpora", nargs="*")
-    ap.add_argument("--form", choices=["max", "sum", "recorded"], default="max",
-                    help="max: the product's feature from a raw cosine; sum: the raw cosine summed; recorded: "
-                    "a trace the product recorded with the feature on")
+    ap.add_argument("--form", choices=["sum", "max"], default="sum",
+                    help="sum: the raw cosine as one more feature (the product's); max: the higher of the two "
+                    "models' z-scored cosines")
     args = ap.parse_args(argv)
     base = config.load().search
     corpora = {}

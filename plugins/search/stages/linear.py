@@ -44,9 +44,6 @@ class Linear:
                                                                         [docs[u].text for u in uris]), strict=True))
             except dense.DenseUnavailable as exc:   # the first model's fusion stands without it
                 state.warn(f"the second model's cosine is left out of the fusion: {exc}")
-            else:
-                for c in state.fused:
-                    c.stage_scores["second_cos"] = round(state.cosines["second"][c.uri], 4)
         used = [f for f in registry.features() if f.applies(state)]
         state.features = {f.name: f.score(state, uris) for f in used}
         for c in state.fused:
