@@ -387,6 +387,11 @@ class Settings(Section):
         return self
 
     @property
+    def second_embed(self) -> EmbedSettings | None:
+        """The second model a search fuses with, or None: off by its setting or at search.second_weight 0."""
+        return self.embed.second if self.search.second_weight else None
+
+    @property
     def workspace(self) -> Path:
         return self.paths.home
 

@@ -62,7 +62,7 @@ def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
     if settings.search.fusion != "linear":
         return done
     targets = [p for p in dict.fromkeys(index_paths) if p.exists()]
-    second = settings.embed.second if settings.search.second_weight else None
+    second = settings.second_embed
     models = [(settings.embed, False), *([(second, True)] if second is not None else [])]
     for embed, is_second in models:
         _fill_model(settings, embed, is_second, targets, done)

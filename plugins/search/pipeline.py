@@ -72,7 +72,7 @@ class Searcher:
         self.watch = outage.ServerWatch()
         self.fetcher = ContentFetcher(self.client, self.index, workers=self.cfg.fetch_workers)
         self.dense = dense.DenseScorer(settings.embed, dense.cache_path(path), timeout=self.cfg.timeout)
-        second = settings.embed.second if self.cfg.second_weight else None
+        second = settings.second_embed
         self.second = (dense.DenseScorer(second, dense.cache_path(path, second=True), timeout=self.cfg.timeout,
                                          strict=True) if second is not None else None)
         self._reranker = reranker

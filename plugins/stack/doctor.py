@@ -135,7 +135,7 @@ def embedding_model(settings: Settings) -> list[Check]:
 
 def second_model(settings: Settings) -> list[Check]:
     """The second embedder (embed.second_model): are its weights here, and does the running sidecar serve it?"""
-    second = settings.embed.second if settings.search.second_weight else None
+    second = settings.second_embed
     if second is None:
         why = "embed.url is an outside endpoint" if settings.embed.url else "search.second_weight 0 or " \
             "embed.second_model none, or the same model as embed.model"
