@@ -115,6 +115,18 @@ def _ranks(result) -> list[tuple]:
     return [(h.uri, h.score, h.relevance, sorted(h.stage_scores.items())) for h in result.hits]
 
 
+def _same(a, b) -> bool:
+    """Equal, with numbers equal to 1e-5: a batch pads the cross-encoder's inputs to the longest pair,
+    which moves a score in its sixth decimal (seen once in CI: 0.7056 against 0.705601)."""
+    if isinstance(a, float | int) and isinstance(b, float | int) and not isinstance(a, bool):
+        return abs(a - b) <= 1e-5
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize("rerank", [True, False])
 def test_a_batch_ranks_as_one_at_a_time(stack, corpus, onnx_model, rerank: bool) -> None:
@@ -134,7 +146,8 @@ def test_a_batch_ranks_as_one_at_a_time(stack, corpus, onnx_model, rerank: bool)
     assert sum(bool(r.hits) for r in one) == len(QUESTIONS)
     reranked = [r for r in many if r.reranker]
     assert len(reranked) >= (len(QUESTIONS) // 2 if rerank else 0) and (rerank or not reranked)
-    assert [_ranks(r) for r in many] == [_ranks(r) for r in one]
+    assert [[h.uri for h in r.hits] for r in many] == [[h.uri for h in r.hits] for r in one]
+    assert _same([_ranks(r) for r in many], [_ranks(r) for r in one])
 
 
 @pytest.mark.integration
@@ -160,4 +173,12 @@ def test_cli_batch_with_workers_writes_what_one_at_a_time_writes(stack, corpus, 
             x.pop("timings_ms")
     assert [x["id"] for x in out[3]] == [x["id"] for x in lines]
     assert all(h["uri"].startswith(f"{ROOT}/notes/") for h in out[3][1]["hits"])
-    assert out[3] == out[1]
+    assert [[h["uri"] for h in x["hits"]] for x in out[3]] == [[h["uri"] for h in x["hits"]] for x in out[1]]
+    assert _same(out[3], out[1]), (out[3], out[1])
+
+
+def test_same_allows_only_the_sixth_decimal() -> None:
+    assert _same([("a", 0.7056, {"x": 1})], [("a", 0.705601, {"x": 1})])
+    assert not _same([("a", 0.7056)], [("a", 0.7057)])
+    assert not _same([("a", 0.7056)], [("b", 0.7056)])
+    assert not _same({"x": 1}, {"y": 1}) and not _same([1, 2], [1])
