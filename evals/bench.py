@@ -1,12 +1,13 @@
-"""`muninn bench [--quick]`: every figure issue 19 asks for, measured in one run on one stack of its own,
+"""`muninn bench [--quick | --smoke]`: every figure issue 19 asks for, measured in one run on one stack of its own,
 written to evals/results/benchmarks.md with the machine, the date and the load average beside every
 section, and ratios against peers measured in the same run (OpenViking find alone, BM25 alone, a plain
 regex redactor).
 
 It reuses the single-purpose benchmarks (bench_guard's stack and reader set-up and paired reads,
 bench_export's record, bench_redact's corpus, bench_vault's masking and verify sweep) at sizes that
-fit a run: `--quick` (smoke, under 2 minutes after the stack is up) or the default. Medians throughout;
-no test asserts a time, the smoke test only that every section was written.
+fit a run: `--smoke` (each section once at the smallest sizes: the test that it runs end to end),
+`--quick` (a few minutes on a quiet machine) or the default. Medians throughout; no test asserts a time, the
+smoke test only that every section was written.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ SECTIONS = ("Stack", "Fresh CLI", "Write to searchable", "Search by stage", "Bat
 
 @dataclass
 class Size:
+    flag: str           # how the report's title names the run
+    rounds: int         # repeats of a paired measurement (batch against serial), and of each redactor pass
+    guard_facts: int    # the 220-word notes the readers' areas start with (bench_guard._setup)
     queries: int
     facts: int
     embed_texts: int
@@ -55,10 +59,12 @@ class Size:
     rerank_runs: int
 
 
-QUICK = Size(queries=8, facts=100, embed_texts=200, export_rows=560, known=1000, redact_mb=2, mask_mb=2,
-             verify_entries=40, guard_calls=50, rerank_runs=3)
-FULL = Size(queries=40, facts=1000, embed_texts=1000, export_rows=5600, known=10000, redact_mb=20, mask_mb=16,
-            verify_entries=200, guard_calls=300, rerank_runs=10)
+SMOKE = Size("--smoke", rounds=1, guard_facts=20, queries=2, facts=20, embed_texts=20, export_rows=56, known=50,
+             redact_mb=0.1, mask_mb=0.1, verify_entries=4, guard_calls=5, rerank_runs=1)
+QUICK = Size("--quick", rounds=3, guard_facts=200, queries=8, facts=100, embed_texts=200, export_rows=560,
+             known=1000, redact_mb=2, mask_mb=2, verify_entries=40, guard_calls=50, rerank_runs=3)
+FULL = Size("", rounds=3, guard_facts=200, queries=40, facts=1000, embed_texts=1000, export_rows=5600,
+            known=10000, redact_mb=20, mask_mb=16, verify_entries=200, guard_calls=300, rerank_runs=10)
 
 
 @dataclass
@@ -145,12 +151,13 @@ def fresh_cli(b: Bench, rows: list[tuple[str, str]]) -> None:
             raise RuntimeError(f"muninn {' '.join(args)} exited {out.returncode}: {out.stderr[-300:]}")
         return time.perf_counter() - t
 
-    helps = [wall("--help") for _ in range(5)]
-    rows.append(("`muninn --help`, fresh process, median of 5", f"{statistics.median(helps):.2f} s"))
-    qs = queries(6)
+    runs = 2 * b.size.rounds - 1    # 5 a run, 1 for --smoke
+    helps = [wall("--help") for _ in range(runs)]
+    rows.append((f"`muninn --help`, fresh process, median of {runs}", f"{statistics.median(helps):.2f} s"))
+    qs = queries(1 + runs)
     first = wall("search", qs[0], "--json")
     served = [wall("search", q, "--json") for q in qs[1:]]
-    inproc = [wall("search", q, "--json", MUNINN_SEARCH__SERVE_IDLE="0") for q in qs[1:4]]
+    inproc = [wall("search", q, "--json", MUNINN_SEARCH__SERVE_IDLE="0") for q in qs[1:1 + b.size.rounds]]
     warm, cold = statistics.median(served), statistics.median(inproc)
     rows.append(("`muninn search` (rerank of 20), first call: starts `muninn serve`, waits for it", f"{first:.2f} s"))
     rows.append((f"`muninn search` (rerank of 20), fresh process, warm serve answers, median of {len(served)}",
@@ -264,7 +271,7 @@ def _batch_vs_serial(b: Bench, rows: list[tuple[str, str]], searcher: Any, batch
         ranks(rerank, n)   # warm: content and vector caches hold every candidate of these questions
         serial, batched, same = [], [], True
         load = os.getloadavg()[0]
-        for _ in range(3):
+        for _ in range(b.size.rounds):
             t1, one = ranks(rerank, 1)
             t2, many = ranks(rerank, n)
             serial.append(t1)
@@ -272,9 +279,9 @@ def _batch_vs_serial(b: Bench, rows: list[tuple[str, str]], searcher: Any, batch
             same = same and one == many
         label = "with rerank of 20" if rerank else "no rerank"
         s1, s2 = statistics.median(serial), statistics.median(batched)
-        rows.append((f"{len(qs)} questions {label}, one at a time, median of 3 (per question)",
+        rows.append((f"{len(qs)} questions {label}, one at a time, median of {b.size.rounds} (per question)",
                      f"{s1:.2f} s ({s1 / len(qs) * 1000:.0f} ms)"))
-        rows.append((f"the same, {n} at a time (search.batch_workers), median of 3 (per question)",
+        rows.append((f"the same, {n} at a time (search.batch_workers), median of {b.size.rounds} (per question)",
                      f"{s2:.2f} s ({s2 / len(qs) * 1000:.0f} ms)"))
         rows.append((f"**batch speed-up {label}** (load {load:.1f} at the start; ranks identical: "
                      f"{'yes' if same else 'NO'})", f"**{s1 / s2:.2f}x**"))
@@ -318,7 +325,7 @@ def export_and_redaction(b: Bench, rows: list[tuple[str, str]]) -> None:
     for name, fn in (("muninn value pass (Aho-Corasick)", lambda: [values.redact(d) for d in docs]),
                      ("muninn values + patterns (what export runs)", lambda: [full.redact(d) for d in docs]),
                      ("peer: plain regex alternation of the values", lambda: [plain.sub("x", d) for d in docs])):
-        seconds = statistics.median(timed_ms(fn) for _ in range(3)) / 1000
+        seconds = statistics.median(timed_ms(fn) for _ in range(b.size.rounds)) / 1000
         rates[name] = mb / seconds
     peer = rates["peer: plain regex alternation of the values"]
     for name, rate in rates.items():
@@ -371,12 +378,11 @@ def nightly(b: Bench, rows: list[tuple[str, str]]) -> None:
 
 # --- the run ---
 
-def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[str, str]]], None] | None = None,
+def run(size: Size, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[str, str]]], None] | None = None,
         sections: Sequence[str] = ()) -> Path:
     """`sections`: only these (and what they need); empty: every section."""
     from muninn.plugins.stack import lifecycle
 
-    size = QUICK if quick else FULL
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-"))
     cfg_path, base = bench_guard.stack_config(tmp)   # resolves the shared server venv before XDG moves
@@ -389,7 +395,7 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
     lifecycle.up(settings, say=lambda m: None, config_file=cfg_path)
     stack_s = time.perf_counter() - t
     try:
-        cfg_path, uris, account = bench_guard._setup(tmp, (cfg_path, base))
+        cfg_path, uris, account = bench_guard._setup(tmp, (cfg_path, base), facts=size.guard_facts)
         settings = config.load(cfg_path)
         settings = settings.model_copy(update={"openviking": settings.openviking.model_copy(
             update={"account": account, "user": "owner"})})
@@ -435,7 +441,7 @@ def run(quick: bool, out: Path = RESULTS, levers: Callable[[Bench, list[tuple[st
                     build_index(b)
     finally:
         lifecycle.down(settings, say=lambda m: None)
-    text = render(b, quick, started, load_start)
+    text = render(b, started, load_start)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return out
@@ -447,9 +453,9 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
-def render(b: Bench, quick: bool, started: str, load_start: tuple[float, float, float]) -> str:
+def render(b: Bench, started: str, load_start: tuple[float, float, float]) -> str:
     order = sorted(b.sections, key=lambda s: SECTIONS.index(s.title))
-    lines = ["# Benchmarks (`muninn bench" + (" --quick" if quick else "") + "`)", "",
+    lines = ["# Benchmarks (`muninn bench" + (f" {b.size.flag}" if b.size.flag else "") + "`)", "",
              f"Machine: {machine()}. Started {started}; load average (1/5/15 min) at the start "
              f"{load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f}, at the end "
              f"{os.getloadavg()[0]:.2f}. Every section gives the 1-minute load average when it began: above ~2 "

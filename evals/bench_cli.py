@@ -13,8 +13,10 @@ app = typer.Typer()
 
 @app.command("bench")
 def bench_cmd(
-    quick: bool = typer.Option(False, "--quick", help="Small sizes: a smoke run in about two minutes once the "
-                               "stack is up (CI runs it)."),
+    quick: bool = typer.Option(False, "--quick", help="Small sizes: a few minutes on a quiet machine once the "
+                               "stack is up."),
+    smoke: bool = typer.Option(False, "--smoke", help="Each section once at the smallest sizes: checks that the "
+                               "bench runs end to end (the tests run it); its figures are not worth quoting."),
     out: Path = typer.Option(None, "--out", help="Where to write the report (default "
                              "evals/results/benchmarks.md)."),
     section: list[str] = typer.Option([], "--section", metavar="TITLE", help="Only this section (repeatable), "
@@ -33,5 +35,8 @@ def bench_cmd(
     if unknown:
         raise typer.BadParameter(f"no section {unknown[0]!r}; one of: " + ", ".join(bench.SECTIONS),
                                  param_hint="--section")
-    path = bench.run(quick, out or bench.RESULTS, levers=bench_levers.measure, sections=section)
+    if quick and smoke:
+        raise typer.BadParameter("choose one of --quick and --smoke", param_hint="--smoke")
+    size = bench.SMOKE if smoke else bench.QUICK if quick else bench.FULL
+    path = bench.run(size, out or bench.RESULTS, levers=bench_levers.measure, sections=section)
     say(f"wrote {path}")

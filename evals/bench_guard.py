@@ -71,7 +71,7 @@ def stack_config(tmp: Path) -> tuple[Path, dict]:
     return cfg_path, base
 
 
-def _setup(tmp: Path, configured: tuple[Path, dict] | None = None) -> tuple[Path, list[str], str]:
+def _setup(tmp: Path, configured: tuple[Path, dict] | None = None, facts: int = 200) -> tuple[Path, list[str], str]:
     cfg_path, base = configured or stack_config(tmp)
     settings = config.load(cfg_path)
     lifecycle.up(settings, say=lambda m: None, config_file=cfg_path)   # a no-op when it already runs
@@ -90,7 +90,7 @@ def _setup(tmp: Path, configured: tuple[Path, dict] | None = None) -> tuple[Path
         for folder in ("viking://resources/shared", "viking://resources/agents", "viking://resources/agents/raven"):
             owner.ensure_dir(folder)
         files = {}
-        for i in range(200):
+        for i in range(facts):
             area = "viking://resources/agents/raven/obs" if i % 4 == 0 else "viking://resources/shared/notes"
             body = " ".join(rng.choice(WORDS) for _ in range(220))
             if i % 10 == 0:

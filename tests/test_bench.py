@@ -1,5 +1,5 @@
-"""`muninn bench --quick` as CI runs it: a smoke test that every section was measured and written.
-No time is asserted (issue 19); the figures live in evals/results/benchmarks.md."""
+"""`muninn bench --smoke` as CI runs it: every section measured once at the smallest sizes and written.
+No time is asserted (issue 19); the figures live in evals/results/benchmarks.md (`--quick` or the full run)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from muninn.evals.bench import SECTIONS
 pytestmark = pytest.mark.integration
 
 
-def test_quick_bench_writes_every_section(tmp_path) -> None:
+def test_smoke_bench_writes_every_section(tmp_path) -> None:
     out = tmp_path / "benchmarks.md"
-    run = subprocess.run([sys.executable, "-m", "muninn", "bench", "--quick", "--out", str(out)],
+    run = subprocess.run([sys.executable, "-m", "muninn", "bench", "--smoke", "--out", str(out)],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-2000:]
     text = out.read_text()
+    assert text.startswith("# Benchmarks (`muninn bench --smoke`)")
     assert re.search(r"Machine: .+ cores.+load average", text)
     for title in SECTIONS:
         body = text.split(f"## {title}\n", 1)
@@ -39,3 +40,10 @@ def test_an_unknown_section_is_named_and_nothing_runs(tmp_path, title: str) -> N
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and f"no section {title!r}" in run.stderr and "Batch vs serial" in run.stderr
     assert "Traceback" not in run.stderr and not out.exists()
+
+
+def test_quick_and_smoke_together_are_refused(tmp_path) -> None:
+    run = subprocess.run([sys.executable, "-m", "muninn", "bench", "--quick", "--smoke", "--out",
+                          str(tmp_path / "b.md")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "choose one of --quick and --smoke" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "b.md").exists()
