@@ -12,6 +12,8 @@ flags the most questions whose top 4 holds no right hit while calling at most a 
 weak, chosen on all corpora but one and scored on the one left out.
 
 `--write` puts the fitted constants into plugins/search/relevance.py (between its CALIBRATION markers).
+`--shipped` fits nothing: it scores the shipped curve and `search.strong_match` on each corpus, which is the
+held-out measurement for corpora the constants were not fitted on.
 """
 
 from __future__ import annotations
@@ -228,6 +230,21 @@ def report(corpora: dict[str, list[Shown]], strong_before: float) -> tuple[str, 
     return "\n".join(lines), shipped, threshold
 
 
+def shipped_report(corpora: dict[str, list[Shown]], threshold: float) -> str:
+    """The warning as shipped (relevance.CALIBRATION, search.strong_match) on each corpus: nothing is fitted."""
+    from muninn.plugins.search import relevance as product
+
+    curve = product.CALIBRATION[RERANKER]
+    lines = [f"The shipped curve {curve} and search.strong_match {threshold:g}, fitted on none of these corpora.", "",
+             "| corpus | questions | wrong | fired | precision | recall | false warnings (first hit right) |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, hits in corpora.items():
+        w = warned(hits, curve, threshold)
+        lines.append(f"| {name} | {w.questions} | {w.wrong} | {w.fired} | {w.precision:.2f} | {w.recall:.2f} | "
+                     f"{w.fired_on_right_top1}/{w.right_top1} |")
+    return "\n".join(lines)
+
+
 def _mean(values: Any) -> str:
     got = list(values)
     return f"{statistics.mean(got):.2f}" if got else "–"
@@ -259,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drop-degraded", type=float, default=0.0, metavar="SHARE")
     ap.add_argument("--before", type=float, default=0.05, metavar="P", help="the raw-probability threshold "
                     "to compare with (search.strong_match before the calibration)")
+    ap.add_argument("--shipped", action="store_true", help="fit nothing: score the shipped curve and threshold")
     args = ap.parse_args(argv)
     base = config.load().search
     recorded = replay.load(args.traces, args.drop_degraded)
@@ -266,6 +284,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: traces scored with {', '.join(sorted(others))}; this fits {RERANKER} only", file=sys.stderr)
         return 2
     corpora = {name: shown(recs, base) for name, recs in recorded.items()}
+    if args.shipped:
+        text = shipped_report(corpora, base.strong_match)
+        print(text)
+        if args.out:
+            args.out.write_text(text + "\n", encoding="utf-8")
+        return 0
     text, shipped, threshold = report(corpora, args.before)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
