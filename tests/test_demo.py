@@ -54,16 +54,24 @@ def test_demo_runs_end_to_end_and_leaks_nothing(stack, demo_config: tuple[Path, 
     assert summary["regressed"] is None
 
 
-def test_eval_as_a_reader_through_the_guard(stack, demo_config: tuple[Path, dict]) -> None:
+def test_eval_as_a_reader_through_the_guard(stack, demo_config: tuple[Path, dict], tmp_path: Path) -> None:
     path, _ = demo_config
-    summary = json.loads(stack.cli("--config", str(path), "eval", "--json", timeout=600).stdout)
+    # Every third question of the sealed set: the demo test runs all 24 directly.
+    qs = yaml.safe_load((EXAMPLES.parent / "evals" / "questions" / "ops.yaml").read_text())
+    qs["name"], qs["questions"] = "guarded-look", qs["questions"][::3]
+    qset = tmp_path / "guarded-look.yaml"
+    qset.write_text(yaml.safe_dump(qs))
+    direct = stack.cli("--config", str(path), "eval", "--set", str(qset), "--json", timeout=600)
+    assert direct.returncode == 0, direct.stderr[-2000:]
+    summary = json.loads(direct.stdout)
     # As a reader, through a real MCP client and the guard: the owner reads every area, so the same
     # questions land on the same files.
-    guarded = stack.cli("--config", str(path), "eval", "--json", "--profile", "owner", timeout=600)
+    guarded = stack.cli("--config", str(path), "eval", "--set", str(qset), "--json", "--profile", "owner",
+                        timeout=600)
     assert guarded.returncode == 0, guarded.stderr[-2000:]
     as_owner = json.loads(guarded.stdout)
-    assert as_owner["set"].endswith("@owner") and as_owner["questions"] == 24
-    assert as_owner["hit@4"] == summary["hit@4"]
+    assert as_owner["set"].endswith("@owner") and as_owner["questions"] == summary["questions"] == 8
+    assert as_owner["hit@4"] == summary["hit@4"] >= 6
 
 
 def test_eval_exits_16_when_it_loses_to_the_last_run(stack, demo_config: tuple[Path, dict], tmp_path: Path) -> None:
@@ -71,7 +79,7 @@ def test_eval_exits_16_when_it_loses_to_the_last_run(stack, demo_config: tuple[P
     # A set of its own (so the stack's ops history is untouched) with one question nothing answers:
     # no run of it can be perfect, so a perfect "last run" is always better.
     qs = yaml.safe_load((EXAMPLES.parent / "evals" / "questions" / "ops.yaml").read_text())
-    qs["name"] = "gate-test"
+    qs["name"], qs["questions"] = "gate-test", qs["questions"][:3]
     qs["questions"].append({"id": "unanswerable", "question": "what colour is the moon's second door",
                             "expect": ["no/such/file.md"]})
     qset = tmp_path / "gate-test.yaml"
