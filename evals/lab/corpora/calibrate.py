@@ -272,11 +272,12 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.splitlines()[0])
     ap.add_argument("traces", type=Path, help="a folder of CORPUS.jsonl written by `corpora run --trace`")
     ap.add_argument("--out", type=Path, help="write the report here (else stdout)")
-    ap.add_argument("--write", action="store_true", help="put the fitted constants into plugins/search/relevance.py")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="put the fitted constants into plugins/search/relevance.py")
     ap.add_argument("--drop-degraded", type=float, default=0.0, metavar="SHARE")
     ap.add_argument("--before", type=float, default=0.05, metavar="P", help="the raw-probability threshold "
                     "to compare with (search.strong_match before the calibration)")
-    ap.add_argument("--shipped", action="store_true", help="fit nothing: score the shipped curve and threshold")
+    mode.add_argument("--shipped", action="store_true", help="fit nothing: score the shipped curve and threshold")
     args = ap.parse_args(argv)
     base = config.load().search
     recorded = replay.load(args.traces, args.drop_degraded)
@@ -284,17 +285,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: traces scored with {', '.join(sorted(others))}; this fits {RERANKER} only", file=sys.stderr)
         return 2
     corpora = {name: shown(recs, base) for name, recs in recorded.items()}
-    if args.shipped:
-        text = shipped_report(corpora, base.strong_match)
-        print(text)
-        if args.out:
-            args.out.write_text(text + "\n", encoding="utf-8")
-        return 0
-    text, shipped, threshold = report(corpora, args.before)
+    fitted = None if args.shipped else report(corpora, args.before)
+    text = fitted[0] if fitted else shipped_report(corpora, base.strong_match)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
     print(text)
-    if args.write:
+    if fitted and args.write:
+        _, shipped, threshold = fitted
         write_constants(shipped)
         print(f"\nwrote {RELEVANCE_PY}; search.strong_match's default should be {threshold:g}", file=sys.stderr)
     return 0
