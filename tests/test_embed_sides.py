@@ -138,3 +138,37 @@ def test_the_dense_baseline_reads_each_models_own_prompts() -> None:
 def test_a_single_string_input_reads_its_prompt_in_every_reply_shape(extra: dict) -> None:
     seen = _read(RecordingEncoder(), {"input": QUESTION, "input_type": "passage", **extra})
     assert seen == ["passage: " + QUESTION]
+
+
+def test_a_text_asked_again_is_not_encoded_again_and_its_vector_is_the_same() -> None:
+    # OpenViking's find and muninn's linear fusion ask for the same question within milliseconds.
+    model = RecordingEncoder()
+    client = TestClient(create_app(model, 8, "m", prompts=E5))
+
+    def ask(texts: list[str], input_type: str) -> list[list[float]]:
+        resp = client.post("/v1/embeddings", json={"input": texts, "input_type": input_type})
+        assert resp.status_code == 200, resp.text
+        return [row["embedding"] for row in resp.json()["data"]]
+
+    first = ask([QUESTION], "query")
+    assert ask([QUESTION], "query") == first and model.seen == ["query: " + QUESTION]
+    # Another side is another text (another prompt): encoded, and not confused with the first.
+    assert ask([QUESTION], "passage") != first and model.seen[-1] == "passage: " + QUESTION
+    # A batch sends only what is new, in order, once each; its rows come back in the request's order.
+    model.seen.clear()
+    rows = ask(["a", QUESTION, "b", "a"], "query")
+    assert model.seen == ["query: a", "query: b"] and rows[1] == first[0] and rows[0] == rows[3]
+
+
+def test_the_recent_vectors_are_bounded_and_kept_per_model(monkeypatch) -> None:
+    from muninn.plugins.embed import server
+
+    monkeypatch.setattr(server, "RECENT", 3)
+    first, second = RecordingEncoder(), RecordingEncoder()
+    app = create_app(first, 8, "m", others={"other": lambda: server.Served(second, 8)})
+    client = TestClient(app)
+    for text in ["q1", "q2", "q3", "q4", "q1"]:      # q1 fell out when q4 came: encoded again
+        assert client.post("/v1/embeddings", json={"input": [text]}).status_code == 200
+    assert first.seen == ["q1", "q2", "q3", "q4", "q1"]
+    assert client.post("/v1/embeddings", json={"input": ["q1"], "model": "other"}).status_code == 200
+    assert second.seen == ["q1"]     # the second model's vector is its own, never the first's

@@ -70,9 +70,9 @@ def test_a_request_naming_the_second_model_is_answered_by_it() -> None:
     first, second, calls = RecordingEncoder(), RecordingEncoder(), []
     client = _app(first, second, calls)
     assert calls == []                                              # not loaded until asked for
-    for name, reader in ((MINILM_NAME, second), (MINILM_NAME, second), ("e5-small-v2", first), (None, first),
-                         ("what-openviking-calls-it", first)):
-        body = {"input": ["a text"], **({"model": name} if name else {})}
+    for i, (name, reader) in enumerate(((MINILM_NAME, second), (MINILM_NAME, second), ("e5-small-v2", first),
+                                        (None, first), ("what-openviking-calls-it", first))):
+        body = {"input": [f"text {i}"], **({"model": name} if name else {})}   # new: never a recent vector
         before = len(reader.seen)
         resp = client.post("/v1/embeddings", json=body)
         assert resp.status_code == 200, resp.text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -23,6 +24,7 @@ from muninn.core import factfile
 from muninn.core.embed_prompts import Prompts, kind_of
 
 MAX_INPUTS = 2048
+RECENT = 1024     # vectors kept: 1.5 MB at 384 dimensions
 
 
 class EmbeddingRequest(BaseModel):
@@ -41,6 +43,30 @@ def encode_vector(vec: np.ndarray, encoding: str) -> list[float] | str:
     return [float(x) for x in vec]
 
 
+class Recent:
+    """The vectors of the last texts encoded, by model and text as read (prompt included). A question is
+    asked twice within milliseconds: by OpenViking's `find` and by muninn's linear fusion
+    (plugins/search/stages/query_vectors.py). Requests take turns, so the second finds the first's vector."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = RECENT if size is None else size
+        self._vecs: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+    def encode(self, name: str, use: Served, texts: list[str], batch_size: int) -> np.ndarray:
+        keys = [(name, t) for t in texts]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._vecs))
+        if todo:
+            fresh = use.model.encode([t for _, t in todo], batch_size=batch_size, normalize_embeddings=True,
+                                     convert_to_numpy=True, show_progress_bar=False)
+            self._vecs.update(zip(todo, np.asarray(fresh, dtype=np.float32), strict=True))
+        out = np.stack([self._vecs[k] for k in keys])
+        for k in keys:
+            self._vecs.move_to_end(k)
+        while len(self._vecs) > self.size:
+            self._vecs.popitem(last=False)
+        return out
+
+
 @dataclass
 class Served:
     """One model the sidecar answers for."""
@@ -57,6 +83,7 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
     sidecar whose readers never ask for it never loads it). Any other name gets the configured model, as
     OpenViking, which names the model its config gives, expects."""
     app = FastAPI(title="muninn embedding sidecar")
+    recent = Recent()
     # torch on 2 cores: concurrent encodes only fight over the threads, so requests take turns.
     lock = threading.Lock()
     first = Served(model, native_dim, prompts)
@@ -104,8 +131,7 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
             texts = [factfile.embed_text(t) for t in texts]
         texts = [b + t for b, t in zip(before, texts, strict=True)]
         with lock:
-            vectors = use.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
-                                       convert_to_numpy=True, show_progress_bar=False)
+            vectors = recent.encode(name, use, texts, batch_size)
         if dim < native_dim:
             vectors = vectors[:, :dim]
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
