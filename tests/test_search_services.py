@@ -13,8 +13,8 @@ from muninn.core.config import Settings
 from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.state import Services
 
-MEMBERS = ("settings", "cfg", "client", "index", "index_problem", "vector", "fetcher", "dense", "watch", "readable",
-           "drop_index", "reranker", "rerank_problem")
+MEMBERS = ("settings", "cfg", "client", "index", "index_problem", "vector", "fetcher", "dense", "second", "watch",
+           "readable", "drop_index", "reranker", "rerank_problem")
 
 
 @pytest.fixture

@@ -262,10 +262,11 @@ class DenseScorer:
                                    fix=self._restart)
         self._served = True
 
+    def query_vector(self, query: str) -> np.ndarray:
+        """The question's vector as cosines() reads it (a model without prompts reads both sides alike)."""
+        return self.embed([query], "query" if self.prompts else "passage")[0]
+
     def cosines(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        if not self.prompts:    # one space, one side: the question rides in the candidates' request
-            vecs = self.embed([query, *texts])
-            return [float(x) for x in vecs[1:] @ vecs[0]]
-        return [float(x) for x in self.embed(texts, "passage") @ self.embed([query], "query")[0]]
+        return [float(x) for x in self.embed(texts, "passage") @ self.query_vector(query)]

@@ -24,6 +24,7 @@ def register_stages(register: Callable[[Any], Any]) -> None:
         keyword_stage,
         linear,
         pin,
+        query_vectors,
         reach,
         recency_stage,
         rerank_stage,
@@ -33,11 +34,12 @@ def register_stages(register: Callable[[Any], Any]) -> None:
         vector,
     )
 
-    # The order is the pipeline. The first four decide the route and what is sought; the rest rank.
+    # The order is the pipeline. The first four decide the route and what is sought; the question's
+    # vectors are then asked beside find; the rest rank.
     for stage in (analyse.Analyse(), hybrid.Hybrid(), routing.Routing(), dates.Dates(),
-                  vector.Vector(), keyword_stage.Keyword(), dated.Dated(), reach.Reach(), scope.Scope(),
-                  fusion_stage.Fusion(), content.Content(), since.Since(), linear.Linear(), rerank_stage.Rerank(),
-                  recency_stage.Recency(), pin.Pin(), cap.Cap()):
+                  query_vectors.QueryVectors(), vector.Vector(), keyword_stage.Keyword(), dated.Dated(),
+                  reach.Reach(), scope.Scope(), fusion_stage.Fusion(), content.Content(), since.Since(),
+                  linear.Linear(), rerank_stage.Rerank(), recency_stage.Recency(), pin.Pin(), cap.Cap()):
         register(stage)
 
 

@@ -12,6 +12,7 @@ of the pipeline, so no stage reaches back to it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -46,6 +47,7 @@ class Services(Protocol):
     vector: CandidateSource
     fetcher: Fetcher
     dense: DenseScorer
+    second: DenseScorer | None          # embed.second_model's scorer, None when it is off
     watch: ServerWatch
     readable: Callable[[str], bool] | None   # the reader's policy decision (stages/scope.py), None: no reader
 
@@ -73,6 +75,8 @@ class SearchState:
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reranked_by: str | None = None
+    # The question's vector under each scorer ("dense", "second"), being asked beside find (stages/query_vectors.py)
+    query_vectors: dict[str, Future] = field(default_factory=dict)
     offline: bool = False               # OpenViking is away: answered from the keyword index, said in warnings
 
     @property

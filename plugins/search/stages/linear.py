@@ -21,7 +21,10 @@ class Linear:
         docs = state.docs
         chars = state.cfg.window_chars if state.cfg.window_weight else 0
         wins = [windows.texts(docs[u].text, chars) if chars else [] for u in uris]
+        asked = state.query_vectors     # the question's vectors, asked beside find (query_vectors.py)
         try:
+            if "dense" in asked:
+                asked["dense"].result()     # cached once it is done; its failure is raised here
             # One sidecar call for every text of every candidate (only the uncached ones are sent).
             cos = state.searcher.dense.cosines(state.sought.query, [docs[u].text for u in uris]
                                                + [docs[u].fact or docs[u].body for u in uris]
@@ -40,6 +43,8 @@ class Linear:
             state.cosines["window"] = best
         if (second := state.searcher.second) is not None:
             try:
+                if "second" in asked:
+                    asked["second"].result()
                 state.cosines["second"] = dict(zip(uris, second.cosines(state.sought.query,
                                                                         [docs[u].text for u in uris]), strict=True))
             except dense.DenseUnavailable as exc:   # the first model's fusion stands without it
