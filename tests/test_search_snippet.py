@@ -9,7 +9,7 @@ from muninn.export import sources as export_sources
 from muninn.export.facts import render, unique_paths
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import query
-from muninn.plugins.search.pipeline import _hit
+from muninn.plugins.search.pipeline import _cut, _hit
 from muninn.plugins.search.types import Candidate
 
 WINDOW = 800      # rerank.passage_window's default
@@ -62,7 +62,7 @@ def test_a_secret_deep_in_a_long_file_is_hidden_in_its_snippet() -> None:
     text = ("# AWS\n\nAKIAIOSFODNN7ABCDEFG\n\n" + FILLER + f"The rotation secret for the backup bucket:\n{secret}\n\n"
             + FILLER)
     d = docmod.parse("viking://resources/notes/aws.md", text)
-    hit = _hit(Candidate(uri=d.uri), d, query.analyse("rotation secret backup bucket").terms, WINDOW)
+    hit = _cut(_hit(Candidate(uri=d.uri), d), d, query.analyse("rotation secret backup bucket").terms, WINDOW)
     assert "rotation secret for the backup bucket" in hit.snippet
     assert secret not in hit.snippet and "[REDACTED:undeclared-secret]" in hit.snippet
 

@@ -4,7 +4,7 @@
 
 Each corpus's facts are rendered as the exporter writes them and parsed as search reads them
 (plugins/search/doc.py). For every question with an `answer`, the snippet of its right fact is cut with
-the query's terms exactly as the pipeline cuts it (pipeline._hit), and checked for the answer
+the query's terms exactly as the pipeline cuts it (pipeline._cut), and checked for the answer
 (whitespace-insensitive), both whole (`Hit.snippet`, what an agent reads) and as `muninn search` prints it.
 With `--traces` (trace.py's CORPUS.jsonl), only questions whose right fact the replayed defaults put in
 the top 4 count, and the snippet is the one of the best-ranked right fact there.
