@@ -160,3 +160,55 @@ def test_blend_keeps_retrieval_evidence_in_the_final_order(stack, talk) -> None:
     # header_blend dominating: the turns Caroline said come first, in the reranker's order among them
     said_by_caroline = [u for u in fused[::-1] if u.rsplit("/", 1)[-1] in ("t2.md", "t4.md")]
     assert orders[0.0, 100.0][:2] == said_by_caroline and len(said_by_caroline) == 2
+
+
+def _spy(monkeypatch, scorer: dense.DenseScorer) -> list[tuple[str, str, list[str]]]:
+    """Every request a scorer sends to the (real) sidecar: the thread it was sent on, the side, the texts."""
+    import threading
+
+    sent: list[tuple[str, str, list[str]]] = []
+    real = scorer._post
+
+    def post(texts, kind="passage"):
+        sent.append((threading.current_thread().name, kind, list(texts)))
+        return real(texts, kind)
+
+    monkeypatch.setattr(scorer, "_post", post)
+    return sent
+
+
+@pytest.mark.integration
+def test_the_questions_vectors_are_asked_beside_find_once_each(stack, talk, monkeypatch) -> None:
+    client, db = talk
+    question = "Which support group did Caroline join, and when exactly?"
+    with Searcher(_settings(stack, rerank=RerankSettings(enabled=False)), client=client, index=db) as s:
+        sent = {"dense": _spy(monkeypatch, s.dense), **({"second": _spy(monkeypatch, s.second)} if s.second else {})}
+        res = s.search(question, k=3, target=ROOT)
+    assert res.warnings == [] and {"query_vectors", "linear"} <= set(res.timings_ms)
+    for name, posts in sent.items():
+        asked = [(thread, kind) for thread, kind, texts in posts if question in texts]
+        # Once, on the query-vectors thread: the linear stage found it cached.
+        assert [thread for thread, _ in asked] == ["muninn-query-vectors"], name
+        assert all(thread != "muninn-query-vectors" for thread, _, texts in posts if question not in texts)
+    assert "second" not in sent or "second_cos" in res.hits[0].stage_scores
+
+
+@pytest.mark.integration
+def test_an_identifier_asks_no_question_vector(stack, talk, monkeypatch) -> None:
+    client, db = talk
+    with Searcher(_settings(stack, rerank=RerankSettings(enabled=False)), client=client, index=db) as s:
+        sent = _spy(monkeypatch, s.dense)
+        res = s.search("10.20.30.40", k=3, target=ROOT)
+    assert res.route == "keyword" and "query_vectors" not in res.timings_ms and sent == []
+
+
+@pytest.mark.integration
+def test_a_sidecar_that_fails_the_question_is_asked_once_and_said_once(stack, talk, monkeypatch) -> None:
+    client, db = talk
+    settings = _settings(stack, rerank=RerankSettings(enabled=False))
+    down = settings.model_copy(update={"embed": settings.embed.model_copy(update={"port": free_port()})})
+    with Searcher(down, client=client, index=db) as s:
+        sent = _spy(monkeypatch, s.dense)
+        res = s.search("support group", k=3, target=ROOT)
+    assert len(sent) == 1 and sent[0][0] == "muninn-query-vectors"     # never asked again by the linear stage
+    assert sum(w.startswith("linear fusion skipped") for w in res.warnings) == 1
