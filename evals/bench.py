@@ -245,38 +245,41 @@ def search_by_stage(b: Bench, rows: list[tuple[str, str]]) -> None:
 
 def batch_vs_serial(b: Bench, rows: list[tuple[str, str]]) -> None:
     """A batch of questions (`muninn search --batch`) one at a time, then at once (search.batch_workers),
-    back to back on one warm Searcher, a few rounds each: the machine may be loaded by other work, so
-    the two are compared within each round. The reranker's (query, text) cache is emptied before
-    every pass, or each repeat would be free."""
+    back to back, a few rounds each: the machine may be loaded by other work, so the two are compared within
+    each round. Each way has its own warm Searcher, as `muninn search` and `muninn search --batch` do (a
+    batch reranks on one core a question: Searcher.at_once). The rerankers' (query, text) caches are emptied
+    before every pass, or each repeat would be free."""
     from muninn.plugins.search import batch
     from muninn.plugins.search.pipeline import Searcher
 
-    with Searcher(b.settings, client=b.owner, index=b.state["index"]) as searcher:
-        _batch_vs_serial(b, rows, searcher, batch)
-
-
-def _batch_vs_serial(b: Bench, rows: list[tuple[str, str]], searcher: Any, batch: Any) -> None:
-    qs = queries(2 * b.size.queries)
     n = batch.workers(b.settings.search.batch_workers)
-    model = searcher.reranker()
+    with Searcher(b.settings, client=b.owner, index=b.state["index"]) as one, \
+            Searcher(b.settings, client=b.owner, index=b.state["index"]) as many:
+        many.at_once(n)
+        _batch_vs_serial(b, rows, one, many, n, batch)
 
-    def ranks(rerank: bool, workers: int) -> tuple[float, list[list[str]]]:
-        if model is not None:
+
+def _batch_vs_serial(b: Bench, rows: list[tuple[str, str]], one: Any, many: Any, n: int, batch: Any) -> None:
+    qs = queries(2 * b.size.queries)
+
+    def ranks(searcher: Any, rerank: bool, workers: int) -> tuple[float, list[list[str]]]:
+        if (model := searcher.reranker()) is not None:
             model._cache.clear()
         t = time.perf_counter()
         got = list(batch.in_order(lambda q: searcher.search(q, rerank=rerank), qs, workers))
         return time.perf_counter() - t, [[h.uri for h in r.hits] for r in got]
 
     for rerank in (False, True):
-        ranks(rerank, n)   # warm: content and vector caches hold every candidate of these questions
+        ranks(one, rerank, 1)   # warm: content and vector caches hold every candidate of these questions
+        ranks(many, rerank, n)
         serial, batched, same = [], [], True
         load = os.getloadavg()[0]
         for _ in range(b.size.rounds):
-            t1, one = ranks(rerank, 1)
-            t2, many = ranks(rerank, n)
+            t1, first = ranks(one, rerank, 1)
+            t2, then = ranks(many, rerank, n)
             serial.append(t1)
             batched.append(t2)
-            same = same and one == many
+            same = same and first == then
         label = "with rerank of 20" if rerank else "no rerank"
         s1, s2 = statistics.median(serial), statistics.median(batched)
         rows.append((f"{len(qs)} questions {label}, one at a time, median of {b.size.rounds} (per question)",

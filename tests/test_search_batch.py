@@ -76,11 +76,11 @@ def test_a_lazy_input_is_read_as_answers_are_taken() -> None:
     got.close()
 
 
-def test_workers_default_to_the_cores(monkeypatch) -> None:
+def test_workers_default_to_one_more_than_the_cores(monkeypatch) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: 6)
-    assert batch.workers(None) == 6 and batch.workers(3) == 3
+    assert batch.workers(None) == 7 and batch.workers(3) == 3 and batch.workers(1) == 1
     monkeypatch.setattr("os.cpu_count", lambda: None)
-    assert batch.workers(None) == 1
+    assert batch.workers(None) == 2
 
 
 # --- the real pipeline ---
@@ -131,16 +131,14 @@ def _same(a, b) -> bool:
 @pytest.mark.parametrize("rerank", [True, False])
 def test_a_batch_ranks_as_one_at_a_time(stack, corpus, onnx_model, rerank: bool) -> None:
     _, client, db = corpus
-    with Searcher(_settings(stack, onnx_model), client=client, index=db) as s:
+    with Searcher(_settings(stack, onnx_model), client=client, index=db) as s, \
+            Searcher(_settings(stack, onnx_model), client=client, index=db) as b:
         model = s.reranker()
         assert model is not None and model.name == "rerank:onnx"
-
-        def answer(q: str):
-            return s.search(q, k=6, rerank=rerank)
-
-        one = [answer(q) for q in QUESTIONS]
-        model._cache.clear()            # the batch runs the model again, several questions at once
-        many = list(batch.in_order(answer, QUESTIONS, 3))
+        b.at_once(3)        # as `search --batch` and `muninn eval` do: a question reranks on one core
+        assert b.reranker() is not model and b.reranker().name == "rerank:onnx"
+        one = [s.search(q, k=6, rerank=rerank) for q in QUESTIONS]
+        many = list(batch.in_order(lambda q: b.search(q, k=6, rerank=rerank), QUESTIONS, 3))
     assert [r.query for r in many] == QUESTIONS
     assert all(r.warnings == [] for r in one + many), [r.warnings for r in one + many]
     assert sum(bool(r.hits) for r in one) == len(QUESTIONS)
@@ -148,6 +146,26 @@ def test_a_batch_ranks_as_one_at_a_time(stack, corpus, onnx_model, rerank: bool)
     assert len(reranked) >= (len(QUESTIONS) // 2 if rerank else 0) and (rerank or not reranked)
     assert [[h.uri for h in r.hits] for r in many] == [[h.uri for h in r.hits] for r in one]
     assert _same([_ranks(r) for r in many], [_ranks(r) for r in one])
+
+
+def test_at_once_keeps_a_given_reranker_and_a_configured_thread_count(stack, onnx_model) -> None:
+    given = rerank_model.ReverseReranker()
+    with Searcher(_settings(stack, onnx_model), reranker=given, index=stack.settings.paths.search_index()) as s:
+        s.at_once(4)
+        assert s.reranker() is given
+    pinned = _settings(stack, onnx_model)
+    pinned = pinned.model_copy(update={"search": pinned.search.model_copy(update={
+        "rerank": pinned.search.rerank.model_copy(update={"threads": 2})})})
+    with Searcher(pinned, index=stack.settings.paths.search_index()) as s:
+        before = s.reranker()
+        s.at_once(4)
+        assert s.reranker() is before
+    with Searcher(_settings(stack, onnx_model), index=stack.settings.paths.search_index()) as s:
+        before = s.reranker()
+        s.at_once(1)        # one at a time: nothing changes
+        assert s.reranker() is before
+        s.at_once(2)
+        assert s.reranker() is not before
 
 
 @pytest.mark.integration

@@ -228,8 +228,9 @@ class SearchSettings(Section):
     fetch_workers: int = Field(8, ge=1, description="Candidates read from OpenViking at once when the keyword "
                                "index does not hold their text")
     batch_workers: int | None = Field(None, ge=1, description="Questions `muninn search --batch` and `muninn "
-                                      "bench` answer at once, each through the whole pipeline with the same ranks "
-                                      "as one at a time (default: one per core)")
+                                      "eval` answer at once, each through the whole pipeline with the same ranks "
+                                      "as one at a time (default: one per core and one more, so a question's "
+                                      "reads fill the time another's reranking waits)")
     timeout: float = Field(30.0, gt=0, description="Seconds a search waits for OpenViking's vector candidates "
                            "(slower, down or a bad reply: it answers from the local keyword index, with a warning) "
                            "and for the embedding sidecar (linear fusion; else RRF order, said); also `status`'s "

@@ -19,8 +19,10 @@ R = TypeVar("R")
 
 
 def workers(setting: int | None) -> int:
-    """search.batch_workers, or one per core."""
-    return setting or os.cpu_count() or 1
+    """search.batch_workers, or one per core and one more: each question reranks on one core
+    (Searcher.at_once), and the extra one's reads and fusion fill the gaps
+    (evals/results/decisions.md#batch-threads)."""
+    return setting or (os.cpu_count() or 1) + 1
 
 
 def in_order(answer: Callable[[Q], R], questions: Iterable[Q], n: int) -> Iterator[R]:

@@ -172,7 +172,9 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min
     lines = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
     with lines:
         # Several questions at once (search.batch_workers), written in the file's order.
-        for qid, result in batch.in_order(answer, items(lines), batch.workers(searcher.cfg.batch_workers)):
+        workers = batch.workers(searcher.cfg.batch_workers)
+        searcher.at_once(workers)
+        for qid, result in batch.in_order(answer, items(lines), workers):
             # The same fields as one search's --json, keyed by the line's id.
             sys.stdout.write(json.dumps({"id": qid, **result.to_dict()}, default=str) + "\n")
             sys.stdout.flush()

@@ -77,6 +77,8 @@ class Searcher:
         self.second = (dense.DenseScorer(second, dense.cache_path(path, second=True), timeout=self.cfg.timeout,
                                          strict=True) if second is not None else None)
         self._reranker = reranker
+        self._rerank_given = reranker is not None
+        self._rerank_cfg = self.cfg.rerank
         self._rerank_problem = ""
         self._rerank_lock = threading.Lock()   # a warm-up thread and the first search load it once
         # Stages and features gathered here, before a batch's threads each ask the registry first.
@@ -110,10 +112,20 @@ class Searcher:
                 from muninn.plugins.search import rerank
 
                 try:
-                    self._reranker = rerank.load(self.cfg.rerank)
+                    self._reranker = rerank.load(self._rerank_cfg)
                 except rerank.RerankUnavailable as exc:
                     self._rerank_problem = str(exc)
             return self._reranker
+
+    def at_once(self, workers: int) -> None:
+        """Questions will be asked `workers` at a time (a batch, an eval): each then reranks on one core,
+        unless search.rerank.threads is set. Two questions on a core each answered faster than two that
+        split both cores between them, with the same scores (evals/results/decisions.md#batch-threads)."""
+        if workers <= 1 or self._rerank_given or self.cfg.rerank.threads is not None:
+            return
+        with self._rerank_lock:
+            self._rerank_cfg = self.cfg.rerank.model_copy(update={"threads": 1})
+            self._reranker, self._rerank_problem = None, ""     # loaded again (once) with one thread
 
     def warm_up(self) -> None:
         """Load the reranker (when rerank is on) and run it once, so the first real search is as fast
