@@ -26,13 +26,18 @@ def runs_dir(settings: Settings) -> Path:
 
 def run_through_search(settings: Settings, path: Path, k: int, label: str,
                        progress: Callable[[int, str], None] | None = None, **flags: Any) -> sealed.EvalRun:
-    """The same pipeline every reader uses (`muninn search`), one Searcher for the whole set."""
+    """The same pipeline every reader uses (`muninn search`), one Searcher for the whole set, several
+    questions at once as `muninn search --batch` asks them (search.batch_workers)."""
+    from muninn.plugins.search import batch
+
     with Searcher(settings) as searcher:
         def search(query: str, k: int) -> list[dict]:
             result = searcher.search(query, k=k, **flags)
             return [h.to_dict() for h in result.hits]
 
-        return sealed.run(path, search, k=k, label=label, progress=progress)
+        workers = batch.workers(settings.search.batch_workers)
+        searcher.at_once(workers)
+        return sealed.run(path, search, k=k, label=label, progress=progress, workers=workers)
 
 
 class EvalRegressed(MuninnError):

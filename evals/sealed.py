@@ -85,15 +85,19 @@ def _matches(hit: dict[str, Any], expect: list[str]) -> bool:
 
 
 def run(path: Path, search: SearchFn, k: int = 4, label: str = "",
-        progress: Callable[[int, str], None] | None = None) -> EvalRun:
-    """`progress(total, question)` is called before each question."""
+        progress: Callable[[int, str], None] | None = None, workers: int = 1) -> EvalRun:
+    """`progress(total, question)` is called as each question is answered, in the set's order. `workers`
+    questions are asked at once (`search` must then be safe to call from threads); the outcomes are those of
+    one at a time."""
+    from muninn.plugins.search import batch
+
     qs, digest = load_set(path)
     result = EvalRun(set_name=qs.name, set_sha256=digest, k=k, started=time.time(), label=label)
     t0 = time.perf_counter()
-    for q in qs.questions:
+    answers = batch.in_order(lambda q: list(search(q.question, k)), qs.questions, workers)
+    for q, hits in zip(qs.questions, answers, strict=True):
         if progress:
             progress(len(qs.questions), q.question)
-        hits = list(search(q.question, k))
         rank = next((i for i, h in enumerate(hits, 1) if _matches(h, q.expect)), None)
         result.outcomes.append(Outcome(q.id, q.question, rank, [h.get("uri", "") for h in hits]))
     result.seconds = time.perf_counter() - t0
