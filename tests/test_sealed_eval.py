@@ -38,6 +38,29 @@ def test_ranks_hits_and_mrr(tmp_path: Path) -> None:
     assert run.mrr() == pytest.approx((1 + 0.5) / 3)
 
 
+def test_several_at_once_give_the_outcomes_of_one_at_a_time(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    path = tmp_path / "set.yaml"
+    path.write_text(SET)
+    threads: set[str] = set()
+    ranked = fake_search({"which log viewer do we use": ["viking://resources/notes/tools.md"],
+                          "how do I roll back the database upgrade": ["viking://x/a.md", "viking://x/db-upgrade/r.md"]})
+
+    def slow_first(query: str, k: int) -> list[dict]:
+        threads.add(threading.current_thread().name)
+        if query.startswith("which"):   # the first question answers last: its outcome still comes first
+            time.sleep(0.2)
+        return ranked(query, k)
+
+    seen: list[str] = []
+    one = sealed.run(path, ranked, k=4)
+    many = sealed.run(path, slow_first, k=4, workers=3, progress=lambda total, q: seen.append(q))
+    assert [(o.id, o.rank, o.top) for o in many.outcomes] == [(o.id, o.rank, o.top) for o in one.outcomes]
+    assert seen == [o.question for o in one.outcomes] and len(threads) > 1
+
+
 def test_compare_is_sealed_only_for_the_same_set(tmp_path: Path) -> None:
     path = tmp_path / "set.yaml"
     path.write_text(SET)
