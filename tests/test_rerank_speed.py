@@ -171,3 +171,21 @@ def test_quality_rows_replay_each_read_less_lever(scores: list[float], skipped_b
     # otherwise the cross-encoder (which reverses what it reads) moves it down.
     for label, r in zip(read, got, strict=True):
         assert (r[2]["hit@1"] == 1.0) is (read[label] <= 1)
+
+
+@pytest.mark.parametrize("batch_size, length_sort", [(1, False), (1, True), (3, False), (3, True)])
+def test_batches_scored_at_once_score_as_one_at_a_time(packaged: Path, batch_size: int, length_sort: bool) -> None:
+    serial = rerank.OnnxBackend(str(packaged), 256, batch_size, threads=1, length_sort=length_sort)
+    at_once = rerank.OnnxBackend(str(packaged), 256, batch_size, threads=3, length_sort=length_sort)
+    assert (serial.at_once, at_once.at_once) == (1, 3)
+    for batch in BATCHES:
+        want = serial.rerank(QUERY, batch)
+        assert at_once.rerank(QUERY, batch) == want     # to the last bit, in the documents' order
+        assert len(want) == len(batch)
+    assert serial._pool is None and at_once._pool is not None    # one at a time never starts threads
+
+
+def test_by_default_a_question_scores_a_batch_per_core(packaged: Path, monkeypatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert rerank.OnnxBackend(str(packaged), 256, 1).at_once == 4
+    assert rerank.OnnxBackend(str(packaged), 256, 1).session.get_session_options().intra_op_num_threads == 1

@@ -161,10 +161,11 @@ class RerankSettings(Section):
                             "and no pair is padded to a longer one, which is also faster "
                             "(evals/results/rerank_speed.md). Never large on CPU: FlagReranker scores "
                             "its first batch twice to probe memory, so a batch of all 20 doubles the cost")
-    threads: int | None = Field(None, ge=1, description="torch or onnxruntime threads (default: their choice, "
-                                "the physical cores)")
-    spin: bool = Field(False, description="onnx: let onnxruntime's threads busy-wait between operators (its own "
-                       "default). Off, a shared machine gets the core back: same scores, faster under load")
+    threads: int | None = Field(None, ge=1, description="onnx: batches of pairs scored at once, each on one "
+                                "onnxruntime thread (default: one per core); torch: its threads (default: its "
+                                "choice, the physical cores)")
+    spin: bool = Field(False, description="Kept so older files still load: onnx scores each batch on one thread, "
+                       "which never busy-waits, so it changes nothing there")
     int8: bool = Field(False, description="Dynamic int8 quantisation of the linear layers (CPU speed-up)")
     timeout: float = Field(30.0, gt=0, description="Seconds for an endpoint call")
     # Latency levers (issue 19), all off by default: each changes scores or order, so the corpora harness

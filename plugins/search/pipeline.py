@@ -118,9 +118,9 @@ class Searcher:
             return self._reranker
 
     def at_once(self, workers: int) -> None:
-        """Questions will be asked `workers` at a time (a batch, an eval): each then reranks on one core,
-        unless search.rerank.threads is set. Two questions on a core each answered faster than two that
-        split both cores between them, with the same scores (evals/results/decisions.md#batch-threads)."""
+        """Questions will be asked `workers` at a time (a batch, an eval): each then scores its pairs one
+        after another on one core, unless search.rerank.threads is set; alone, a question scores a batch
+        of pairs per core. Same scores either way (evals/results/decisions.md#batch-threads)."""
         if workers <= 1 or self._rerank_given or self.cfg.rerank.threads is not None:
             return
         with self._rerank_lock:

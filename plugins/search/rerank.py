@@ -18,9 +18,11 @@ result's warnings (and `muninn doctor` says it too).
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from muninn.core import extras
@@ -145,8 +147,12 @@ class OnnxBackend:
 
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if threads:
-            opts.intra_op_num_threads = threads
+        # `threads` batches are scored at once, each on one onnxruntime thread: 20 pairs on two such runs
+        # took 0.71x the time of one run on both cores' threads, with the same scores to the last bit
+        # (evals/results/decisions.md#rerank-pairs-at-once). Operators of one small pair parallelise poorly.
+        self.at_once = threads or os.cpu_count() or 1
+        opts.intra_op_num_threads = 1
+        self._pool: ThreadPoolExecutor | None = None
         if not spin:
             # Busy-waiting threads keep a core between operators; on 2 shared cores that is the core
             # the other thread or process needs. Spinning took 1.46-1.69x as long at load 9-12, with
@@ -177,17 +183,22 @@ class OnnxBackend:
         return out
 
     def _scores(self, query: str, docs: Sequence[str]) -> list[float]:
+        batches = [list(docs[i:i + self.batch_size]) for i in range(0, len(docs), self.batch_size)]
+        if self.at_once <= 1 or len(batches) <= 1:
+            return [s for b in batches for s in self._batch(query, b)]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.at_once, thread_name_prefix="muninn-rerank")
+        return [s for scores in self._pool.map(lambda b: self._batch(query, b), batches) for s in scores]
+
+    def _batch(self, query: str, docs: list[str]) -> list[float]:
         import numpy as np
 
-        out: list[float] = []
-        for i in range(0, len(docs), self.batch_size):
-            enc = self.tokenizer.encode_batch([(query, d) for d in docs[i:i + self.batch_size]])
-            feed = {"input_ids": [e.ids for e in enc], "attention_mask": [e.attention_mask for e in enc],
-                    "token_type_ids": [e.type_ids for e in enc]}
-            logits = self.session.run(None, {k: np.asarray(v, dtype=np.int64) for k, v in feed.items()
-                                             if k in self.inputs})[0]
-            out += [1.0 / (1.0 + math.exp(-float(x))) for x in np.asarray(logits).reshape(len(enc), -1)[:, 0]]
-        return out
+        enc = self.tokenizer.encode_batch([(query, d) for d in docs])
+        feed = {"input_ids": [e.ids for e in enc], "attention_mask": [e.attention_mask for e in enc],
+                "token_type_ids": [e.type_ids for e in enc]}
+        logits = self.session.run(None, {k: np.asarray(v, dtype=np.int64) for k, v in feed.items()
+                                         if k in self.inputs})[0]
+        return [1.0 / (1.0 + math.exp(-float(x))) for x in np.asarray(logits).reshape(len(enc), -1)[:, 0]]
 
 
 def _quantise(module) -> None:
