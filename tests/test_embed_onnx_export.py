@@ -59,11 +59,29 @@ def test_the_export_is_kept_and_a_damaged_one_made_again(models) -> None:
     assert [p.name for p in kept.parent.iterdir()] == [kept.name]  # no temporary folder left
 
 
-def test_an_export_that_disagrees_with_torch_is_not_kept(models, monkeypatch) -> None:
+def test_an_export_that_disagrees_with_torch_is_not_kept_nor_tried_again(models, monkeypatch) -> None:
     monkeypatch.setattr(onnx_export, "AGREE", 1.5)   # no cosine reaches it: every export disagrees
     model, _ = load(MINILM)
     assert type(model).__name__ == "SentenceTransformer"
-    assert not any((models / "onnx").iterdir())
+    kept = onnx_export.kept_folder(model_path(MINILM), MINILM.model)
+    assert kept is not None and not kept.exists()
+    assert [p.name for p in (models / "onnx").iterdir()] == [onnx_export.failed_note(kept).name]
+    assert "differ from torch" in onnx_export.failed_note(kept).read_text()
+
+    def never(*_: object) -> None:
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(onnx_export, "export", never)    # the next sidecar start goes straight to torch
+    assert type(load(MINILM)[0]).__name__ == "SentenceTransformer"
+
+
+def test_the_sidecar_exports_the_second_model_before_it_listens(models) -> None:
+    from muninn.plugins.embed import server
+
+    kept = onnx_export.kept_folder(model_path(MINILM), MINILM.model)
+    assert kept is not None and not kept.exists()
+    server.prepare(MINILM)
+    assert manifest.problem(kept) is None
 
 
 def _copy(tmp_path: Path) -> Path:

@@ -12,6 +12,8 @@ checked on every load.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import logging
 import shutil
@@ -64,38 +66,52 @@ def weights(path: Path) -> Path | None:
 
 
 def kept_folder(path: Path, name: str) -> Path | None:
-    """Where this folder's export is kept: named by its weights' sha256, so new weights get a new export."""
-    if (w := weights(path)) is None:
+    """Where this folder's export is kept: named by the sha256 of its weights and tokenizer, so new files get
+    a new export."""
+    if (w := weights(path)) is None or not (path / "tokenizer.json").is_file():
         return None
-    return paths.models_dir() / "onnx" / f"{Path(name).name}-{manifest.sha256(w)[:16]}"
+    digest = hashlib.sha256(f"{manifest.sha256(w)}\0{manifest.sha256(path / 'tokenizer.json')}".encode())
+    return paths.models_dir() / "onnx" / f"{Path(name).name}-{digest.hexdigest()[:16]}"
+
+
+def failed_note(kept: Path) -> Path:
+    """Written when an export failed or disagreed: a sidecar start does not spend the export's seconds again."""
+    return kept.with_name(kept.name + ".failed")
 
 
 def encoder(path: Path, name: str, tokens: int, threads: int | None) -> OnnxEncoder | None:
     """The folder's model (embed.model `name`) under onnxruntime, exported on first use; None where it must
     stay on torch."""
-    if (pool := pooling(path)) is None or not (path / "tokenizer.json").is_file():
-        return None
-    if (kept := kept_folder(path, name)) is None:
+    if (pool := pooling(path)) is None or (kept := kept_folder(path, name)) is None:
         return None
     tokens = max_tokens(path, tokens)
     if manifest.problem(kept) is not None:
+        if failed_note(kept).exists():
+            return None
         try:
             export(path, kept, pool, tokens)
         except Exception as exc:    # an exporter that fails on this architecture: torch still serves it
             log.warning("embedding model %s stays on torch: its ONNX export failed (%s)", path, exc)
+            with contextlib.suppress(OSError):
+                failed_note(kept).write_text(f"{type(exc).__name__}: {exc}\n")
             return None
-        if manifest.problem(kept) is not None:
-            return None
-    return OnnxEncoder(kept, pool, tokens, threads)
+    try:
+        return OnnxEncoder(kept, pool, tokens, threads) if manifest.problem(kept) is None else None
+    except Exception as exc:    # removed or damaged between the check and the load: torch serves it
+        log.warning("embedding model %s stays on torch: its ONNX export did not load (%s)", path, exc)
+        return None
 
 
 def export(path: Path, kept: Path, pool: str, tokens: int) -> None:
     """Export into a temporary folder beside `kept`, check it against torch, and rename it into place: a
-    kill leaves no half-written folder, and two sidecars exporting at once both end with one whole one."""
+    kill leaves no half-written folder, and of two sidecars exporting at once the first rename wins. A
+    damaged export is removed before the new one is made, never after, so no one removes a whole one."""
     import numpy as np
     import torch
     from sentence_transformers import SentenceTransformer
 
+    if kept.exists():
+        shutil.rmtree(kept, ignore_errors=True)
     st = SentenceTransformer(str(path), device="cpu")
     st.max_seq_length = tokens
     bert = st[0].auto_model.eval()
@@ -118,11 +134,7 @@ def export(path: Path, kept: Path, pool: str, tokens: int) -> None:
         if (agree := float(np.min(np.sum(want * got, axis=1)))) < AGREE:
             raise ValueError(f"its vectors differ from torch's (cosine {agree:.6f})")
         manifest.record(work, source=str(path), revision=kept.name.rsplit("-", 1)[-1])
-        try:
+        with contextlib.suppress(OSError):     # another sidecar's rename came first: its export stands
             work.rename(kept)
-        except OSError:     # another sidecar put a whole one there first
-            if manifest.problem(kept) is not None:
-                shutil.rmtree(kept, ignore_errors=True)
-                work.rename(kept)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -58,7 +58,8 @@ class Recent:
         if todo:
             fresh = use.model.encode([t for _, t in todo], batch_size=batch_size, normalize_embeddings=True,
                                      convert_to_numpy=True, show_progress_bar=False)
-            self._vecs.update(zip(todo, np.asarray(fresh, dtype=np.float32), strict=True))
+            # Copies: a kept row must not hold its whole request's array in memory.
+            self._vecs.update(zip(todo, [row.copy() for row in np.asarray(fresh, dtype=np.float32)], strict=True))
         out = np.stack([self._vecs[k] for k in keys])
         for k in keys:
             self._vecs.move_to_end(k)
@@ -148,6 +149,20 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
     return app
 
 
+def prepare(settings) -> None:
+    """Export a plain sentence-transformers folder to ONNX if it has not been (plugins/embed/onnx_export.py);
+    the model itself is still loaded at its first request."""
+    from muninn.plugins.embed import onnx_export
+    from muninn.plugins.embed.model import is_onnx, model_path
+
+    try:
+        path = model_path(settings)
+    except Exception:   # not installed: its first request says so, as before
+        return
+    if not is_onnx(path):
+        onnx_export.encoder(path, settings.model, settings.max_tokens, 1)
+
+
 def serve(settings, host: str | None = None, port: int | None = None) -> None:
     """Load the model and serve until interrupted."""
     import uvicorn
@@ -158,6 +173,10 @@ def serve(settings, host: str | None = None, port: int | None = None) -> None:
     model, native_dim = load(settings)
     others = {}
     if (second := settings.second) is not None:
+        # Its ONNX export (once per machine, seconds) happens here, before the sidecar answers /health, never
+        # inside a request, which would hold every other request (OpenViking's included) behind it.
+        prepare(second)
+
         def load_second(cfg=second) -> Served:
             encoder, dim = load(cfg)
             return Served(encoder, dim, prompts.for_settings(cfg))
