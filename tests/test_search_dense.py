@@ -209,6 +209,8 @@ def test_a_sidecar_that_fails_the_question_is_asked_once_and_said_once(stack, ta
     down = settings.model_copy(update={"embed": settings.embed.model_copy(update={"port": free_port()})})
     with Searcher(down, client=client, index=db) as s:
         sent = _spy(monkeypatch, s.dense)
+        second = _spy(monkeypatch, s.second) if s.second is not None else []
         res = s.search("support group", k=3, target=ROOT)
     assert len(sent) == 1 and sent[0][0] == "muninn-query-vectors"     # never asked again by the linear stage
+    assert second == []      # the same sidecar serves the second model: not waited on a second time
     assert sum(w.startswith("linear fusion skipped") for w in res.warnings) == 1

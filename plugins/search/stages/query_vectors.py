@@ -30,10 +30,15 @@ class QueryVectors:
         query = state.sought.query
 
         def ask() -> None:
+            failed: BaseException | None = None
             for name, future in asked.items():
+                if failed is not None:      # the same sidecar serves both: never a second wait on it
+                    future.set_exception(failed)
+                    continue
                 try:
                     future.set_result(scorers[name].query_vector(query))
                 except BaseException as exc:    # raised again where the linear stage waits for it
+                    failed = exc
                     future.set_exception(exc)
 
         state.query_vectors = asked
