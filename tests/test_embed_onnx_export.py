@@ -41,6 +41,8 @@ def test_minilm_is_served_as_onnx_with_torchs_vectors(models, torch_minilm) -> N
     assert np.sum(want * got, axis=1) == pytest.approx([1.0] * len(TEXTS), abs=1e-5)
     kept = onnx_export.kept_folder(model_path(MINILM), MINILM.model)
     assert kept is not None and kept.parent == models / "onnx" and manifest.problem(kept) is None
+    # Private, as everything under a muninn home is (`muninn doctor` fails a file others may read).
+    assert [oct(p.stat().st_mode & 0o777) for p in (kept, *kept.iterdir())] == ["0o700"] + ["0o600"] * 3
 
 
 def test_the_export_is_kept_and_a_damaged_one_made_again(models) -> None:

@@ -115,7 +115,7 @@ def export(path: Path, kept: Path, pool: str, tokens: int) -> None:
     st = SentenceTransformer(str(path), device="cpu")
     st.max_seq_length = tokens
     bert = st[0].auto_model.eval()
-    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{kept.name}-", dir=kept.parent))
     try:
         names = ["input_ids", "attention_mask", "token_type_ids"]
@@ -128,12 +128,14 @@ def export(path: Path, kept: Path, pool: str, tokens: int) -> None:
                               output_names=["last_hidden_state"],
                               dynamic_axes={**axes, "last_hidden_state": {0: "batch", 1: "tokens"}},
                               opset_version=17, dynamo=False)
-        shutil.copy2(path / "tokenizer.json", work / "tokenizer.json")
+        shutil.copyfile(path / "tokenizer.json", work / "tokenizer.json")   # not the package's mode
         want = st.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
         got = OnnxEncoder(work, pool, tokens, 1).encode(list(PROBES))
         if (agree := float(np.min(np.sum(want * got, axis=1)))) < AGREE:
             raise ValueError(f"its vectors differ from torch's (cosine {agree:.6f})")
         manifest.record(work, source=str(path), revision=kept.name.rsplit("-", 1)[-1])
+        for file in work.iterdir():     # the home is private (plugins/stack/home_modes.py), whatever the umask
+            file.chmod(0o600)
         with contextlib.suppress(OSError):     # another sidecar's rename came first: its export stands
             work.rename(kept)
     finally:
