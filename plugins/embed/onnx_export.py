@@ -85,6 +85,7 @@ def encoder(path: Path, name: str, tokens: int, threads: int | None) -> OnnxEnco
     if (pool := pooling(path)) is None or (kept := kept_folder(path, name)) is None:
         return None
     tokens = max_tokens(path, tokens)
+    # Hashing the kept files is most of a warm start's cost here: once, and again only after an export.
     if manifest.problem(kept) is not None:
         if failed_note(kept).exists():
             return None
@@ -95,8 +96,10 @@ def encoder(path: Path, name: str, tokens: int, threads: int | None) -> OnnxEnco
             with contextlib.suppress(OSError):
                 failed_note(kept).write_text(f"{type(exc).__name__}: {exc}\n")
             return None
+        if manifest.problem(kept) is not None:
+            return None
     try:
-        return OnnxEncoder(kept, pool, tokens, threads) if manifest.problem(kept) is None else None
+        return OnnxEncoder(kept, pool, tokens, threads)
     except Exception as exc:    # removed or damaged between the check and the load: torch serves it
         log.warning("embedding model %s stays on torch: its ONNX export did not load (%s)", path, exc)
         return None
