@@ -82,8 +82,22 @@ def test_the_sidecar_exports_the_second_model_before_it_listens(models) -> None:
 
     kept = onnx_export.kept_folder(model_path(MINILM), MINILM.model)
     assert kept is not None and not kept.exists()
-    server.prepare(MINILM)
+    first = server.preload(MINILM)
     assert manifest.problem(kept) is None
+    served = first()
+    assert type(served.model).__name__ == "OnnxEncoder" and first() is served    # loaded once, kept for requests
+
+
+def test_the_second_model_stays_unloaded_when_searches_do_not_ask_for_it(models, monkeypatch) -> None:
+    from muninn.plugins.embed import model as model_module
+    from muninn.plugins.embed import server
+
+    loads: list[str] = []
+    real = model_module.load
+    monkeypatch.setattr(model_module, "load", lambda cfg: (loads.append(cfg.model), real(cfg))[1])
+    later = server.preload(MINILM, now=False)
+    assert loads == []
+    assert later().dim == 384 and loads == [MINILM.model]
 
 
 def _copy(tmp_path: Path) -> Path:

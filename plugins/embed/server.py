@@ -149,22 +149,30 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
     return app
 
 
-def prepare(settings) -> None:
-    """Export a plain sentence-transformers folder to ONNX if it has not been (plugins/embed/onnx_export.py);
-    the model itself is still loaded at its first request."""
-    from muninn.plugins.embed import onnx_export
-    from muninn.plugins.embed.model import is_onnx, model_path
+def preload(settings, now: bool = True) -> Callable[[], Served]:
+    """The second model loaded before the sidecar answers /health: its ONNX export (once per machine, seconds;
+    plugins/embed/onnx_export.py) must never run inside a request, which would hold every other request
+    (OpenViking's included) behind it. What loads here is kept for the first request; a model that does not
+    load (not installed, say) is tried again then, and that request says why. With `now` off, nothing loads
+    before a request names it."""
+    from muninn.core import embed_prompts as prompts
+    from muninn.plugins.embed.model import load
 
+    def load_now(cfg=settings) -> Served:
+        encoder, dim = load(cfg)
+        return Served(encoder, dim, prompts.for_settings(cfg))
+
+    if not now:
+        return load_now
     try:
-        path = model_path(settings)
-    except Exception:   # not installed: its first request says so, as before
-        return
-    if not is_onnx(path):
-        onnx_export.encoder(path, settings.model, settings.max_tokens, 1)
+        served = load_now()
+    except Exception:
+        return load_now
+    return lambda: served
 
 
-def serve(settings, host: str | None = None, port: int | None = None) -> None:
-    """Load the model and serve until interrupted."""
+def serve(settings, host: str | None = None, port: int | None = None, warm_second: bool = True) -> None:
+    """Load the model (and the second, unless `warm_second` is off) and serve until interrupted."""
     import uvicorn
 
     from muninn.core import embed_prompts as prompts
@@ -173,15 +181,7 @@ def serve(settings, host: str | None = None, port: int | None = None) -> None:
     model, native_dim = load(settings)
     others = {}
     if (second := settings.second) is not None:
-        # Its ONNX export (once per machine, seconds) happens here, before the sidecar answers /health, never
-        # inside a request, which would hold every other request (OpenViking's included) behind it.
-        prepare(second)
-
-        def load_second(cfg=second) -> Served:
-            encoder, dim = load(cfg)
-            return Served(encoder, dim, prompts.for_settings(cfg))
-
-        others[second.model_name] = load_second
+        others[second.model_name] = preload(second, warm_second)
     app = create_app(model, native_dim, settings.model_name, settings.batch_size, settings.fact_text,
                      prompts.for_settings(settings), others)
     uvicorn.run(app, host=host or settings.host, port=port or settings.port, log_level="warning")

@@ -190,4 +190,6 @@ def embed_serve(
     """Serve embeddings in the foreground (`muninn up` runs this for you)."""
     from muninn.plugins.embed.server import serve
 
-    serve(settings(ctx).embed, host=host, port=port)
+    s = settings(ctx)
+    # search.second_weight 0 turns the second model off for searches: then only a request that names it loads it.
+    serve(s.embed, host=host, port=port, warm_second=s.second_embed is not None)
