@@ -214,3 +214,33 @@ def test_a_sidecar_that_fails_the_question_is_asked_once_and_said_once(stack, ta
     assert len(sent) == 1 and sent[0][0] == "muninn-query-vectors"     # never asked again by the linear stage
     assert second == []      # the same sidecar serves the second model: not waited on a second time
     assert sum(w.startswith("linear fusion skipped") for w in res.warnings) == 1
+
+
+@pytest.mark.integration
+def test_a_search_that_fails_before_fusion_leaves_no_vector_request_in_flight(stack, talk, monkeypatch) -> None:
+    import threading
+    import time
+
+    from muninn.plugins.search.stages import vector as vector_stage
+
+    client, db = talk
+    done = threading.Event()
+    with Searcher(_settings(stack, rerank=RerankSettings(enabled=False)), client=client, index=db) as s:
+        real = s.dense.query_vector
+
+        def slow(query: str):
+            time.sleep(0.5)
+            try:
+                return real(query)
+            finally:
+                done.set()
+
+        def broken(self, state) -> None:
+            raise RuntimeError("find broke")
+
+        monkeypatch.setattr(s.dense, "query_vector", slow)
+        monkeypatch.setattr(vector_stage.Vector, "run", broken)
+        with pytest.raises(RuntimeError, match="find broke"):
+            s.search("Which support group did Caroline join?", k=3, target=ROOT)
+        # The question's vector was still being asked: the search waited for it before giving up.
+        assert done.is_set()

@@ -17,6 +17,7 @@ import datetime as dt
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent import futures
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -149,7 +150,12 @@ class Searcher:
                                         briefing=briefing, tokens=tokens, now=now, min_score=min_score,
                                         overrides=switches)
         state = SearchState(request=request, searcher=self)
-        run(registry.stages(), state)
+        try:
+            run(registry.stages(), state)
+        finally:
+            # A search that ended before fusion leaves its vectors being asked: none may still be in flight
+            # when the caller closes the Searcher and its sidecar clients.
+            futures.wait(state.query_vectors.values(), timeout=self.cfg.timeout)
         return result_of(state)
 
 
