@@ -11,7 +11,7 @@ import pytest
 
 from muninn.core.config import RerankSettings, SearchSettings
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import rerank
+from muninn.plugins.search import fusion, rerank
 from muninn.plugins.search.request import SearchRequest
 from muninn.plugins.search.stages.rerank_stage import Rerank
 from muninn.plugins.search.state import SearchState
@@ -146,3 +146,30 @@ def test_an_unsure_cross_encoder_keeps_fusion_order(top: float, min_confidence: 
     assert after == (before[::-1] if reordered else before)
     # Either way the cross-encoder read every candidate and its score is kept as the hit's relevance.
     assert all("rerank" in c.stage_scores for c in state.fused) and state.reranked_by == "reverser"
+
+
+@pytest.mark.parametrize("top, again, order", [
+    (0.005, 0.0, "vector"),     # unsure, BM25 dropped: the fusion that follows the embedder
+    (0.005, None, "fusion"),    # unsure, the setting off: fusion's order as it was
+    (0.9, 0.0, "reranker"),     # sure: the cross-encoder's order, whatever the setting
+])
+def test_an_unsure_cross_encoder_fuses_again_with_bm25_at_its_own_weight(top: float, again: float | None,
+                                                                        order: str) -> None:
+    cfg = SearchSettings(keyword_weight=3.0, rerank=RerankSettings(min_confidence=0.01, unsure_keyword_weight=again,
+                                                                   blend=0.0, header_blend=0.0, date_blend=0.0))
+    searcher = FakeSearcher(cfg, model=Reverser(top))  # type: ignore[arg-type]
+    req = SearchRequest(text="q", k=4, targets=("viking://r",), now=NOW, since_at=None, briefing=False, tokens=10,
+                        switches={})
+    state = SearchState(request=req, searcher=searcher)  # type: ignore[arg-type]
+    uris = [f"viking://r/f{i}.md" for i in range(6)]
+    # BM25 likes the first files, the embedder the last: at keyword weight 3 fusion follows BM25.
+    state.features = {"keyword": {u: 6.0 - i for i, u in enumerate(uris)},
+                      "vector": {u: 0.1 * i for i, u in enumerate(uris)}}
+    state.fused = fusion.linear([Candidate(uri=u) for u in uris], state.features, {"keyword": 3.0, "vector": 1.0})
+    state.docs = {u: docmod.parse(u, f"# Fact {i}\nbody of fact {i}\n") for i, u in enumerate(uris)}
+    assert [c.uri for c in state.fused] == uris
+    Rerank().run(state)
+    after = [c.uri for c in state.fused]
+    assert after == (uris if order == "fusion" else uris[::-1])
+    if order == "vector":
+        assert all(c.stage_scores["linear"] == round(c.score, 5) for c in state.fused)

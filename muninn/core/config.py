@@ -148,6 +148,10 @@ class RerankSettings(Section):
                                   "best probability over the candidates is below this: it recognises nothing as "
                                   "an answer, and its order is then noise. The largest value no corpus loses "
                                   "with (evals/results/corpora.md); 0: always reorder")
+    unsure_keyword_weight: float | None = Field(
+        None, ge=0, description="Where min_confidence keeps fusion's order, fuse again with BM25 at this weight: "
+        "a question the cross-encoder finds no answer to is often worded apart from its answer, and the "
+        "sections that share its words then come first. None: fusion's order as it was")
     blend: float = Field(0.25, ge=0, description="Final order = z(rerank logit) + blend * z(fusion score): keeps "
                          "a little retrieval evidence (0: rerank alone). 0.25 lifted hit@10 on LoCoMo dev")
     header_blend: float = Field(0.25, ge=0, description="Plus header_blend * z(header match) (see "
