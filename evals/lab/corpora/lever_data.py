@@ -23,7 +23,7 @@ import numpy as np
 from muninn.core import embed_prompts, factfile
 from muninn.core.config import EmbedSettings
 from muninn.evals.lab.corpora import window_lab
-from muninn.plugins.embed.model import embed, load, pooling_of
+from muninn.plugins.embed.model import embed, load, model_path, pooling_of
 from muninn.plugins.search import dense, keyword, query
 from muninn.plugins.search import doc as docmod
 
@@ -95,12 +95,17 @@ class Corpus:
     uris: list[str]
     target: str
     vectors: Vectors
+    second: Vectors | None = None       # embed.second_model's, where the run fused with it
     _df: Counter[str] | None = None
     _headings: tuple[list[str], np.ndarray] | None = None
     _windows: tuple[np.ndarray, np.ndarray] | None = None
 
     def file_vecs(self, uris: Sequence[str]) -> np.ndarray:
         return self.vectors.get([self.docs[u].text for u in uris])
+
+    def second_vecs(self, uris: Sequence[str]) -> np.ndarray:
+        assert self.second is not None
+        return self.second.get([self.docs[u].text for u in uris])
 
     def fact_vecs(self, uris: Sequence[str]) -> np.ndarray:
         return self.vectors.get([self.docs[u].fact or self.docs[u].body for u in uris])
@@ -128,7 +133,8 @@ class Corpus:
         return np.maximum.reduceat(mat @ qvec, starts)
 
 
-def open_corpus(name: str, work: Path, scratch: Path, cfg: EmbedSettings, model_dir: Path) -> Corpus:
+def open_corpus(name: str, work: Path, scratch: Path, cfg: EmbedSettings, model_dir: Path,
+                second: EmbedSettings | None = None) -> Corpus:
     """The corpus as the recorded run left it in the harness's work folder (its index copied to
     `scratch` first: the run's files are only read)."""
     src = work / name / "keyword.sqlite"
@@ -141,4 +147,6 @@ def open_corpus(name: str, work: Path, scratch: Path, cfg: EmbedSettings, model_
     uris = sorted(docs)
     target = "/".join(uris[0].split("/")[:5])       # viking://resources/corpora/<run>
     vectors = Vectors(cfg, model_dir, dense.cache_path(src), scratch / name / "vectors.npz")
-    return Corpus(name, index, docs, uris, target, vectors)
+    other = (Vectors(second, model_path(second), dense.cache_path(src, second=True),
+                     scratch / name / "second" / "vectors.npz") if second is not None else None)
+    return Corpus(name, index, docs, uris, target, vectors, other)

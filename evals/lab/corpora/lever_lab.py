@@ -44,6 +44,7 @@ class Question:
     sought: query.Analysis
     match: str
     qvec: np.ndarray
+    qvec2: np.ndarray | None = None     # under embed.second_model
 
     @property
     def open_to_levers(self) -> bool:
@@ -124,6 +125,15 @@ def windows(c: lever_data.Corpus, q: Question, n: int, weight: float) -> Plan:
     return plan
 
 
+def second_list(c: lever_data.Corpus, q: Question, n: int) -> Plan:
+    """The second model as a candidate source of its own: the n facts nearest the question under it (a brute
+    scan of its vectors, as a reader's local cache holds them), not only a feature of the others' candidates."""
+    if c.second is None or q.qvec2 is None:
+        return Plan()
+    near = np.argsort(-(c.second_vecs(c.uris) @ q.qvec2))[:n]
+    return Plan(lists={"second": [c.uris[i] for i in near]})
+
+
 # lever name -> [(label, plan maker, extra weights)]
 def lever_grid(name: str) -> list[tuple[str, Callable[[lever_data.Corpus, Question], Plan], tuple]]:
     out: list = []
@@ -139,6 +149,9 @@ def lever_grid(name: str) -> list[tuple[str, Callable[[lever_data.Corpus, Questi
         for k, b, mode in product((3, 10), (0.5, 1.0), ("rescore", "list", "both")):
             out.append((f"rocchio k {k}, beta {b:g}, {mode}",
                         lambda c, q, k=k, b=b, mode=mode: rocchio(c, q, k, b, mode), ()))
+    elif name == "second":
+        for n in (5, 10, 20, 40):
+            out.append((f"second list {n}", lambda c, q, n=n: second_list(c, q, n), ()))
     elif name == "windows":
         for n, w in product((0, 10, 20, 40), (0.0, 0.5, 1.0, 2.0)):
             if n or w:
@@ -163,6 +176,8 @@ class Applier:
         out["keyword"] = c.index.scores(q.match, uris)
         out["vector"] = dict(zip(uris, (c.file_vecs(uris) @ q.qvec).tolist(), strict=True))
         out["fact"] = dict(zip(uris, (c.fact_vecs(uris) @ q.qvec).tolist(), strict=True))
+        if "second" in q.rec["features"] and c.second is not None and q.qvec2 is not None:
+            out["second"] = dict(zip(uris, (c.second_vecs(uris) @ q.qvec2).tolist(), strict=True))
         if "header" in q.rec["features"]:
             terms = q.analysis.terms
             named = set(terms) & set().union(*(c.docs[u].header_words for u in uris))
@@ -213,6 +228,7 @@ class Applier:
             feats.pop("header", None)
         weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
                    "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
+                   "second": cfg.second_weight,
                    **dict(s.extra)}
         head = fusion.linear([Candidate(uri=x["uri"]) for x in kept], feats, weights)[:cfg.rerank.candidates]
         want = [x.uri for x in head if next(y for y in kept if y["uri"] == x.uri)["ce"] is None]
@@ -311,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", nargs="*", default=["keyword_weight=1"], metavar="FIELD=VALUE",
                     help="search settings the run was recorded with (default: e5's keyword weight 1)")
     ap.add_argument("--corpora", nargs="*", help="only these (default: every trace)")
+    ap.add_argument("--second", action="store_true",
+                    help="the runs fused with embed.second_model (its vectors from each run's cache)")
     ap.add_argument("--out", type=Path, help="append the tables to this markdown file")
     ap.add_argument("--labels", nargs="*", help="only the grid's settings whose label holds one of these")
     args = ap.parse_args(argv)
@@ -323,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         corpora = {n: r for n, r in corpora.items() if n in args.corpora}
     names = list(corpora)
     embed_cfg = EmbedSettings(model="intfloat/e5-small-v2", model_name="e5-small-v2")
+    second_cfg = embed_cfg.second if args.second else None
     ce_path = args.scratch / "ce.json"
     ce_store: dict[str, float] = json.loads(ce_path.read_text()) if ce_path.exists() else {}
     model = rerank.load(base.rerank)
@@ -331,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     opened: dict[str, tuple[lever_data.Corpus, list[Question], Applier]] = {}
     for name, recs in corpora.items():
         work = next((w for w in args.work if (w / name / "keyword.sqlite").exists()), args.work[0])
-        c = lever_data.open_corpus(name, work, args.scratch, embed_cfg, args.model_dir)
+        c = lever_data.open_corpus(name, work, args.scratch, embed_cfg, args.model_dir, second_cfg)
         asked = {q.id: q.question for q in sources.questions(name).questions}
         qs = []
         for rec in recs:
@@ -339,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
             analysis = query.analyse(text, today=replay.dt.datetime.fromisoformat(rec["now"]).date())
             sought = analysis.without_dates() if rec["window"] else analysis
             qs.append(Question(rec, text, analysis, sought, query.fts_query(sought),
-                               c.vectors.get([sought.query], "query")[0]))
+                               c.vectors.get([sought.query], "query")[0],
+                               c.second.get([sought.query], "query")[0] if c.second else None))
         opened[name] = (c, qs, Applier(c, base, ce_store, model))
         # The machinery's own check: the recorded features recomputed offline, and an empty plan ranking
         # as the recorded question does.
@@ -349,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             if q.open_to_levers and uris:
                 got = opened[name][2].features(q, uris)
                 for x in q.rec["cands"]:
-                    for f in ("vector", "fact", "keyword"):
+                    for f in ("vector", "fact", "keyword", "second"):
                         if f in x["features"]:
                             diffs.append(abs(x["features"][f] - got[f].get(x["uri"], 0.0)))
         print(f"{name}: {len(qs)} questions, features recomputed: max |diff| {max(diffs, default=0):.2e}, "
