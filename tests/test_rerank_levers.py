@@ -149,13 +149,15 @@ def test_an_unsure_cross_encoder_keeps_fusion_order(top: float, min_confidence: 
 
 
 @pytest.mark.parametrize("top, again, order", [
-    (0.005, 0.0, "vector"),     # unsure, BM25 dropped: the fusion that follows the embedder
-    (0.005, None, "fusion"),    # unsure, the setting off: fusion's order as it was
-    (0.9, 0.0, "reranker"),     # sure: the cross-encoder's order, whatever the setting
+    (0.005, {"keyword": 0.0}, "vector"),    # unsure, BM25 dropped: the fusion that follows the embedder
+    (0.005, {"vector": 9.0}, "vector"),     # or the embedder weighed up
+    (0.005, {}, "fusion"),                  # unsure, the setting off: fusion's order as it was
+    (0.005, {"second": 2.0}, "fusion"),     # a feature this search did not compute changes nothing
+    (0.9, {"keyword": 0.0}, "reranker"),    # sure: the cross-encoder's order, whatever the setting
 ])
-def test_an_unsure_cross_encoder_fuses_again_with_bm25_at_its_own_weight(top: float, again: float | None,
-                                                                        order: str) -> None:
-    cfg = SearchSettings(keyword_weight=3.0, rerank=RerankSettings(min_confidence=0.01, unsure_keyword_weight=again,
+def test_an_unsure_cross_encoder_fuses_again_with_its_own_weights(top: float, again: dict[str, float],
+                                                                  order: str) -> None:
+    cfg = SearchSettings(keyword_weight=3.0, rerank=RerankSettings(min_confidence=0.01, unsure_weights=again,
                                                                    blend=0.0, header_blend=0.0, date_blend=0.0))
     searcher = FakeSearcher(cfg, model=Reverser(top))  # type: ignore[arg-type]
     req = SearchRequest(text="q", k=4, targets=("viking://r",), now=NOW, since_at=None, briefing=False, tokens=10,

@@ -162,6 +162,19 @@ def test_second_weight_zero_loads_and_scores_nothing(stack, notes, tmp_path) -> 
 
 
 @pytest.mark.integration
+def test_a_second_model_weighed_only_where_rerank_is_unsure_is_still_scored(stack, notes, tmp_path) -> None:
+    client, _ = notes
+    db = tmp_path / "index.sqlite"
+    keyword.index_facts(db, {f"{ROOT}/{n}": t for n, t in FACTS.items()})
+    settings = _settings(stack, second_weight=0.0)
+    settings.search.rerank = settings.search.rerank.model_copy(update={"unsure_weights": {"second": 1.5}})
+    with Searcher(settings, client=client, index=db) as s:
+        assert s.second is not None       # its cosine is ready for the fusion an unsure rerank runs again
+        res = s.search(QUESTION, k=3, target=ROOT)
+    assert res.hits and all("second_cos" in h.stage_scores for h in res.hits)
+
+
+@pytest.mark.integration
 def test_the_fill_stores_one_second_vector_a_file(stack, tmp_path) -> None:
     db = tmp_path / "index.sqlite"
     keyword.index_facts(db, {f"{ROOT}/{n}": t for n, t in FACTS.items()})

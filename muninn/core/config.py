@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
@@ -111,6 +111,8 @@ class AccountSettings(Section):
 
 # Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
+# The features of linear fusion (plugins/search/features.py), as a setting names them.
+FusionFeature = Literal["keyword", "vector", "fact", "header", "date", "window", "second"]
 Encoding = Literal["raw", "base64", "base85", "url", "hex", "json", "shell"]
 
 
@@ -148,10 +150,11 @@ class RerankSettings(Section):
                                   "best probability over the candidates is below this: it recognises nothing as "
                                   "an answer, and its order is then noise. The largest value no corpus loses "
                                   "with (evals/results/corpora.md); 0: always reorder")
-    unsure_keyword_weight: float | None = Field(
-        None, ge=0, description="Where min_confidence keeps fusion's order, fuse again with BM25 at this weight: "
-        "a question the cross-encoder finds no answer to is often worded apart from its answer, and the "
-        "sections that share its words then come first. None: fusion's order as it was")
+    unsure_weights: dict[FusionFeature, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=dict, description="Where min_confidence keeps fusion's order, fuse again with these "
+        "weights in place of search's (keyword, vector, fact, header, date, window, second): a question the "
+        "cross-encoder finds no answer to is often worded apart from its answer, so the sections that share its "
+        "words come first, while an embedder still reads it. {}: fusion's order as it was")
     blend: float = Field(0.25, ge=0, description="Final order = z(rerank logit) + blend * z(fusion score): keeps "
                          "a little retrieval evidence (0: rerank alone). 0.25 lifted hit@10 on LoCoMo dev")
     header_blend: float = Field(0.25, ge=0, description="Plus header_blend * z(header match) (see "
@@ -394,8 +397,10 @@ class Settings(Section):
 
     @property
     def second_embed(self) -> EmbedSettings | None:
-        """The second model a search fuses with, or None: off by its setting or at search.second_weight 0."""
-        return self.embed.second if self.search.second_weight else None
+        """The second model a search fuses with, or None: off by its setting, or weighed 0 in both fusions
+        (search.second_weight and search.rerank.unsure_weights)."""
+        on = self.search.second_weight or self.search.rerank.unsure_weights.get("second")
+        return self.embed.second if on else None
 
     @property
     def workspace(self) -> Path:

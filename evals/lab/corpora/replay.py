@@ -47,7 +47,7 @@ class Setting:
     vector_top: int = 40                    # each retriever's list, cut to this (a trace recorded longer)
     keyword_top: int = 20
     extra: tuple[tuple[str, float], ...] = ()   # weights of features a lab adds (lever_lab.py)
-    unsure_keyword: float | None = None     # BM25's weight when fusion runs again, the reranker unsure
+    unsure: tuple[tuple[str, float], ...] = ()  # rerank.unsure_weights: fusion again, the reranker unsure
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -57,14 +57,14 @@ class Setting:
                    blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
                    min_confidence=cfg.rerank.min_confidence, gap=cfg.rerank.gap,
                    skip_margin=cfg.rerank.skip_margin, vector_top=cfg.vector_top, keyword_top=cfg.keyword_top,
-                   unsure_keyword=cfg.rerank.unsure_keyword_weight)
+                   unsure=tuple(sorted(cfg.rerank.unsure_weights.items())))
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
         rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
                                             "identifiers": self.rerank_keyword_route,
                                             "min_confidence": self.min_confidence, "gap": self.gap,
                                             "skip_margin": self.skip_margin,
-                                            "unsure_keyword_weight": self.unsure_keyword})
+                                            "unsure_weights": dict(self.unsure)})
         return base.model_copy(update={"vector_top": self.vector_top, "keyword_top": self.keyword_top,
                                        "keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
                                        "fact_weight": self.fact_weight, "header_weight": self.header_weight,
@@ -76,8 +76,8 @@ class Setting:
             rr += ", not on identifiers"
         if self.rerank and self.min_confidence:
             rr += f", fusion order below {self.min_confidence:g}"
-        if self.rerank and self.min_confidence and self.unsure_keyword is not None:
-            rr += f" (kw {self.unsure_keyword:g} there)"
+        if self.rerank and self.min_confidence and self.unsure:
+            rr += " (there " + ", ".join(f"{n} {w:g}" for n, w in self.unsure) + ")"
         if self.rerank and self.gap:
             rr += f", gap {self.gap:g}"
         if self.rerank and self.skip_margin:
@@ -116,8 +116,8 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[s
     split = read_by_reranker(cands, cfg.rerank) if reranks else None
     unsure = split is not None and max(by_uri[c.uri]["ce"] or 0.0 for c in split[0]) < s.min_confidence
     read = [c.uri for c in split[0]] if split is not None else []
-    if unsure and s.unsure_keyword is not None and rec["linear"] and "keyword" in feats:
-        cands = fusion.linear(first, feats, {**weights, "keyword": s.unsure_keyword})
+    if unsure and s.unsure and rec["linear"]:
+        cands = fusion.linear(first, feats, {**weights, **dict(s.unsure)})
     if split is not None and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
         head, tail = split
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
@@ -174,7 +174,7 @@ def grid(base: Setting) -> list[Setting]:
 def varied(current: Setting, only: str) -> list[Setting]:
     """`FIELD=V1,V2,...`: the current setting, then it with FIELD at each value, read as FIELD's type."""
     field_, _, values = only.partition("=")
-    kind = type(getattr(current, field_)) if getattr(current, field_) is not None else float
+    kind = type(getattr(current, field_))
     options = [replace(current, **{field_: kind(v) if kind is not bool else v == "true"}) for v in values.split(",")]
     return [current, *[o for o in dict.fromkeys(options) if o != current]]
 

@@ -46,10 +46,9 @@ class Rerank:
         if max(scores, default=0.0) < cfg.min_confidence:
             # Unsure of every candidate (on manuals the packaged ms-marco model often is): its order
             # is noise there, and fusion's is kept. Its scores stay on the hits as their relevance.
-            if cfg.unsure_keyword_weight is not None and "keyword" in state.features:
+            if cfg.unsure_weights and state.features:     # linear fusion ran: fuse again, as configured
                 weights = {f.name: f.weight(state.cfg) for f in registry.features() if f.name in state.features}
-                state.fused = fusion.linear(state.fused, state.features,
-                                            {**weights, "keyword": cfg.unsure_keyword_weight})
+                state.fused = fusion.linear(state.fused, state.features, {**weights, **cfg.unsure_weights})
             return
         shown = {f.name: [state.features.get(f.name, {}).get(c.uri, 0.0) for c in head] for f in registry.features()}
         blended = blend([c.score for c in head], scores, state.cfg, shown)
