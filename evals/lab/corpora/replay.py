@@ -84,8 +84,9 @@ class Setting:
             rr += f", skip at margin {self.skip_margin:g}"
         if (self.vector_top, self.keyword_top) != (Setting.vector_top, Setting.keyword_top):
             rr += f", lists {self.vector_top}/{self.keyword_top}"
+        extra = "".join(f", {n} {w:g}" for n, w in self.extra)
         return (f"kw {self.keyword_weight:g}, vec {self.vector_weight:g}, fact {self.fact_weight:g}, "
-                f"header {self.header_weight:g}, {rr}")
+                f"header {self.header_weight:g}{extra}, {rr}")
 
 
 def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
@@ -168,6 +169,18 @@ def grid(base: Setting) -> list[Setting]:
         out.append(replace(fused, rerank=False))
         for bl, unsure in itertools.product((0.0, 0.25, 0.5, 1.0, 2.0), (0.0, 0.05, 0.1, 0.2, 0.3)):
             out.append(replace(fused, rerank=True, blend=bl, min_confidence=unsure))
+    return out
+
+
+def unsure_grid(current: Setting) -> list[Setting]:
+    """The second model's weight in fusion, by fusion's weights where the cross-encoder is unsure
+    (rerank.unsure_weights): BM25 down or out there, the second model up (evals/results/unsure.md)."""
+    out = []
+    for second, there in itertools.product((0.0, 0.5, 1.5), ((), (("keyword", 0.0),), (("keyword", 0.5),),
+                                                             (("keyword", 0.0), ("second", 1.5)),
+                                                             (("keyword", 0.0), ("second", 3.0)),
+                                                             (("keyword", 0.5), ("second", 1.5)))):
+        out.append(replace(current, extra=(("second", second),), unsure=there))
     return out
 
 
@@ -274,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--only", metavar="FIELD=V1,V2,...", help="vary this one setting, the rest as configured "
                     "(e.g. min_confidence=0,0.05,0.1,0.2,0.3,0.5); default: the whole grid")
+    ap.add_argument("--unsure", action="store_true", help="vary search.second_weight and rerank.unsure_weights")
     ap.add_argument("--drop-degraded", type=float, default=0.0, metavar="SHARE",
                     help="leave out questions that fell back while recorded, up to this share of a corpus "
                     "(default 0: refuse the trace)")
@@ -281,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     corpora = load(args.traces, args.drop_degraded)
     base = SearchSettings()
     current = Setting.of(base)
-    settings = varied(current, args.only) if args.only else [current, *grid(current)]
+    settings = varied(current, args.only) if args.only else \
+        [current, *unsure_grid(current)] if args.unsure else [current, *grid(current)]
     table, rows = loco(corpora, settings, base)
     print(loco_markdown(corpora, table, rows, current, args.top))
     if args.runs:
