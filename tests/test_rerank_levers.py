@@ -175,3 +175,44 @@ def test_an_unsure_cross_encoder_fuses_again_with_its_own_weights(top: float, ag
     assert after == (uris if order == "fusion" else uris[::-1])
     if order == "vector":
         assert all(c.stage_scores["linear"] == round(c.score, 5) for c in state.fused)
+
+
+class Fixed:
+    """A reranker that gives each document the score a trace recorded for it."""
+
+    name = "fixed"
+
+    def __init__(self, by_text: dict[str, float]) -> None:
+        self.by_text = by_text
+
+    def rerank(self, query: str, docs: list[str]) -> list[float]:
+        return [next(s for t, s in self.by_text.items() if t in d) for d in docs]
+
+
+@pytest.mark.parametrize("again", [{}, {"keyword": 0.0}, {"keyword": 0.0, "vector": 3.0}])
+def test_the_lab_replays_an_unsure_rerank_as_the_stage_ranks_it(again: dict[str, float]) -> None:
+    from muninn.evals.lab.corpora import replay
+
+    uris = [f"viking://r/f{i}.md" for i in range(6)]
+    feats = {"keyword": {u: 6.0 - i for i, u in enumerate(uris)}, "vector": {u: 0.1 * i for i, u in enumerate(uris)},
+             "fact": {u: 0.05 * (i % 3) for i, u in enumerate(uris)}}
+    ce = {u: 0.001 * (1 + i % 2) for i, u in enumerate(uris)}      # unsure of all of them
+    cfg = SearchSettings(recency=False, rerank=RerankSettings(min_confidence=0.01, unsure_weights=again))
+    rec = {"id": "q", "linear": True, "route": "hybrid", "window": None, "now": NOW.isoformat(), "gold": [uris[-1]],
+           "features": sorted(feats), "cands": [{"uri": u, "score": 0.0, "ce": ce[u], "lists": {"vector": i},
+                                                 "features": {n: v[u] for n, v in feats.items()}, "date": None,
+                                                 "file": u} for i, u in enumerate(uris)]}
+    replayed = replay.rank(rec, replay.Setting.of(cfg), cfg)
+
+    state = SearchState(request=SearchRequest(text="q", k=4, targets=("viking://r",), now=NOW, since_at=None,
+                                              briefing=False, tokens=10, switches={}),
+                        searcher=FakeSearcher(cfg, model=Fixed({f"body of fact {i}": ce[u]  # type: ignore[arg-type]
+                                                                for i, u in enumerate(uris)})))
+    state.features = feats
+    state.fused = fusion.linear([Candidate(uri=u) for u in uris], feats,
+                                {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight})
+    state.docs = {u: docmod.parse(u, f"# Fact {i}\nbody of fact {i}\n") for i, u in enumerate(uris)}
+    before = [c.uri for c in state.fused]
+    Rerank().run(state)
+    assert [c.uri for c in state.fused] == replayed
+    assert (replayed == before) is (not again)      # fused again, the order moved
