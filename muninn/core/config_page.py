@@ -54,6 +54,11 @@ def _type_name(annotation: Any) -> str:
     args = typing.get_args(annotation)
     if origin is typing.Literal:
         return " | ".join(str(a) for a in args)
+    if origin is typing.Annotated:      # a bound on a mapping's values or a list's items
+        marks = [x for m in annotation.__metadata__ for x in (getattr(m, "metadata", None) or [m])]
+        bounds = [f"{op} {getattr(m, attr)}" for m in marks for attr, op in (("ge", "≥"), ("le", "≤"))
+                  if getattr(m, attr, None) is not None]
+        return " ".join([_type_name(args[0]), *bounds])
     if origin in (typing.Union, types.UnionType):
         named = [_type_name(a) for a in args if a is not type(None)]
         return " or ".join(named) + (" or null" if type(None) in args else "")
