@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from muninn.core import factfile
 from muninn.core.config import EmbedSettings, SearchSettings
 from muninn.evals.lab.corpora import lever_data, replay, sources
 from muninn.plugins.search import fusion, query
@@ -134,6 +135,23 @@ def second_list(c: lever_data.Corpus, q: Question, n: int) -> Plan:
     return Plan(lists={"second": [c.uris[i] for i in near]})
 
 
+def second_text(c: lever_data.Corpus, q: Question, text: str) -> Plan:
+    """The second model's cosine of another text of each candidate: "no context" (breadcrumb and fact, as the
+    plain baselines read a section) or "fact" (the fact alone), in place of the file's embed text."""
+    if c.second is None or q.qvec2 is None:
+        return Plan()
+
+    def read(u: str) -> str:
+        ff = factfile.parse(c.docs[u].text)
+        head = factfile.CRUMB.join(ff.breadcrumb) or ff.title
+        return "\n\n".join(x for x in ((head, ff.body) if text == "no context" else (ff.body,)) if x.strip())
+
+    def cosines(uris: list[str]) -> dict[str, float]:
+        assert c.second is not None and q.qvec2 is not None
+        return dict(zip(uris, (c.second.get([read(u) for u in uris]) @ q.qvec2).tolist(), strict=True))
+    return Plan(features={"second": cosines})
+
+
 # lever name -> [(label, plan maker, extra weights)]
 def lever_grid(name: str) -> list[tuple[str, Callable[[lever_data.Corpus, Question], Plan], tuple]]:
     out: list = []
@@ -152,6 +170,9 @@ def lever_grid(name: str) -> list[tuple[str, Callable[[lever_data.Corpus, Questi
     elif name == "second":
         for n in (5, 10, 20, 40):
             out.append((f"second list {n}", lambda c, q, n=n: second_list(c, q, n), ()))
+    elif name == "second-text":
+        for text in ("no context", "fact"):
+            out.append((f"second reads {text}", lambda c, q, text=text: second_text(c, q, text), ()))
     elif name == "windows":
         for n, w in product((0, 10, 20, 40), (0.0, 0.5, 1.0, 2.0)):
             if n or w:
