@@ -247,11 +247,8 @@ class Applier:
         feats = {n: {x["uri"]: x["features"][n] for x in kept if n in x["features"]} for n in rec["features"]}
         if not cfg.header_weight:
             feats.pop("header", None)
-        weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
-                   "second": cfg.second_weight,
-                   **dict(s.extra)}
-        head = fusion.linear([Candidate(uri=x["uri"]) for x in kept], feats, weights)[:cfg.rerank.candidates]
+        head = fusion.linear([Candidate(uri=x["uri"]) for x in kept], feats,
+                             replay.fusion_weights(cfg, s))[:cfg.rerank.candidates]
         want = [x.uri for x in head if next(y for y in kept if y["uri"] == x.uri)["ce"] is None]
         keys = {u: f"{self.c.name}|{rec['id']}|{u}" for u in want}
         todo = [u for u in want if keys[u] not in self.ce]

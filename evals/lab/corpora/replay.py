@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from muninn.core import registry
 from muninn.core.config import SearchSettings
 from muninn.evals.lab.corpora import harness
 from muninn.evals.lab.corpora.harness import CorpusRun
@@ -89,6 +90,11 @@ class Setting:
                 f"header {self.header_weight:g}{extra}, {rr}")
 
 
+def fusion_weights(cfg: SearchSettings, s: Setting) -> dict[str, float]:
+    """Each fusion feature's weight as the product's features read it from `cfg`, then the lab's own."""
+    return {**{f.name: f.weight(cfg) for f in registry.features()}, **dict(s.extra)}
+
+
 def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
     """The URIs, best first, the pipeline would return for this recorded question under `s`."""
     return ranked(rec, s, cfg)[0]
@@ -108,9 +114,7 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[s
     if not cfg.header_weight:
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
-        weights = {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight,
-                   "header": cfg.header_weight, "date": cfg.date_weight, "window": cfg.window_weight,
-                   "second": cfg.second_weight, **dict(s.extra)}
+        weights = fusion_weights(cfg, s)
         first = cands
         cands = fusion.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
