@@ -148,27 +148,31 @@ def test_each_candidate_carries_its_cosine_under_the_packaged_minilm(stack, note
     assert dense.cache_path(db, second=True).exists()
 
 
-@pytest.mark.integration
-def test_second_weight_zero_loads_and_scores_nothing(stack, notes, tmp_path) -> None:
-    client, _ = notes
+@pytest.fixture
+def fresh_index(tmp_path):
+    """A keyword index of FACTS of this test's own, beside which a search keeps its vector caches."""
     db = tmp_path / "index.sqlite"
     keyword.index_facts(db, {f"{ROOT}/{n}": t for n, t in FACTS.items()})
+    return db
+
+
+@pytest.mark.integration
+def test_second_weight_zero_loads_and_scores_nothing(stack, notes, fresh_index) -> None:
+    client, _ = notes
     settings = _settings(stack, second_weight=0.0)
-    with Searcher(settings, client=client, index=db) as s:
+    with Searcher(settings, client=client, index=fresh_index) as s:
         assert s.second is None
         res = s.search(QUESTION, k=3, target=ROOT)
     assert res.hits and all("second_cos" not in h.stage_scores and "file_cos" in h.stage_scores for h in res.hits)
-    assert not dense.cache_path(db, second=True).exists()
+    assert not dense.cache_path(fresh_index, second=True).exists()
 
 
 @pytest.mark.integration
-def test_a_second_model_weighed_only_where_rerank_is_unsure_is_still_scored(stack, notes, tmp_path) -> None:
+def test_a_second_model_weighed_only_where_rerank_is_unsure_is_still_scored(stack, notes, fresh_index) -> None:
     client, _ = notes
-    db = tmp_path / "index.sqlite"
-    keyword.index_facts(db, {f"{ROOT}/{n}": t for n, t in FACTS.items()})
     settings = _settings(stack, second_weight=0.0)
     settings.search.rerank = settings.search.rerank.model_copy(update={"unsure_weights": {"second": 1.5}})
-    with Searcher(settings, client=client, index=db) as s:
+    with Searcher(settings, client=client, index=fresh_index) as s:
         assert s.second is not None       # its cosine is ready for the fusion an unsure rerank runs again
         res = s.search(QUESTION, k=3, target=ROOT)
     assert res.hits and all("second_cos" in h.stage_scores for h in res.hits)
