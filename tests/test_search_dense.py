@@ -217,11 +217,13 @@ def test_a_sidecar_that_fails_the_question_is_asked_once_and_said_once(stack, ta
 
 
 @pytest.mark.integration
-def test_a_search_that_fails_before_fusion_leaves_no_vector_request_in_flight(stack, talk, monkeypatch) -> None:
+@pytest.mark.parametrize("stage", ["vector", "keyword"])
+def test_a_search_that_fails_before_fusion_leaves_no_vector_request_in_flight(stack, talk, monkeypatch,
+                                                                                stage: str) -> None:
     import threading
     import time
 
-    from muninn.plugins.search.stages import vector as vector_stage
+    from muninn.plugins.search.stages import keyword_stage, vector
 
     client, db = talk
     done = threading.Event()
@@ -239,7 +241,8 @@ def test_a_search_that_fails_before_fusion_leaves_no_vector_request_in_flight(st
             raise RuntimeError("find broke")
 
         monkeypatch.setattr(s.dense, "query_vector", slow)
-        monkeypatch.setattr(vector_stage.Vector, "run", broken)
+        failing = vector.Vector if stage == "vector" else keyword_stage.Keyword
+        monkeypatch.setattr(failing, "run", broken)
         with pytest.raises(RuntimeError, match="find broke"):
             s.search("Which support group did Caroline join?", k=3, target=ROOT)
         # The question's vector was still being asked: the search waited for it before giving up.
