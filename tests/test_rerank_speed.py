@@ -137,10 +137,10 @@ def _spinning(model: rerank.OnnxBackend) -> str:
         return "1"
 
 
-@pytest.mark.parametrize("threads", [None, 1, 2])
-def test_spinning_changes_no_score(packaged: Path, threads: int | None) -> None:
-    quiet = rerank.OnnxBackend(str(packaged), 256, 8, threads=threads)
-    spinning = rerank.OnnxBackend(str(packaged), 256, 8, threads=threads, spin=True)
+def test_spinning_changes_no_score(packaged: Path) -> None:
+    # Two batches at once, whatever the machine's core count: one case stands for the others.
+    quiet = rerank.OnnxBackend(str(packaged), 256, 8, threads=2)
+    spinning = rerank.OnnxBackend(str(packaged), 256, 8, threads=2, spin=True)
     assert (_spinning(quiet), _spinning(spinning)) == ("0", "1")
     for batch in BATCHES:
         assert quiet.rerank(QUERY, batch) == spinning.rerank(QUERY, batch)
