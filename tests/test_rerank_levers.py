@@ -216,3 +216,29 @@ def test_the_lab_replays_an_unsure_rerank_as_the_stage_ranks_it(again: dict[str,
     Rerank().run(state)
     assert [c.uri for c in state.fused] == replayed
     assert (replayed == before) is (not again)      # fused again, the order moved
+
+
+def test_the_labs_taking_turns_places_each_candidate_once_and_keeps_the_scores_of_the_places() -> None:
+    from muninn.evals.lab.corpora import replay
+
+    head = [Candidate(uri=f"f{i}", score=5.0 - i) for i in range(5)]
+    tail = [Candidate(uri="t", score=-1.0)]
+    second = {"f4": 0.9, "f0": 0.8, "f3": 0.7}          # f1 and f2 have no value: only fusion places them
+    out = replay.alternate(head, tail, second)
+    assert [c.uri for c in out] == ["f0", "f4", "f1", "f3", "f2", "t"]
+    assert [c.score for c in out] == [5.0, 4.0, 3.0, 2.0, 1.0, -1.0]
+
+
+@pytest.mark.parametrize("per_file, found", [(2, False), (3, True)])
+def test_the_lab_replays_the_cap_of_hits_a_file(per_file: int, found: bool) -> None:
+    from muninn.evals.lab.corpora import replay
+
+    # Three sections of one page lead; the third is the answer and the cap moves it below the fourth place.
+    uris = [f"viking://r/s{i}.md" for i in range(6)]
+    rec = {"id": "q", "linear": False, "route": "hybrid", "window": None, "now": NOW.isoformat(), "gold": [uris[2]],
+           "features": [], "cands": [{"uri": u, "score": 6.0 - i, "ce": None, "lists": {"vector": i}, "features": {},
+                                      "date": None, "file": "page" if i < 3 else u} for i, u in enumerate(uris)]}
+    cfg = SearchSettings(recency=False, rerank=RerankSettings(enabled=False))
+    s = replay.Setting.of(cfg.model_copy(update={"per_file": per_file}))
+    assert s.per_file == per_file and s.cfg(cfg).per_file == per_file
+    assert (uris[2] in replay.rank(rec, s, s.cfg(cfg))[:4]) is found

@@ -49,6 +49,8 @@ class Setting:
     keyword_top: int = 20
     extra: tuple[tuple[str, float], ...] = ()   # weights of features a lab adds (lever_lab.py)
     unsure: tuple[tuple[str, float], ...] = ()  # rerank.unsure_weights: fusion again, the reranker unsure
+    alternate: str | None = None                # lab only: fusion in turn with a feature's order there
+    per_file: int = 2                           # search.per_file
 
     @classmethod
     def of(cls, cfg: SearchSettings) -> Setting:
@@ -58,7 +60,7 @@ class Setting:
                    blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
                    min_confidence=cfg.rerank.min_confidence, gap=cfg.rerank.gap,
                    skip_margin=cfg.rerank.skip_margin, vector_top=cfg.vector_top, keyword_top=cfg.keyword_top,
-                   unsure=tuple(sorted(cfg.rerank.unsure_weights.items())))
+                   unsure=tuple(sorted(cfg.rerank.unsure_weights.items())), per_file=cfg.per_file)
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
         rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
@@ -69,7 +71,7 @@ class Setting:
         return base.model_copy(update={"vector_top": self.vector_top, "keyword_top": self.keyword_top,
                                        "keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
                                        "fact_weight": self.fact_weight, "header_weight": self.header_weight,
-                                       "rerank": rr})
+                                       "per_file": self.per_file, "rerank": rr})
 
     def label(self) -> str:
         rr = f"rerank {self.candidates}, blend {self.blend:g}" if self.rerank else "no rerank"
@@ -79,10 +81,14 @@ class Setting:
             rr += f", fusion order below {self.min_confidence:g}"
         if self.rerank and self.min_confidence and self.unsure:
             rr += " (there " + ", ".join(f"{n} {w:g}" for n, w in self.unsure) + ")"
+        if self.rerank and self.min_confidence and self.alternate:
+            rr += f" (there in turn with {self.alternate})"
         if self.rerank and self.gap:
             rr += f", gap {self.gap:g}"
         if self.rerank and self.skip_margin:
             rr += f", skip at margin {self.skip_margin:g}"
+        if self.per_file != Setting.per_file:
+            rr += f", {self.per_file} a file"
         if (self.vector_top, self.keyword_top) != (Setting.vector_top, Setting.keyword_top):
             rr += f", lists {self.vector_top}/{self.keyword_top}"
         extra = "".join(f", {n} {w:g}" for n, w in self.extra)
@@ -123,6 +129,8 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[s
     read = [c.uri for c in split[0]] if split is not None else []
     if unsure and s.unsure and rec["linear"]:
         cands = fusion.linear(first, feats, {**weights, **dict(s.unsure)})
+    if unsure and s.alternate and rec["linear"] and (values := feats.get(s.alternate)):
+        cands = alternate(cands[:len(split[0])], cands[len(split[0]):], values)
     if split is not None and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
         head, tail = split
         scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
@@ -134,6 +142,22 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[s
                               dt.datetime.fromisoformat(rec["now"]))
     cands = cap.per_file(cands, {u: c["file"] for u, c in by_uri.items()}, cfg.per_file, window=cfg.k)
     return [c.uri for c in cands[:K]], read
+
+
+def alternate(head: list[Candidate], tail: list[Candidate], values: dict[str, float]) -> list[Candidate]:
+    """Lab only (evals/results/unsure.md): the head taken in turn from its own order and from `values`'
+    (a feature's, best first); each place keeps the head's score of that place."""
+    by_value = sorted((c for c in head if c.uri in values), key=lambda c: -values[c.uri])
+    sources, placed, out = [iter(head), iter(by_value)], set(), []
+    while len(out) < len(head):
+        pick = next((c for c in sources[len(out) % 2] if c.uri not in placed), None)
+        if pick is None:             # one order ran out: the other fills the rest
+            pick = next(c for c in sources[(len(out) + 1) % 2] if c.uri not in placed)
+        placed.add(pick.uri)
+        out.append(pick)
+    for c, score in zip(out, sorted((c.score for c in head), reverse=True), strict=True):
+        c.score = score
+    return out + tail
 
 
 def within(cand: dict[str, Any], tops: dict[str, int]) -> bool:
@@ -186,6 +210,17 @@ def unsure_grid(current: Setting) -> list[Setting]:
                                                              (("keyword", 0.5), ("second", 1.5)))):
         out.append(replace(current, extra=(("second", second),), unsure=there))
     return out
+
+
+def alternate_grid(current: Setting) -> list[Setting]:
+    """Where the cross-encoder is unsure (rerank.min_confidence), fusion's order taken in turn with one
+    feature's (a lab lever), at the shipped threshold and two higher ones; and the cap of hits a file."""
+    out = [replace(current, alternate=None, min_confidence=m) for m in (0.05, 0.1)]
+    for feature, m in itertools.product(("second", "vector", "fact", "keyword"), (current.min_confidence, 0.05, 0.1)):
+        out.append(replace(current, alternate=feature, min_confidence=m))
+    for feature, per_file in itertools.product((None, "second"), (3, 4)):    # the cap of hits a file
+        out.append(replace(current, alternate=feature, per_file=per_file))
+    return [s for s in dict.fromkeys(out) if s != current]
 
 
 def varied(current: Setting, only: str) -> list[Setting]:
@@ -292,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", metavar="FIELD=V1,V2,...", help="vary this one setting, the rest as configured "
                     "(e.g. min_confidence=0,0.05,0.1,0.2,0.3,0.5); default: the whole grid")
     ap.add_argument("--unsure", action="store_true", help="vary search.second_weight and rerank.unsure_weights")
+    ap.add_argument("--alternate", action="store_true", help="where the reranker is unsure, fusion in turn "
+                    "with a feature's order (a lab lever), by min_confidence and search.per_file")
     ap.add_argument("--drop-degraded", type=float, default=0.0, metavar="SHARE",
                     help="leave out questions that fell back while recorded, up to this share of a corpus "
                     "(default 0: refuse the trace)")
@@ -300,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     base = SearchSettings()
     current = Setting.of(base)
     settings = varied(current, args.only) if args.only else \
-        [current, *unsure_grid(current)] if args.unsure else [current, *grid(current)]
+        [current, *unsure_grid(current)] if args.unsure else \
+        [current, *alternate_grid(current)] if args.alternate else [current, *grid(current)]
     table, rows = loco(corpora, settings, base)
     print(loco_markdown(corpora, table, rows, current, args.top))
     if args.runs:
