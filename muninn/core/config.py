@@ -249,7 +249,9 @@ class SearchSettings(Section):
                                   "its full weight")
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file in the first `k` "
-                          "places; a request for more hits gets the rest in score order")
+                          "places; a request for more hits gets the rest in score order. A manual of long pages "
+                          "counts each page as one file: there 3 or 4 found one more answer in the top 4 on two "
+                          "manuals and lost none elsewhere (evals/results/unsure.md)")
     strong_match: float = Field(0.34, ge=0, le=1, description="Under this relevance for the best hit, results "
                                 "say \"no strong match\". Relevance is the share of hits with that rerank evidence "
                                 "that were right on the corpora (search/relevance.py); the threshold flags the most "
