@@ -487,3 +487,16 @@ def test_the_passage_ceiling_reads_a_fact_from_every_paragraph_start_as_the_rera
 def test_the_window_lab_puts_the_best_window_only_where_it_was_asked(which, recorded, after) -> None:
     put_window(recorded, 0.7, which)
     assert recorded == after
+
+
+def test_capped_baselines_show_a_plain_ranking_as_the_products_cap_would() -> None:
+    from muninn.evals.lab.corpora.capped_baselines import capped, found
+
+    ranked = ["p1#a", "p1#b", "p1#c", "p2#a", "p1#d", "p3#a"]
+    file_of = {u: u.split("#")[0] for u in ranked}
+    assert capped(ranked, file_of, None) == ranked
+    # Two of page 1 in the first four places; its third and fourth come after the page of four.
+    assert capped(ranked, file_of, 2) == ["p1#a", "p1#b", "p2#a", "p3#a", "p1#c", "p1#d"]
+    assert capped(ranked, file_of, 3)[:4] == ["p1#a", "p1#b", "p1#c", "p2#a"]
+    firsts = [0, 3, 4, None]
+    assert (found(firsts, 4), found(firsts, 10)) == (2, 3)
