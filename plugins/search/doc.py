@@ -97,11 +97,14 @@ class Doc:
 
     @property
     def file_key(self) -> str:
-        """One key per original file, for the per-file cap. Sections of one note or one source file
-        have ids `path#anchor` and share `source_path`; records (inventory, secrets, observations)
-        also share the file they came from, but each is a thing of its own, so they are not capped."""
-        fact_id, path = str(self.meta.get("id") or ""), self.meta.get("source_path")
-        return f"{self.source}:{path}" if path and "#" in fact_id else self.uri
+        return file_key(self.uri, self.source, str(self.meta.get("id") or ""), self.meta.get("source_path"))
+
+
+def file_key(uri: str, source: str, fact_id: str, source_path: str | None) -> str:
+    """One key per original file, for the per-file cap. Sections of one note or one source file
+    have ids `path#anchor` and share `source_path`; records (inventory, secrets, observations)
+    also share the file they came from, but each is a thing of its own, so they are not capped."""
+    return f"{source}:{source_path}" if source_path and "#" in fact_id else uri
 
 
 def area_of(uri: str) -> str:

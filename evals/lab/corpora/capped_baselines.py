@@ -5,8 +5,8 @@ the first four places, with plain retrievers that may show four.
     python -m muninn.evals.lab.corpora.capped_baselines CORPUS... [--baselines MiniLM-L6 ...] [--per-file 2 3]
 
 No server: the sections are the ones the harness exports, embedded in this process as the harness's
-baselines are (baselines.py), and capped by the product's own function (stages/cap.py), the file of a
-section being its source file as `doc.file_key` reads it.
+baselines are (baselines.py), and capped by the product's own function (stages/cap.py) on the product's
+own key of a section's file (`doc.file_key`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def measure(name: str, models: Sequence[str], caps: Sequence[int]) -> list[str]:
     secs = harness.sections(built, "viking://resources/capped")
     qs = built.questions.questions
     golds = [harness.gold(q, secs) for q in qs]
-    file_of = {s.uri: s.source_path or s.uri for s in secs}
+    file_of = {s.uri: s.file for s in secs}
     texts = [s.text for s in secs]
     rows = []
     plain = [(baselines.dense_name(m), lambda m=m: baselines.Dense.load(m, EmbedSettings(), texts)) for m in models]

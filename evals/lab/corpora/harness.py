@@ -32,6 +32,7 @@ from muninn.export import pipeline, sync
 from muninn.export import sources as export_sources
 from muninn.export.facts import CRUMB, unique_paths
 from muninn.plugins.search import query as query_mod
+from muninn.plugins.search.doc import file_key
 from muninn.plugins.search.pipeline import Searcher
 
 ROOT = "viking://resources/corpora"
@@ -60,6 +61,7 @@ class Section:
     body: str
     source_path: str
     title: str
+    file: str = ""     # the key the product's cap of hits a file reads (doc.file_key)
 
 
 @dataclass
@@ -82,8 +84,9 @@ def sections(built: Built, root: str) -> list[Section]:
         source = export_sources.build(s.kind, s.path, s.options or None)
         for f in unique_paths(source.facts()):
             crumb = CRUMB.join(f.breadcrumb) if f.breadcrumb else f.title
-            out.append(Section(uri=f"{root}/{s.area}/{s.name or s.kind}/{f.path}.md", text=f"{crumb}\n{f.body}",
-                               body=f.body, source_path=f.source_path, title=f.title))
+            uri = f"{root}/{s.area}/{s.name or s.kind}/{f.path}.md"
+            out.append(Section(uri=uri, text=f"{crumb}\n{f.body}", body=f.body, source_path=f.source_path,
+                               title=f.title, file=file_key(uri, f.source, f.id, f.source_path)))
     return out
 
 
