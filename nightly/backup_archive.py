@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 
 INDEX = "muninn-backup.json"
 FORMAT = 2
@@ -28,6 +28,13 @@ FORMAT = 2
 
 class BackupUnreadable(MuninnError):
     """The file is not a backup muninn can read: cut off, damaged, or sealed with another key."""
+
+
+class BackupRefused(MuninnError):
+    """The backup is not one muninn will put back: not sealed, or a file in it names a place outside
+    what the backup was taken from. Nothing was written."""
+
+    exit_code = ExitCode.BACKUP_REFUSED
 
 
 def sha(data: bytes) -> str:
