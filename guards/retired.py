@@ -108,6 +108,8 @@ def merged(now: bytes, incoming: bytes) -> bytes | None:
         entries = {**dict(b.get("entries", {})), **dict(a.get("entries", {}))}
     except (ValueError, AttributeError, TypeError):
         return None
+    if len(entries) == len(a.get("entries", {})):
+        return now                          # nothing new: this host's file as it is
     return json.dumps({"salt": a["salt"], "entries": entries}).encode()
 
 

@@ -69,9 +69,10 @@ class Archive:
     source: str
     index: dict[str, Any]
     members: dict[str, bytes]
+    sealed: bool = True         # False: a plain archive opened by name (--allow-unsealed): it vouches for nothing
 
     @classmethod
-    def from_bytes(cls, data: bytes, source: str) -> Archive:
+    def from_bytes(cls, data: bytes, source: str, sealed: bool = True) -> Archive:
         members: dict[str, bytes] = {}
         try:
             with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
@@ -90,7 +91,7 @@ class Archive:
             index = _format_one(members)
         else:
             raise BackupUnreadable(f"{source} holds no muninn backup index", fix="use a file `backup create` made")
-        return cls(source, index, members)
+        return cls(source, index, members, sealed)
 
     @property
     def server_files(self) -> list[dict[str, Any]]:

@@ -59,6 +59,11 @@ def seal(settings: Settings, data: bytes, name: str) -> bytes:
 
 def open_bytes(settings: Settings, path: Path, allow_unsealed: bool = False) -> bytes:
     """The tar.gz bytes of a sealed backup file; of a plain one only with `allow_unsealed`."""
+    return open_file(settings, path, allow_unsealed)[0]
+
+
+def open_file(settings: Settings, path: Path, allow_unsealed: bool = False) -> tuple[bytes, bool]:
+    """(the tar.gz bytes, whether they were sealed), from one read of the file."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -69,12 +74,12 @@ def open_bytes(settings: Settings, path: Path, allow_unsealed: bool = False) -> 
                                 "have made, so it is not opened",
                                 fix="use a sealed backup (.mbk); only for one you made before sealing and trust, "
                                     "pass --allow-unsealed")
-        return data
+        return data, False
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 12 + 16:
         raise BackupUnreadable(f"{path} is not a muninn backup (or is cut off)", fix="use another backup")
     nonce, sealed = data[len(MAGIC):len(MAGIC) + 12], data[len(MAGIC) + 12:]
     try:
-        return AESGCM(key(settings)).decrypt(nonce, sealed, path.name.encode())
+        return AESGCM(key(settings)).decrypt(nonce, sealed, path.name.encode()), True
     except InvalidTag:
         raise BackupUnreadable(f"{path} does not open with the backup key in the keyring: damaged, cut off, "
                                f"renamed, or sealed with another key",

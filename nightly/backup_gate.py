@@ -4,7 +4,9 @@ was taken from.
 Where. Every record of an archive's index is checked before anything is written: a server file's
 member is the one its account and URI name, its URI is already canonical (guards/uri.py) under a scope
 the CLI walks, and the identity that read it could read it under the policy in force (a file an agent
-read lies in an area the agent reads; a file outside every area was read by the CLI). A local part's
+read lies in an area the agent reads; a file outside every area was read by the CLI). An unsealed
+archive (opened only by name) vouches for nothing, so its files go back only into areas whose text
+other readers already read as untrusted data. A local part's
 file goes to its part's own file or folder, resolved, never through a symlink. One record that fails
 refuses the whole restore (exit 22) with nothing written: an index that points elsewhere is a forged
 or broken one, and the archive keeps everything.
@@ -83,6 +85,9 @@ def _server_problem(settings: Settings, archive: backup_archive.Archive, rec: di
         return "the URI is not in canonical form under viking://resources, agent or user"
     if archive.index.get("format", 1) >= 2 and rec.get("member") != backup_archive.server_member(account, uri):
         return "not the member its account and URI name"
+    if not archive.sealed and (pol is None or not pol.untrusted_writers(uri)):
+        return ("an unsealed backup cannot vouch for who wrote a file: it goes back only into an area whose "
+                "text other readers already read as data (an agent's)")
     if read_as == "cli":
         if account and account != settings.openviking.account:
             return f"read as the CLI, but of account {account!r}, not {settings.openviking.account!r}"

@@ -114,7 +114,8 @@ def raise_for(report: RestoreReport) -> None:
 def open_archive(settings: Settings, path: Path, allow_unsealed: bool = False) -> backup_archive.Archive:
     from muninn.nightly import backup_crypt
 
-    return backup_archive.Archive.from_bytes(backup_crypt.open_bytes(settings, path, allow_unsealed), str(path))
+    data, sealed = backup_crypt.open_file(settings, path, allow_unsealed)
+    return backup_archive.Archive.from_bytes(data, str(path), sealed)
 
 
 def _policy_after(settings: Settings, archive: backup_archive.Archive, targets: dict[str, Path],
