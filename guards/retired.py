@@ -98,6 +98,21 @@ class Ledger:
                                        if h not in alive and e.get("of") not in alive})
 
 
+def merged(now: bytes, incoming: bytes) -> bytes | None:
+    """Two ledger files as one that forgets nothing either remembers (a restore must never bring back a
+    value retired since the backup). None when their salts differ: their hashes cannot be joined."""
+    try:
+        a, b = json.loads(now), json.loads(incoming)
+        if a.get("salt") != b.get("salt"):
+            return None
+        entries = {**dict(b.get("entries", {})), **dict(a.get("entries", {}))}
+    except (ValueError, AttributeError, TypeError):
+        return None
+    if len(entries) == len(a.get("entries", {})):
+        return now                          # nothing new: this host's file as it is
+    return json.dumps({"salt": a["salt"], "entries": entries}).encode()
+
+
 class HashScanner:
     def __init__(self, salt: bytes, entries: dict[str, dict]) -> None:
         self.salt = salt

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from muninn.core.errors import MuninnError
+from muninn.core.errors import ExitCode, MuninnError
 
 INDEX = "muninn-backup.json"
 FORMAT = 2
@@ -28,6 +28,13 @@ FORMAT = 2
 
 class BackupUnreadable(MuninnError):
     """The file is not a backup muninn can read: cut off, damaged, or sealed with another key."""
+
+
+class BackupRefused(MuninnError):
+    """The backup is not one muninn will put back: not sealed, or a file in it names a place outside
+    what the backup was taken from. Nothing was written."""
+
+    exit_code = ExitCode.BACKUP_REFUSED
 
 
 def sha(data: bytes) -> str:
@@ -62,9 +69,10 @@ class Archive:
     source: str
     index: dict[str, Any]
     members: dict[str, bytes]
+    sealed: bool = True         # False: a plain archive opened by name (--allow-unsealed): it vouches for nothing
 
     @classmethod
-    def from_bytes(cls, data: bytes, source: str) -> Archive:
+    def from_bytes(cls, data: bytes, source: str, sealed: bool = True) -> Archive:
         members: dict[str, bytes] = {}
         try:
             with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
@@ -83,7 +91,7 @@ class Archive:
             index = _format_one(members)
         else:
             raise BackupUnreadable(f"{source} holds no muninn backup index", fix="use a file `backup create` made")
-        return cls(source, index, members)
+        return cls(source, index, members, sealed)
 
     @property
     def server_files(self) -> list[dict[str, Any]]:

@@ -11,6 +11,17 @@ from muninn.core.errors import ConfigError
 from muninn.nightly import backup, backup_restore
 from muninn.nightly.key_cli import PassFileOpt, passphrase
 
+UnsealedOpt = typer.Option(False, "--allow-unsealed", help="Open a plain (unsealed) archive, as made before "
+                           "backups were sealed. Anyone able to write the file chose its contents: only for a file "
+                           "you made and kept yourself. Paths are still confined and files still gated.")
+
+
+def _warn_unsealed(allow: bool) -> None:
+    if allow:
+        say("WARNING: --allow-unsealed: a plain archive is not authenticated; its contents are trusted only as "
+            "far as the restore's confinement and leak gate check them")
+
+
 app = typer.Typer(help="Dated backups of what cannot be rebuilt, and restoring from one.", no_args_is_help=True)
 
 
@@ -39,16 +50,26 @@ def restore(
                                     "(policy, vault store, manifests, ...): a new machine's restore."),
     replace: bool = typer.Option(False, "--replace", help="Overwrite files that are there with other bytes "
                                  "(otherwise they are named, kept, and the restore exits 19)."),
+    allow_unsealed: bool = UnsealedOpt,
     json_out: bool = JsonOpt,
 ) -> None:
     """Put files back (each with the key of a reader that may write there), read them back, and bring
     every reader's keyword index and search vectors up to date, so restored facts are findable at once.
 
-    Exit 19 when a file that differs was kept (named; `--replace` overwrites)."""
+    Only a sealed backup opens. Every file goes back only where it was taken from, and every server file
+    passes the leak gate as a sync does: known and retired values are redacted, and a file the gate
+    still refuses is held, sealed, in <home>/backups/held/.
+
+    \b
+    Exit 22: the backup is not sealed, or a path in it leads elsewhere (nothing written).
+    Exit 23: the gate held files back (named; the rest is restored).
+    Exit 19: a file that differs was kept (named; `--replace` overwrites)."""
     if (to is None) == (not everything):
         raise ConfigError("choose one of --to AREA or --all", key="restore",
                           fix="e.g. `muninn backup restore FILE --to viking://resources/agents/raven`")
-    report = backup_restore.restore(settings(ctx), file, area=to, everything=everything, replace=replace)
+    _warn_unsealed(allow_unsealed)
+    report = backup_restore.restore(settings(ctx), file, area=to, everything=everything, replace=replace,
+                                    allow_unsealed=allow_unsealed)
     _say(report, json_out)
     backup_restore.raise_for(report)
 
@@ -57,8 +78,9 @@ def _say(report: backup_restore.RestoreReport, json_out: bool) -> None:
     if json_out:
         emit_json(report.to_json())
         return
-    say(f"restored {len(report.written)} file(s) as {', '.join(sorted(report.writers)) or 'nobody'}, "
-        f"{report.unchanged} already there, {len(report.local)} local file(s)")
+    say(f"restored {len(report.written)} file(s) as {', '.join(sorted(report.writers)) or 'nobody'} "
+        f"({report.redacted} redacted), {report.unchanged} already there, {len(report.local)} local file(s)"
+        + (f", {len(report.held)} held in {report.held_in}" if report.held else ""))
     for w in report.warnings:
         say(f"warning: {w}")
 
@@ -67,14 +89,16 @@ def _say(report: backup_restore.RestoreReport, json_out: bool) -> None:
 def verify(
     ctx: typer.Context,
     file: Path = typer.Argument(None, exists=True, dir_okay=False, help="A backup (default: the latest)."),
+    allow_unsealed: bool = UnsealedOpt,
     json_out: bool = JsonOpt,
 ) -> None:
     """The restore drill: open the backup with the key in the keyring, restore every file into a scratch
     folder and check each against the hash the backup itself holds. Exit 1 when it does not open or any
-    file differs (also the nightly job `backup-verify`)."""
+    file differs (also the nightly job `backup-verify`); exit 22 when it is not sealed."""
     from muninn.nightly import backup_verify
 
-    report = backup_verify.drill(settings(ctx), file)
+    _warn_unsealed(allow_unsealed)
+    report = backup_verify.drill(settings(ctx), file, allow_unsealed)
     if json_out:
         emit_json(report.to_json())
     else:

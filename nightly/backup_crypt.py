@@ -6,8 +6,12 @@ The key file (scrypt from the passphrase, then AES-GCM, its kind authenticated) 
 format for every key that travels: key_transfer.py writes readers' and the vault's keys with it.
 
 A sealed file is MAGIC + a 12-byte nonce + the ciphertext of the tar.gz; the file name is authenticated
-with it, so a backup renamed to pass for another does not open. A file that starts with gzip's magic is
-a backup made before sealing, read as it is.
+with it, so a backup renamed to pass for another does not open. Only a sealed file opens: a plain
+tar.gz (as made before sealing) is what anyone who can write the folder can forge, so it opens only when
+the owner asks by name (`--allow-unsealed`), and then still passes the restore's confinement and gate.
+
+A passphrase that seals a key file must be one an offline guesser does not find: zxcvbn's estimate of at
+least 10^10 guesses (its top score), checked when a key file is written; an old file still opens.
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from muninn.core import atomic, credentials
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, CredentialError
-from muninn.nightly.backup_archive import BackupUnreadable
+from muninn.nightly.backup_archive import BackupRefused, BackupUnreadable
 
 MAGIC = b"MUNINN-BACKUP-AESGCM-1\n"
+MIN_GUESSES_LOG10 = 10.0      # zxcvbn's score 4: "strong protection from an offline slow-hash attack"
 GZIP = b"\x1f\x8b"
 KEY_NAME = "backup:key"
 KEY_FILE_KIND = "muninn-backup-key"
@@ -52,19 +57,29 @@ def seal(settings: Settings, data: bytes, name: str) -> bytes:
     return MAGIC + nonce + AESGCM(key(settings, create=True)).encrypt(nonce, data, name.encode())
 
 
-def open_bytes(settings: Settings, path: Path) -> bytes:
-    """The tar.gz bytes of a backup file, sealed or (made before sealing) plain."""
+def open_bytes(settings: Settings, path: Path, allow_unsealed: bool = False) -> bytes:
+    """The tar.gz bytes of a sealed backup file; of a plain one only with `allow_unsealed`."""
+    return open_file(settings, path, allow_unsealed)[0]
+
+
+def open_file(settings: Settings, path: Path, allow_unsealed: bool = False) -> tuple[bytes, bool]:
+    """(the tar.gz bytes, whether they were sealed), from one read of the file."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise BackupUnreadable(f"{path}: {exc.strerror}", fix="check the path and its permissions") from None
     if data.startswith(GZIP):
-        return data
+        if not allow_unsealed:
+            raise BackupRefused(f"{path} is not sealed: a plain archive that anyone able to write the file could "
+                                "have made, so it is not opened",
+                                fix="use a sealed backup (.mbk); only for one you made before sealing and trust, "
+                                    "pass --allow-unsealed")
+        return data, False
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 12 + 16:
         raise BackupUnreadable(f"{path} is not a muninn backup (or is cut off)", fix="use another backup")
     nonce, sealed = data[len(MAGIC):len(MAGIC) + 12], data[len(MAGIC) + 12:]
     try:
-        return AESGCM(key(settings)).decrypt(nonce, sealed, path.name.encode())
+        return AESGCM(key(settings)).decrypt(nonce, sealed, path.name.encode()), True
     except InvalidTag:
         raise BackupUnreadable(f"{path} does not open with the backup key in the keyring: damaged, cut off, "
                                f"renamed, or sealed with another key",
@@ -77,9 +92,18 @@ def _kdf(salt: bytes) -> Scrypt:
 
 
 def check_passphrase(passphrase: str) -> None:
+    """Refuse a passphrase too short or too guessable to seal a key file (zxcvbn's estimate)."""
+    from zxcvbn import zxcvbn
+
     if len(passphrase) < 8:
         raise ConfigError("the passphrase is empty or shorter than 8 characters", key="passphrase",
                           fix="choose a longer one: it is all that guards the key file")
+    estimate = zxcvbn(passphrase[:100])       # zxcvbn is slow on long input; 100 characters decide
+    if estimate["guesses_log10"] < MIN_GUESSES_LOG10:
+        hint = estimate["feedback"].get("warning") or "it is too easy to guess"
+        raise ConfigError(f"the passphrase is too weak to seal a key file ({hint.rstrip('.')}; about "
+                          f"10^{estimate['guesses_log10']:.0f} guesses)", key="passphrase",
+                          fix="use four or more random words, e.g. `velvet otter lantern quiver`")
 
 
 def write_key_file(dest: Path, passphrase: str, kind: str, secret: bytes) -> None:

@@ -44,12 +44,13 @@ def latest(settings: Settings) -> Path:
     return found[-1]
 
 
-def drill(settings: Settings, path: Path | None = None) -> DrillReport:
-    """Raises BackupUnreadable (it does not open) or DrillFailed (it opens, and differs from its index)."""
+def drill(settings: Settings, path: Path | None = None, allow_unsealed: bool = False) -> DrillReport:
+    """Raises BackupUnreadable (it does not open), BackupRefused (it is not sealed) or DrillFailed (it
+    opens, and differs from its index)."""
     started = time.monotonic()
     path = path or latest(settings)
     report = DrillReport(path, bytes=path.stat().st_size)
-    archive = backup_restore.open_archive(settings, path)
+    archive = backup_restore.open_archive(settings, path, allow_unsealed)
     report.problems = archive.problems()
     hashes: dict[str, str] = archive.index.get("members", {})
     scratch_root = backup.folder(settings)

@@ -30,8 +30,11 @@ PassFileOpt = typer.Option(None, "--passphrase-file", exists=True, dir_okay=Fals
 
 def passphrase(confirm: bool, file: Path | None = None) -> str:
     """From a file, $MUNINN_PASSPHRASE, or typed without echo (twice for a new file); never an argument,
-    which shell history would keep."""
+    which shell history would keep. `confirm`: a key file is about to be written with it, so a passphrase
+    file others can read is refused (reading an old key file still takes one)."""
     if file is not None:
+        if confirm:
+            _private(file)
         try:
             lines = file.read_text().splitlines()
         except (OSError, UnicodeDecodeError) as exc:
@@ -49,6 +52,13 @@ def passphrase(confirm: bool, file: Path | None = None) -> str:
         raise ConfigError("the passphrase is empty", key="passphrase",
                           fix="choose one of 8 characters or more: it is all that guards the key file")
     return given
+
+
+def _private(file: Path) -> None:
+    mode = file.stat().st_mode & 0o777
+    if mode & 0o077:
+        raise ConfigError(f"the passphrase file is readable or writable by others (mode {mode:04o})",
+                          path=str(file), fix=f"run `chmod 600 {file}`, then again")
 
 
 @app.command("export")

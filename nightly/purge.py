@@ -11,7 +11,7 @@ scanned again: only a clean read-back counts as purged.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,13 +70,29 @@ def retry_busy(fn: Callable[[], Any], sleep: Callable[[float], None] = time.slee
 
 
 def redacted(text: str, finding: server_scan.FileFinding, redactor: Redactor) -> str:
-    spans = sorted({(f["start"], f["end"], f["secret_id"]) for f in finding.findings if "start" in f}, reverse=True)
+    return redact_spans(text, [(f["start"], f["end"], f["secret_id"]) for f in finding.findings if "start" in f],
+                        redactor)
+
+
+def redact_spans(text: str, spans: Iterable[tuple[int, int, str]], redactor: Redactor) -> str:
+    """Retired values by the spans their hashes matched, then live values and patterns by `redactor`."""
+    spans = sorted(set(spans), reverse=True)
     last = len(text) + 1
     for start, end, secret_id in spans:       # from the end, so earlier offsets stay valid
         if end <= last:
             text = text[:start] + marker(secret_id) + text[end:]
             last = start
     return redactor.redact(text).text
+
+
+def readers_redactor(settings: Settings, known: dict[str, str]) -> Redactor:
+    """The redaction for text a reader wrote (purge rewrites it, restore puts it back): every form of every
+    known value, and the pattern rules, without the undeclared-secret detector (its findings are
+    reported: a false positive must never rewrite what a reader wrote). What the owner allowed stays."""
+    allowed = Allowlist.load(settings.paths.redact_allowlist)
+    return Redactor(known, encodings=ENCODINGS, views=True, scanner=PatternScanner(
+        [r for r in all_rules().values() if r.name != undeclared.RULE]),
+                    allow=allowed.allows if allowed.entries else None)
 
 
 def owned_uris(settings: Settings) -> set[str]:
@@ -98,13 +114,7 @@ def purge(settings: Settings, dry_run: bool = False, sleep: Callable[[float], No
         return report
     own = settings.openviking.account
     owned = owned_uris(settings)
-    # Every form the gate looks for; a text the owner allowed (export.allowlist) stays as the scan left it.
-    allowed = Allowlist.load(settings.paths.redact_allowlist)
-    # Without the undeclared-secret detector: its findings are reported, and a false positive must
-    # never rewrite what a reader wrote.
-    redactor = Redactor(scanner.known, encodings=ENCODINGS, views=True, scanner=PatternScanner(
-        [r for r in all_rules().values() if r.name != undeclared.RULE]),
-                        allow=allowed.allows if allowed.entries else None)
+    redactor = readers_redactor(settings, scanner.known)
     clients: dict[str, OpenViking] = {}
     idents = {i.label: i for i in server_scan.identities(settings)}
     try:

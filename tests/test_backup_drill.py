@@ -106,10 +106,10 @@ def test_a_member_that_differs_from_the_index_fails_the_drill_by_name(settings, 
     made = backup.create(settings)
     archive = backup_archive.Archive.from_bytes(backup_crypt.open_bytes(settings, made.path), str(made.path))
     change, word = PLAIN_DAMAGE[damage]
-    out = made.path.with_suffix(".tar.gz")
-    # The index keeps the true hashes; only the members are changed, as a bit rot or an edit would.
-    out.write_bytes(_repack(backup_archive.Archive("x", archive.index, change(dict(archive.members)))))
-    made.path.unlink()
+    out = made.path
+    # The index keeps the true hashes; only the members are changed, as a bit rot before sealing would.
+    repacked = _repack(backup_archive.Archive("x", archive.index, change(dict(archive.members))))
+    out.write_bytes(backup_crypt.seal(settings, repacked, out.name))
     report = backup_verify.drill(settings, out)
     assert report.problems and any(word in p for p in report.problems), report.problems
     with pytest.raises(backup_verify.DrillFailed):
@@ -132,7 +132,7 @@ def test_a_truncated_plain_backup_is_unreadable(settings) -> None:
     out = plain(settings)
     out.write_bytes(out.read_bytes()[:-40])
     with pytest.raises(backup_archive.BackupUnreadable):
-        backup_verify.drill(settings, out)
+        backup_verify.drill(settings, out, allow_unsealed=True)
 
 
 def test_no_backup_at_all_fails_the_job(settings) -> None:
@@ -177,10 +177,26 @@ def test_the_key_travels_sealed_with_a_passphrase_and_opens_the_backups_again(se
         backup_crypt.import_key(settings, dest, PASS)
 
 
-def test_a_backup_made_before_sealing_still_opens(settings) -> None:
+def test_a_backup_made_before_sealing_opens_only_when_asked_by_name(settings) -> None:
     out = plain(settings)
     assert out.read_bytes().startswith(backup_crypt.GZIP)
-    assert backup_verify.drill(settings, out).problems == []
+    with pytest.raises(backup_archive.BackupRefused, match="not sealed"):
+        backup_verify.drill(settings, out)
+    assert backup_verify.drill(settings, out, allow_unsealed=True).problems == []
+    # The nightly drill never opens one: the latest backup being plain is a finding.
+    assert verify_job(Context(settings)).status == "findings"
+
+
+@pytest.mark.parametrize("name", ["muninn-backup-20991231T000000.000000Z.mbk", "muninn-backup-x.tar.gz"])
+def test_a_plain_archive_under_any_backup_name_is_refused_with_exit_22(settings, run_muninn, monkeypatch,
+                                                                      name) -> None:
+    monkeypatch.setenv("MUNINN_CONFIG", str(settings.source_file))
+    forged = backup.folder(settings) / name
+    forged.parent.mkdir(parents=True, exist_ok=True)
+    forged.write_bytes(plain(settings).read_bytes())
+    for args in (["backup", "verify", str(forged)], ["backup", "restore", str(forged), "--all"]):
+        ended = run_muninn(args)
+        assert ended.exit_code == 22 and "not sealed" in ended.stderr and "Traceback" not in ended.stderr
 
 
 def test_the_cli_drill_exits_1_with_one_sentence(settings, run_muninn, monkeypatch) -> None:

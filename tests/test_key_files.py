@@ -105,11 +105,57 @@ def test_the_passphrase_comes_from_a_file_the_environment_or_a_terminal(
     args = ["key", "export", "--vault", "--to", str(tmp_path / "v.key")]
     if file_text is not None:
         (tmp_path / "pass").write_text(file_text)
+        (tmp_path / "pass").chmod(0o600)
         args += ["--passphrase-file", str(tmp_path / "pass")]
     ended = run_muninn(args, stdin="")
     assert ended.exit_code == code and words in ended.stderr + ended.stdout, ended
     assert (tmp_path / "v.key").exists() == (code == 0)
     assert "Traceback" not in ended.stderr
+
+
+WEAK = ["password", "Password123!", "qwertyuiop", "hunter2hunter2", "letmeinletmein", "Summer2026!",
+        "iloveyou1234", "aaaaaaaaaaaa", "1234567890", "monkeymonkey", "P@ssw0rd2026", "admin-admin-admin"]
+STRONG = ["correct horse battery staple", "velvet.otter.lantern.quiver", "tangerine-orbit-5521-glass",
+          "Xq7#vR2m!Lp9zW4s", "blue moon rising over kelp"]
+
+
+@pytest.mark.parametrize("phrase", WEAK)
+def test_a_guessable_passphrase_never_seals_a_key_file(settings, tmp_path, phrase) -> None:
+    with pytest.raises(ConfigError, match="too weak|shorter than 8"):
+        backup_crypt.write_key_file(tmp_path / "k.key", phrase, key_transfer.VAULT_KIND, b"\1" * 32)
+    assert not (tmp_path / "k.key").exists()
+
+
+@pytest.mark.parametrize("phrase", STRONG)
+def test_a_passphrase_of_random_words_or_characters_seals_one(settings, tmp_path, phrase) -> None:
+    backup_crypt.write_key_file(tmp_path / "k.key", phrase, key_transfer.VAULT_KIND, b"\1" * 32)
+    assert backup_crypt.read_key_file(tmp_path / "k.key", phrase, key_transfer.VAULT_KIND) == b"\1" * 32
+
+
+def test_an_old_key_file_sealed_with_a_weak_passphrase_still_opens(settings, tmp_path, monkeypatch) -> None:
+    with monkeypatch.context() as mp:       # as a muninn before the floor wrote it
+        mp.setattr(backup_crypt, "check_passphrase", lambda phrase: None)
+        backup_crypt.write_key_file(tmp_path / "old.key", "password", key_transfer.VAULT_KIND, b"\2" * 32)
+    assert backup_crypt.read_key_file(tmp_path / "old.key", "password", key_transfer.VAULT_KIND) == b"\2" * 32
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_passphrase_file_others_can_read_is_refused_for_writing_and_taken_for_reading(
+        settings, tmp_path, run_muninn, monkeypatch, mode) -> None:
+    Vault(settings).sync()
+    monkeypatch.setenv("MUNINN_CONFIG", str(tmp_path / "muninn.yaml"))
+    monkeypatch.delenv("MUNINN_PASSPHRASE", raising=False)
+    phrase = tmp_path / "pass"
+    phrase.write_text(PASS + "\n")
+    phrase.chmod(mode)
+    ended = run_muninn(["key", "export", "--vault", "--to", str(tmp_path / "v.key"), "--passphrase-file", str(phrase)])
+    assert ended.exit_code == 2 and "chmod 600" in ended.stderr and not (tmp_path / "v.key").exists(), ended
+    phrase.chmod(0o600)
+    assert run_muninn(["key", "export", "--vault", "--to", str(tmp_path / "v.key"),
+                       "--passphrase-file", str(phrase)]).exit_code == 0
+    phrase.chmod(mode)
+    taken = run_muninn(["key", "import", str(tmp_path / "v.key"), "--passphrase-file", str(phrase)])
+    assert taken.exit_code == 0, taken
 
 
 def test_export_names_the_choice_and_the_reader(settings, tmp_path, run_muninn, monkeypatch) -> None:

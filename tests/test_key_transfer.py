@@ -93,17 +93,20 @@ def test_a_new_machine_and_a_reader_on_another_host_get_everything_back(stack, t
         first = cli(b_env, "backup", "restore", str(backup_file), "--all", "--json")
         assert first.returncode == 1 and "muninn policy apply" in first.stderr, first.stderr
         assert cli(b_env, "policy", "apply").returncode == 0
-        second = cli(b_env, "backup", "restore", str(backup_file), "--all", "--json")
-        assert second.returncode == 0, second.stderr
-        assert RAVEN_URI in json.loads(second.stdout)["written"]
 
-        # The vault store came back sealed: no value opens until the owner supplies the vault key.
+        # The vault store came back sealed: no value opens until the owner supplies the vault key, and the
+        # restore gate, which redacts the vault's values, waits for it too (nothing written ungated).
         code, said = _sha_of_env(b_env, "JIRA")
         assert code == 4 and "vault key" in said and want not in said, said
+        waits = cli(b_env, "backup", "restore", str(backup_file), "--all", "--json")
+        assert waits.returncode == 4 and "key import" in waits.stderr, waits.stderr
         took = cli(b_env, "key", "import", str(keys / "vault.key"), "--json")
         assert took.returncode == 0, took.stderr
         assert "value(s) opened" in json.loads(took.stdout)["proven_by"]
         assert _sha_of_env(b_env, "JIRA") == (0, want)
+        second = cli(b_env, "backup", "restore", str(backup_file), "--all", "--json")
+        assert second.returncode == 0, second.stderr
+        assert RAVEN_URI in json.loads(second.stdout)["written"]
 
         # A's raven key was minted by A's server: B's server rejects it, and nothing is stored.
         b = config.load(fresh.config_path)

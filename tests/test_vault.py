@@ -3,6 +3,8 @@ No server needed; real SQLite, real AES-GCM, real keyring file, real child proce
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import json
 import os
@@ -205,8 +207,10 @@ def test_exec_multi_part_and_env_override(vault: Vault) -> None:
 
 
 def test_exec_stdin_for_sudo_style_prompts(vault: Vault) -> None:
-    code, out, _ = run(vault, "vm-sudo", ["sh", "-c", 'read -r pw; [ "$pw" = "$EXPECT" ] && echo match; echo "$pw"'],
-                       stdin=True, base_env={**os.environ, "EXPECT": PASSWORD})
+    # The child proves it read the value by its hash: a variable holding the value itself is never passed on.
+    check = 'read -r pw; [ "$(printf %s "$pw" | sha256sum | cut -d" " -f1)" = "$EXPECT" ] && echo match; echo "$pw"'
+    code, out, _ = run(vault, "vm-sudo", ["sh", "-c", check], stdin=True,
+                       base_env={**os.environ, "EXPECT": hashlib.sha256(PASSWORD.encode()).hexdigest()})
     assert code == 0 and out == "match\n[REDACTED:vm-sudo]\n"
     with pytest.raises(Refused, match="--part"):
         run(vault, "db-admin", ["cat"], stdin=True)
@@ -365,3 +369,23 @@ def test_exec_masks_json_escapes_of_common_writers(vault_of_others: Vault) -> No
     script = f"printf '%s\\n' '{{\"t\":\"{go}\"}}' '{{\"t\":\"{dotnet}\"}}'"
     _, out, _ = run(vault_of_others, "go-token", ["sh", "-c", script])
     assert out == '{"t":"[REDACTED:go-token]"}\n' * 2
+
+
+def test_secret_bearing_variables_never_reach_the_child_and_the_workspace_ones_do(vault: Vault) -> None:
+    """The child gets its injected variable and muninn's workspace (so `secret exec -- muninn ...` works),
+    never muninn's own secrets nor a variable holding a stored value, in any form masking knows."""
+    env = {**os.environ, "MUNINN_CONFIG": str(vault.settings.source_file),
+           "MUNINN_PASSPHRASE": "velvet otter lantern", "MUNINN_OV_ROOT_KEY": "root-key-value-123",
+           "STRAY_PLAIN": PASSWORD, "STRAY_B64": base64.b64encode(PASSWORD.encode()).decode(),
+           "STRAY_URL": f"https://me:{TOKEN}@jira.example.com", "ORDINARY": "nothing secret here"}
+    show = "import json, os; print(json.dumps(sorted(os.environ)))"
+    done = subprocess.run([sys.executable, "-m", "muninn", "secret", "exec", "jira-api-token", "--",
+                           sys.executable, "-c", show], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    seen = set(json.loads(done.stdout))
+    assert {"JIRA_API_TOKEN", "MUNINN_CONFIG", "ORDINARY"} <= seen
+    assert not seen & {"MUNINN_PASSPHRASE", "MUNINN_OV_ROOT_KEY", "STRAY_PLAIN", "STRAY_B64", "STRAY_URL"}
+    nested = subprocess.run([sys.executable, "-m", "muninn", "secret", "exec", "jira-api-token", "--",
+                             sys.executable, "-m", "muninn", "secret", "find", "jira", "--json"],
+                            capture_output=True, text=True, env=env)
+    assert nested.returncode == 0 and json.loads(nested.stdout)[0]["id"] == "jira-api-token", nested.stderr

@@ -52,6 +52,10 @@ class ExitCode(IntEnum):
                          "another's file): named; `--replace` overwrites it")
     MODEL_MISMATCH = 20, ("the workspace's vectors were made by another embedding model than embed.model "
                           "(both named): `muninn embed migrate` re-embeds them, or set embed.model back")
+    BACKUP_REFUSED = 22, ("a backup was refused: not sealed (`--allow-unsealed` opens one made before sealing), "
+                          "or a file in it names a place outside what the backup was taken from")
+    RESTORE_HELD = 23, ("restore held back file(s) the leak gate refused: named, kept sealed in "
+                        "<home>/backups/held/, everything else restored")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
                     "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"

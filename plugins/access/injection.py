@@ -169,6 +169,19 @@ def expand_references(argv: Sequence[str], names: Mapping[str, str]) -> Sequence
     return " ".join(words)
 
 
+# Variables that carry muninn's own secrets: never passed to a child (MUNINN_HOME/MUNINN_CONFIG are, so
+# `secret exec -- muninn ...` still finds its workspace).
+SECRET_VARIABLES = frozenset({"MUNINN_PASSPHRASE", "MUNINN_OV_ROOT_KEY", "KEYRING_CRYPTFILE_PASSWORD"})
+
+
+def child_env(base: Mapping[str, str], injection: Injection) -> dict[str, str]:
+    """`base` without muninn's secret variables and any variable holding a known value in any form the
+    masking knows, then the injected variables."""
+    kept = {name: value for name, value in base.items()
+            if name not in SECRET_VARIABLES and not injection.redactor.redact_values(value).hits}
+    return {**kept, **injection.env}
+
+
 def run(command: Sequence[str] | str, injection: Injection, *, stdout: BinaryIO, stderr: BinaryIO,
         wrap: Callable[[str], str] | None = None, base_env: Mapping[str, str] | None = None,
         timeout: float | None = None) -> RunResult:
@@ -176,7 +189,7 @@ def run(command: Sequence[str] | str, injection: Injection, *, stdout: BinaryIO,
 
     `wrap` turns the command line into the script that runs (an inventory entry's setup steps).
     """
-    env = {**(os.environ if base_env is None else base_env), **injection.env}
+    env = child_env(os.environ if base_env is None else base_env, injection)
     if not isinstance(command, str):
         command = expand_references(command, injection.env)
     if wrap is not None:
