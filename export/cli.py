@@ -118,6 +118,8 @@ def export(
             emit_json({name: r.as_json() for name, r in reports.items()})
         else:
             console.print(_export_table({n: r for n, r in reports.items() if r.error is None}))
+            for r in reports.values():
+                _say_skipped(r.skipped)
         failed = pipeline.failed(reports)
         for name, exc in failed.items():
             say(f"[yellow]skipped[/] {escape(name)}: {escape(str(exc))}")
@@ -138,10 +140,17 @@ def export(
         emit_json(report.as_json())
     else:
         console.print(_export_table({kind: report}))
-        if report.skipped:
-            say(f"skipped {len(report.skipped)} file(s) (ignored, binary, too big or excluded)")
+        _say_skipped(report.skipped)
     _record_review(ctx, {kind: report})
     _finish_export({kind: report})
+
+
+def _say_skipped(skipped: dict[str, str], shown: int = 10) -> None:
+    """One line per file the source passed over, and why (the first `shown`, then a count)."""
+    for where, why in list(skipped.items())[:shown]:
+        say(f"skipped {escape(where)}: {escape(why)}")
+    if len(skipped) > shown:
+        say(f"skipped {len(skipped) - shown} more file(s)")
 
 
 def _refresh_known(s) -> None:

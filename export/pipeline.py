@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from muninn.core import atomic, yamlfile
+from muninn.core import atomic, factfile, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import redaction_report, sources
@@ -178,22 +178,30 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     guards = Guards.from_known(values, Allowlist.load(allowlist).keyed() if allowlist else None)
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
-                       skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}))
+                       skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}),
+                       kept=lambda: getattr(source, "kept", set()))
 
 
 def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards: Guards,
                 skipped: Callable[[], dict[str, str]] = dict,
-                undated: Callable[[], dict[str, str]] = dict) -> ExportReport:
+                undated: Callable[[], dict[str, str]] = dict,
+                kept: Callable[[], set[str]] = set) -> ExportReport:
+    """`kept`: source paths skipped this run (unreadable) whose facts of earlier runs stay, not pruned."""
     report = ExportReport(out=out)
     with atomic.translated(out):
         out.mkdir(parents=True, exist_ok=True)
-    ledger = _ledger_file(out, kind, path)
-    previous = set(json.loads(ledger.read_text())["files"]) if ledger.exists() else set()
+    ledger = _no_link(out, _ledger_file(out, kind, path))
+    files = json.loads(ledger.read_text())["files"] if ledger.exists() else {}
+    # An older muninn's ledger lists names without hashes: "" vouches for nothing at sync.
+    previous: dict[str, str] = files if isinstance(files, dict) else dict.fromkeys(files, "")
     current: dict[str, str] = {}   # relative path -> sha256 of the bytes written (what sync checks)
     # Redacted before paths are made unique: two names that differ only by a value collide once
     # the value is gone.
     cleaned = [guards.clean(fact) for fact in facts]
-    for fact, c in zip(unique_paths([c.fact for c in cleaned]), cleaned, strict=True):
+    placed = list(zip(unique_paths([c.fact for c in cleaned]), cleaned, strict=True))
+    for fact, _ in placed:                   # every target checked before the first is written
+        _no_link(out, out / f"{fact.path}.md")
+    for fact, c in placed:
         report.facts += 1
         rendered = render(fact)
         target = out / rendered.path
@@ -220,8 +228,12 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
         # Atomic: a full disk or a kill leaves the previous file (or none), never a truncated one.
         atomic.write_bytes(target, data)
         report.written += 1
-    for stale in sorted(previous - set(current)):
+    keep = kept()
+    for stale in sorted(set(previous) - set(current)):
         # Only files an earlier run of this same source wrote: anything else in `out` is left alone.
+        if keep and _from_kept(out / stale, keep):
+            current[stale] = previous[stale]         # its note was skipped, not deleted
+            continue
         if (out / stale).is_file():
             with atomic.translated(out / stale):
                 (out / stale).unlink()
@@ -230,10 +242,26 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     # The ledger names the source too: redacted like a path, so a value in a folder name stays out.
     atomic.write_text(ledger, json.dumps({"kind": kind, "source": guards.redactor.redact_path(str(path)),
                                           "files": dict(sorted(current.items()))}, indent=0))
-    report.skipped = dict(skipped())
+    report.skipped = {guards.redactor.redact_path(where): why for where, why in skipped().items()}
     # Said to people, so redacted like a path (an id column may hold anything).
     report.undated = {guards.redactor.redact_path(where): why for where, why in undated().items()}
     return report
+
+
+def _no_link(out: Path, target: Path) -> Path:
+    """`target`, when writing it stays inside `out`: not a symlink, no linked folder on the way."""
+    if target.is_symlink() or not target.parent.resolve().is_relative_to(out.resolve()):
+        raise atomic.WriteFailed(f"{target} is a symlink or lies in a linked folder: export never writes through "
+                                 "one, and wrote nothing", fix="remove the link from the export folder, then again")
+    return target
+
+
+def _from_kept(file: Path, kept: set[str]) -> bool:
+    """Whether a fact file of an earlier run came from one of the `kept` source paths."""
+    try:
+        return factfile.parse(file.read_text(encoding="utf-8")).source_path in kept
+    except (OSError, ValueError, MuninnError):
+        return False
 
 
 def ledger_hashes(root: Path) -> dict[str, str]:
@@ -388,7 +416,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             guards.attach(source)
             report = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
                                  skipped=lambda s=source: getattr(s, "skipped", {}),
-                                 undated=lambda s=source: getattr(s, "undated", {}))
+                                 undated=lambda s=source: getattr(s, "undated", {}),
+                                 kept=lambda s=source: getattr(s, "kept", set()))
         except MuninnError as exc:
             if not keep_going:
                 raise

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from muninn.core import atomic
 from muninn.export import pipeline
 from muninn.export.sync import local_files
 from muninn.export.sync_gate import EDITED, NOT_EXPORTED, UNVERIFIED, SyncGate, SyncRefused
@@ -214,6 +216,101 @@ def test_notes_do_not_follow_symlinks_out_of_the_tree(tmp_path: Path) -> None:
     text = "\n".join(p.read_text() for p in out.rglob("*.md"))
     assert "INSIDE-TEXT" in text and "OUTSIDE" not in text
     assert "link.md" in report.skipped
+
+
+def test_a_hard_link_is_exported_as_a_copy_would_be_through_redaction_and_the_gate(tmp_path: Path) -> None:
+    """The documented decision (docs/security.md): a hard link is a copy to the tree; what it holds is gated."""
+    outside = tmp_path / "outside.md"
+    body = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACDq8nW0"
+    outside.write_text(f"# Key\n\n-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\n"
+                       f"\nThe deploy token is {VALUE}.\n")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    os.link(outside, notes / "linked.md")
+    out = tmp_path / "out"
+    report = pipeline.run("notes", notes, out, [_secrets(tmp_path)])
+    text = "".join(p.read_text() for p in out.rglob("*.md"))
+    assert report.facts == 1 and body not in text and VALUE not in text
+
+
+LONG = " ".join(["The runbook step explains the restart of the worker and the checks after it."] * 8)
+
+
+UNREADABLE = {
+    "Latin-1 prose": "# Caf\xe9\n\nThe caf\xe9 router needs a reboot.\n".encode("latin-1"),
+    "Windows-1252 quotes": b"# Quotes\n\n\x93smart quotes\x94 from an old editor\n",
+    "UTF-16 with a BOM": "# Sixteen\n\nwritten by a Windows tool\n".encode("utf-16"),
+    "binary (a PNG renamed)": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe",
+    "a stray byte in UTF-8": b"# Almost\n\nfine but for one byte: " + b"\xc3\x28\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNREADABLE))
+def test_one_unreadable_note_is_skipped_with_a_line_and_the_rest_exported(tmp_path: Path, name: str) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(3):
+        (notes / f"n{i}.md").write_text(f"# Note {i}\n\nRestart the worker on app0{i}.\n")
+    (notes / "odd.md").write_bytes(UNREADABLE[name])
+    report = pipeline.run("notes", notes, tmp_path / "out")
+    assert report.facts == 3 and report.written == 3
+    assert "odd.md" in report.skipped and "not UTF-8" in report.skipped["odd.md"]
+
+
+def test_a_skipped_note_keeps_its_earlier_facts_and_syncs_them(tmp_path: Path) -> None:
+    """Skipped is not deleted: the facts an earlier run wrote for it stay, in the ledger too, so sync
+    neither refuses them nor prunes them; once the note is readable again it is exported as usual."""
+    notes, out = tmp_path / "notes", tmp_path / "out"
+    notes.mkdir()
+    (notes / "keep.md").write_text(f"# Keep\n\n{LONG}\n\n## Detail\n\n{LONG}\n")
+    (notes / "other.md").write_text("# Other\n\nUnrelated.\n")
+    first = pipeline.run("notes", notes, out)
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.md")}
+    assert first.facts == 3 and "keep/detail.md" in before
+    (notes / "keep.md").write_bytes("# Keep\n\nThe NAS scrub runs on Sundays \u2014 caf\xe9\n".encode("latin-1",
+                                                                                                        "replace"))
+    (notes / "other.md").unlink()                     # a deleted note is still pruned
+    second = pipeline.run("notes", notes, out)
+    after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.md")}
+    assert second.removed == 1 and "keep.md" in second.skipped
+    assert after == {k: v for k, v in before.items() if not k.startswith("other")}
+    gate = SyncGate.from_known({})
+    assert gate.refused(out, local_files(out)) == []
+    (notes / "keep.md").write_text("# Keep\n\nThe NAS scrub now runs on Saturdays.\n")
+    third = pipeline.run("notes", notes, out)
+    assert third.skipped == {} and "Saturdays" in "".join(p.read_text() for p in out.rglob("*.md"))
+
+
+def test_the_cli_names_each_skipped_note_and_exits_0(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "fine.md").write_text("# Fine\n\nok\n")
+    (notes / "latin.md").write_bytes("# L\n\ncaf\xe9\n".encode("latin-1"))
+    done = subprocess.run([sys.executable, "-m", "muninn", "export", "notes", str(notes), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, env={**os.environ, "MUNINN_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    assert "skipped latin.md: not UTF-8 text" in " ".join(done.stderr.split()), done.stderr
+
+
+@pytest.mark.parametrize("where", ["the ledger", "a fact's file", "the ledger's folder", "a fact's folder"])
+def test_a_symlink_planted_in_the_export_folder_is_never_written_through(tmp_path: Path, where: str) -> None:
+    notes, out, outside = tmp_path / "notes", tmp_path / "out", tmp_path / "outside"
+    notes.mkdir()
+    outside.mkdir()
+    (notes / "runbook.md").write_text(f"# Runbook\n\n{LONG}\n\n## Two\n\n{LONG}\n")
+    pipeline.run("notes", notes, out)
+    ledger = next(out.rglob(f"{pipeline.LEDGER_DIR}/*.json"))
+    fact = out / "runbook.md"
+    victim = outside / "victim"
+    victim.write_text("untouched")
+    target = {"the ledger": ledger, "a fact's file": fact, "the ledger's folder": ledger.parent,
+              "a fact's folder": out / "runbook"}[where]
+    shutil.rmtree(target) if target.is_dir() else target.unlink()
+    target.symlink_to(victim if not where.endswith("folder") else outside)
+    (notes / "runbook.md").write_text(f"# Runbook\n\nChanged. {LONG}\n\n## Two\n\nChanged. {LONG}\n")
+    with pytest.raises(atomic.WriteFailed, match="symlink"):
+        pipeline.run("notes", notes, out)
+    assert victim.read_text() == "untouched" and sorted(p.name for p in outside.iterdir()) == ["victim"]
 
 
 # --- sync re-gates every file ---

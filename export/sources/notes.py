@@ -24,7 +24,6 @@ from pathlib import Path
 from pydantic import Field
 
 from muninn.core import datescan, factfile
-from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.dates import iso_day
 from muninn.export.facts import CRUMB, Fact, parse_front_matter, slug
@@ -60,6 +59,8 @@ def title_of(path: Path) -> str:
     return path.stem.replace("-", " ").replace("_", " ").strip().capitalize() or path.name
 
 
+_UNREADABLE = ("not UTF-8 text (binary, or another encoding such as Latin-1): skipped, its earlier facts kept; "
+               "convert it with `iconv -f latin1 -t utf-8`")
 _SINGULAR = {"incidents": "incident", "runbooks": "runbook", "notes": "note", "postmortems": "postmortem"}
 
 
@@ -72,6 +73,7 @@ class NotesSource:
         self.path = path
         self.options = options
         self.skipped: dict[str, str] = {}
+        self.kept: set[str] = set()     # notes skipped this run whose earlier facts stay (not pruned)
 
     def secret_files(self) -> list[Path]:
         return []
@@ -101,8 +103,12 @@ class NotesSource:
             rel = file.relative_to(base).as_posix()
             try:
                 text = file.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise ConfigError("not UTF-8 text", path=str(file), line=1) from None
+            except (UnicodeDecodeError, OSError) as exc:
+                # One unreadable note must not stop the tree; and skipped is not deleted: its facts stay.
+                self.skipped[rel] = _UNREADABLE if isinstance(exc, UnicodeDecodeError) else \
+                    f"not readable ({exc.strerror or type(exc).__name__}): skipped, its earlier facts kept"
+                self.kept.add(rel)
+                continue
             by_folder.setdefault(rel.rpartition("/")[0], []).append((rel, text, file))
         for entries in by_folder.values():
             lines = [self.entry_line(rel, text) for rel, text, _ in entries]
