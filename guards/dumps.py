@@ -25,7 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -357,3 +357,17 @@ class ByteNeedles(Generic[T]):
                     if k == len(shown) - 1 or shown[k + 1] != pos + 1:
                         out.append((payload, piece, pos + 1))
         return out
+
+
+def spans_in_dumps(text: str, scan: Callable[[str], Iterable[tuple[int, int, str]]]) -> list[tuple[int, int, str]]:
+    """(start, end, rule) in `text` for every hit `scan` finds in the bytes a dump there spells (read as
+    Latin-1: one character a byte, so its offsets are the run's), with the ASCII column's copy: an
+    undeclared token printed by `xxd`, `hexdump -C` or `od -c` is still that token."""
+    out: list[tuple[int, int, str]] = []
+    for run in byte_runs(text):
+        for start, end, rule in scan(run.data.decode("latin-1")):
+            out.append((run.starts[start], run.ends[end - 1], rule))
+            shown = [p for p in run.shown[start:end] if p >= 0]
+            if shown:
+                out.append((min(shown), max(shown) + 1, rule))
+    return out

@@ -27,6 +27,9 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.export import pipeline
 from muninn.export.sources import observations
+from muninn.guards import undeclared
+from muninn.guards.dumps import spans_in_dumps
+from muninn.guards.redact import marker
 
 KIND = "observations"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
@@ -52,21 +55,60 @@ def log_for(settings: Settings) -> Log:
     return Log(path=c.path, max_input=opts.max_input, max_output=opts.max_output, agent=opts.agent)
 
 
-def redactor_for(settings: Settings) -> Callable[[str], str]:
-    """Export's own redaction: every known value in every form, then the patterns. The redactor alone:
-    the leak gate export builds beside it would make every form of every value a second time, for a
-    line the export gates anyway when it reads the log."""
-    from muninn.export.pipeline import Guards
+class Scrub:
+    """Export's own redaction: every known value in every form, then the patterns, then the pattern rules
+    over the bytes any dump in the text spells. The redactor alone: the leak gate export builds beside it
+    would make every form of every value a second time, for a line the export gates anyway."""
 
-    redactor = Guards.redactor_for_settings(settings)
-    return lambda text: redactor.redact(text).text if text else text
+    def __init__(self, settings: Settings) -> None:
+        from muninn.export.pipeline import Guards
+
+        self.redactor = Guards.redactor_for_settings(settings)
+
+    def __call__(self, text: str) -> str:
+        if not text:
+            return text
+        text = self.redactor.redact(text).text
+        scanner = self.redactor.scanner
+        if scanner is None:
+            return text
+        # A dump of a token the owner never declared: the pattern rules over the bytes the dump spells.
+        return _hide(text, spans_in_dumps(text, lambda d: [(h.start, h.end, h.rule) for h in scanner.scan(d)]))
+
+    def ident(self, value: str) -> str:
+        """An id the client made (session, tool call): random by design, so the entropy readings are no
+        finding there; a known value or a token's shape is."""
+        done = self.redactor.redact(value)
+        if all(h.kind == "pattern" and (h.rule == undeclared.RULE or "Entropy" in h.rule) for h in done.hits):
+            return value
+        return done.text
+
+
+def redactor_for(settings: Settings) -> Scrub:
+    return Scrub(settings)
+
+
+def _hide(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """Each span replaced by its rule's marker, from the end; overlapping spans merged."""
+    merged: list[list] = []
+    for start, end, rule in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end, rule])
+    for start, end, rule in reversed(merged):
+        text = text[:start] + marker(f"{rule}-in-dump") + text[end:]
+    return text
 
 
 def row(payload: Mapping[str, Any], log: Log, redact: Callable[[str], str] | None,
         now: dt.datetime | None = None, withheld: str = "") -> dict[str, Any]:
     """One log line for one tool call. `redact` None: input and output are withheld (`withheld` says why)."""
     moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-    out: dict[str, Any] = {"ts": moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "tool": _name(payload.get("tool_name"))}
+    # Every field that reaches the log goes through the redaction, whatever its JSON type.
+    scrub = redact if redact is not None else (lambda text: text)
+    out: dict[str, Any] = {"ts": moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                           "tool": _name(scrub(observations.redacted_text(payload.get("tool_name"))))}
     if redact is None:
         out["input"] = out["output"] = f"[withheld: {withheld or 'known secret values could not be loaded'}]"
     else:
@@ -76,7 +118,8 @@ def row(payload: Mapping[str, Any], log: Log, redact: Callable[[str], str] | Non
     for key, field in (("session", "session_id"), ("id", "tool_use_id")):
         value = payload.get(field)
         if isinstance(value, str) and _SAFE_ID.match(value):
-            out[key] = value
+            # Without the known values an id is withheld too: it could be anything an agent chose.
+            out[key] = redact.ident(value) if isinstance(redact, Scrub) else None
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd.strip():
         project = Path(cwd).name
@@ -117,7 +160,7 @@ def observe(settings: Settings, payload: Mapping[str, Any], now: dt.datetime | N
         return f"ignored: a {payload.get('hook_event_name') or 'payload'} without tool_name"
     log = log_for(settings)
     try:
-        redact: Callable[[str], str] | None = redactor_for(settings)
+        redact: Scrub | None = redactor_for(settings)
         why = ""
     except MuninnError as exc:
         redact, why = None, exc.message

@@ -226,3 +226,58 @@ def test_hook_payloads_then_the_call_is_found_by_search(person: Person) -> None:
     assert hits and "/agents/sessions/" in hits[0]["uri"] and hits[0]["untrusted"], hits
     text = answer["content"][0]["text"]
     assert "<untrusted-data" in text and "git push origin main" in text and KNOWN not in json.dumps(answer)
+
+
+NUMBER = 738291046512     # a declared value an API returns as a JSON number
+
+
+@pytest.mark.parametrize("shape", ["a number", "a float", "a number in a list", "a key", "the digits in text"])
+def test_a_declared_value_is_redacted_whatever_its_json_type(initialised: Path, shape: str) -> None:
+    _secret_add(initialised, "bank-pin", str(NUMBER))
+    response = {"a number": {"account": NUMBER}, "a float": {"balance": float(NUMBER)},
+                "a number in a list": {"ids": [1, NUMBER, 3]}, "a key": {str(NUMBER): "opened"},
+                "the digits in text": {"stdout": f"acct={NUMBER}"}}[shape]
+    done = _observe(initialised, json.dumps({**_payload(), "tool_response": response}))
+    assert done.returncode == 0, done.stderr
+    text = (initialised.parent / "observations.jsonl").read_text()
+    assert str(NUMBER) not in text and "[REDACTED:bank-pin]" in text, text
+
+
+@pytest.mark.parametrize("field", ["tool_name", "session_id", "tool_use_id"])
+@pytest.mark.parametrize("value", ["declared", "a token's shape"])
+def test_every_field_of_a_payload_goes_through_the_redaction(initialised: Path, field: str, value: str) -> None:
+    """A known value or a token's shape in an id or a tool name is redacted; the random ids a client makes
+    are kept as they are (test_one_line_per_call_stamped_with_the_time_now)."""
+    _secret_add(initialised, "gh-token", KNOWN)
+    secret = KNOWN if value == "declared" else "ghp_Zq8uXy3Pa55w0rdTok9f8Q2mZxL4vB7nK1"
+    done = _observe(initialised, json.dumps({**_payload(), field: secret if field != "tool_name" else
+                                             f"mcp__{secret}__run"}))
+    assert done.returncode == 0, done.stderr
+    text = (initialised.parent / "observations.jsonl").read_text()
+    assert not _leaks(text, secret), text
+
+
+TOKEN = "ghp_Zq8uXy3Pa55w0rdTok9f8Q2mZxL4vB7nK1"
+
+
+@pytest.mark.parametrize("dump", [["xxd"], ["hexdump", "-C"], ["od", "-c"], ["od", "-An", "-tx1"]])
+@pytest.mark.parametrize("line", [f"export GITHUB_TOKEN={TOKEN}", "password: Pelican-Torch-6610"])
+def test_a_dump_of_an_undeclared_token_is_redacted(initialised: Path, dump: list[str], line: str) -> None:
+    """What an agent runs to check a token for a stray newline: the dump, not the token, is in the output."""
+    shown = subprocess.run(dump, input=(line + "\n").encode(), capture_output=True, check=True).stdout.decode()
+    done = _observe(initialised, json.dumps(_payload(command=f"printf %s \"$T\" | {' '.join(dump)}", output=shown)))
+    assert done.returncode == 0, done.stderr
+    text = json.loads((initialised.parent / "observations.jsonl").read_text().splitlines()[-1])["output"]
+    secret = line.split("=")[-1].split(": ")[-1]
+    assert "-in-dump]" in text, text
+    for spelled in (secret, secret.encode().hex(), " ".join(f"{b:02x}" for b in secret.encode())):
+        assert spelled not in text.replace("\n", ""), (spelled, text)
+
+
+@pytest.mark.parametrize("path", ["/bin/ls", "/etc/passwd"])
+def test_a_dump_of_an_ordinary_file_is_left_as_it_was(initialised: Path, path: str) -> None:
+    shown = subprocess.run(["xxd", "-l", "2048", path], capture_output=True, check=True).stdout.decode()
+    done = _observe(initialised, json.dumps(_payload(command=f"xxd {path}", output=shown)))
+    assert done.returncode == 0, done.stderr
+    text = json.loads((initialised.parent / "observations.jsonl").read_text().splitlines()[-1])["output"]
+    assert "REDACTED" not in text

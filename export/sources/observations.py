@@ -41,11 +41,13 @@ def _same(text: str) -> str:
 
 
 def _text(value: object, redact: Callable[[str], str] = _same) -> str:
+    """A payload field as text, redacted: leaf by leaf (a value JSON escaping would hide), then the whole
+    (a value spread over keys and values, or a number's digits beside their neighbours)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return redact(value)
-    return json.dumps(_redact_leaves(value, redact), sort_keys=True, ensure_ascii=False)
+    return redact(json.dumps(_redact_leaves(value, redact), sort_keys=True, ensure_ascii=False))
 
 
 def _redact_leaves(value: object, redact: Callable[[str], str]) -> object:
@@ -53,8 +55,13 @@ def _redact_leaves(value: object, redact: Callable[[str], str]) -> object:
         return redact(value)
     if isinstance(value, dict):
         return {redact(str(k)): _redact_leaves(v, redact) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [_redact_leaves(v, redact) for v in value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        # A declared value returned as a JSON number: its digits are redacted as text would be.
+        shown = json.dumps(value)
+        hidden = redact(shown)
+        return value if hidden == shown else hidden
     return value
 
 
