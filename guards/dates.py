@@ -14,7 +14,9 @@ scripts ("the 1st of March 2027", "March the 1st, 2027", "1er mars 2027", "1 м�
 classes of guards/date_grammar.py (any separator, ISO weeks, ordinal days, CJK, labelled epochs). The
 text is read in three views (`views`): as written, NFKC without invisible characters, and with
 look-alike letters resolved, so `２０２７-０３-０１`, `2027-\u200b03-01` and a Cyrillic `о` in `tоmorrow`
-are what they show. Ambiguous wording is let through: "finished in 3 hours" is a
+are what they show. A date without a year ("on the 19th", "Dec 19", "on Christmas Day", "12月19日") and a
+clock time today ("at 23:00 tonight") are read as the day a report would mean (date_yearless.py) and
+refused when that lies ahead. Ambiguous wording is let through: "finished in 3 hours" is a
 duration, "tonight" may be this very night, and a bare "on Monday", "at 18:00" or "in March" is as
 often the past one. A check that refused those would refuse ordinary incident write-ups.
 """
@@ -29,6 +31,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 from muninn.guards.date_grammar import grammar_times
 from muninn.guards.date_words import SKEW, ahead_words
+from muninn.guards.date_yearless import yearless_times
 from muninn.guards.forms import _INVISIBLE, skeleton
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
@@ -225,6 +228,14 @@ def check_observation(text: str, observed_at: datetime | None = None, *, plan: b
             return DateDecision(False, f"{what} {written!r} in the text is after now ({now:%Y-%m-%d %H:%M} UTC): "
                                        "an observation can only be recorded after it happened; "
                                        "set kind='plan' if this is a plan")
+    for view in views(text):
+        for written, moment, date_only in yearless_times(view, now):
+            if moment > now + SKEW:
+                what = "the date" if date_only else "the time"
+                return DateDecision(False, f"{what} {written!r} in the text, read as the day a report would mean "
+                                           f"({moment:%Y-%m-%d %H:%M} UTC), is after now ({now:%Y-%m-%d %H:%M} UTC): "
+                                           "an observation can only be recorded after it happened; "
+                                           "set kind='plan' if this is a plan")
     if ahead := next((found for view in views(text) if (found := ahead_words(view))), None):
         return DateDecision(False, f"{ahead[0]!r} in the text points after now: an observation can only be "
                                    "recorded after it happened; set kind='plan' if this is a plan")
