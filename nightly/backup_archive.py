@@ -91,7 +91,8 @@ class Archive:
             index = _format_one(members)
         else:
             raise BackupUnreadable(f"{source} holds no muninn backup index", fix="use a file `backup create` made")
-        return cls(source, index, members, sealed)
+        # A held file (backup_gate.hold) sealed here from an unsealed archive vouches for no more than it did.
+        return cls(source, index, members, sealed and not index.get("unsealed_origin"))
 
     @property
     def server_files(self) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from typing import Any
 from muninn.core import policy
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
+from muninn.guards.leak_gate import KNOWN_VALUE
 from muninn.guards.redact import Redactor
 from muninn.guards.uri import UriRejected, canonicalize
 from muninn.nightly import backup_archive, backup_crypt, backup_parts, server_scan
@@ -54,6 +55,14 @@ def confine_local(settings: Settings, archive: backup_archive.Archive) -> dict[s
         part = parts.get(name)
         if part is None:
             continue
+        if not archive.sealed:
+            # The policy, the allowlist, approved skills, manifests: state that decides what others may do.
+            problems.append(f"{member}: an unsealed backup cannot vouch for local state (restore its agents' "
+                            "areas with --to instead)")
+            continue
+        if member not in archive.members:
+            problems.append(f"{member}: named in the index, missing from the archive")
+            continue
         if archive.index.get("format", 1) >= 2 and member != backup_archive.local_member(name, rel):
             problems.append(f"{member}: not the member its part and path name")
             continue
@@ -77,6 +86,8 @@ def confine_server(settings: Settings, archive: backup_archive.Archive, chosen: 
 def _server_problem(settings: Settings, archive: backup_archive.Archive, rec: dict[str, Any],
                     pol: policy.Policy | None) -> str | None:
     uri, account, read_as = str(rec.get("uri")), str(rec.get("account")), str(rec.get("read_as"))
+    if rec.get("member") not in archive.members:
+        return "named in the index, missing from the archive"
     try:
         canonical = canonicalize(uri)
     except UriRejected as exc:
@@ -128,8 +139,12 @@ class RestoreGate:
         spans = [(h.start, h.end, h.secret_id) for h in self.scanner.hashes.scan(text)]
         clean = redact_spans(text, spans, self.redactor)
         found = self.scanner.gate.scan(clean) + self.scanner.gate.scan_path(uri)
+        # The name too, in every form the text is read in: a known value base64- or hex-encoded in a file
+        # name, and a retired one.
+        found += [f for f in self.scanner.gate.scan(uri) if f.reason == KNOWN_VALUE]
         reasons = sorted({f"{f.reason}:{f.secret_id}" if f.secret_id else f.reason for f in found})
         reasons += sorted({f"retired-value:{h.secret_id}" for h in self.scanner.hashes.scan(clean)})
+        reasons += sorted({f"retired-value-in-path:{h.secret_id}" for h in self.scanner.hashes.scan(uri)})
         return Verdict(None, reasons) if reasons else Verdict(clean)
 
 
@@ -138,9 +153,14 @@ def hold(settings: Settings, archive: backup_archive.Archive, held: dict[str, li
     backup of its own, which `backup restore` takes again once they pass."""
     records = [r for r in archive.server_files if r["uri"] in held]
     members = {r["member"]: archive.read(r["member"]) for r in records}
+    # Sealing them here must not vouch for them: a held file from an unsealed archive opens as unsealed.
     index = {"created": datetime.now(UTC).isoformat(timespec="seconds"), "held_from": Path(archive.source).name,
-             "server_files": records, "local_files": [], "held": held}
+             "server_files": records, "local_files": [], "held": held, "unsealed_origin": not archive.sealed}
     out = settings.paths.backups / "held"
+    for folder in (settings.paths.backups, out):
+        if folder.is_symlink():
+            raise backup_archive.BackupRefused(f"{folder} is a symlink: held files are never written through one",
+                                               fix=f"remove the link ({folder}), then restore again")
     out.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = out / f"muninn-held-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}.mbk"
     backup_archive.write_private(path, backup_crypt.seal(settings, backup_archive.pack(members, index), path.name))

@@ -74,9 +74,10 @@ def rel_problem(rel: str, pattern: str | None) -> str | None:
 
 
 def _inside(target: Path, folder: Path) -> Path:
-    """`target` when it resolves inside `folder` and is not a symlink; else ValueError."""
-    if target.is_symlink():
-        raise ValueError(f"{target} is a symlink: a restore never writes through one")
+    """`target` when it resolves inside `folder`, and neither it nor `folder` is a symlink; else ValueError."""
+    for link in (target, folder):
+        if link.is_symlink():
+            raise ValueError(f"{link} is a symlink: a restore never writes through one")
     base = folder.resolve()
     if base != target.resolve().parent and base not in target.resolve().parents:
         raise ValueError(f"resolves outside {folder}")

@@ -115,7 +115,11 @@ def open_archive(settings: Settings, path: Path, allow_unsealed: bool = False) -
     from muninn.nightly import backup_crypt
 
     data, sealed = backup_crypt.open_file(settings, path, allow_unsealed)
-    return backup_archive.Archive.from_bytes(data, str(path), sealed)
+    archive = backup_archive.Archive.from_bytes(data, str(path), sealed)
+    if not archive.sealed and not allow_unsealed:      # held from an unsealed archive: it needs the same ask
+        raise backup_archive.BackupRefused(f"{path} holds files held from an unsealed backup",
+                                           fix="pass --allow-unsealed to open it, as for the backup it came from")
+    return archive
 
 
 def _policy_after(settings: Settings, archive: backup_archive.Archive, targets: dict[str, Path],
@@ -124,6 +128,8 @@ def _policy_after(settings: Settings, archive: backup_archive.Archive, targets: 
     host's (None: none)."""
     here = policy.path_for(settings)
     rec = next((r for r in archive.local_files if r.get("part") == "policy" and r.get("member") in targets), None)
+    if not archive.sealed:
+        rec = None            # an unsealed archive's policy is never the one its files are judged by
     if rec is not None and (replace or not here.exists()):
         with tempfile.TemporaryDirectory() as tmp:
             staged = Path(tmp) / here.name

@@ -61,8 +61,12 @@ def drill(settings: Settings, path: Path | None = None, allow_unsealed: bool = F
             if Path(scratch) not in out.resolve().parents:
                 report.problems.append(f"{name}: a member name that leaves the scratch folder")
                 continue
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(data)
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(data)
+            except OSError as exc:      # `x` and `x/y` both members: one cannot be written beside the other
+                report.problems.append(f"{name}: cannot be written out ({exc.strerror or type(exc).__name__})")
+                continue
             if name in hashes and backup_archive.sha(out.read_bytes()) != hashes[name]:
                 report.problems.append(f"{name}: differs from its hash once written to disk")
     report.members = len(archive.members)

@@ -19,7 +19,7 @@ from muninn.nightly import backup, backup_archive, backup_crypt, backup_verify
 from muninn.nightly.jobs import Context
 from muninn.nightly.jobs.backup_verify import verify_job
 
-PASS = "correct horse battery staple"
+PASS = "quartz meadow tonic ladder"
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from muninn.core.errors import ConfigError, CredentialError
 from muninn.nightly import backup_crypt, key_transfer
 from muninn.plugins.access.vault import Vault
 
-PASS = "correct horse battery staple"
+PASS = "quartz meadow tonic ladder"
 SECRETS = "- id: nas-token\n  service: nas\n  kind: token\n  value: Nq7-vault-value-9Zx\n"
 
 
@@ -114,9 +114,14 @@ def test_the_passphrase_comes_from_a_file_the_environment_or_a_terminal(
 
 
 WEAK = ["password", "Password123!", "qwertyuiop", "hunter2hunter2", "letmeinletmein", "Summer2026!",
-        "iloveyou1234", "aaaaaaaaaaaa", "1234567890", "monkeymonkey", "P@ssw0rd2026", "admin-admin-admin"]
-STRONG = ["correct horse battery staple", "velvet.otter.lantern.quiver", "tangerine-orbit-5521-glass",
-          "Xq7#vR2m!Lp9zW4s", "blue moon rising over kelp"]
+        "iloveyou1234", "aaaaaaaaaaaa", "1234567890", "monkeymonkey", "P@ssw0rd2026", "admin-admin-admin",
+        # spaced, full-width, repeated in another script, published examples (the red team's round-4 cases)
+        "p a s s w o r d 1 2", "P A S S W O R D", "ｐａｓｓｗｏｒｄ１２３", "пароль пароль", "Tr0ub4dor&3",
+        "correct horse battery staple", "the quick brown fox jumps over the lazy dog", "never gonna give you up",
+        "muninn muninn muninn"]
+STRONG = ["quartz meadow tonic ladder", "velvet.otter.lantern.quiver", "tangerine-orbit-5521-glass",
+          "Xq7#vR2m!Lp9zW4s", "blue moon rising over kelp",
+          "quartz meadow tonic ladder orchid lantern quiver velvet harbor cobalt fennel drift"]    # > 72 characters
 
 
 @pytest.mark.parametrize("phrase", WEAK)

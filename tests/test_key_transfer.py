@@ -27,7 +27,7 @@ from muninn.plugins.stack import policy_apply
 
 pytestmark = pytest.mark.integration
 
-PASS = "correct horse battery staple"
+PASS = "quartz meadow tonic ladder"
 SECRET_ID = "jira-api-token"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -172,13 +173,19 @@ def expand_references(argv: Sequence[str], names: Mapping[str, str]) -> Sequence
 # Variables that carry muninn's own secrets: never passed to a child (MUNINN_HOME/MUNINN_CONFIG are, so
 # `secret exec -- muninn ...` still finds its workspace).
 SECRET_VARIABLES = frozenset({"MUNINN_PASSPHRASE", "MUNINN_OV_ROOT_KEY", "KEYRING_CRYPTFILE_PASSWORD"})
+SECRET_PREFIXES = ("KEYRING_PROPERTY_",)      # keyrings.alt reads a backend's settings (its password too) so
 
 
 def child_env(base: Mapping[str, str], injection: Injection) -> dict[str, str]:
-    """`base` without muninn's secret variables and any variable holding a known value in any form the
-    masking knows, then the injected variables."""
+    """`base` without muninn's secret variables and any variable whose name or value holds a known value
+    in any form the masking knows (invisible characters taken out), then the injected variables."""
+    def holds(text: str) -> bool:
+        shown = "".join(c for c in text if unicodedata.category(c) != "Cf")
+        return any(injection.redactor.redact_values(t).hits for t in dict.fromkeys((text, shown)))
+
     kept = {name: value for name, value in base.items()
-            if name not in SECRET_VARIABLES and not injection.redactor.redact_values(value).hits}
+            if name not in SECRET_VARIABLES and not name.startswith(SECRET_PREFIXES)
+            and not holds(value) and not holds(name)}
     return {**kept, **injection.env}
 
 
