@@ -61,9 +61,10 @@ def restore(
     still refuses is held, sealed, in <home>/backups/held/.
 
     \b
-    Exit 22: the backup is not sealed, or a path in it leads elsewhere (nothing written).
-    Exit 23: the gate held files back (named; the rest is restored).
-    Exit 19: a file that differs was kept (named; `--replace` overwrites)."""
+    Exit codes:
+      22  the backup is not sealed, or a path in it leads elsewhere (nothing written)
+      23  the gate held files back (named; the rest is restored)
+      19  a file that differs was kept (named; `--replace` overwrites)"""
     if (to is None) == (not everything):
         raise ConfigError("choose one of --to AREA or --all", key="restore",
                           fix="e.g. `muninn backup restore FILE --to viking://resources/agents/raven`")
