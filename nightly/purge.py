@@ -37,6 +37,7 @@ class Purged:
     uri: str
     action: str        # "removed" | "redacted" | "would remove" | "would redact" | "reported" | "failed"
     reason: str = ""
+    text: str | None = None     # what a "redacted" file now holds (for the readers' local copies)
 
     def to_json(self) -> dict[str, Any]:
         return {"uri": self.uri, "action": self.action, "reason": self.reason}
@@ -134,7 +135,18 @@ def purge(settings: Settings, dry_run: bool = False, sleep: Callable[[float], No
     finally:
         for c in clients.values():
             c.close()
+    _local_copies(settings, report)
     return report
+
+
+def _local_copies(settings: Settings, report: PurgeReport) -> None:
+    """The readers' keyword indexes and vector caches hold copies of what was purged: they follow at once."""
+    from muninn.plugins.search import reader_index
+
+    rewritten = {p.uri: p.text for p in report.files if p.action == "redacted" and p.text is not None}
+    removed = [p.uri for p in report.files if p.action == "removed"]
+    if rewritten or removed:
+        reader_index.forget(settings, rewritten, removed, reader_index.policy_or_none(settings))
 
 
 def _purge_one(settings: Settings, finding: server_scan.FileFinding, remove: bool, labels: list[str],
@@ -179,4 +191,4 @@ def _confirm(client: OpenViking, uri: str, removed: bool, scanner: server_scan.S
     if left:
         ids = sorted({f"{f['reason']}:{f['secret_id'] or ''}" for f in left})
         return Purged(uri, "failed", f"read back still holds {', '.join(ids)}")
-    return Purged(uri, "redacted")
+    return Purged(uri, "redacted", text=text)

@@ -459,6 +459,8 @@ def test_a_purged_value_does_not_come_back_with_a_restore(world, made) -> None:
     with reader(settings, "raven") as raven:
         raven.write(uri, text, wait=True)
     Ledger(settings.paths.retired_hashes).remember([("old-broker-password", old)])
+    pol = reader_index.policy_or_none(settings)
+    reader_index.after_write(settings, {uri: text}, [], pol)     # the readers' local copies hold it too
     taken = cli(world["env"], "backup", "create", "--json")
     assert taken.returncode == 0, taken.stderr
     purged = cli(world["env"], "leak", "purge", "--json")
@@ -466,6 +468,9 @@ def test_a_purged_value_does_not_come_back_with_a_restore(world, made) -> None:
     with reader(settings, "raven") as raven:
         after_purge = raven.read(uri)
     assert old not in after_purge
+    for prof in pol.profiles.values():          # purge reached every reader's index at once (issue 47 §7)
+        path = reader_index.index_path(settings, prof)
+        assert not path.exists() or old.encode() not in path.read_bytes(), prof.name
     backup_file = json.loads(taken.stdout)["path"]
     for extra in ([], ["--replace"]):       # compared redacted: the purged file is as the backup would put it
         done = cli(world["env"], "backup", "restore", backup_file, "--to", "viking://resources/agents/raven",
@@ -494,3 +499,29 @@ def test_ordinary_notes_come_back_unchanged_and_an_agents_stay_labelled(world, m
     assert out["writers"] == {"raven": len(PROSE)}
     pol = policy_mod.load_for(world["settings"])
     assert all("raven" in pol.untrusted_writers(uri) for uri in out["written"])
+
+
+def test_policy_apply_brings_a_readers_local_copy_to_the_policy_both_ways(world, made) -> None:
+    """Issue 47 §7: narrowed, raven's keyword index loses the roadmap's rows at `policy apply`, not at its
+    next session; widened again, the same apply reads them back."""
+    settings = world["settings"]
+    pol_file = policy_mod.path_for(settings)
+    original = pol_file.read_text()
+    raven = policy_mod.load_for(settings).profile("raven")
+    reader_index.refresh(settings, raven)
+    index_file = reader_index.index_path(settings, raven)
+
+    def roadmap_rows() -> int:
+        return keyword.area_stats(index_file, "viking://resources/roadmap")[0]
+
+    assert roadmap_rows() > 0
+    try:
+        pol_file.write_text(original.replace("areas: {roadmap: read, repos: read,", "areas: {repos: read,"))
+        narrowed = cli(world["env"], "policy", "apply", "--json")
+        assert narrowed.returncode == 0, narrowed.stderr
+        assert roadmap_rows() == 0 and "raven" in json.loads(narrowed.stdout)["indexes"]
+    finally:
+        pol_file.write_text(original)
+        widened = cli(world["env"], "policy", "apply", "--json")
+    assert widened.returncode == 0, widened.stderr
+    assert roadmap_rows() > 0

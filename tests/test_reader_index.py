@@ -222,3 +222,43 @@ def test_store_status_counts_each_readable_area_and_says_how_fresh_the_index_is(
     assert all(f"muninn search-index --profile {reader}" in str(r["index"]) for r in rows)   # never walked
     reader_index.refresh(settings, profile, _Server({}))  # type: ignore[arg-type]
     assert all(str(r["index"]).startswith("walked ") for r in reader_index.store_status(settings, profile, pol.areas))
+
+
+def test_a_reader_narrowed_then_widened_gets_its_rows_back(setup) -> None:
+    """Issue 47 §7: the walk's stamps leave with the rows, so widening the policy again reads the files
+    back instead of passing them over as unchanged."""
+    settings, pol = setup
+    shared = "viking://resources/shared"
+    server = _Server({f"{shared}/{i}.md": _fact(f"Runbook {i}", f"restart step zorb{i}") for i in range(3)})
+    raven = pol.profile("raven")
+    reader_index.refresh(settings, raven, server)  # type: ignore[arg-type]
+    assert all(_held(settings, raven, u) for u in server.files)
+    narrowed = {**READERS, "raven": {**READERS["raven"], "areas": {"raven": "write"}}}
+    (settings.paths.home.parent / "policy.yaml").write_text(yaml.safe_dump(
+        {"version": 1, "areas": AREAS, "readers": narrowed}))
+    narrow = policy_mod.load(settings.paths.home.parent / "policy.yaml").profile("raven")
+    reader_index.refresh(settings, narrow, server)  # type: ignore[arg-type]
+    assert not any(_held(settings, raven, u) for u in server.files)
+    server.reads = 0
+    again = reader_index.refresh(settings, raven, server)  # type: ignore[arg-type]
+    assert again.indexed == 3 and server.reads == 3
+    assert all(_held(settings, raven, u) for u in server.files)
+
+
+def test_forget_puts_the_purged_text_in_every_index_that_held_the_old_one(setup) -> None:
+    settings, pol = setup
+    uri = "viking://resources/shared/leak.md"
+    reader_index.after_write(settings, {uri: _fact("Leak", "the token is Zq8-old-value-77")}, [], pol)
+    reader_index.forget(settings, {uri: _fact("Leak", "the token is [REDACTED:old]")}, [], pol)
+    for name in ("owner", "raven", "wren"):
+        idx = keyword.KeywordIndex(reader_index.index_path(settings, pol.profile(name)))
+        try:
+            assert "Zq8-old-value-77" not in (idx.text(uri) or "") and "[REDACTED:old]" in idx.text(uri)
+        finally:
+            idx.close()
+        raw = reader_index.index_path(settings, pol.profile(name)).read_bytes()
+        assert b"Zq8-old-value-77" not in raw, name          # not in the file's free pages either
+    gone = "viking://resources/shared/gone.md"
+    reader_index.after_write(settings, {gone: _fact("Gone", "x")}, [], pol)
+    reader_index.forget(settings, {}, [gone], pol)
+    assert not any(_held(settings, pol.profile(n), gone) for n in ("owner", "raven", "wren"))

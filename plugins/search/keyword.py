@@ -205,13 +205,18 @@ def _hash_size(conn: sqlite3.Connection) -> None:
 
 
 def remove_facts(db_path: Path | str, uris: Iterable[str]) -> int:
+    """Drop the rows, and the walk's stamps for them: a file taken out (a narrowed policy, a purge) must be
+    read again by the next walk that may see it, not passed over as unchanged."""
     removed = 0
     with _damage_named(Path(db_path)), connect(db_path) as conn:
+        stamped = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stamps'").fetchone()
         for uri in uris:
             row = conn.execute("SELECT rowid FROM docs WHERE uri = ?", (uri,)).fetchone()
             if row:
                 conn.execute("DELETE FROM fts WHERE rowid = ?", row)
                 removed += conn.execute("DELETE FROM docs WHERE rowid = ?", row).rowcount
+            if stamped:
+                conn.execute("DELETE FROM stamps WHERE uri = ?", (uri,))
     conn.close()
     return removed
 

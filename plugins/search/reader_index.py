@@ -124,14 +124,22 @@ def leaks(settings: Settings, policy: Policy) -> list[dict[str, object]]:
 def purge(settings: Settings, profile: Profile) -> Purged:
     """Take out of the reader's index every file it may not hold, and out of its vector cache every
     vector that is not of a text its index still holds (a vector is a trace of its text)."""
-    from muninn.plugins.search import dense, fact_vectors
-
     gone = denied(settings, profile)
     if not gone:
         return Purged()
     path = index_path(settings, profile)
     done = Purged(files=keyword.remove_facts(path, gone))
     keyword.compact(path)
+    done.vectors = keep_vectors(settings, path)
+    return done
+
+
+def keep_vectors(settings: Settings, path: Path) -> int:
+    """Drop from the vector caches beside the index at `path` every vector that is not of a text the index
+    still holds (a vector is a trace of its text); returns how many went."""
+    from muninn.plugins.search import dense, fact_vectors
+
+    dropped = 0
     first, second = dense.cache_paths(path)
     if first.exists() or second.exists():
         index = keyword.KeywordIndex(path)
@@ -147,10 +155,42 @@ def purge(settings: Settings, profile: Profile) -> Purged:
                 continue
             scorer = dense.DenseScorer(models[cache], cache)
             try:
-                done.vectors += scorer.keep_only(texts)
+                dropped += scorer.keep_only(texts)
             finally:
                 scorer.close()
-    return done
+    return dropped
+
+
+def forget(settings: Settings, written: Mapping[str, str], removed: Sequence[str],
+           policy: Policy | None = None) -> int:
+    """What `leak purge` rewrote or removed on the server, in every local copy at once: each reader's index
+    holds the new text (or none), and no vector of the old text stays. Returns the vectors dropped."""
+    after_write(settings, written, removed, policy)
+    paths = [index_path(settings, p) for p in (policy.profiles.values() if policy is not None else [])]
+    paths.append(settings.paths.search_index())
+    dropped = 0
+    for path in dict.fromkeys(paths):
+        if path.exists():
+            keyword.compact(path)        # the old text must not linger in the file's free pages
+            dropped += keep_vectors(settings, path)
+    return dropped
+
+
+def follow_policy(settings: Settings, policy: Policy) -> dict[str, str]:
+    """Every reader's local copy brought to `policy` (`policy apply`), both ways: rows it may no longer
+    read are purged now, and a walk with its own key reads what it newly may (the walk is incremental,
+    so a second run after an interruption reads only what the first did not). {reader: what happened}."""
+    out: dict[str, str] = {}
+    for profile in policy.profiles.values():
+        if not index_path(settings, profile).exists():
+            continue          # no local copy yet: its first session builds it under this policy
+        try:
+            stats = refresh(settings, profile)
+        except MuninnError as exc:
+            out[profile.name] = f"not refreshed ({exc.message}): {fix_command(profile)}"
+            continue
+        out[profile.name] = f"{stats.indexed} read, {stats.removed} taken out"
+    return out
 
 
 def problem(settings: Settings, profile: Profile, max_age: dt.timedelta | None = None) -> str | None:

@@ -50,6 +50,7 @@ class AreaState:
 class ApplyReport:
     users: list[dict] = field(default_factory=list)
     areas: list[AreaState] = field(default_factory=list)
+    indexes: dict[str, str] = field(default_factory=dict)   # reader -> what its local copy did
 
     @property
     def ok(self) -> bool:
@@ -57,7 +58,8 @@ class ApplyReport:
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "users": self.users,
-                "areas": [{**asdict(a), "ok": a.ok, "detail": a.describe()} for a in self.areas]}
+                "areas": [{**asdict(a), "ok": a.ok, "detail": a.describe()} for a in self.areas],
+                "indexes": self.indexes}
 
 
 def _by_account(policy: Policy) -> dict[str, list[Profile]]:
@@ -125,6 +127,12 @@ def apply(settings: Settings, policy: Policy, say: Say = print) -> ApplyReport:
                 report.areas += _states(admin, policy, account, areas)
     for a in report.areas:
         say(f"{a.uri}: {a.describe()}")
+    # Every reader's local copy follows the policy now, both ways, not at its next session.
+    from muninn.plugins.search import reader_index
+
+    report.indexes = reader_index.follow_policy(settings, policy)
+    for reader, what in report.indexes.items():
+        say(f"{reader}'s keyword index: {what}")
     return report
 
 
