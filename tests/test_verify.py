@@ -3,6 +3,7 @@ Each status must come out right, with a reason; global-state entries must not ov
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -93,7 +94,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def env(home: Path, tmp_path: Path) -> dict[str, str]:
     # Real kubectl/aws/az may exist on this machine: the fakes come first.
     return {**os.environ, "PATH": f"{FAKEBIN}:/usr/bin:/bin", "FAKE_LOG": str(tmp_path / "calls.log"),
-            "EXPECT_TOKEN": TOKEN}
+            "EXPECT_TOKEN_SHA256": hashlib.sha256(TOKEN.encode()).hexdigest()}
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +119,8 @@ def settings(home: Path, listener: socket.socket):
 
 @pytest.fixture(scope="module")
 def swept(settings, home: Path):
-    env = {**os.environ, "PATH": f"{FAKEBIN}:/usr/bin:/bin", "EXPECT_TOKEN": TOKEN}
+    env = {**os.environ, "PATH": f"{FAKEBIN}:/usr/bin:/bin",
+           "EXPECT_TOKEN_SHA256": hashlib.sha256(TOKEN.encode()).hexdigest()}
     return {(r.kind, r.id): r for r in sweep.run(settings, sweep.plan(settings), env=env)}
 
 

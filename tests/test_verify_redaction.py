@@ -41,8 +41,11 @@ def settings(tmp_path: Path, isolated_keyring: Path):
 
 
 @pytest.fixture
-def swept(settings):
-    env = {**os.environ, "PATH": f"{FAKEBIN}:/usr/bin:/bin", "LEAK_VALUE": KNOWN, "LEAK_PATTERN": PATTERN}
+def swept(settings, tmp_path: Path):
+    # The value reaches the fake from a file: a variable holding a vault value never reaches a child.
+    (tmp_path / "leak-value").write_text(KNOWN)
+    env = {**os.environ, "PATH": f"{FAKEBIN}:/usr/bin:/bin", "LEAK_VALUE_FILE": str(tmp_path / "leak-value"),
+           "LEAK_PATTERN": PATTERN}
     return {r.id: r for r in sweep.run(settings, sweep.plan(settings), env=env)}
 
 

@@ -27,7 +27,8 @@ _JOIN = (r"[*_`'\"]*"   # the label's closing bold or quote
          # longest first: "is now" must not stop at "is" and take "now" for the value
          r"|[ \t]+(?:(?:was |has been |is )?(?:set|changed|reset|rotated) to|is now|has been|was|is|now"
          r"|became|becomes|ist|war|est|était|es|era|é|является|это)(?=[ \t])"
-         r"|[ \t]*(?:は|是|为|為))")
+         r"|[ \t]*(?:は|是|为|為)"
+         r"|[ \t]*,(?=[ \t]))")   # "the passphrase, tangerine-orbit-5521, is on the card": an apposition
 _PATTERN = re.compile(
     rf"(?:{_LABEL})"
     # "password for root", "mot de passe de l'admin"
