@@ -124,6 +124,12 @@ def after_sync(settings: Settings, area: str, written: Mapping[str, str], remove
 
 
 @hookspec
+def after_policy_apply(settings: Settings, policy: Any) -> dict[str, str]:
+    """Called when `policy apply` has set every ACL: bring what a part keeps per reader (the search part's
+    keyword indexes and vector caches) to `policy` now. Returns {reader: what happened}."""
+
+
+@hookspec
 def after_up(settings: Settings, say: Callable[[str], None]) -> None:
     """Called when `muninn up` has the stack running and the policy applied (warm what a first call needs)."""
 

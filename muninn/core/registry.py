@@ -174,6 +174,13 @@ def after_sync(settings: Settings, area: str, written: Mapping[str, str], remove
     manager().hook.after_sync(settings=settings, area=area, written=written, removed=removed)
 
 
+def after_policy_apply(settings: Settings, policy: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for result in manager().hook.after_policy_apply(settings=settings, policy=policy):
+        out.update(result or {})
+    return out
+
+
 def after_up(settings: Settings, say: Callable[[str], None]) -> None:
     manager().hook.after_up(settings=settings, say=say)
 

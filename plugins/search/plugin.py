@@ -91,6 +91,13 @@ def after_sync(settings: Settings, area: str, written: Mapping[str, str], remove
 
 
 @hookimpl
+def after_policy_apply(settings: Settings, policy: Any) -> dict[str, str]:
+    from muninn.plugins.search import reader_index
+
+    return reader_index.follow_policy(settings, policy)
+
+
+@hookimpl
 def after_up(settings: Settings, say: Callable[[str], None]) -> None:
     from muninn.plugins.search import serve
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-from muninn.core import accounts, credentials
+from muninn.core import accounts, credentials, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.policy import Policy, Profile
@@ -128,9 +128,7 @@ def apply(settings: Settings, policy: Policy, say: Say = print) -> ApplyReport:
     for a in report.areas:
         say(f"{a.uri}: {a.describe()}")
     # Every reader's local copy follows the policy now, both ways, not at its next session.
-    from muninn.plugins.search import reader_index
-
-    report.indexes = reader_index.follow_policy(settings, policy)
+    report.indexes = registry.after_policy_apply(settings, policy)
     for reader, what in report.indexes.items():
         say(f"{reader}'s keyword index: {what}")
     return report
