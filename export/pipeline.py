@@ -118,10 +118,31 @@ class Guards:
                                   tables=_tables(settings, known))
 
     def attach(self, source: object) -> None:
-        """A source that cuts or encodes text itself (observations) redacts before it does."""
+        """A source that cuts or encodes text itself (observations) redacts before it does; one that
+        derives titles, ids and paths from file names (notes) takes the names through `safe_name` first."""
         hook = getattr(source, "redact_with", None)
         if hook is not None:
             hook(self._redact_in_source)
+        names = getattr(source, "redact_names_with", None)
+        if names is not None:
+            names(self.safe_name)
+
+    def safe_name(self, rel: str) -> str:
+        """A relative file name with every secret the pattern rules find in it replaced by `redacted`,
+        read with `-` and `_` as the spaces a name stands for (`wifi-passphrase-Garten7458+.md`), before a
+        title ("Wifi passphrase garten7458+"), an id or a URI is made from it in another spelling."""
+        views = dict.fromkeys((rel, rel.replace("_", " "), rel.replace("-", " ").replace("_", " ")))
+        spans = sorted({(h.start, h.end) for view in views for h in self.redactor.redact(view).hits
+                        if h.kind == "pattern"})
+        merged: list[list[int]] = []
+        for start, end in spans:            # one character for one in every view: spans line up
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in reversed(merged):
+            rel = rel[:start] + "redacted" + rel[end:]
+        return rel
 
     def _redact_in_source(self, text: str) -> str:
         if not text:

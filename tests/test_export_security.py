@@ -403,3 +403,26 @@ def test_muninn_sync_refuses_with_exit_3_before_touching_the_server(tmp_path: Pa
                           text=True, timeout=120)
     assert done.returncode == 3, done.stderr
     assert "planted.md" in done.stderr and "Traceback" not in done.stderr and VALUE not in done.stderr
+
+
+NAMED_SECRETS = {   # a file name holding a secret nobody declared: (name, the secret's pieces in any spelling)
+    "spaced label": ("vpn password Pelican-Torch-6610.md", ("pelican", "6610")),
+    "dashed label": ("wifi-passphrase-Garten7458+.md", ("garten7458",)),
+    "underscored token": ("jira_token_Zq8uXy3Pa55w0rdTok9f8Q2m.md", ("zq8uxy3pa55w0rdtok9f8q2m",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAMED_SECRETS))
+def test_a_secret_in_a_file_name_reaches_no_id_path_title_or_report(tmp_path: Path, case: str) -> None:
+    """Issue 47 §2: the fact's id, source path, context line, file path (its URI) and the report."""
+    name, pieces = NAMED_SECRETS[case]
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / name).write_text("# Access\n\nConnect through the office gateway, then check the tunnel.\n")
+    out = tmp_path / "out"
+    report = pipeline.run("notes", notes, out)
+    shown = " ".join([*(p.relative_to(out).as_posix() for p in out.rglob("*")),
+                      *(p.read_text() for p in out.rglob("*") if p.is_file()), json.dumps(report.as_json())]).lower()
+    assert report.facts == 1
+    for piece in pieces:
+        assert piece not in shown.replace("-", "").replace("_", "").replace(" ", ""), (piece, shown[:400])

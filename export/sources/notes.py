@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import Field
@@ -74,6 +74,11 @@ class NotesSource:
         self.options = options
         self.skipped: dict[str, str] = {}
         self.kept: set[str] = set()     # notes skipped this run whose earlier facts stay (not pruned)
+        self.name: Callable[[str], str] = lambda rel: rel     # the export's `safe_name` once attached
+
+    def redact_names_with(self, name: Callable[[str], str]) -> None:
+        """Titles, ids and paths are made from `name(rel)`: a secret in a file name never reaches them."""
+        self.name = name
 
     def secret_files(self) -> list[Path]:
         return []
@@ -100,7 +105,7 @@ class NotesSource:
         dates = git_dates(base)
         by_folder: dict[str, list[tuple[str, str, Path]]] = {}
         for file in self.files():
-            rel = file.relative_to(base).as_posix()
+            rel = self.name(file.relative_to(base).as_posix())
             try:
                 text = file.read_text(encoding="utf-8")
             except (UnicodeDecodeError, OSError) as exc:

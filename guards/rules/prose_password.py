@@ -38,6 +38,11 @@ _PATTERN = re.compile(
     re.IGNORECASE,   # the label in any case; the value keeps its case for `_made_up`
 )
 _TRAILING = ".:,。"   # sentence punctuation; `!` and `?` are common inside passwords
+# The label and the value side by side, a space or a file name's `-`/`_` between them ("the vpn password
+# Pelican-Torch-6610 works", `wifi-passphrase-Garten7458+.md`): only a value that is plainly made up.
+_SPACED = re.compile(rf"(?:{_LABEL})[ \t_-]+(?P<secret>[^\s`'\"|,;<>()\[\]{{}}«»“”„]+)", re.IGNORECASE)
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+|^[A-Za-z]+\d*(?:\.\d+)+$")
+_EXTENSION = re.compile(r"\.(?:md|txt|markdown|org|rst|adoc|yaml|yml|json)$", re.IGNORECASE)
 
 
 def _made_up(value: str) -> bool:
@@ -50,9 +55,20 @@ def _made_up(value: str) -> bool:
     return (has_letter and has_digit) or symbol or inner_capital
 
 
+def _plainly_made_up(value: str) -> bool:
+    """8+ characters of letters and digits with a capital inside or a symbol: `Pelican-Torch-6610`,
+    `Garten7458+`; not a version (`v2.1.0`), a path or a plain word with a number (`reset2`)."""
+    if len(value) < 8 or is_placeholder(value) or "/" in value or _VERSION.match(value):
+        return False
+    letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
+    capital = any(c.isupper() for c in value[1:]) or (value[0].isupper() and any(c.islower() for c in value))
+    symbol = any(not c.isalnum() for c in value)
+    return letters and digits and (capital or symbol) and not value.isupper()
+
+
 class ProsePassword(Rule):
     name = "prose-password"
-    patterns = (_PATTERN,)
+    patterns = (_PATTERN, _SPACED)
     triggers = tuple(dict.fromkeys(label.split()[0] for label in LABELS))
 
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False):
@@ -66,5 +82,15 @@ class ProsePassword(Rule):
             while end > start and text[end - 1] in _TRAILING:
                 end -= 1
             if _made_up(text[start:end]):
+                yield start, end
+        for m in _SPACED.finditer(text):
+            if m.start() > 0 and text[m.start() - 1].isalnum():
+                continue
+            start, end = m.span("secret")
+            if ext := _EXTENSION.search(text, start, end):
+                end = ext.start()          # a file name's extension is not part of the value
+            while end > start and text[end - 1] in _TRAILING:
+                end -= 1
+            if _plainly_made_up(text[start:end]):
                 yield start, end
 
