@@ -305,12 +305,14 @@ _MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{
                        r"|^(?:[0-7]{7})?(?:   [^\s\\]|  \\[0abfnrtv]){2}", re.M)
 
 
-def byte_runs(text: str) -> list[Run]:
-    """Every run of bytes a dump in `text` spells (see the module's list of layouts)."""
+def byte_runs(text: str, blobs: bool = True) -> list[Run]:
+    """Every run of bytes a dump in `text` spells (see the module's list of layouts). `blobs=False`
+    leaves out whole base64 and hex blobs (stream masking's value pass reads those as encodings)."""
     if len(text) < MIN_BYTES:
         return []
     out: list[Run] = []
-    _blobs(text, out)
+    if blobs:
+        _blobs(text, out)
     if not _MAY_DUMP.search(text):
         return out
     _xxd(text, out)
@@ -341,11 +343,11 @@ class ByteNeedles(Generic[T]):
         self._ac = ahocorasick_rs.BytesAhoCorasick(list(needles), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if needles else None
 
-    def find(self, text: str) -> list[tuple[T, int, int]]:
+    def find(self, text: str, blobs: bool = True) -> list[tuple[T, int, int]]:
         if self._ac is None:
             return []
         out: list[tuple[T, int, int]] = []
-        for run in byte_runs(text):
+        for run in byte_runs(text, blobs):
             for i, start, end in self._ac.find_matches_as_indexes(run.data, overlapping=True):
                 payload = self._payloads[i]
                 out.append((payload, run.starts[start], run.ends[end - 1]))

@@ -23,26 +23,54 @@ redaction and the leak gate):
 - any of these wrapped over lines at any width (PEM, `base64`, `xxd -p`, a terminal), `\\n` or
   `\\r\\n`: the value pass also matches with line breaks taken out, and the hold-back covers a
   value with a break after every character (`Redactor.reach`).
-Not caught: `xxd`'s offset/ASCII columns, compression, a value printed with other text
-interleaved, a transformed value (reversed, truncated), and the normalised view export uses
-(markup, zero-width characters): a stream has no markup, and the view's extra hold-back would
-delay every line.
+Then the stream's views (guards/stream_views.py, issue 47 §5): UTF-16, zero-width characters,
+backspaces, characters grouped or spaced apart, every character escaped (`\\u00XX`, `\\xXX`, `&#NN;`,
+`%XX`), reversed, base32, and dumps (`od -c`, `xxd`, `hexdump -C`, byte lists). The hold-back grows to
+the longest view (six characters a value character, and a dump's columns): the last few hundred
+characters of a stream wait for the next read or EOF. When stdout and stderr go to two places, one
+`JointMasker` reads both in arrival order, so a value split between them is whole when matched.
+Not caught: compression, encryption, a value truncated or with other text interleaved.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+import threading
 from collections.abc import Mapping, Sequence
+from typing import BinaryIO
 
 from muninn.guards.redact import ENCODINGS, Encoding, Hit, Redacted, Redactor, marker
+from muninn.guards.stream_views import StreamViews, merged
 
 _SURROGATES = re.compile(r"[\udc80-\udcff]+")
 
 
+class MaskingRedactor(Redactor):
+    """The value pass of stream masking, with the stream's views of the same values (stream_views.py)."""
+
+    def __init__(self, known: Mapping[str, str], encodings: Sequence[Encoding]) -> None:
+        super().__init__(known, patterns=False, encodings=tuple(encodings))
+        self.stream_views = StreamViews(known)
+
+
 def masking_redactor(known: Mapping[str, str], encodings: Sequence[Encoding] = ENCODINGS) -> Redactor:
-    """The redactor stream masking uses: values and their encodings, no patterns."""
-    return Redactor(known, patterns=False, encodings=tuple(encodings))
+    """The redactor stream masking uses: values and their encodings, no patterns; and the stream's views."""
+    return MaskingRedactor(known, encodings)
+
+
+def _spans(redactor: Redactor, text: str) -> list[tuple[int, int, str]]:
+    """Every span to hide in `text`: the value pass, then the stream's views, merged."""
+    found = [(h.start, h.end, h.secret_id) for h in _redact(redactor, text).hits]
+    views = getattr(redactor, "stream_views", None)
+    if views:
+        found += views.spans(text)
+    return merged(found)
+
+
+def _hold(redactor: Redactor) -> int:
+    views = getattr(redactor, "stream_views", None)
+    return max(redactor.reach - 1, views.reach if views else 0, 0)
 
 
 def _redact(redactor: Redactor, text: str) -> Redacted:
@@ -73,7 +101,7 @@ class StreamMasker:
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
-        self.hold = max(redactor.reach - 1, 0)
+        self.hold = _hold(redactor)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._pending = ""
         self.hits: list[str] = []
@@ -83,25 +111,104 @@ class StreamMasker:
         if len(text) <= self.hold:
             self._pending = text
             return b""
-        cut = len(text) - self.hold
-        result = _redact(self.redactor, text)
-        grown = 0
-        for hit in result.hits:
-            if hit.start >= cut:
-                break
-            # A needle that starts before the cut is complete (the hold covers the longest): release it whole.
-            cut = max(cut, hit.end)
-            grown += len(marker(hit.secret_id)) - (hit.end - hit.start)
-            self.hits.append(hit.secret_id)
+        out, cut = _release(text, len(text) - self.hold, _spans(self.redactor, text), self.hits)
         self._pending = text[cut:]
-        return result.text[:cut + grown].encode("utf-8", "surrogateescape")
+        return out.encode("utf-8", "surrogateescape")
 
     def flush(self) -> bytes:
         text = self._pending + self._decoder.decode(b"", final=True)
         self._pending = ""
-        result = _redact(self.redactor, text)
-        self.hits += [h.secret_id for h in result.hits]
-        return result.text.encode("utf-8", "surrogateescape")
+        out, _ = _release(text, len(text), _spans(self.redactor, text), self.hits)
+        return out.encode("utf-8", "surrogateescape")
+
+
+def _release(text: str, cut: int, spans: list[tuple[int, int, str]], hits: list[str]) -> tuple[str, int]:
+    """(text[:cut'] masked, cut'): a span that starts before the cut is complete (the hold covers the
+    longest form), so the cut moves to its end and it goes out whole."""
+    out: list[str] = []
+    pos = 0
+    for start, end, secret_id in spans:
+        if start >= cut:
+            break
+        cut = max(cut, end)
+        out += [text[pos:start], marker(secret_id)]
+        pos = end
+        hits.append(secret_id)
+    out.append(text[pos:cut])
+    return "".join(out), cut
+
+
+class JointMasker:
+    """Two streams (stdout, stderr) masked as one text in the order their bytes arrived, so a value
+    written half to each is whole when matched; each masked character still goes to its own stream (a
+    masked span's marker to the stream it began on). feed() and finish() are called from one thread per
+    stream: they write to the outputs themselves, under one lock."""
+
+    def __init__(self, redactor: Redactor, outputs: Sequence[BinaryIO]) -> None:
+        self.redactor = redactor
+        self.hold = _hold(redactor)
+        self.outputs = list(outputs)
+        self._decoders = [codecs.getincrementaldecoder("utf-8")(errors="surrogateescape") for _ in outputs]
+        self._text = ""
+        self._tags: list[int] = []
+        self._open = set(range(len(outputs)))
+        self._dead: set[int] = set()
+        self._lock = threading.Lock()
+        self.hits: list[str] = []
+
+    def feed(self, stream: int, data: bytes) -> None:
+        """Raises BrokenPipeError once this stream's reader has gone: its pump stops reading, and the
+        child meets the closed pipe (SIGPIPE) instead of writing into a pipe nobody reads."""
+        with self._lock:
+            piece = self._decoders[stream].decode(data)
+            self._add(stream, piece)
+            if len(self._text) > self.hold:
+                self._release(len(self._text) - self.hold)
+            if stream in self._dead:
+                raise BrokenPipeError(f"the reader of stream {stream} went away")
+
+    def finish(self, stream: int) -> None:
+        with self._lock:
+            self._add(stream, self._decoders[stream].decode(b"", final=True))
+            self._open.discard(stream)
+            if not self._open:
+                self._release(len(self._text))
+
+    def _add(self, stream: int, piece: str) -> None:
+        self._text += piece
+        self._tags += [stream] * len(piece)
+
+    def _release(self, cut: int) -> None:
+        text, tags = self._text, self._tags
+        spans = _spans(self.redactor, text)
+        parts: dict[int, list[str]] = {i: [] for i in range(len(self.outputs))}
+        pos = 0
+        for start, end, secret_id in spans:
+            if start >= cut:
+                break
+            cut = max(cut, end)
+            self._route(text, tags, pos, start, parts)
+            parts[tags[start]].append(marker(secret_id))
+            self.hits.append(secret_id)
+            pos = end
+        self._route(text, tags, pos, cut, parts)
+        self._text, self._tags = text[cut:], tags[cut:]
+        for i, chunks in parts.items():
+            if chunks and i not in self._dead:
+                try:
+                    self.outputs[i].write("".join(chunks).encode("utf-8", "surrogateescape"))
+                    self.outputs[i].flush()
+                except BrokenPipeError:
+                    self._dead.add(i)       # our reader went away: the other stream still goes out
+
+    @staticmethod
+    def _route(text: str, tags: list[int], start: int, end: int, parts: dict[int, list[str]]) -> None:
+        run = start
+        for i in range(start + 1, end + 1):
+            if i == end or tags[i] != tags[run]:
+                if run < end:
+                    parts[tags[run]].append(text[run:i])
+                run = i
 
 
 def mask_bytes(redactor: Redactor, chunks: Sequence[bytes]) -> bytes:

@@ -14,8 +14,9 @@ Every way out other than those pipes is closed, because output that goes around 
 - this process is made non-dumpable, so another process of the same user cannot reopen our
   terminal through `/proc/<our pid>/fd/1` (nor read the decrypted values from `/proc/<pid>/mem`).
 - When our stdout and stderr are the same place (one file, pipe or terminal: same device and
-  inode), the child gets one pipe for both and it is masked as one stream, so a value written half
-  to fd 1 and half to fd 2 is still whole when it is matched.
+  inode), the child gets one pipe for both and it is masked as one stream; when they are two places,
+  both pipes feed one masker in the order their bytes arrive (`JointMasker`), each character still
+  going to its own place. Either way a value written half to fd 1 and half to fd 2 is whole when matched.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.guards.mask import StreamMasker
+from muninn.guards.mask import JointMasker, StreamMasker
 from muninn.guards.redact import Redactor
 
 CHUNK = 65536
@@ -70,6 +71,21 @@ def _pump(src: BinaryIO, dst: BinaryIO, masker: StreamMasker) -> None:
         # instead of leaving it blocked on a full pipe nobody reads.
         pass
     finally:
+        src.close()
+
+
+def _pump_joint(src: BinaryIO, joint: JointMasker, stream: int) -> None:
+    fd = src.fileno()
+    try:
+        while True:
+            data = os.read(fd, CHUNK)
+            if not data:
+                break
+            joint.feed(stream, data)
+    except BrokenPipeError:
+        pass    # as _pump: closing the child's pipe hands it the SIGPIPE its reader's exit meant
+    finally:
+        joint.finish(stream)
         src.close()
 
 
@@ -145,10 +161,16 @@ def run_masked(
         raise CommandNotFound(f"command not found: {argv[0]}", fix="check the name and PATH") from None
     except PermissionError:
         raise CommandNotFound(f"command is not executable: {argv[0]}", fix="check its mode") from None
-    streams = [(proc.stdout, stdout)] if merged else [(proc.stdout, stdout), (proc.stderr, stderr)]
-    maskers = [StreamMasker(redactor) for _ in streams]
-    pumps = [threading.Thread(target=_pump, args=(src, dst, masker), daemon=True)
-             for (src, dst), masker in zip(streams, maskers, strict=True)]
+    if merged:
+        masker = StreamMasker(redactor)
+        pumps = [threading.Thread(target=_pump, args=(proc.stdout, stdout, masker), daemon=True)]
+        found = masker.hits
+    else:
+        # Two places: one masker over both, so a value split between stdout and stderr is still whole.
+        joint = JointMasker(redactor, [stdout, stderr])
+        pumps = [threading.Thread(target=_pump_joint, args=(src, joint, i), daemon=True)
+                 for i, src in enumerate((proc.stdout, proc.stderr))]
+        found = joint.hits
     for pump in pumps:
         pump.start()
     if stdin_data is not None:
@@ -175,4 +197,4 @@ def run_masked(
         pump.join()
     if code < 0:
         code = 128 - code  # killed by a signal: report it the way a shell does
-    return RunResult(code, timed_out, [hit for masker in maskers for hit in masker.hits])
+    return RunResult(code, timed_out, list(found))

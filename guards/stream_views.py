@@ -1,0 +1,161 @@
+"""The forms a child's output can give a known value that the value pass does not read, each undone by a
+view of the stream (issue 47 §5; the export's views do the same for files):
+
+- interleaved: NUL bytes (UTF-16 output read as UTF-8), zero-width and other format characters,
+  backspaces and carriage returns, taken out;
+- grouped: the characters spaced, dashed or dotted apart (`P e l i c a n`, `P-e-l-i-c-a-n`), every
+  separator taken out (values compared the same way);
+- escaped: every character as `\\u00XX`, `\\xXX`, `&#NN;` or `%XX`, decoded;
+- reversed (`rev`);
+- base32 runs, decoded;
+- dumps (`od -c`, `xxd`, `hexdump -C`, byte lists), read by guards/dumps.py.
+
+Each view keeps, per character, where in the stream it came from, so a match hides the span that spelled
+it. Values shorter than `MIN` characters are left to the value pass: in a view with its separators taken
+out, a short value could be spelled by chance.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+
+import ahocorasick_rs
+
+from muninn.guards.dumps import ByteNeedles, needle_bytes
+
+MIN = 8
+_SEPARATORS = frozenset(" \t\r\n-_.:,;|/\\'\"`")
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(\d{1,7});|&#[xX]([0-9a-fA-F]{1,6});"
+                     r"|%([0-9a-fA-F]{2})")
+_SURROGATE = re.compile(r"[\ud800-\udfff]+")
+_BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}")
+Span = tuple[int, int, str]
+
+
+# NUL, backspace, carriage return and the format characters (Unicode's Cf: zero-width, bidi marks, soft
+# hyphen, BOM, tags); tests/test_exec_forms.py checks the ranges against unicodedata.
+_INVISIBLE = re.compile("[\x00\x08\r\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+                        "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+                        "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+                        "\U000e0001\U000e0020-\U000e007f]+")
+
+
+def _invisible_re() -> re.Pattern[str]:
+    return _INVISIBLE
+
+
+_SEPARATOR_RE = re.compile("[" + re.escape("".join(_SEPARATORS)) + "]+")
+
+
+def _compact(text: str) -> str:
+    return "".join(c for c in text if c not in _SEPARATORS)
+
+
+def _back(text: str, drop: re.Pattern[str], at: int) -> int:
+    """Where the character at `at` of the view (`text` less every match of `drop`) stands in `text`:
+    walked only for a match, which is rare, so the view itself is one C-speed `sub`."""
+    removed = 0
+    for g in drop.finditer(text):
+        if g.start() - removed > at:
+            break
+        removed += g.end() - g.start()
+    return at + removed
+
+
+def _unescaped(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text with every escape decoded; per character, the span of the stream that spelled it."""
+    out: list[str] = []
+    where: list[tuple[int, int]] = []
+    pos = 0
+    for m in _ESCAPE.finditer(text):
+        for i in range(pos, m.start()):
+            out.append(text[i])
+            where.append((i, i + 1))
+        code = next(g for g in m.groups() if g is not None)
+        base = 10 if m.group(3) else 16
+        try:
+            out.append(chr(int(code, base)))
+        except (ValueError, OverflowError):
+            out.append("\ufffd")
+        where.append(m.span())
+        pos = m.end()
+    for i in range(pos, len(text)):
+        out.append(text[i])
+        where.append((i, i + 1))
+    return "".join(out), where
+
+
+class StreamViews:
+    """Known values looked for in every view of a text: spans(text) -> [(start, end, secret id)]."""
+
+    def __init__(self, known: Mapping[str, str]) -> None:
+        values = {v: i for v, i in known.items() if len(v) >= MIN}
+        self._ids = list(values.values())
+        self._raw = ahocorasick_rs.AhoCorasick(list(values), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if values else None
+        compact = {_compact(v): i for v, i in values.items() if len(_compact(v)) >= MIN}
+        self._compact_ids = list(compact.values())
+        self._compact = ahocorasick_rs.AhoCorasick(list(compact), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if compact else None
+        self._dumps = ByteNeedles({b: i for v, i in values.items() for b in needle_bytes(v)})
+        self.longest = max((len(v) for v in values), default=0)
+
+    def __bool__(self) -> bool:
+        return self._raw is not None
+
+    @property
+    def reach(self) -> int:
+        """The most stream characters one view of a value can take: six per character (`\\u00XX`),
+        and a dump's offsets and columns (four lines)."""
+        return 6 * self.longest + 320 if self.longest else 0
+
+    def spans(self, text: str) -> list[Span]:
+        if self._raw is None or not text:
+            return []
+        # Undecodable bytes (kept as lone surrogates) one character for one: never inside a value.
+        text = _SURROGATE.sub(lambda m: "\ufffd" * len(m.group()), text)
+        out: list[Span] = []
+        for drop, ac, ids in ((_invisible_re(), self._raw, self._ids),
+                              (_SEPARATOR_RE, self._compact, self._compact_ids)):
+            view = drop.sub("", text) if ac is not None else text
+            if view != text:
+                out += self._find(ac, ids, view, lambda s, e, d=drop: (_back(text, d, s), _back(text, d, e - 1) + 1))
+        flipped = text[::-1]
+        n = len(text)
+        out += self._find(self._raw, self._ids, flipped, lambda s, e: (n - e, n - s))
+        if any(x in text for x in ("\\u", "\\x", "&#", "%")):
+            view, where = _unescaped(text)
+            out += self._find(self._raw, self._ids, view, lambda s, e: (where[s][0], where[e - 1][1]))
+        for m in _BASE32.finditer(text):
+            body = m.group(0).rstrip("=")
+            try:
+                decoded = base64.b32decode(body + "=" * (-len(body) % 8)).decode("latin-1")
+            except (binascii.Error, ValueError):
+                continue
+            if self._raw.find_matches_as_indexes(decoded):
+                found = self._raw.find_matches_as_indexes(decoded)[0][0]
+                out.append((m.start(), m.end(), self._ids[found]))
+        out += [(start, end, sid) for sid, start, end in self._dumps.find(text, blobs=False)]
+        return out
+
+    @staticmethod
+    def _find(ac, ids: list[str], view: str, back) -> list[Span]:
+        out: list[Span] = []
+        for idx, start, end in ac.find_matches_as_indexes(view, overlapping=True):
+            s, e = back(start, end)
+            out.append((s, e, ids[idx]))
+        return out
+
+
+def merged(spans: list[Span]) -> list[Span]:
+    """Overlapping spans as one, in text order; the first one's id names it."""
+    out: list[list] = []
+    for start, end, sid in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end, sid])
+    return [(s, e, i) for s, e, i in out]
