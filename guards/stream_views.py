@@ -77,7 +77,9 @@ def _unescaped(text: str) -> tuple[str, list[tuple[int, int]]]:
         code = next(g for g in m.groups() if g is not None)
         base = 10 if m.group(3) else 16
         try:
-            out.append(chr(int(code, base)))
+            point = int(code, base)
+            # A lone surrogate half cannot be searched (nor be inside a value): one placeholder for it.
+            out.append("\ufffd" if 0xD800 <= point <= 0xDFFF else chr(point))
         except (ValueError, OverflowError):
             out.append("\ufffd")
         where.append(m.span())
