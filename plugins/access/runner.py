@@ -29,8 +29,9 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import BinaryIO
 
 from muninn.core.errors import ExitCode, MuninnError
@@ -51,42 +52,29 @@ class RunResult:
     hits: list[str] = field(default_factory=list)
 
 
-def _pump(src: BinaryIO, dst: BinaryIO, masker: StreamMasker) -> None:
+def _pump(src: BinaryIO, feed: Callable[[bytes], None], finish: Callable[[], None]) -> None:
+    """Read the child's pipe into `feed` until EOF, then `finish`. A BrokenPipeError (our reader went
+    away, `... | head -1`) stops the reading: closing the child's pipe hands it the same SIGPIPE, instead
+    of leaving it blocked on a full pipe nobody reads."""
     fd = src.fileno()
     try:
-        while True:
-            data = os.read(fd, CHUNK)
-            if not data:
-                break
-            out = masker.feed(data)
-            if out:
-                dst.write(out)
-                dst.flush()
-        tail = masker.flush()
-        if tail:
-            dst.write(tail)
-        dst.flush()
+        while data := os.read(fd, CHUNK):
+            feed(data)
     except BrokenPipeError:
-        # Our reader went away (`... | head -1`): closing the child's pipe hands it the same SIGPIPE,
-        # instead of leaving it blocked on a full pipe nobody reads.
         pass
     finally:
         src.close()
+        with contextlib.suppress(BrokenPipeError):
+            finish()        # always: a joint masker releases the other stream's tail only once both end
 
 
-def _pump_joint(src: BinaryIO, joint: JointMasker, stream: int) -> None:
-    fd = src.fileno()
-    try:
-        while True:
-            data = os.read(fd, CHUNK)
-            if not data:
-                break
-            joint.feed(stream, data)
-    except BrokenPipeError:
-        pass    # as _pump: closing the child's pipe hands it the SIGPIPE its reader's exit meant
-    finally:
-        joint.finish(stream)
-        src.close()
+def _to(dst: BinaryIO, masker: StreamMasker) -> tuple[Callable[[bytes], None], Callable[[], None]]:
+    """One stream to one place: (feed, finish) writing what `masker` releases."""
+    def write(out: bytes) -> None:
+        dst.write(out)
+        dst.flush()
+
+    return (lambda data: write(masker.feed(data))), (lambda: write(masker.flush()))
 
 
 def same_place(a: BinaryIO, b: BinaryIO) -> bool:
@@ -163,13 +151,13 @@ def run_masked(
         raise CommandNotFound(f"command is not executable: {argv[0]}", fix="check its mode") from None
     if merged:
         masker = StreamMasker(redactor)
-        pumps = [threading.Thread(target=_pump, args=(proc.stdout, stdout, masker), daemon=True)]
+        pumps = [threading.Thread(target=_pump, args=(proc.stdout, *_to(stdout, masker)), daemon=True)]
         found = masker.hits
     else:
         # Two places: one masker over both, so a value split between stdout and stderr is still whole.
         joint = JointMasker(redactor, [stdout, stderr])
-        pumps = [threading.Thread(target=_pump_joint, args=(src, joint, i), daemon=True)
-                 for i, src in enumerate((proc.stdout, proc.stderr))]
+        pumps = [threading.Thread(target=_pump, args=(src, partial(joint.feed, i), partial(joint.finish, i)),
+                                  daemon=True) for i, src in enumerate((proc.stdout, proc.stderr))]
         found = joint.hits
     for pump in pumps:
         pump.start()
