@@ -1,5 +1,5 @@
 """Chat webhook URLs: whoever holds one posts as the integration, so the token in it is a credential.
-Discord, Microsoft Teams (office.com and the Power Automate / Logic Apps `sig=`), Google Chat (`key=` and
+Discord, Microsoft Teams (office.com; the Power Automate / Logic Apps `sig=` is azure.py's), Google Chat (`key=` and
 `token=`), Mattermost and Rocket.Chat `/hooks/<id>`, and any `/hooks/` or `/webhook(s)/` path ending in a
 long random piece. Slack's own are slack.py's."""
 
@@ -15,11 +15,12 @@ class WebhookUrl(Rule):
     patterns = (
         re.compile(r"discord(?:app)?\.com/api/webhooks/\d{5,}/(?P<secret>[\w-]{30,})"),
         re.compile(r"\.office\.com/webhook(?:b2)?/(?P<secret>[^\s\"'<>)\]]{20,})"),
-        re.compile(r"[?&](?:sig|token|key)=(?P<secret>[\w%.~-]{20,})(?=[&\s\"'<>)\]]|$)"),
+        # `sig=` (Power Automate, Logic Apps) is azure.py's.
+        re.compile(r"[?&](?:token|key)=(?P<secret>[\w%.~-]{20,})(?=[&\s\"'<>)\]]|$)"),
         re.compile(r"/hooks?/(?P<secret>[A-Za-z0-9_-]{20,})(?![\w/.-])"),
         re.compile(r"/webhooks?/(?:[\w-]{1,40}/)?(?P<secret>[A-Za-z0-9_-]{24,})(?![\w/.-])"),
     )
-    triggers = ("discord", ".office.com/webhook", "sig=", "token=", "key=", "/hook", "/webhook")
+    triggers = ("discord", ".office.com/webhook", "token=", "key=", "/hook", "/webhook")
 
     def accept(self, match: re.Match[str], value: str) -> bool:
         # A long piece of ordinary words (`/hooks/post-receive-notify-all-teams`) is a name, not a token.
