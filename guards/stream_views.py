@@ -31,16 +31,17 @@ _SEPARATORS = frozenset(" \t\r\n-_.:,;|/\\'\"`")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(\d{1,7});|&#[xX]([0-9a-fA-F]{1,6});"
                      r"|%([0-9a-fA-F]{2})")
 _SURROGATE = re.compile(r"[\ud800-\udfff]+")
-_BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}")
+_BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}|[a-z2-7]{16,}={0,6}")
 Span = tuple[int, int, str]
 
 
-# NUL, backspace, carriage return and the format characters (Unicode's Cf: zero-width, bidi marks, soft
-# hyphen, BOM, tags); tests/test_exec_forms.py checks the ranges against unicodedata.
-_INVISIBLE = re.compile("[\x00\x08\r\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+# ANSI escape sequences (colours, erase), NUL, backspace, carriage return and the format characters
+# (Unicode's Cf: zero-width, bidi marks, soft hyphen, BOM, tags); tests/test_exec_forms.py checks the ranges.
+_INVISIBLE = re.compile("(?:\x1b\\[[0-9;?]*[A-Za-z]"
+                        "|[\x00\x08\r\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
                         "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
                         "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-                        "\U000e0001\U000e0020-\U000e007f]+")
+                        "\U000e0001\U000e0020-\U000e007f])+")
 
 
 def _invisible_re() -> re.Pattern[str]:
@@ -134,7 +135,7 @@ class StreamViews:
         for m in _BASE32.finditer(text):
             body = m.group(0).rstrip("=")
             try:
-                decoded = base64.b32decode(body + "=" * (-len(body) % 8)).decode("latin-1")
+                decoded = base64.b32decode(body.upper() + "=" * (-len(body) % 8)).decode("latin-1")
             except (binascii.Error, ValueError):
                 continue
             if self._raw.find_matches_as_indexes(decoded):

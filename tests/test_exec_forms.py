@@ -33,6 +33,9 @@ FORMS = {   # name: a shell line run with the value injected as $VPN_PASS
     "zero-width between": f"{PY} -c 'import os; print(\"\\u200b\".join(os.environ[\"VPN_PASS\"]))'",
     "backspaces between": f"{PY} -c 'import os; print(\"\\b\".join(os.environ[\"VPN_PASS\"]))'",
     "split between stdout and stderr": "printf %s \"${VPN_PASS:0:9}\"; printf %s \"${VPN_PASS:9}\" >&2; echo",
+    "base32, lower case": "printf %s \"$VPN_PASS\" | base32 | tr A-Z a-z",
+    "a colour code on every character": f"{PY} -c 'import os; print(\"\".join(\"\\x1b[3%dm%s\" % (i % 7, c) "
+                                        f"for i, c in enumerate(os.environ[\"VPN_PASS\"])))'",
     "od -c": "printf '%s\\n' \"$VPN_PASS\" | od -c",
     "xxd": "printf '%s\\n' \"$VPN_PASS\" | xxd",
     "hexdump -C": "printf '%s\\n' \"$VPN_PASS\" | hexdump -C",
@@ -41,6 +44,7 @@ CONTROLS = {
     "xxd of an ordinary file": "printf 'restart the worker on app01\\n' | xxd",
     "spaced words": "echo 'P e l i c a n  and  T o r c h  are birds and lamps'",
     "the same words, apart": "echo 'Pelican and Torch went to 6610 Main St.'",
+    "coloured ordinary output": "printf 'ordinary \\033[31mred\\033[0m text\\n'",
     "base32 of prose": "printf 'ordinary text' | base32",
 }
 

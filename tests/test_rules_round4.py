@@ -37,6 +37,10 @@ CASES = {   # name: (text, the secret in it)
     "table row with an e-mail": (f"| grafana | ops@example.com | {SECRET} |", SECRET),
     "expect send": (f'spawn ssh admin@nas01\nexpect "Password:"\nsend "{SECRET}\\r"\ninteract', SECRET),
     "expect -re then send": (f'expect -re "(?i)passphrase"\nsend -- "{SECRET}\\n"', SECRET),
+    # Windows line endings (the second reviewer's cases)
+    "YAML folded, CRLF": ("db:\r\n  password: >-\r\n    Walnut-Harbor-7734\r\n", "Walnut-Harbor-7734"),
+    "table row, CRLF": ("| jsmith | admin | Orbit-Lemon-77x |\r\n", "Orbit-Lemon-77x"),
+    "recovery codes, CRLF": ("GitHub recovery codes:\r\n  4f2a1-9c8b7\r\n  0d3e6-b5a48\r\n", "0d3e6-b5a48"),
     "pexpect sendline": (f'child.expect("assword:")\nchild.sendline("{SECRET}")', SECRET),
 }
 CONTROLS = [

@@ -14,7 +14,7 @@ _HEADING = re.compile(r"(?:recovery|backup|scratch|one[- ]time|emergency|2fa|mfa
                       r"|wiederherstellungscodes?|codes? de (?:récupération|secours)")
 _CODE_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|\|)?[ \t]*`?"
                         r"(?P<secret>(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:[- ][a-z0-9]{4,6}){0,3}|\d{6,12})"
-                        r"`?[ \t]*\|?[ \t]*$", re.IGNORECASE)
+                        r"`?[ \t]*\|?[ \t]*\r?$", re.IGNORECASE)
 _MAX_CODES = 24
 
 

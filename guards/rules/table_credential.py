@@ -14,7 +14,7 @@ _LOGINS = frozenset("admin administrator root user ubuntu pi postgres sa operato
                     "ec2-user centos debian oracle mysql git jenkins ansible vagrant".split())
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MADE_UP = re.compile(r"(?=[^\s]*[A-Z])(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s|./\\`]{8,64}")
-_ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$", re.M)
+_ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*\r?$", re.M)
 
 
 class TableCredential(Rule):

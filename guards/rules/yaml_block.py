@@ -9,7 +9,8 @@ from muninn.guards.rules import Rule, is_placeholder, looks_random
 
 _PATTERN = re.compile(
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|private[_-]?key|credentials?|client[_-]?secret)"
-    r"[\w-]*[\"']?[ \t]*:[ \t]*[>|][+-]?\d?[ \t]*(?:#[^\n]*)?\n(?P<indent>[ \t]+)(?P<secret>\S[^\n]*)",
+    r"[\w-]*[\"']?[ \t]*:[ \t]*[>|][+-]?\d?[ \t]*(?:#[^\n]*)?\r?\n(?:[ \t]*\r?\n)*"   # CRLF, blank lines (`>+`)
+    r"(?P<indent>[ \t]+)(?P<secret>\S[^\r\n]*)",
     re.IGNORECASE)
 
 
