@@ -2,13 +2,13 @@
 
 import json
 
-from muninn.core import embed_record, upgrade
+from muninn.core import embed_record, format_file, upgrade
 
 
 def test_a_workspace_without_a_record_has_none(tmp_path):
-    assert embed_record.recorded(tmp_path) is None
+    assert format_file.recorded(tmp_path) is None
     (tmp_path / "format.json").write_text("not json")
-    assert embed_record.recorded(tmp_path) is None
+    assert format_file.recorded(tmp_path) is None
 
 
 def test_the_record_keeps_the_format_and_the_format_keeps_the_record(tmp_path):
@@ -18,17 +18,17 @@ def test_the_record_keeps_the_format_and_the_format_keeps_the_record(tmp_path):
     assert data["format"] == upgrade.current()
     assert data["embed"]["model"] == "BAAI/bge-small-en-v1.5"
     upgrade._stamp(tmp_path, upgrade.current())     # a later format rewrites the stamp
-    again = embed_record.recorded(tmp_path)
+    again = format_file.recorded(tmp_path)
     assert again == rec
-    assert upgrade.read_format(tmp_path) == upgrade.current()
+    assert format_file.read_format(tmp_path) == upgrade.current()
 
 
 def test_a_record_written_before_any_stamp_leaves_a_readable_format(tmp_path):
     new = tmp_path / "new"                          # no workspace yet: it starts in the current format
     embed_record.record(new, "intfloat/e5-small-v2", "e5-small-v2")
-    assert upgrade.read_format(new) == upgrade.current()
+    assert format_file.read_format(new) == upgrade.current()
     old = tmp_path / "old"                          # a workspace from before format files: still format 0
     (old / "exports").mkdir(parents=True)
     embed_record.record(old, "BAAI/bge-small-en-v1.5", "bge-small-en-v1.5")
-    assert upgrade.read_format(old) == 0
-    assert embed_record.recorded(old).model == "BAAI/bge-small-en-v1.5"
+    assert format_file.read_format(old) == 0
+    assert format_file.recorded(old).model == "BAAI/bge-small-en-v1.5"

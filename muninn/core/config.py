@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from muninn.core import embed_profiles as profiles
-from muninn.core import embed_record, paths, yamlfile
+from muninn.core import format_file, paths, yamlfile
 from muninn.core.errors import ConfigError
 from muninn.core.workspace import Workspace
 
@@ -385,13 +385,9 @@ class Settings(Section):
     source_file: Path | None = Field(None, exclude=True)
 
     @model_validator(mode="after")
-    def _follow_the_embedder(self, info: ValidationInfo) -> Settings:
-        """Where muninn.yaml does not say: the workspace's embedding model (when `load` asks, as every command
-        does) and the keyword weight measured beside that model. Explicit settings always win."""
-        if (info.context or {}).get("workspace"):
-            model, name = embed_record.in_use(self.workspace, self.embed)
-            if (model, name) != (self.embed.model, self.embed.model_name):
-                self.embed = self.embed.model_copy(update={"model": model, "model_name": name})
+    def _follow_the_embedder(self) -> Settings:
+        """Where muninn.yaml does not say: the keyword weight measured beside the embedding model. Explicit
+        settings always win. (Which model a workspace embeds with is `load`'s to decide: it reads the disk.)"""
         weight = profiles.keyword_weight_of(self.embed.model)
         if "keyword_weight" not in self.search.model_fields_set and weight != self.search.keyword_weight:
             self.search = self.search.model_copy(update={"keyword_weight": weight})
@@ -411,7 +407,12 @@ class Settings(Section):
     @property
     def paths(self) -> Workspace:
         """Every path in the workspace, and the one rule for paths written in muninn.yaml."""
-        return Workspace.of(self)
+        written = {f"{name}.{key}": value for name, section in self if isinstance(section, Section)
+                   for key, value in section if isinstance(value, Path)}
+        secret_files = (*self.vault.files, *self.guard.secret_files, *self.export.secret_files,
+                        *(src.path for src in self.sources if src.kind == "secrets"))
+        return Workspace((self.home or paths.home()).expanduser(), self.source_file, written,
+                         (self.openviking.account, self.openviking.user), secret_files)
 
     @property
     def server_venv(self) -> Path:
@@ -477,7 +478,42 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     else:
         doc = yamlfile.Document(path=file, data={})
         data = {}
-    settings = doc.validate(Settings, _merge(data, _env_overrides(environ)), blame=_blamer(environ),
-                            context={"workspace": True})
+    data, blame = _merge(data, _env_overrides(environ)), _blamer(environ)
+    settings = doc.validate(Settings, data, blame=blame)
+    model, name = embedder_in_use(settings.workspace, settings.embed)
+    if (model, name) != (settings.embed.model, settings.embed.model_name):
+        # Validated again with the workspace's model, so what follows the model (the keyword weight) follows.
+        settings = doc.validate(Settings, _merge(data, {"embed": {"model": model, "model_name": name}}), blame=blame)
     settings.source_file = file if file.exists() else None
     return settings
+
+
+def _earlier(home: Path) -> bool:
+    """Made before DEFAULT_SINCE: a format file below it, or a server data folder that nothing recorded."""
+    try:
+        fmt = format_file.read_format(home)
+    except format_file.DamagedFormat:
+        fmt = None      # the upgrade check names it, right after the settings are loaded
+    return (fmt is not None and fmt < profiles.DEFAULT_SINCE) or Workspace(home).server_data.is_dir()
+
+
+def embedder_in_use(home: Path, embed: EmbedSettings) -> tuple[str, str]:
+    """The model and model_name this workspace embeds with: muninn.yaml's where it names them, else the
+    workspace's record (muninn.core.embed_record), else the earlier default's for a workspace from before the
+    default changed, else the default's. OpenViking refuses to start on another model's vectors."""
+    said = embed.model_fields_set
+    rec = format_file.recorded(home)
+    earlier = rec is None and _earlier(home)
+    if "model" in said:
+        model = embed.model
+    else:
+        model = rec.model if rec else profiles.EARLIER_DEFAULT if earlier else profiles.DEFAULT
+    if "model_name" in said:
+        name = embed.model_name
+    elif rec is not None and rec.model == model:
+        name = rec.model_name or profiles.model_name_of(model)
+    elif earlier:
+        name = profiles.EARLIER_NAME    # embed.model_name's default then, whatever the model
+    else:
+        name = profiles.model_name_of(model)
+    return model, name

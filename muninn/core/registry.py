@@ -24,6 +24,7 @@ from muninn.core.config import Settings
 
 BUILTIN = (
     "muninn.commands",               # CLI command groups (named, not imported)
+    "muninn.core.embed_record",      # the embedding model's record: its upgrade step
     "muninn.guards.plugin",          # redaction rules
     "muninn.export.plugin",          # sources
     "muninn.plugins.stack.doctor",         # packages, config, keyring, server, stack, embedding model
