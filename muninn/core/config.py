@@ -407,8 +407,8 @@ class Settings(Section):
     @property
     def paths(self) -> Workspace:
         """Every path in the workspace, and the one rule for paths written in muninn.yaml."""
-        written = {f"{name}.{key}": value for name, section in self if isinstance(section, Section)
-                   for key, value in section if isinstance(value, Path)}
+        written = {f"{name}.{key}": value for name, key in _PATH_SETTINGS
+                   if (value := getattr(getattr(self, name), key)) is not None}
         secret_files = (*self.vault.files, *self.guard.secret_files, *self.export.secret_files,
                         *(src.path for src in self.sources if src.kind == "secrets"))
         return Workspace((self.home or paths.home()).expanduser(), self.source_file, written,
@@ -417,6 +417,12 @@ class Settings(Section):
     @property
     def server_venv(self) -> Path:
         return (self.server.venv or paths.server_venv()).expanduser()
+
+
+# Every single-path setting of a section, ("export", "out"): the workspace's paths follow them (Workspace.written).
+_PATH_SETTINGS = tuple((name, key) for name, field in Settings.model_fields.items()
+                       if isinstance(field.annotation, type) and issubclass(field.annotation, Section)
+                       for key, sub in field.annotation.model_fields.items() if sub.annotation in (Path, Path | None))
 
 
 def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
