@@ -3,6 +3,9 @@
 Precedence: `--config FILE`, then `$MUNINN_CONFIG`, then `<XDG config>/muninn/muninn.yaml`;
 a missing default file means defaults. `MUNINN_<SECTION>__<KEY>=value` overrides one key
 (e.g. `MUNINN_SERVER__PORT=2933`). Credentials never live here: they are in the OS keyring.
+
+`Settings` is a pure model: building one reads nothing. `load` reads the file and the workspace: where
+muninn.yaml names no embedding model, the one the workspace's vectors were made with (format.json).
 """
 
 from __future__ import annotations

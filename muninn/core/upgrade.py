@@ -7,11 +7,10 @@ user's sources, is named in one sentence with the command that does it. A step m
 stops every command until that is done (UpgradeNeeded); the others are said once.
 
 A part that owns a file in the workspace registers its own step through the `register_upgrades`
-hook (muninn.core.registry), so this module never imports the parts above it: muninn.core.embed_record's
-step records the embedding model of a workspace made before the default changed. The file itself is
-muninn.core.format_file's. Any later format change
-(dates with a time of day, a renamed key) adds a step here or through that hook, never a second
-mechanism.
+hook (muninn.core.registry), so this module never imports the parts above it (muninn.core.embed_record
+registers the step that records an earlier workspace's embedding model). format.json itself is
+muninn.core.format_file's. Any later format change (dates with a time of day, a renamed key) adds a
+step here or through that hook, never a second mechanism.
 """
 
 from __future__ import annotations
