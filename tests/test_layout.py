@@ -16,6 +16,9 @@ all of which talk to the server and nothing above. nightly/jobs holds one module
 job, beside the nightly services it calls. muninn.core.registry names the built-in plugin modules
 as strings, not imports, and muninn.commands the command groups: each knows its kind without
 importing a part.
+
+No product module reaches itself through its imports, function-local and TYPE_CHECKING ones counted
+(test_no_import_loop_in_the_product): a local import may keep start-up light, never break a loop.
 """
 
 from __future__ import annotations
