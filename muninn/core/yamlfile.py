@@ -6,7 +6,9 @@ through `load`, and every validation error goes through `error_at`.
 
 from __future__ import annotations
 
+import difflib
 import re
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,18 +93,80 @@ class Document:
                 dotted = ".".join(str(p) for p in loc)
                 raise ConfigError(f"{dotted}: {_explain(err)}", key=var,
                                   fix=f"fix or unset ${var}: MUNINN_<SECTION>__<KEY> wins over the file") from None
-            raise self.error_at(loc, _explain(err)) from None
+            raise self.error_at(loc, _explain(err, model)) from None
 
 
-def _explain(err: dict[str, Any]) -> str:
+def _explain(err: dict[str, Any], model: type[BaseModel] | None = None) -> str:
     kind = err.get("type", "")
     if kind == "missing":
         return "required key is missing"
     if kind == "extra_forbidden":
-        return "unknown key (check the spelling against the config reference in docs/configuration.md)"
+        near = suggest(model, tuple(err["loc"])) if model is not None else None
+        hint = f"did you mean `{near}`? " if near else ""
+        return f"unknown key ({hint}check the spelling against the config reference in docs/configuration.md)"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
     return f"{err['msg']} (got {shown})"
+
+
+def suggest(model: type[BaseModel], loc: Loc) -> str | None:
+    """The known key nearest the unknown one at `loc` (`prot` -> `port`), or None when none is near."""
+    known = _keys_at(model, loc[:-1])
+    near = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6) if loc and known else []
+    return near[0] if near else None
+
+
+def _keys_at(model: Any, loc: Loc) -> list[str]:
+    """The keys the model accepts at `loc` (a section, a list entry), following nested models."""
+    for part in loc:
+        model = _inner(model, part)
+        if model is None:
+            return []
+    fields = getattr(model, "model_fields", None)
+    return list(fields) if isinstance(fields, dict) else []
+
+
+def _inner(model: Any, part: str | int) -> Any:
+    fields = getattr(model, "model_fields", None)
+    if isinstance(part, int) or not isinstance(fields, dict):
+        return _model_in(model) if isinstance(part, int) else None
+    info = fields.get(part)
+    return _model_in(info.annotation) if info is not None else None
+
+
+def _model_in(annotation: Any) -> Any:
+    """The model an annotation holds: itself, or inside Optional, list[...] or a mapping's values."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in reversed(typing.get_args(annotation)):
+        if (found := _model_in(arg)) is not None:
+            return found
+    return None
+
+
+# A YAML parser's problem -> what usually fixes it, for a reader who edits YAML by hand.
+_YAML_FIXES = (
+    ("mapping values are not allowed", "quote the value: it holds `: ` (e.g. `key: \"a: b\"`)"),
+    ("could not find expected ':'", "write each entry as `key: value`, or close the quote or bracket opened above"),
+    ("did not find expected key", "line the keys of one section up at the same indent"),
+    ("expected <block end>", "line the keys of one section up at the same indent"),
+    ("found undefined alias", "a value starting with `*` is read as an alias: quote it"),
+    ("did not find expected ','", "close the bracket or brace opened above, or quote the value"),
+    ("found unexpected end of stream", "close the quote opened above"),
+)
+
+
+def yaml_fix(problem: str, line: str = "") -> str:
+    """What usually fixes `problem`, the parser's words, found on `line`, the text of that line."""
+    if "\t" in line[: len(line) - len(line.lstrip())] or "'\\t'" in problem:
+        return "YAML does not allow tabs: indent with spaces"
+    value = line.split(": ", 1)[-1].strip().lstrip("- ")
+    if "cannot start any token" in problem and value[:1] in ("@", "`"):
+        return "a value starting with `@` or a backtick must be quoted"
+    for needle, fix in _YAML_FIXES:
+        if needle in problem:
+            return fix
+    return "check the indentation (spaces, no tabs) and quote values holding `: `, ` #`, `[`, `{` or `*`"
 
 
 def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
@@ -125,7 +189,11 @@ def parse(text: str, path: Path | str = "<string>") -> Document:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        raise ConfigError(f"not valid YAML: {exc.problem or exc}", path=str(path), line=line) from None
+        problem = str(exc.problem or exc)
+        text_lines = text.splitlines()
+        at = text_lines[line - 1] if line and line <= len(text_lines) else ""
+        raise ConfigError(f"not valid YAML: {problem}", path=str(path), line=line,
+                          fix=yaml_fix(problem, at)) from None
     return Document(path=path, data=data, text=text)
 
 
