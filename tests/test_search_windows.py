@@ -83,7 +83,7 @@ def test_window_feature_scores_each_candidate_by_its_best_window(stack, manual) 
     try:
         for h in res.hits:
             text = SECTIONS[h.uri.rsplit("/", 1)[1]]
-            best = max(scorer.cosines(QUESTION, windows.texts(text, settings.search.window_chars)))
+            best = max(scorer.cosines(QUESTION, windows.texts(text, settings.ranking.window_chars)))
             assert h.stage_scores["window_cos"] == pytest.approx(best, abs=1e-4)
     finally:
         scorer.close()
@@ -96,7 +96,7 @@ def test_window_feature_scores_each_candidate_by_its_best_window(stack, manual) 
 def test_window_feature_off_computes_nothing(stack, manual) -> None:
     client, db = manual
     settings = _settings(stack)
-    assert settings.search.window_weight == 0
+    assert settings.ranking.window_weight == 0
     with Searcher(settings, client=client, index=db) as s:
         res = s.search(QUESTION, k=3, target=ROOT)
     assert res.hits and all("window_cos" not in h.stage_scores for h in res.hits)
