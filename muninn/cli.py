@@ -170,8 +170,9 @@ def main() -> None:
     # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
     # 0600 / 0700, whichever part writes it (plugins/stack/home_modes.py checks and tightens the rest).
     os.umask(0o077)
-    from muninn.core import edge
+    from muninn.core import edge, settings_moved
 
+    settings_moved.say_on_stderr()
     # Every ending (usage error, MuninnError, a bug) is one sentence and a code: muninn/core/edge.py.
     # Tests that drive `app` with CliRunner see the raw exception instead, as they always did.
     edge.run(app, prog_name="muninn")

@@ -84,8 +84,8 @@ class EmbedSettings(Section):
     passage_prompt: str | None = Field(None, description="Read before a stored fact (e5: 'passage: '). Default: "
                                        "the packaged model's own. Changing it means re-embedding")
     second_model: str = Field("auto", description="A second model the sidecar serves beside embed.model, for "
-                              "linear fusion's `second` feature (search.second_weight): each candidate's cosine "
-                              "under a model that errs elsewhere. auto: all-MiniLM-L6-v2 (packaged), none when "
+                              "linear fusion's `second` feature (search.ranking.second_weight): each candidate's "
+                              "cosine under a model that errs elsewhere. auto: all-MiniLM-L6-v2 (packaged), none when "
                               "embed.model is that model; none: off. Vectors stay in muninn's local cache, never "
                               "on the server. Off when embed.url names an outside endpoint")
     url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "

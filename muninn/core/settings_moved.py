@@ -3,6 +3,7 @@ names its new place once."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -60,3 +61,16 @@ def merged(data: dict[str, Any], taken: dict[str, Any]) -> dict[str, Any]:
 def _warn(old: str, name: str) -> None:
     warnings.warn(f"{old} moved to search.ranking.{name} in muninn.yaml; it still applies as written",
                   MovedSetting, stacklevel=2)
+
+
+def say_on_stderr() -> None:
+    """The CLI shows a moved key as one line, `muninn: warning: ...`, not Python's warning with its source line."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, MovedSetting):
+            sys.stderr.write(f"muninn: warning: {message}\n")
+        else:
+            shown(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
