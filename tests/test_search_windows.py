@@ -8,6 +8,7 @@ import pytest
 
 from muninn.core import factfile
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import NAMES
 from muninn.plugins.search import dense, fact_vectors, keyword, windows
 from muninn.plugins.search.pipeline import Searcher
 
@@ -68,8 +69,10 @@ def manual(stack, tmp_path_factory):
 
 def _settings(stack, **search):
     s = stack.settings
+    ranked = {k: search.pop(k) for k in list(search) if k in NAMES}
     return s.model_copy(update={"search": s.search.model_copy(
-        update={"recency": False, "rerank": RerankSettings(enabled=False), **search})})
+        update={"recency": False, "rerank": RerankSettings(enabled=False), "ranking": {**s.search.ranking, **ranked},
+                **search})})
 
 
 @pytest.mark.integration

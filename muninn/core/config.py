@@ -359,7 +359,8 @@ class Settings(Section):
     @property
     def ranking(self) -> ranking_profile.Ranking:
         """The ranking profile beside the embedding model in use, with `search.ranking`'s overrides."""
-        return ranking_profile.resolve(self.embed.model, self.search.ranking)
+        # A RerankSettings built with old keys and swapped in whole (model_copy) keeps them too.
+        return ranking_profile.resolve(self.embed.model, {**self.search.rerank._moved, **self.search.ranking})
 
     @property
     def second_embed(self) -> EmbedSettings | None:
