@@ -207,7 +207,8 @@ class Applier:
             facets = {w for w, s in shares.items() if s >= replay.profile(self.cfg).header_min_share}
             out["header"] = {u: c.docs[u].header_match(terms, facets) for u in uris} if facets else {}
         if "date" in q.rec["features"] and q.analysis.window is not None:
-            out["date"] = {u: q.analysis.window.match(c.docs[u].date, replay.profile(self.cfg).date_slack_days) for u in uris}
+            slack = replay.profile(self.cfg).date_slack_days
+            out["date"] = {u: q.analysis.window.match(c.docs[u].date, slack) for u in uris}
         return out
 
     def apply(self, q: Question, plan: Plan) -> dict[str, Any]:
