@@ -61,7 +61,7 @@ def test_keyword_index_ranks_exact_identifier_and_skips_unchanged(tmp_path) -> N
 
 
 def test_missing_index_is_a_domain_error(tmp_path) -> None:
-    with pytest.raises(keyword.IndexError_, match="search-index"):
+    with pytest.raises(keyword.KeywordIndexError, match="search-index"):
         keyword.KeywordIndex(tmp_path / "absent.sqlite")
 
 

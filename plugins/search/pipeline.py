@@ -81,7 +81,7 @@ class Searcher:
         self.index_problem = ""
         try:
             self.index = keyword.KeywordIndex(path, fix=index_fix)  # the fix names this reader's command
-        except keyword.IndexError_ as exc:
+        except keyword.KeywordIndexError as exc:
             self.index_problem = str(exc)
         # The vector call has its own limit (search.timeout): past it the search answers from keywords.
         self._vector_client = self.client.with_timeout(self.cfg.timeout)
