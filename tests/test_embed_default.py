@@ -15,13 +15,13 @@ import pytest
 import yaml
 from conftest import own_stack
 
-from muninn.core import config, embed_record, upgrade
+from muninn.core import config, embed_record, format_file, upgrade
 from muninn.core import embed_profiles as profiles
 from muninn.core.errors import ExitCode
 from muninn.core.workspace import Workspace
 
 BGE, E5, MINILM = profiles.BGE, profiles.E5, profiles.MINILM
-EARLIER = embed_record.DEFAULT_SINCE - 1
+EARLIER = profiles.DEFAULT_SINCE - 1
 
 
 def _load(tmp: Path, embed: dict | None = None, search: dict | None = None, environ: dict | None = None):
@@ -109,8 +109,8 @@ def test_the_upgrade_records_what_an_earlier_workspace_embedded_with(tmp_path, e
     _earlier_workspace(home)
     s = _load(tmp_path, embed=embed)
     upgrade.ensure(home, say=print, settings=s)
-    assert upgrade.read_format(home) == upgrade.current()
-    assert embed_record.recorded(home).model == recorded
+    assert format_file.read_format(home) == upgrade.current()
+    assert format_file.recorded(home).model == recorded
     assert _load(tmp_path).embed.model == recorded        # the next command, whatever muninn.yaml says later
 
 
@@ -139,7 +139,7 @@ def _running(stack) -> dict:
 @pytest.mark.integration
 def test_a_new_workspace_embeds_with_e5_recorded_at_up(tmp_path) -> None:
     with own_stack(tmp_path) as stack:
-        rec = embed_record.recorded(stack.settings.workspace)
+        rec = format_file.recorded(stack.settings.workspace)
         assert (rec.model, rec.model_name) == (E5, "e5-small-v2")
         dense = json.loads((stack.settings.paths.stack / "ov.conf").read_text())["embedding"]["dense"]
         assert (dense["model"], dense["query_param"], dense["document_param"]) == ("e5-small-v2", "query", "passage")
@@ -160,8 +160,8 @@ def test_an_earlier_workspace_stays_bge_and_a_configured_other_model_starts_noth
         up = _cli(stack, "up")
         # The server started on its bge vectors: the model did not flip under them.
         assert up.returncode == 0, up.stderr
-        assert embed_record.recorded(home).model == BGE and _ov_model(stack) == "bge-small-en-v1.5"
-        assert upgrade.read_format(home) == upgrade.current()
+        assert format_file.recorded(home).model == BGE and _ov_model(stack) == "bge-small-en-v1.5"
+        assert format_file.read_format(home) == upgrade.current()
         assert _cli(stack, "down").returncode == 0
 
         _config(stack, {"model": E5})
@@ -171,7 +171,7 @@ def test_an_earlier_workspace_stays_bge_and_a_configured_other_model_starts_noth
         assert len(lines) == 1 and E5 in lines[0] and BGE in lines[0], refused.stderr
         assert f"muninn embed migrate --to {E5}" in lines[0] and "Traceback" not in refused.stderr
         assert not any(part.get("pid") for part in _running(stack).values())      # nothing was started
-        assert embed_record.recorded(home).model == BGE
+        assert format_file.recorded(home).model == BGE
         doctor = _cli(stack, "doctor", "--json")
         check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "embedding model")
         assert check["level"] == "fail" and E5 in check["detail"] and "embed migrate" in check["fix"]

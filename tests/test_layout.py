@@ -16,6 +16,9 @@ all of which talk to the server and nothing above. nightly/jobs holds one module
 job, beside the nightly services it calls. muninn.core.registry names the built-in plugin modules
 as strings, not imports, and muninn.commands the command groups: each knows its kind without
 importing a part.
+
+No product module reaches itself through its imports, function-local and TYPE_CHECKING ones counted
+(test_no_import_loop_in_the_product): a local import may keep start-up light, never break a loop.
 """
 
 from __future__ import annotations
@@ -230,18 +233,22 @@ def test_no_test_imports_the_tests_folder_as_a_package() -> None:
     assert bad == []
 
 
-def _graph(root: Path, folder: str) -> dict[str, set[str]]:
-    """Module → the modules of `folder` it imports, TYPE_CHECKING and function-local imports counted."""
-    modules = {_module_name(root, p): p for p in (root / folder).rglob("*.py")}
+def _graph(root: Path, folders: tuple[str, ...] = FOLDERS) -> dict[str, set[str]]:
+    """Module → the product modules it imports: every import at any depth of the file (function-local and
+    TYPE_CHECKING ones too), relative ones resolved. Importing a.b.c runs the packages a and a.b first, so they
+    count as well, except a module's own packages (they are running already when it is imported). The lab
+    is left out: only tests and the lab import it."""
+    files = [p for folder in folders for p in (root / folder).rglob("*.py") if (root / folder).is_dir()]
+    modules = {_module_name(root, p): p for p in files if not str(p.relative_to(root)).startswith("evals/lab")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets = set()
         for _, imp in imported(root, path):
             bits = imp.split(".")
-            found = next((".".join(bits[:i]) for i in range(len(bits), 0, -1) if ".".join(bits[:i]) in modules), None)
-            if found and found != name and modules[found].name != "__init__.py":
-                targets.add(found)
-        graph[name] = targets
+            found = [m for m in (".".join(bits[:i]) for i in range(len(bits), 1, -1)) if m in modules]
+            # The module named (`from a.b import c`: a.b.c when it is one, else a.b), then its packages.
+            targets |= {m for i, m in enumerate(found) if i == 0 or not name.startswith(m + ".")}
+        graph[name] = targets - {name}
     return graph
 
 
@@ -255,7 +262,7 @@ def import_loops(graph: dict[str, set[str]]) -> list[list[str]]:
     def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
-        for w in graph.get(v, ()):
+        for w in sorted(graph.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -277,24 +284,64 @@ def import_loops(graph: dict[str, set[str]]) -> list[list[str]]:
     return loops
 
 
-@pytest.mark.parametrize("folder", ["plugins/search", "nightly"])
-def test_no_import_loop(folder: str) -> None:
-    """A TYPE_CHECKING or function-local import counts: search's state carries a protocol of its services,
-    not the Searcher; the skills-drift job owns the approved-skills file its installer writes."""
-    assert import_loops(_graph(ROOT, folder)) == []
+def test_no_import_loop_in_the_product() -> None:
+    """No module of the product reaches itself through its imports, a function-local or TYPE_CHECKING one
+    included: an import hidden in a function to break a loop is a loop all the same. The usual way out is to
+    move a function to the module that owns its data (format_file reads format.json; config.load, not a
+    validator, reads the workspace; search's state carries a protocol of its services, not the Searcher; the
+    skills-drift job owns the approved-skills file its installer writes)."""
+    assert import_loops(_graph(ROOT)) == []
+
+
+def _plant(root: Path, files: dict[str, str]) -> dict[str, set[str]]:
+    for rel, code in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(code + "\n")
+    return _graph(root)
 
 
 def test_the_loop_check_sees_a_type_checking_loop(tmp_path: Path) -> None:
-    for rel, code in [("plugins/search/state.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                       "    from muninn.plugins.search.pipeline import Searcher"),
-                      ("plugins/search/pipeline.py", "from muninn.plugins.search.stages.cap import Cap"),
-                      ("plugins/search/stages/cap.py", "from muninn.plugins.search.state import SearchState"),
-                      ("plugins/search/types.py", "")]:
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(code + "\n")
-    assert import_loops(_graph(tmp_path, "plugins/search")) == [["muninn.plugins.search.pipeline",
-                                                       "muninn.plugins.search.stages.cap",
-                                                       "muninn.plugins.search.state"]]
+    graph = _plant(tmp_path, {
+        "plugins/search/state.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                   "    from muninn.plugins.search.pipeline import Searcher",
+        "plugins/search/pipeline.py": "from muninn.plugins.search.stages.cap import Cap",
+        "plugins/search/stages/cap.py": "from muninn.plugins.search.state import SearchState",
+        "plugins/search/types.py": ""})
+    assert import_loops(graph) == [["muninn.plugins.search.pipeline", "muninn.plugins.search.stages.cap",
+                                    "muninn.plugins.search.state"]]
+
+
+# (files planted in an empty tree, the loop the check must name)
+PLANTED_LOOPS = [
+    ({"muninn/core/a.py": "from muninn.core import b",                      # function-local, across two folders
+      "muninn/core/b.py": "def f():\n    from muninn.guards.deep.c import x",
+      "guards/deep/c.py": "from muninn.core.a import y"},
+     ["muninn.core.a", "muninn.core.b", "muninn.guards.deep.c"]),
+    ({"guards/redact/x.py": "from . import y",                              # relative, in a nested room
+      "guards/redact/y.py": "def f():\n    from .x import g"},
+     ["muninn.guards.redact.x", "muninn.guards.redact.y"]),
+    ({"nightly/backup/__init__.py": "from muninn.nightly import plugin",   # through a package's __init__
+      "nightly/backup/parts.py": "",
+      "nightly/plugin.py": "def f():\n    from muninn.nightly.backup.parts import P"},
+     ["muninn.nightly.backup", "muninn.nightly.plugin"]),
+    ({"evals/x.py": "import muninn.evals.y",                                # the `import a.b` form
+      "evals/y.py": "import muninn.evals.x as x"},
+     ["muninn.evals.x", "muninn.evals.y"]),
+]
+
+
+@pytest.mark.parametrize(("files", "loop"), PLANTED_LOOPS, ids=["local", "relative", "package", "import"])
+def test_the_loop_check_sees_a_planted_loop(tmp_path: Path, files: dict[str, str], loop: list[str]) -> None:
+    assert import_loops(_plant(tmp_path, files)) == [loop]
+
+
+def test_the_loop_check_leaves_a_module_and_its_own_package_alone(tmp_path: Path) -> None:
+    graph = _plant(tmp_path, {"nightly/jobs/__init__.py": "from muninn.core.config import Settings",
+                              "nightly/jobs/backup.py": "from muninn.nightly.jobs import JobResult",
+                              "nightly/jobs/mirror.py": "from muninn.nightly.jobs.backup import run",
+                              "evals/lab/x.py": "from muninn.evals import y",
+                              "evals/y.py": "def f():\n    from muninn.evals.lab import x"})
+    assert import_loops(graph) == []
 
 
 def test_stages_holds_only_stages_and_no_stage_file_shares_a_helper_name() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import Stack, own_stack
 
-from muninn.core import config, embed_record
+from muninn.core import config, format_file
 from muninn.core.client import OpenViking
 from muninn.plugins.stack import migrate, migrate_copy
 from muninn.plugins.stack import migrate_state as st
@@ -112,7 +112,7 @@ def test_migrate_aborts_cleanly_keeps_what_only_the_server_holds_and_resumes_aft
         assert "home/viking://resources/agents/raven/late.md" in summary["carried"]
         assert summary["removed"] == ["muninn/viking://resources/notes/vpn.md"]
         assert summary["vectors"] >= summary["files"] >= len(FACTS) + 1
-        assert embed_record.recorded(stack.settings.workspace).model == MINILM
+        assert format_file.recorded(stack.settings.workspace).model == MINILM
         assert _conf_model(stack) == "all-MiniLM-L6-v2"
         assert config.load(stack.config_path).embed.model == MINILM      # the owner's muninn.yaml follows
         assert (stack.settings.paths.stack / "data.bge-small-en-v1.5.bak" / "viking").is_dir()

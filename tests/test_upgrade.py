@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from muninn.core import upgrade
+from muninn.core import format_file, upgrade
 from muninn.core.upgrade import Step, UpgradeNeeded
 from muninn.plugins.search import keyword
 
@@ -108,11 +108,11 @@ def test_steps_run_in_order_and_a_required_one_stops_until_done(tmp_path: Path,
     said: list[str] = []
     with pytest.raises(UpgradeNeeded, match="run `muninn search-index`"):
         upgrade.ensure(home, said.append)
-    assert ran == [] and upgrade.read_format(home) == 1      # step 1 was already done; 3 waits for 2
+    assert ran == [] and format_file.read_format(home) == 1      # step 1 was already done; 3 waits for 2
     with pytest.raises(UpgradeNeeded):
         upgrade.ensure(home, said.append)                     # said again on every command
     marker.unlink()                                           # the command ran
-    assert upgrade.ensure(home, said.append) == [] and ran == [3] and upgrade.read_format(home) == upgrade.current()
+    assert upgrade.ensure(home, said.append) == [] and ran == [3] and format_file.read_format(home) == upgrade.current()
 
 
 def test_first_commands_started_together_all_succeed(tmp_path: Path) -> None:

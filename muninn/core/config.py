@@ -3,6 +3,9 @@
 Precedence: `--config FILE`, then `$MUNINN_CONFIG`, then `<XDG config>/muninn/muninn.yaml`;
 a missing default file means defaults. `MUNINN_<SECTION>__<KEY>=value` overrides one key
 (e.g. `MUNINN_SERVER__PORT=2933`). Credentials never live here: they are in the OS keyring.
+
+`Settings` is a pure model: building one reads nothing. `load` reads the file and the workspace: where
+muninn.yaml names no embedding model, the one the workspace's vectors were made with (format.json).
 """
 
 from __future__ import annotations
@@ -17,12 +20,11 @@ from pydantic import (
     Field,
     ModelWrapValidatorHandler,
     PrivateAttr,
-    ValidationInfo,
     model_validator,
 )
 
 from muninn.core import embed_profiles as profiles
-from muninn.core import embed_record, paths, ranking_profile, yamlfile
+from muninn.core import format_file, paths, ranking_profile, yamlfile
 from muninn.core import settings_moved as moved
 from muninn.core.errors import ConfigError
 from muninn.core.workspace import Workspace
@@ -346,16 +348,6 @@ class Settings(Section):
     nightly: NightlySettings = Field(default_factory=NightlySettings)
     source_file: Path | None = Field(None, exclude=True)
 
-    @model_validator(mode="after")
-    def _follow_the_embedder(self, info: ValidationInfo) -> Settings:
-        """Where muninn.yaml does not say: the workspace's embedding model (when `load` asks, as every command
-        does). Explicit settings always win."""
-        if (info.context or {}).get("workspace"):
-            model, name = embed_record.in_use(self.workspace, self.embed)
-            if (model, name) != (self.embed.model, self.embed.model_name):
-                self.embed = self.embed.model_copy(update={"model": model, "model_name": name})
-        return self
-
     @property
     def ranking(self) -> ranking_profile.Ranking:
         """The ranking profile beside the embedding model in use, with `search.ranking`'s overrides."""
@@ -377,11 +369,22 @@ class Settings(Section):
     @property
     def paths(self) -> Workspace:
         """Every path in the workspace, and the one rule for paths written in muninn.yaml."""
-        return Workspace.of(self)
+        written = {f"{name}.{key}": value for name, key in _PATH_SETTINGS
+                   if (value := getattr(getattr(self, name), key)) is not None}
+        secret_files = (*self.vault.files, *self.guard.secret_files, *self.export.secret_files,
+                        *(src.path for src in self.sources if src.kind == "secrets"))
+        return Workspace((self.home or paths.home()).expanduser(), self.source_file, written,
+                         (self.openviking.account, self.openviking.user), secret_files)
 
     @property
     def server_venv(self) -> Path:
         return (self.server.venv or paths.server_venv()).expanduser()
+
+
+# Every single-path setting of a section, ("export", "out"): the workspace's paths follow them (Workspace.written).
+_PATH_SETTINGS = tuple((name, key) for name, field in Settings.model_fields.items()
+                       if isinstance(field.annotation, type) and issubclass(field.annotation, Section)
+                       for key, sub in field.annotation.model_fields.items() if sub.annotation in (Path, Path | None))
 
 
 def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
@@ -443,7 +446,42 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     else:
         doc = yamlfile.Document(path=file, data={})
         data = {}
-    settings = doc.validate(Settings, _merge(data, _env_overrides(environ)), blame=_blamer(environ),
-                            context={"workspace": True})
+    data, blame = _merge(data, _env_overrides(environ)), _blamer(environ)
+    settings = doc.validate(Settings, data, blame=blame)
+    model, name = embedder_in_use(settings.workspace, settings.embed)
+    if (model, name) != (settings.embed.model, settings.embed.model_name):
+        # Validated again with the workspace's model, so what follows the model (its name) follows.
+        settings = doc.validate(Settings, _merge(data, {"embed": {"model": model, "model_name": name}}), blame=blame)
     settings.source_file = file if file.exists() else None
     return settings
+
+
+def _earlier(home: Path) -> bool:
+    """Made before DEFAULT_SINCE: a format file below it, or a server data folder that nothing recorded."""
+    try:
+        fmt = format_file.read_format(home)
+    except format_file.DamagedFormat:
+        fmt = None      # the upgrade check names it, right after the settings are loaded
+    return (fmt is not None and fmt < profiles.DEFAULT_SINCE) or Workspace(home).server_data.is_dir()
+
+
+def embedder_in_use(home: Path, embed: EmbedSettings) -> tuple[str, str]:
+    """The model and model_name this workspace embeds with: muninn.yaml's where it names them, else the
+    workspace's record (muninn.core.embed_record), else the earlier default's for a workspace from before the
+    default changed, else the default's. OpenViking refuses to start on another model's vectors."""
+    said = embed.model_fields_set
+    rec = format_file.recorded(home)
+    earlier = rec is None and _earlier(home)
+    if "model" in said:
+        model = embed.model
+    else:
+        model = rec.model if rec else profiles.EARLIER_DEFAULT if earlier else profiles.DEFAULT
+    if "model_name" in said:
+        name = embed.model_name
+    elif rec is not None and rec.model == model:
+        name = rec.model_name or profiles.model_name_of(model)
+    elif earlier:
+        name = profiles.EARLIER_NAME    # embed.model_name's default then, whatever the model
+    else:
+        name = profiles.model_name_of(model)
+    return model, name

@@ -33,6 +33,9 @@ PROFILES: dict[str, Profile] = {
 }
 
 DEFAULT = E5          # what a new workspace embeds with
+# The workspace format from which a new workspace embeds with DEFAULT (muninn.core.embed_record's upgrade step
+# of that number records the model of every workspace made before).
+DEFAULT_SINCE = 7
 EARLIER_DEFAULT = BGE  # what a workspace made before e5 became the default embeds with, unless it said otherwise
 # The name an earlier workspace's vectors carry when muninn.yaml named a local folder and no model_name:
 # embed.model_name's default was bge's name, whatever the model.

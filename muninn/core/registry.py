@@ -5,8 +5,9 @@ kind of built-in is listed once, in its part's plugin module (the comments of BU
 
 `BUILTIN` is the one list of muninn's own plugin modules. They are named, not imported, so core
 stays at the bottom of the import order. A plugin module keeps its top-level imports light and
-imports what it registers inside the hook where that is heavy or would loop back (rules, tools),
-so whether a check or a hook runs never depends on which CLI module was imported. Outside plugins
+imports what it registers inside the hook where that is heavy (rules, tools), so whether a check or
+a hook runs never depends on which CLI module was imported. Never to break a loop: the layout test
+counts those imports too (tests/test_layout.py). Outside plugins
 come in by the `muninn` entry-point group.
 """
 
@@ -24,6 +25,7 @@ from muninn.core.config import Settings
 
 BUILTIN = (
     "muninn.commands",               # CLI command groups (named, not imported)
+    "muninn.core.embed_record",      # the embedding model's record: its upgrade step
     "muninn.guards.plugin",          # redaction rules
     "muninn.export.plugin",          # sources
     "muninn.plugins.stack.doctor",         # packages, config, keyring, server, stack, embedding model

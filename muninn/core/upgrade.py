@@ -7,24 +7,23 @@ user's sources, is named in one sentence with the command that does it. A step m
 stops every command until that is done (UpgradeNeeded); the others are said once.
 
 A part that owns a file in the workspace registers its own step through the `register_upgrades`
-hook (muninn.core.registry), so this module never imports the parts above core. Any later format change
-(dates with a time of day, a renamed key) adds a step here or through that hook, never a second
-mechanism.
+hook (muninn.core.registry), so this module never imports the parts above it (muninn.core.embed_record
+registers the step that records an earlier workspace's embedding model). format.json itself is
+muninn.core.format_file's. Any later format change (dates with a time of day, a renamed key) adds a
+step here or through that hook, never a second mechanism.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import fcntl
-import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from muninn.core import embed_record, format_file
+from muninn.core import format_file, registry
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.workspace import Workspace
 
@@ -73,27 +72,16 @@ def _old_observation_names(home: Path) -> bool:
     return False
 
 
-def _record_the_embedder(settings: Settings) -> None:
-    # The settings were resolved before this step, for a workspace of an earlier format: what muninn.yaml
-    # names, else the earlier default. Recorded, so no later command flips the model under the vectors.
-    embed_record.record(settings.workspace, settings.embed.model, settings.embed.model_name)
-
-
 _STEPS: list[Step] = [
     Step(1, "notes now take their date from a dated heading or file name, and notes and observations carry "
             "their neighbouring context", command="muninn export all && muninn sync all", pending=_exports_exist),
     Step(5, "exported observations are named by their date and digest, no word of the agent's tool or input",
          command="muninn export all && muninn sync all --prune", pending=_old_observation_names),
-    Step(embed_record.DEFAULT_SINCE, "a new workspace embeds with intfloat/e5-small-v2; this one keeps the model "
-         "its vectors were made with, recorded in format.json", apply_settings=_record_the_embedder,
-         pending=lambda home: embed_record.recorded(home) is None),
 ]
 
 
 def steps() -> list[Step]:
-    """muninn's own steps plus those the parts above core own (the `register_upgrades` hook)."""
-    from muninn.core import registry
-
+    """muninn's own steps plus those the parts own (the `register_upgrades` hook)."""
     return [*_STEPS, *registry.upgrade_steps()]
 
 
@@ -101,34 +89,25 @@ def current() -> int:
     return max(s.to for s in steps())
 
 
-def read_format(home: Path) -> int | None:
-    """The workspace's format; 0 for a workspace from before format files; None for no workspace."""
-    file = Workspace(home).format_file
-    if file.is_file():
-        try:
-            return int(json.loads(file.read_text())["format"])
-        except (ValueError, KeyError, TypeError):
-            fix = f'write {{"format": {current()}}} into it, or remove it to redo the upgrade'
-            raise UpgradeNeeded(f"{file} is not a workspace format file", fix=fix) from None
-    return format_file.unstamped_format(home)
+def _read_format(home: Path, now: int) -> int | None:
+    try:
+        return format_file.read_format(home)
+    except format_file.DamagedFormat as exc:
+        fix = f'write {{"format": {now}}} into it, or remove it to redo the upgrade'
+        raise UpgradeNeeded(exc.message, fix=fix) from None
 
 
 def _stamp(home: Path, fmt: int) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    file = Workspace(home).format_file
     # Other keys (the embedding model's record, muninn.core.embed_record) survive a new format.
     at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    stamp = {**format_file.format_data(home), "format": fmt, "at": at}
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")     # two first commands at once must not share it
-    tmp.write_text(json.dumps(stamp) + "\n")
-    tmp.replace(file)
+    format_file.write(home, {**format_file.format_data(home), "format": fmt, "at": at})
 
 
 def ensure(home: Path, say: Callable[[str], None], settings: Settings | None = None) -> list[str]:
     """Bring `home` to the current format. Returns the notices it gave (each also passed to `say`).
     `settings` (the CLI passes them) lets the steps that need them run; without, they are skipped."""
     now = current()
-    fmt = read_format(home)
+    fmt = _read_format(home, now)
     if fmt is None:                  # a new workspace starts in the current format
         _stamp(home, now)
         return []
@@ -141,7 +120,7 @@ def ensure(home: Path, say: Callable[[str], None], settings: Settings | None = N
 
 
 def _ensure_locked(home: Path, say: Callable[[str], None], settings: Settings | None, now: int) -> list[str]:
-    fmt = read_format(home) or 0
+    fmt = _read_format(home, now) or 0
     if fmt > now:
         raise UpgradeNeeded(f"workspace {home} is in format {fmt}, newer than this muninn (format {now})",
                             fix="upgrade muninn, or point MUNINN_HOME at another workspace")

@@ -7,15 +7,11 @@ later move (or an upgrade step that moves it) has one place to change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from muninn.core import paths
-
-if TYPE_CHECKING:
-    from muninn.core.config import Settings
 
 
 @dataclass(frozen=True)
@@ -23,11 +19,11 @@ class Workspace:
     home: Path
     # muninn.yaml, when there is one: relative paths in it are relative to its folder.
     config_file: Path | None = None
-    settings: Settings | None = None
-
-    @classmethod
-    def of(cls, settings: Settings) -> Workspace:
-        return cls((settings.home or paths.home()).expanduser(), settings.source_file, settings)
+    # What muninn.yaml says that the paths follow, as `Settings.paths` (muninn.core.config) hands it over; a
+    # bare Workspace(home) has the defaults. Each path setting as written, by "section.key" ("export.out").
+    written: Mapping[str, Path] = field(default_factory=dict)
+    identity: tuple[str, str] | None = None        # openviking.account, openviking.user
+    secret_files: tuple[Path, ...] = ()            # every secret file muninn.yaml names, as written
 
     def resolve(self, path: Path | str) -> Path:
         """A path as written in muninn.yaml: `~` expanded, relative to muninn.yaml's folder (to the
@@ -38,10 +34,10 @@ class Workspace:
         return self.config_file.parent / p
 
     def _override(self, section: str, key: str) -> Path | None:
-        value = getattr(getattr(self.settings, section), key) if self.settings is not None else None
+        value = self.written.get(f"{section}.{key}")
         return self.resolve(value) if value is not None else None
 
-    # The workspace format (muninn.core.upgrade).
+    # The workspace format and the embedding model's record (muninn.core.format_file).
     @property
     def format_file(self) -> Path:
         return self.home / "format.json"
@@ -73,8 +69,7 @@ class Workspace:
     def search_index(self, account: str | None = None, user: str | None = None) -> Path:
         """One keyword index per identity: it must hold only what that reader may read (`search.index`
         overrides it for the configured one)."""
-        ov = self.settings.openviking if self.settings is not None else None
-        mine = (ov.account if ov else "default", ov.user if ov else "default")
+        mine = self.identity or ("default", "default")
         account, user = account or mine[0], user or mine[1]
         # The override is the configured identity's alone: another reader's index must never be the
         # same file, or it would hold what that reader cannot read.
@@ -167,8 +162,5 @@ class Workspace:
         """Every file whose values are secret, for value redaction and the leak gate alike: the vault's
         YAML, `guard.secret_files`, `export.secret_files`, every `secrets` source, then `extra` (given
         on the command line, so relative to the current directory)."""
-        s = self.settings
-        written = [] if s is None else [*s.vault.files, *s.guard.secret_files, *s.export.secret_files,
-                                        *(src.path for src in s.sources if src.kind == "secrets")]
-        files = [self.resolve(f) for f in written] + [Path(f).expanduser() for f in extra]
+        files = [self.resolve(f) for f in self.secret_files] + [Path(f).expanduser() for f in extra]
         return list(dict.fromkeys(files))

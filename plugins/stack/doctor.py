@@ -12,7 +12,7 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import asdict
 
-from muninn.core import credentials, embed_record, extras, registry
+from muninn.core import credentials, embed_record, extras, format_file, registry
 from muninn.core.checks import Check, CheckFn
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
@@ -121,7 +121,7 @@ def embedding_model(settings: Settings) -> list[Check]:
 
     if refused := embed_record.mismatch(settings):       # what `muninn up` refuses with exit 20
         return [Check("embedding model", "fail", refused.message, refused.fix or "")]
-    rec = embed_record.recorded(settings.workspace)
+    rec = format_file.recorded(settings.workspace)
     kept = "; the workspace's recorded model" if rec else "; not recorded yet (`muninn up` records it)"
     try:
         path = model_path(settings.embed)

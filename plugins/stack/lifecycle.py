@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from muninn.core import accounts, credentials, embed_record, extras, upgrade
+from muninn.core import accounts, credentials, embed_record, extras, format_file, upgrade
 from muninn.core import embed_profiles as profiles
 from muninn.core import embed_prompts as prompts
 from muninn.core.client import OpenViking
@@ -171,7 +171,7 @@ def _wait_healthy(name: str, url: str, proc: subprocess.Popen, log: Path, timeou
 
 
 def _server_failures(settings: Settings) -> dict[str, tuple[str, str]]:
-    rec = embed_record.recorded(settings.workspace)
+    rec = format_file.recorded(settings.workspace)
     made_with = (f"the workspace records {embed_record.describe(rec.model, rec.model_name)}" if rec else
                  "nothing recorded it")
     return {"EmbeddingRebuildRequiredError": (

@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from muninn.core import embed_record
+from muninn.core import embed_record, format_file
 from muninn.core.config import EmbedSettings, Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.plugins.stack import lifecycle, migrate_catchup, migrate_copy, migrate_reindex, migrate_verify
@@ -68,7 +68,7 @@ def check_model(model: str) -> None:
 
 
 def _old_model(settings: Settings) -> tuple[str, str]:
-    rec = embed_record.recorded(settings.workspace)
+    rec = format_file.recorded(settings.workspace)
     if rec and rec.model != settings.embed.model:
         raise MigrateError(f"the workspace's vectors were made with {rec.model} (format.json) but embed.model is "
                            f"{settings.embed.model}",
