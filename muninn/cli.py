@@ -5,7 +5,7 @@ from the parts themselves, kept true by tests/test_cli_lazy.py), and a command i
 part, so a fresh process starts in a tenth of a second instead of loading every part's dependencies.
 
 Errors are translated here and nowhere else: a MuninnError prints one sentence to stderr and
-exits with its code (see README, "Exit codes").
+exits with its code (see docs/cli.md, "Exit codes").
 """
 
 from __future__ import annotations
