@@ -298,7 +298,7 @@ def rerank_by_count(b: Bench, rows: list[tuple[str, str]]) -> None:
     if model is None:
         rows.append(("reranker", f"none loaded: {b.state['searcher'].rerank_problem}"))
         return
-    texts = [rerank_text(docmod.parse(u, b.owner.read(u)), b.settings.search.content_chars) for u in b.uris[:40]]
+    texts = [rerank_text(docmod.parse(u, b.owner.read(u)), b.settings.ranking.content_chars) for u in b.uris[:40]]
     b.state["rerank_texts"] = texts
     q = queries(1)[0]
     inner = model.inner   # past the (query, text) cache, which would make every repeat free

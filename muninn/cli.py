@@ -5,7 +5,7 @@ from the parts themselves, kept true by tests/test_cli_lazy.py), and a command i
 part, so a fresh process starts in a tenth of a second instead of loading every part's dependencies.
 
 Errors are translated here and nowhere else: a MuninnError prints one sentence to stderr and
-exits with its code (see README, "Exit codes").
+exits with its code (see docs/cli.md, "Exit codes").
 """
 
 from __future__ import annotations
@@ -170,8 +170,9 @@ def main() -> None:
     # Born private: every file and folder muninn (and the server and sidecar it starts) creates is
     # 0600 / 0700, whichever part writes it (plugins/stack/home_modes.py checks and tightens the rest).
     os.umask(0o077)
-    from muninn.core import edge
+    from muninn.core import edge, settings_moved
 
+    settings_moved.say_on_stderr()
     # Every ending (usage error, MuninnError, a bug) is one sentence and a code: muninn/core/edge.py.
     # Tests that drive `app` with CliRunner see the raw exception instead, as they always did.
     edge.run(app, prog_name="muninn")

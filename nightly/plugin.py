@@ -49,7 +49,7 @@ def register_checks(register: Callable[[Callable[..., Any]], None]) -> None:
 
 @hookimpl
 def register_backup_parts(register: Callable[[Any], Any]) -> None:
-    from muninn.nightly import backup_parts
+    from muninn.nightly.backup import parts as backup_parts
 
     for part in backup_parts.BUILTIN:
         register(part)

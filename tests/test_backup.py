@@ -20,7 +20,10 @@ from muninn.core import config, credentials
 from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.export import pipeline, sync
-from muninn.nightly import backup_archive, backup_crypt, backup_restore, purge
+from muninn.nightly import purge
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import crypt as backup_crypt
+from muninn.nightly.backup import restore as backup_restore
 from muninn.plugins.search import keyword, reader_index
 from muninn.plugins.stack import policy_apply
 

@@ -15,7 +15,10 @@ import yaml
 
 from muninn.core import config, credentials
 from muninn.core.errors import ConfigError, CredentialError
-from muninn.nightly import backup, backup_archive, backup_crypt, backup_verify
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import crypt as backup_crypt
+from muninn.nightly.backup import make as backup
+from muninn.nightly.backup import verify as backup_verify
 from muninn.nightly.jobs import Context
 from muninn.nightly.jobs.backup_verify import verify_job
 

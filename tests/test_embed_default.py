@@ -62,7 +62,7 @@ def test_an_unset_model_is_the_workspaces(tmp_path, state, model, name, weight) 
         upgrade.ensure(home, say=print)
         embed_record.record(home, MINILM, "all-MiniLM-L6-v2")
     s = _load(tmp_path)
-    assert (s.embed.model, s.embed.model_name, s.search.keyword_weight) == (model, name, weight)
+    assert (s.embed.model, s.embed.model_name, s.ranking.keyword_weight) == (model, name, weight)
 
 
 @pytest.mark.parametrize("how", ["file", "environment"])
@@ -72,7 +72,7 @@ def test_an_explicit_model_wins_over_the_record_and_is_named_a_mismatch(tmp_path
     embed_record.record(home, BGE, "bge-small-en-v1.5")
     s = (_load(tmp_path, embed={"model": E5}) if how == "file" else
          _load(tmp_path, environ={"MUNINN_EMBED__MODEL": E5}))
-    assert (s.embed.model, s.embed.model_name, s.search.keyword_weight) == (E5, "e5-small-v2", 1.0)
+    assert (s.embed.model, s.embed.model_name, s.ranking.keyword_weight) == (E5, "e5-small-v2", 1.0)
     refused = embed_record.mismatch(s)
     assert refused is not None and refused.exit_code == ExitCode.MODEL_MISMATCH
     assert E5 in refused.message and BGE in refused.message and "refuses to start" in refused.message
@@ -81,23 +81,23 @@ def test_an_explicit_model_wins_over_the_record_and_is_named_a_mismatch(tmp_path
 
 
 def test_the_keyword_weight_follows_the_model_unless_it_is_set(tmp_path) -> None:
-    assert _load(tmp_path, embed={"model": BGE}).search.keyword_weight == 2.0
-    assert _load(tmp_path, embed={"model": E5}).search.keyword_weight == 1.0
-    assert _load(tmp_path, embed={"model": str(tmp_path / "my-model")}).search.keyword_weight == 2.0
-    assert _load(tmp_path, embed={"model": E5}, search={"keyword_weight": 3}).search.keyword_weight == 3.0
-    assert _load(tmp_path, embed={"model": BGE}, search={"keyword_weight": 1}).search.keyword_weight == 1.0
+    assert _load(tmp_path, embed={"model": BGE}).ranking.keyword_weight == 2.0
+    assert _load(tmp_path, embed={"model": E5}).ranking.keyword_weight == 1.0
+    assert _load(tmp_path, embed={"model": str(tmp_path / "my-model")}).ranking.keyword_weight == 2.0
+    assert _load(tmp_path, embed={"model": E5}, search={"keyword_weight": 3}).ranking.keyword_weight == 3.0
+    assert _load(tmp_path, embed={"model": BGE}, search={"keyword_weight": 1}).ranking.keyword_weight == 1.0
     env = {"MUNINN_SEARCH__KEYWORD_WEIGHT": "0.5"}
-    assert _load(tmp_path, embed={"model": BGE}, environ=env).search.keyword_weight == 0.5
+    assert _load(tmp_path, embed={"model": BGE}, environ=env).ranking.keyword_weight == 0.5
     # Built directly (the lab, tests), the same rule with the field default's model.
-    assert config.Settings(embed={"model": BGE}).search.keyword_weight == 2.0
-    assert config.Settings().search.keyword_weight == 1.0
+    assert config.Settings(embed={"model": BGE}).ranking.keyword_weight == 2.0
+    assert config.Settings().ranking.keyword_weight == 1.0
 
 
 def test_an_earlier_local_folder_keeps_the_name_its_vectors_carry(tmp_path) -> None:
     # Before e5, embed.model_name defaulted to bge's name whatever the model: that name is the vectors'.
     _earlier_workspace(tmp_path / "home")
     s = _load(tmp_path, embed={"model": str(tmp_path / "my-model")})
-    assert (s.embed.model_name, s.search.keyword_weight) == ("bge-small-en-v1.5", 2.0)
+    assert (s.embed.model_name, s.ranking.keyword_weight) == ("bge-small-en-v1.5", 2.0)
     assert _load(tmp_path, embed={"model": str(tmp_path / "my-model"), "model_name": "mine"}).embed.model_name == "mine"
     # A new workspace's local folder is named by its folder.
     assert config.Settings(embed={"model": str(tmp_path / "my-model")}).embed.model_name == "my-model"

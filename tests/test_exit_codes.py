@@ -1,4 +1,5 @@
-"""README's "Exit codes" table and `ExitCode` are one contract: same codes, same meanings, one row each."""
+"""docs/cli.md's "Exit codes" table and `ExitCode` are one contract: same codes, same meanings, one row each;
+the README links that table and holds no copy of it."""
 
 import re
 from pathlib import Path
@@ -7,11 +8,12 @@ import pytest
 
 from muninn.core.errors import ExitCode, MuninnError
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "docs" / "cli.md"
 _ROW = re.compile(r"^\| (\d+) \| (.+?) \|$")
 
 
-def readme_rows(text: str) -> list[tuple[int, str]]:
+def table_rows(text: str) -> list[tuple[int, str]]:
     """The (code, meaning) rows of the table under `## Exit codes`, in order."""
     section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     return [(int(m[1]), m[2]) for line in section.splitlines() if (m := _ROW.match(line.strip()))]
@@ -24,18 +26,24 @@ def mismatches(rows: list[tuple[int, str]]) -> list[str]:
     table = dict(rows)
     for member in ExitCode:
         if member.value not in table:
-            problems.append(f"{member.name} ({member.value}) has no README row")
+            problems.append(f"{member.name} ({member.value}) has no row in docs/cli.md")
         elif table[member.value] != member.meaning:
-            problems.append(f"{member.name}: README says {table[member.value]!r}, the enum {member.meaning!r}")
-    problems += [f"README row {c} is not an ExitCode" for c in table if c not in set(ExitCode)]
+            problems.append(f"{member.name}: docs/cli.md says {table[member.value]!r}, the enum {member.meaning!r}")
+    problems += [f"docs/cli.md row {c} is not an ExitCode" for c in table if c not in set(ExitCode)]
     return problems
 
 
-def test_readme_table_equals_the_enum() -> None:
-    rows = readme_rows(README.read_text())
+def test_the_table_equals_the_enum() -> None:
+    rows = table_rows(TABLE.read_text())
     assert rows, "no rows found under '## Exit codes'"
     assert mismatches(rows) == []
 
+
+
+def test_the_readme_links_the_table_and_keeps_no_copy() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "(docs/cli.md#exit-codes)" in readme
+    assert table_rows(readme) == []
 
 def test_no_two_members_share_a_code_or_a_meaning() -> None:
     # IntEnum would silently alias a reused value: count declared names against members.
@@ -44,13 +52,13 @@ def test_no_two_members_share_a_code_or_a_meaning() -> None:
 
 
 @pytest.mark.parametrize("edit, expected", [
-    (lambda rows: rows[:-1], "has no README row"),
+    (lambda rows: rows[:-1], "has no row in docs/cli.md"),
     (lambda rows: [*rows, rows[1]], "has 2 rows"),
     (lambda rows: [*rows, (99, "made up")], "is not an ExitCode"),
-    (lambda rows: [(c, m + " (edited)") if c == 7 else (c, m) for c, m in rows], "README says"),
+    (lambda rows: [(c, m + " (edited)") if c == 7 else (c, m) for c, m in rows], "docs/cli.md says"),
 ])
 def test_the_check_catches_a_drifted_table(edit, expected: str) -> None:
-    rows = edit(readme_rows(README.read_text()))
+    rows = edit(table_rows(TABLE.read_text()))
     assert any(expected in p for p in mismatches(rows))
 
 

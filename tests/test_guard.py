@@ -254,7 +254,7 @@ def test_an_agent_without_tools_gets_read_only_tools(tmp_path: Path, policy_text
     path.write_text(policy_text)
     raven = policy.load(path).profile("raven")
     specs = registry.all_tools()
-    assert raven.tools == policy.AGENT_DEFAULT_TOOLS
+    assert raven.tools == policy.agent_default_tools()
     for name in ("recall_access_exec", "recall_verify", "recall_remember"):
         assert name not in raven.tools
         assert not tool_guard.check_tool(raven, name).allowed

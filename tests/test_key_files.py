@@ -15,7 +15,8 @@ from conftest import drain_pty
 
 from muninn.core import config, credentials
 from muninn.core.errors import ConfigError, CredentialError
-from muninn.nightly import backup_crypt, key_transfer
+from muninn.nightly.backup import crypt as backup_crypt
+from muninn.nightly.backup import key_transfer
 from muninn.plugins.access.vault import Vault
 
 PASS = "quartz meadow tonic ladder"

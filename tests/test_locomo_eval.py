@@ -68,8 +68,8 @@ def test_metrics_score_the_first_evidence_file() -> None:
 
 def test_with_search_reaches_the_nested_rerank_section(stack) -> None:
     tuned = locomo.with_search(stack.settings, {"vector_top": 40, "rerank.header_blend": 0.0})
-    assert tuned.search.vector_top == 40 and tuned.search.rerank.header_blend == 0.0
-    assert tuned.search.rerank.blend == stack.settings.search.rerank.blend       # the rest untouched
+    assert tuned.search.vector_top == 40 and tuned.ranking.header_blend == 0.0
+    assert tuned.ranking.blend == stack.settings.ranking.blend       # the rest untouched
     with pytest.raises(SystemExit, match="unknown nested"):
         locomo.with_search(stack.settings, {"vault.thing": 1})
 

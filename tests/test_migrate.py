@@ -19,7 +19,7 @@ from conftest import Stack, own_stack
 
 from muninn.core import config, format_file
 from muninn.core.client import OpenViking
-from muninn.plugins.stack import migrate, migrate_copy
+from muninn.plugins.stack import migrate, migrate_steps
 from muninn.plugins.stack import migrate_state as st
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -78,15 +78,15 @@ def test_migrate_aborts_cleanly_keeps_what_only_the_server_holds_and_resumes_aft
         assert _conf_model(stack) == "bge-small-en-v1.5"
 
         # Started, then aborted: the workspace is as it was (one stack serves both stories; each up costs ~15 s).
-        before = migrate_copy.stamps(migrate_copy.data(stack.settings))
+        before = st.stamps(st.data(stack.settings))
         _migrate_until(stack, "starting a second openviking-server", "--to", MINILM)
         state = st.load(stack.settings)
         assert state is not None and (st.side_data(stack.settings) / "viking").is_dir()
         aborted = stack.cli("embed", "migrate", "--abort")
         assert aborted.returncode == 0, aborted.stderr
         assert not st.folder(stack.settings).exists()
-        assert migrate_copy.stamps(migrate_copy.data(stack.settings)) == before
-        assert all(not migrate.side_mod.running(state, part) for part in ("server", "embed"))
+        assert st.stamps(st.data(stack.settings)) == before
+        assert all(not migrate_steps.running(state, part) for part in ("server", "embed"))
         assert stack.cli("status").returncode == 0
         assert _conf_model(stack) == "bge-small-en-v1.5"
         assert _found(reader, direct, "rsync to the cold store stalls")

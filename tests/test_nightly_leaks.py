@@ -17,7 +17,8 @@ from muninn.core import config, credentials
 from muninn.core.client import OpenViking
 from muninn.core.errors import AuthError
 from muninn.export import sync
-from muninn.nightly import backup_crypt, purge
+from muninn.nightly import purge
+from muninn.nightly.backup import crypt as backup_crypt
 from muninn.plugins.access.vault import Vault
 from muninn.plugins.stack import policy_apply
 

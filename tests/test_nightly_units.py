@@ -314,7 +314,7 @@ def test_redaction_covers_retired_spans_and_live_values(tmp_path) -> None:
 # --- backups ------------------------------------------------------------------------------
 
 def test_only_the_last_n_backups_are_kept_and_they_are_private(settings, tmp_path) -> None:
-    from muninn.nightly import backup
+    from muninn.nightly.backup import make as backup
 
     settings.nightly.keep_backups, settings.nightly.keep_weekly_backups = 2, 0
     made = [backup.create(settings).path for _ in range(4)]
@@ -339,7 +339,7 @@ def _named(day: str) -> Path:
     ([], 7, 4, []),
 ])
 def test_retention_keeps_n_daily_and_m_weekly_backups(days, daily, weekly, kept) -> None:
-    from muninn.nightly import backup
+    from muninn.nightly.backup import make as backup
 
     paths = [_named(d) for d in days]
     gone = backup.expired(paths, daily, weekly)
@@ -347,7 +347,7 @@ def test_retention_keeps_n_daily_and_m_weekly_backups(days, daily, weekly, kept)
 
 
 def test_restoring_an_area_the_backup_does_not_hold_names_the_ones_it_does(settings) -> None:
-    from muninn.nightly import backup
+    from muninn.nightly.backup import make as backup
 
     made = backup.create(settings)
     with pytest.raises(MuninnError, match="holds no area viking://resources/x"):
@@ -368,7 +368,7 @@ def test_approved_skills_are_names_optionally_pinned_by_content(entries, parsed)
 
 def test_a_backup_with_the_server_down_keeps_the_local_parts_and_says_what_is_missing(settings) -> None:
     from muninn.core import credentials
-    from muninn.nightly import backup
+    from muninn.nightly.backup import make as backup
 
     # A root key but nothing listening on the configured port: the account list cannot be read.
     with socket.socket() as sock:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from muninn.plugins.search import doc as doc_mod
-from muninn.plugins.search.stages import pin
+from muninn.plugins.search import ranking
 
 INVENTORY = Path(__file__).resolve().parents[1] / "examples" / "inventory.yaml"
 
@@ -30,7 +30,7 @@ def docs(tmp_path_factory) -> dict[str, doc_mod.Doc]:
 
 
 def _pinned(docs: dict[str, doc_mod.Doc], query: str) -> set[str]:
-    return {entry for entry, d in docs.items() if pin.named(query, d)}
+    return {entry for entry, d in docs.items() if ranking.named(query, d)}
 
 
 @pytest.mark.parametrize("query, entry", [

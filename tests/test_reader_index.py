@@ -171,7 +171,7 @@ def test_every_warning_names_the_fix_for_that_reader(setup, reader: str) -> None
     fix = f"muninn search-index --profile {reader}"
     missing = reader_index.problem(settings, profile)
     assert missing and fix in missing and "no keyword index" in missing
-    with pytest.raises(keyword.IndexError_) as err:
+    with pytest.raises(keyword.KeywordIndexError) as err:
         keyword.KeywordIndex(reader_index.index_path(settings, profile), fix=reader_index.fix_command(profile))
     assert fix in str(err.value)
     # Fed by sync but never walked: it may lack files written some other way.

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from muninn.core.config import RerankSettings, SearchSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search import doc as docmod
-from muninn.plugins.search import fusion, rerank
+from muninn.plugins.search import ranking, rerank
 from muninn.plugins.search.request import SearchRequest
 from muninn.plugins.search.stages.rerank_stage import Rerank
 from muninn.plugins.search.state import SearchState
@@ -45,6 +46,10 @@ class FakeSearcher:
     def reranker(self) -> Recorder:
         return self.model
 
+    @property
+    def ranking(self) -> Ranking:
+        return Ranking(**self.cfg.ranking)
+
 
 def _run(scores: list[float], **levers: float) -> tuple[SearchState, Recorder]:
     cfg = SearchSettings(rerank=RerankSettings(**levers))
@@ -59,7 +64,7 @@ def _run(scores: list[float], **levers: float) -> tuple[SearchState, Recorder]:
 
 
 def test_levers_are_off_by_default() -> None:
-    cfg = RerankSettings()
+    cfg = Ranking()
     assert (cfg.length_sort, cfg.gap, cfg.skip_margin) == (False, 0.0, 0.0)
 
 
@@ -167,7 +172,7 @@ def test_an_unsure_cross_encoder_fuses_again_with_its_own_weights(top: float, ag
     # BM25 likes the first files, the embedder the last: at keyword weight 3 fusion follows BM25.
     state.features = {"keyword": {u: 6.0 - i for i, u in enumerate(uris)},
                       "vector": {u: 0.1 * i for i, u in enumerate(uris)}}
-    state.fused = fusion.linear([Candidate(uri=u) for u in uris], state.features, {"keyword": 3.0, "vector": 1.0})
+    state.fused = ranking.linear([Candidate(uri=u) for u in uris], state.features, {"keyword": 3.0, "vector": 1.0})
     state.docs = {u: docmod.parse(u, f"# Fact {i}\nbody of fact {i}\n") for i, u in enumerate(uris)}
     assert [c.uri for c in state.fused] == uris
     Rerank().run(state)
@@ -209,8 +214,9 @@ def test_the_lab_replays_an_unsure_rerank_as_the_stage_ranks_it(again: dict[str,
                         searcher=FakeSearcher(cfg, model=Fixed({f"body of fact {i}": ce[u]  # type: ignore[arg-type]
                                                                 for i, u in enumerate(uris)})))
     state.features = feats
-    state.fused = fusion.linear([Candidate(uri=u) for u in uris], feats,
-                                {"keyword": cfg.keyword_weight, "vector": cfg.vector_weight, "fact": cfg.fact_weight})
+    state.fused = ranking.linear([Candidate(uri=u) for u in uris], feats,
+                                {"keyword": state.ranking.keyword_weight, "vector": state.ranking.vector_weight,
+                                 "fact": state.ranking.fact_weight})
     state.docs = {u: docmod.parse(u, f"# Fact {i}\nbody of fact {i}\n") for i, u in enumerate(uris)}
     before = [c.uri for c in state.fused]
     Rerank().run(state)

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from muninn.core.config import RerankSettings, SearchSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.evals.lab import rerank_speed
 from muninn.evals.lab.corpora import replay
 from muninn.plugins.search import rerank
-from muninn.plugins.search.stages.rerank_stage import read_by_reranker
+from muninn.plugins.search.ranking import rerank_head
 from muninn.plugins.search.types import Candidate
 
 DECISIVE = [10.0] + [1.0 - 0.01 * i for i in range(19)]
@@ -39,7 +40,9 @@ DUPLICATES = [2.0] * 10 + [1.0] * 10
 ])
 def test_read_by_reranker(scores: list[float], levers: dict, read: int | None) -> None:
     fused = [Candidate(uri=f"u{i}", score=s) for i, s in enumerate(scores)]
-    split = read_by_reranker(fused, RerankSettings(**levers))
+    levers = dict(levers)
+    candidates = levers.pop("candidates", RerankSettings().candidates)
+    split = rerank_head(fused, Ranking(**levers), candidates)
     if read is None:
         assert split is None
         return
@@ -148,10 +151,10 @@ def test_spinning_changes_no_score(packaged: Path) -> None:
 
 def test_the_loaded_reranker_does_not_spin_by_default() -> None:
     cfg = RerankSettings(model="cross-encoder/ms-marco-MiniLM-L-12-v2", fallbacks=[])
-    assert cfg.spin is False
     loaded = rerank.load(cfg).inner
     assert isinstance(loaded, rerank.OnnxBackend) and _spinning(loaded) == "0"
-    assert _spinning(rerank.load(cfg.model_copy(update={"spin": True})).inner) == "1"
+    path = rerank.packaged_path("cross-encoder/ms-marco-MiniLM-L-12-v2")
+    assert _spinning(rerank.OnnxBackend(str(path), 256, 1, spin=True)) == "1"
 
 
 @pytest.mark.parametrize("scores, skipped_by", [

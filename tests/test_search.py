@@ -143,8 +143,8 @@ def test_narrative_question_finds_its_section(searcher) -> None:
 
 def test_header_naming_the_asked_about_person_is_a_fusion_feature(searcher) -> None:
     people, q = f"{ROOT}/people", "which trail does Ana hike"
-    base = searcher.cfg
-    searcher.cfg = base.model_copy(update={"header_min_share": 0.01})     # "ana" heads 1 of the 2 files there
+    base = searcher.ranking
+    searcher.ranking = base.model_copy(update={"header_min_share": 0.01})     # "ana" heads 1 of the 2 files there
     res = searcher.search(q, k=2, target=people)
     by = {h.uri.rsplit("/", 1)[-1]: h for h in res.hits}
     assert by["ana.md"].stage_scores["header"] > 0 and by["ben.md"].stage_scores["header"] == 0
@@ -152,7 +152,7 @@ def test_header_naming_the_asked_about_person_is_a_fusion_feature(searcher) -> N
     on_margin = by["ana.md"].stage_scores["linear"] - by["ben.md"].stage_scores["linear"]
     # Without the feature, or when "ana" heads too few files to be a facet, Ana's file wins by less.
     for update in ({"header_weight": 0.0}, {"header_min_share": 0.6}):
-        searcher.cfg = base.model_copy(update=update)
+        searcher.ranking = base.model_copy(update=update)
         off = {h.uri.rsplit("/", 1)[-1]: h.stage_scores for h in searcher.search(q, k=2, target=people).hits}
         assert off["ana.md"]["header"] == 0
         assert on_margin > off["ana.md"]["linear"] - off["ben.md"]["linear"]

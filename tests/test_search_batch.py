@@ -107,8 +107,9 @@ def corpus(stack, tmp_path_factory):
 
 def _settings(stack, model) -> Settings:
     s = stack.settings
-    rr = s.search.rerank.model_copy(update={"model": str(model), "fallbacks": [], "min_confidence": 0.0})
-    return s.model_copy(update={"search": s.search.model_copy(update={"rerank": rr})})
+    rr = s.search.rerank.model_copy(update={"model": str(model), "fallbacks": []})
+    ranking = {**s.search.ranking, "min_confidence": 0.0}
+    return s.model_copy(update={"search": s.search.model_copy(update={"rerank": rr, "ranking": ranking})})
 
 
 def _ranks(result) -> list[tuple]:

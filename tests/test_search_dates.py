@@ -7,6 +7,7 @@ import pytest
 from rerank_model import ReverseReranker
 
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import NAMES
 from muninn.plugins.search import keyword
 from muninn.plugins.search.pipeline import Searcher
 
@@ -51,8 +52,10 @@ def log(stack, tmp_path_factory):
 
 def _settings(stack, **search):
     s = stack.settings
+    ranked = {k: search.pop(k) for k in list(search) if k in NAMES}
     return s.model_copy(update={"search": s.search.model_copy(update={
-        "recency": False, "vector_top": 2, "keyword_top": 2, "rerank": RerankSettings(enabled=False), **search})})
+        "recency": False, "vector_top": 2, "keyword_top": 2, "rerank": RerankSettings(enabled=False),
+        "ranking": {**s.search.ranking, **ranked}, **search})})
 
 
 def _names(res) -> list[str]:

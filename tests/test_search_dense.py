@@ -9,6 +9,7 @@ from conftest import free_port
 from rerank_model import ReverseReranker
 
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import NAMES
 from muninn.plugins.search import dense, keyword, rerank
 from muninn.plugins.search.pipeline import Searcher
 
@@ -105,7 +106,10 @@ def talk(stack, tmp_path_factory):
 
 def _settings(stack, **search):
     s = stack.settings
-    return s.model_copy(update={"search": s.search.model_copy(update={"recency": False, **search})})
+    ranked = {k: search.pop(k) for k in list(search) if k in NAMES}
+    return s.model_copy(update={"search": s.search.model_copy(update={"recency": False,
+                                                                      "ranking": {**s.search.ranking, **ranked},
+                                                                      **search})})
 
 
 @pytest.mark.integration

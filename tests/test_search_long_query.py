@@ -11,6 +11,7 @@ import pytest
 import rerank_model
 
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search import keyword, rerank
 from muninn.plugins.search.pipeline import Searcher
 
@@ -46,7 +47,7 @@ def backends(tiny, tmp_path_factory) -> dict[str, RerankSettings]:
 @pytest.mark.parametrize("backend", ["packaged-onnx", "tiny-onnx", "flag", "cross-encoder"])
 @pytest.mark.parametrize("max_length", [64, 256])
 def test_any_query_length_reranks(backends, backend: str, chars: int, max_length: int) -> None:
-    model = rerank.load(backends[backend].model_copy(update={"max_length": max_length}))
+    model = rerank.load(backends[backend], Ranking(max_length=max_length))
     docs = [SHORT_DOC, LONG_DOC, "", "k"]
     scores = model.rerank(_query(chars), docs)
     assert len(scores) == len(docs) and all(math.isfinite(s) and 0.0 <= s <= 1.0 for s in scores)

@@ -14,6 +14,7 @@ import rerank_model
 
 from muninn.core import registry
 from muninn.core.config import RerankSettings, Settings
+from muninn.core.ranking_profile import NAMES
 from muninn.plugins.search import doctor_check, keyword, rerank
 from muninn.plugins.search.pipeline import Searcher, rerank_text
 from muninn.plugins.search.types import StageError
@@ -100,8 +101,10 @@ def _settings(stack, **rerank_cfg) -> Settings:
     rerank_cfg.setdefault("header_blend", 0.0)
     rerank_cfg.setdefault("min_confidence", 0.0)   # a tiny random model is never sure: reorder anyway
     s = stack.settings
+    ranked = {k: rerank_cfg.pop(k) for k in list(rerank_cfg) if k in NAMES}
     return s.model_copy(update={"search": s.search.model_copy(update={
-        "recency": False, "rerank": s.search.rerank.model_copy(update=rerank_cfg)})})
+        "recency": False, "rerank": s.search.rerank.model_copy(update=rerank_cfg),
+        "ranking": {**s.search.ranking, **ranked}})})
 
 
 @pytest.mark.integration

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from muninn.core import embed_profiles as profiles
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings, RerankSettings
+from muninn.core.ranking_profile import NAMES
 from muninn.plugins.embed.model import embed, load
 from muninn.plugins.embed.server import Served, create_app
 from muninn.plugins.search import dense, fact_vectors, keyword
@@ -127,15 +128,17 @@ def notes(stack, tmp_path_factory):
 
 def _settings(stack, **search):
     s = stack.settings
+    ranked = {k: search.pop(k) for k in list(search) if k in NAMES}
     return s.model_copy(update={"search": s.search.model_copy(
-        update={"recency": False, "rerank": RerankSettings(enabled=False), **search})})
+        update={"recency": False, "rerank": RerankSettings(enabled=False), "ranking": {**s.search.ranking, **ranked},
+                **search})})
 
 
 @pytest.mark.integration
 def test_each_candidate_carries_its_cosine_under_the_packaged_minilm(stack, notes) -> None:
     client, db = notes
     settings = _settings(stack)
-    assert settings.search.second_weight > 0 and settings.embed.second is not None
+    assert settings.ranking.second_weight > 0 and settings.embed.second is not None
     with Searcher(settings, client=client, index=db) as s:
         res = s.search(QUESTION, k=3, target=ROOT)
     assert res.warnings == [] and res.hits and res.hits[0].uri == f"{ROOT}/disk.md"
@@ -171,7 +174,7 @@ def test_second_weight_zero_loads_and_scores_nothing(stack, notes, fresh_index) 
 def test_a_second_model_weighed_only_where_rerank_is_unsure_is_still_scored(stack, notes, fresh_index) -> None:
     client, _ = notes
     settings = _settings(stack, second_weight=0.0)
-    settings.search.rerank = settings.search.rerank.model_copy(update={"unsure_weights": {"second": 1.5}})
+    settings.search.ranking = {**settings.search.ranking, "unsure_weights": {"second": 1.5}}
     with Searcher(settings, client=client, index=fresh_index) as s:
         assert s.second is not None       # its cosine is ready for the fusion an unsure rerank runs again
         res = s.search(QUESTION, k=3, target=ROOT)
@@ -188,7 +191,8 @@ def test_an_unsure_cross_encoder_fuses_again_with_unsure_weights_live(stack, not
     client, _ = notes
     again = {"keyword": 0.0, "second": 5.0}
     live = _settings(stack)
-    live.search.rerank = live.search.rerank.model_copy(update={"enabled": True, "unsure_weights": again})
+    live.search.rerank = live.search.rerank.model_copy(update={"enabled": True})
+    live.search.ranking = {**live.search.ranking, "unsure_weights": again}
     # The same candidates fused once with those weights and nothing reranked: the order the stage must give.
     fused = _settings(stack, keyword_weight=0.0, second_weight=5.0)
     plain = _settings(stack)
@@ -199,7 +203,7 @@ def test_an_unsure_cross_encoder_fuses_again_with_unsure_weights_live(stack, not
         want = s.search(question, k=3, target=ROOT)
     with Searcher(plain, client=client, index=fresh_index) as s:
         kept = s.search(question, k=3, target=ROOT)
-    assert res.hits and all(h.stage_scores.get("rerank", 1.0) < live.search.rerank.min_confidence for h in res.hits)
+    assert res.hits and all(h.stage_scores.get("rerank", 1.0) < live.ranking.min_confidence for h in res.hits)
     assert [h.uri for h in res.hits] == [h.uri for h in want.hits]
     # The setting took effect: each hit carries the score of the fusion with those weights, not fusion's own.
     # Compared by score, not by order: two orders can coincide on a near-tie (issue 46 §7), two scores cannot.

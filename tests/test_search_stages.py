@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from muninn.core import registry
-from muninn.core.config import RerankSettings, SearchSettings
+from muninn.core.config import RerankSettings, SearchSettings, Settings
 from muninn.plugins.search import flags, pipeline
 from muninn.plugins.search.pipeline import run, stage_switches
 from muninn.plugins.search.request import SearchRequest, Switch
@@ -197,11 +197,12 @@ def test_features_are_named_once_and_weighted_by_their_settings() -> None:
                          rerank=RerankSettings(header_blend=0.11, date_blend=0.22))
     names = [f.name for f in FEATURES]
     assert sorted(names) == sorted({"keyword", "vector", "fact", "window", "second", "header", "date"})
-    assert {f.name: f.weight(cfg) for f in FEATURES} == {"keyword": 2.5, "vector": 0.5, "fact": 0.7,
+    r = Settings(search=cfg).ranking
+    assert {f.name: f.weight(r) for f in FEATURES} == {"keyword": 2.5, "vector": 0.5, "fact": 0.7,
                                                          "window": 0.4, "second": 1.5, "header": 0.3,
                                                          "date": 0.9}
     # Only the header and date match are read again after the rerank.
-    assert {f.name: f.blend(cfg) for f in FEATURES if f.blend(cfg)} == {"header": 0.11, "date": 0.22}
+    assert {f.name: f.blend(r) for f in FEATURES if f.blend(r)} == {"header": 0.11, "date": 0.22}
 
 
 def test_the_old_import_path_still_works() -> None:

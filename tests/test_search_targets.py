@@ -88,8 +88,8 @@ def corpus(stack, tmp_path_factory):
 
 def _settings(stack) -> Settings:
     s = stack.settings
-    rr = s.search.rerank.model_copy(update={"blend": 0.0, "header_blend": 0.0, "min_confidence": 0.0})
-    return s.model_copy(update={"search": s.search.model_copy(update={"recency": False, "rerank": rr})})
+    ranking = {**s.search.ranking, "blend": 0.0, "header_blend": 0.0, "min_confidence": 0.0}
+    return s.model_copy(update={"search": s.search.model_copy(update={"recency": False, "ranking": ranking})})
 
 
 def _ranks(result) -> list[tuple[str, float]]:

@@ -8,8 +8,7 @@ import math
 
 import pytest
 
-from muninn.plugins.search import briefing, doc, fusion, keyword, query, recency
-from muninn.plugins.search.stages import cap
+from muninn.plugins.search import briefing, doc, keyword, query, ranking, request
 from muninn.plugins.search.types import Candidate, Hit, StageError, check_candidates, check_scores
 
 
@@ -62,14 +61,14 @@ def test_keyword_index_ranks_exact_identifier_and_skips_unchanged(tmp_path) -> N
 
 
 def test_missing_index_is_a_domain_error(tmp_path) -> None:
-    with pytest.raises(keyword.IndexError_, match="search-index"):
+    with pytest.raises(keyword.KeywordIndexError, match="search-index"):
         keyword.KeywordIndex(tmp_path / "absent.sqlite")
 
 
 def test_rrf_rewards_agreement_and_keeps_stage_scores() -> None:
     vec = [Candidate("u1", 0.9, {"vector": 0.9}), Candidate("u2", 0.8, {"vector": 0.8})]
     kw = [Candidate("u2", 5.0, {"keyword": 5.0}), Candidate("u3", 4.0, {"keyword": 4.0})]
-    out = fusion.rrf({"vector": vec, "keyword": kw}, k=60)
+    out = ranking.rrf({"vector": vec, "keyword": kw}, k=60)
     assert [c.uri for c in out] == ["u2", "u1", "u3"]
     assert out[0].stage_scores.keys() >= {"vector", "keyword", "fusion"}
     assert out[0].ranks == {"vector": 2, "keyword": 1}
@@ -107,9 +106,9 @@ def test_front_matter_and_plain_files() -> None:
 @pytest.mark.parametrize("value, days", [("7d", 7), ("24h", 1), ("2w", 14), ("2026-01-01", None)])
 def test_since(value: str, days: int | None) -> None:
     now = dt.datetime(2026, 1, 31, tzinfo=dt.UTC)
-    got = recency.parse_since(value, now)
+    got = request.parse_since(value, now)
     assert got == (now - dt.timedelta(days=days) if days else dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
-    assert recency.parse_since("last tuesday", now) is None
+    assert request.parse_since("last tuesday", now) is None
 
 
 def test_recency_breaks_near_ties_only() -> None:
@@ -117,14 +116,14 @@ def test_recency_breaks_near_ties_only() -> None:
     cands = [Candidate("old", 1.00), Candidate("new", 0.99), Candidate("weak-new", 0.2)]
     dates = {"old": now - dt.timedelta(days=900), "new": now - dt.timedelta(days=1),
              "weak-new": now - dt.timedelta(days=1)}
-    out = recency.apply(cands, dates, half_life_days=180, weight=0.05, now=now)
+    out = ranking.with_recency(cands, dates, half_life_days=180, weight=0.05, now=now)
     assert [c.uri for c in out] == ["new", "old", "weak-new"]
 
 
 def test_per_file_cap() -> None:
     cands = [Candidate(f"u{i}") for i in range(5)]
     files = {"u0": "a", "u1": "a", "u2": "a", "u3": "b", "u4": "a"}
-    assert [c.uri for c in cap.per_file(cands, files, 2)] == ["u0", "u1", "u3"]
+    assert [c.uri for c in ranking.per_file(cands, files, 2)] == ["u0", "u1", "u3"]
 
 
 @pytest.mark.parametrize("files, limit, window, want", [
@@ -139,7 +138,7 @@ def test_per_file_cap() -> None:
 def test_per_file_cap_on_the_page_keeps_the_rest_in_order(files: str, limit: int, window: int,
                                                           want: list[str]) -> None:
     cands = [Candidate(f"u{i}") for i in range(len(files))]
-    got = cap.per_file(cands, {f"u{i}": f for i, f in enumerate(files)}, limit, window=window)
+    got = ranking.per_file(cands, {f"u{i}": f for i, f in enumerate(files)}, limit, window=window)
     assert [c.uri for c in got] == want
     page = [files[int(c.uri[1:])] for c in got[:window]]
     assert all(page.count(f) <= limit for f in set(page))            # the rule, whatever the order
@@ -161,14 +160,14 @@ def test_linear_fusion_standardises_each_feature() -> None:
     cands = [Candidate(uri=u) for u in "abc"]
     # BM25 on an open scale, cosines near each other: z-scoring makes each weigh what its weight says.
     feats = {"keyword": {"a": 30.0, "b": 10.0}, "fact": {"a": 0.20, "b": 0.30, "c": 0.40}}
-    out = fusion.linear(cands, feats, {"keyword": 2.0, "fact": 1.0})
+    out = ranking.linear(cands, feats, {"keyword": 2.0, "fact": 1.0})
     assert [c.uri for c in out] == ["a", "b", "c"]
     kw_mean, kw_std = 40 / 3, math.sqrt(((30 - 40 / 3) ** 2 + (10 - 40 / 3) ** 2 + (40 / 3) ** 2) / 3)
     fact_z = (0.20 - 0.30) / math.sqrt(0.02 / 3)
     assert out[0].score == pytest.approx(2 * (30 - kw_mean) / kw_std + fact_z)   # c has no BM25 match: 0
-    heavy = fusion.linear([Candidate(uri=u) for u in "abc"], feats, {"keyword": 0.1, "fact": 1.0})
+    heavy = ranking.linear([Candidate(uri=u) for u in "abc"], feats, {"keyword": 0.1, "fact": 1.0})
     assert heavy[0].uri == "c"      # with BM25 turned down, the best cosine wins
-    flat = fusion.linear([Candidate(uri="x"), Candidate(uri="y")], {"fact": {"x": 0.5, "y": 0.5}}, {})
+    flat = ranking.linear([Candidate(uri="x"), Candidate(uri="y")], {"fact": {"x": 0.5, "y": 0.5}}, {})
     assert [c.score for c in flat] == [0.0, 0.0]       # a constant feature says nothing, and no NaN
 
 

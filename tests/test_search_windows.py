@@ -8,6 +8,7 @@ import pytest
 
 from muninn.core import factfile
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import NAMES
 from muninn.plugins.search import dense, fact_vectors, keyword, windows
 from muninn.plugins.search.pipeline import Searcher
 
@@ -68,8 +69,10 @@ def manual(stack, tmp_path_factory):
 
 def _settings(stack, **search):
     s = stack.settings
+    ranked = {k: search.pop(k) for k in list(search) if k in NAMES}
     return s.model_copy(update={"search": s.search.model_copy(
-        update={"recency": False, "rerank": RerankSettings(enabled=False), **search})})
+        update={"recency": False, "rerank": RerankSettings(enabled=False), "ranking": {**s.search.ranking, **ranked},
+                **search})})
 
 
 @pytest.mark.integration
@@ -83,7 +86,7 @@ def test_window_feature_scores_each_candidate_by_its_best_window(stack, manual) 
     try:
         for h in res.hits:
             text = SECTIONS[h.uri.rsplit("/", 1)[1]]
-            best = max(scorer.cosines(QUESTION, windows.texts(text, settings.search.window_chars)))
+            best = max(scorer.cosines(QUESTION, windows.texts(text, settings.ranking.window_chars)))
             assert h.stage_scores["window_cos"] == pytest.approx(best, abs=1e-4)
     finally:
         scorer.close()
@@ -96,7 +99,7 @@ def test_window_feature_scores_each_candidate_by_its_best_window(stack, manual) 
 def test_window_feature_off_computes_nothing(stack, manual) -> None:
     client, db = manual
     settings = _settings(stack)
-    assert settings.search.window_weight == 0
+    assert settings.ranking.window_weight == 0
     with Searcher(settings, client=client, index=db) as s:
         res = s.search(QUESTION, k=3, target=ROOT)
     assert res.hits and all("window_cos" not in h.stage_scores for h in res.hits)

@@ -25,6 +25,7 @@ from pathlib import Path
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.evals import benchutil, lab
 from muninn.evals.lab import locomo
 from muninn.plugins.search import keyword, query, query_dates, rerank
@@ -111,8 +112,8 @@ def rerank_bench(sizes: list[str], configs: list[str], runs: int, threads: int) 
             else:
                 where = str(folder)
             rerank._LOADED.clear()
-            model = rerank.load(RerankSettings(model=where, fallbacks=[], backend=backend, max_length=int(length),
-                                               threads=threads, int8=int8 and backend != "onnx"))
+            model = rerank.load(RerankSettings(model=where, fallbacks=[], backend=backend, threads=threads,
+                                               int8=int8 and backend != "onnx"), Ranking(max_length=int(length)))
             model.inner.rerank("warm up", docs[:2])
             times = []
             for i in range(runs):

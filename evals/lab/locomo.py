@@ -29,6 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from muninn.core import config
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
+from muninn.core.ranking_profile import NAMES
 from muninn.evals import lab
 from muninn.evals.lab.corpora import locomo_notes
 from muninn.export import pipeline as export_pipeline
@@ -211,10 +212,14 @@ def plot(report: dict, path: Path) -> None:
 
 def with_search(settings: Settings, overrides: dict) -> Settings:
     """Settings with `search` overrides applied; `rerank.blend` style keys reach the nested section."""
-    top = {k: v for k, v in overrides.items() if "." not in k}
-    nested = {k.split(".", 1)[1]: v for k, v in overrides.items() if k.startswith("rerank.")}
+    flat = {k.split(".", 1)[-1]: v for k, v in overrides.items()}
+    ranked = {k: v for k, v in flat.items() if k in NAMES}      # the ranking profile's (core/ranking_profile.py)
+    top = {k: v for k, v in overrides.items() if "." not in k and k not in NAMES}
+    nested = {k[7:]: v for k, v in overrides.items() if k.startswith("rerank.") and k[7:] not in NAMES}
     if unknown := [k for k in overrides if "." in k and not k.startswith("rerank.")]:
         raise SystemExit(f"unknown nested search setting(s): {', '.join(unknown)}")
+    if ranked:
+        top["ranking"] = {**settings.search.ranking, **ranked}
     search = settings.search.model_copy(update=top)
     if nested:
         search = search.model_copy(update={"rerank": search.rerank.model_copy(update=nested)})

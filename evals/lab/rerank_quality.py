@@ -59,11 +59,13 @@ def agreement(recs: list[dict[str, Any]], base: list[dict[str, Any]], s: replay.
 
 def pairs_read(recs: list[dict[str, Any]], s: replay.Setting, cfg: SearchSettings) -> float:
     """Mean pairs the cross-encoder reads per question under `s` (0 where fusion's margin skips it)."""
-    from muninn.plugins.search.stages.rerank_stage import read_by_reranker
+    from muninn.plugins.search.ranking import rerank_head
     from muninn.plugins.search.types import Candidate
 
-    rr = s.cfg(cfg).rerank
-    split = [read_by_reranker([Candidate(uri=c["uri"], score=c["score"]) for c in r["cands"]], rr) for r in recs]
+    scfg = s.cfg(cfg)
+    r_ = replay.profile(scfg)
+    split = [rerank_head([Candidate(uri=c["uri"], score=c["score"]) for c in r["cands"]], r_, scfg.rerank.candidates)
+             for r in recs]
     return sum(len(x[0]) if x else 0 for x in split) / max(len(recs), 1)
 
 

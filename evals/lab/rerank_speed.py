@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core.config import RerankSettings
+from muninn.core.ranking_profile import NAMES, Ranking
 from muninn.evals.benchutil import pct
 from muninn.evals.lab.corpora.trace import export_path
 from muninn.plugins.search import doc as docmod
@@ -30,7 +31,7 @@ from muninn.plugins.search.query import analyse
 from muninn.plugins.search.stages.rerank_stage import rerank_text
 
 CONTENT_CHARS = 1500      # search.content_chars' default: what the stage reads of each candidate
-PASSAGE_WINDOW = RerankSettings().passage_window
+PASSAGE_WINDOW = Ranking().passage_window
 HEAD = 20                 # rerank.candidates' default
 
 
@@ -61,11 +62,14 @@ LEVERS: tuple[Lever, ...] = (
 
 def backend(lever: Lever) -> rerank.OnnxBackend:
     """The packaged cross-encoder under this lever's settings, loaded the way the product loads it."""
-    cfg = RerankSettings(**lever.settings)
+    knobs = {k: v for k, v in lever.settings.items() if k != "spin"}
+    cfg = RerankSettings(**{k: v for k, v in knobs.items() if k not in NAMES})
+    r = Ranking(**{k: v for k, v in knobs.items() if k in NAMES})
     path = rerank.packaged_path(cfg.fallbacks[0])
     if path is None:
         raise SystemExit("the packaged cross-encoder is missing: install muninn's ml extra")
-    model = rerank.OnnxBackend(str(path), cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort, cfg.spin)
+    model = rerank.OnnxBackend(str(path), r.max_length, r.batch_size, cfg.threads, r.length_sort,
+                               bool(lever.settings.get("spin")))
     if lever.fp32:
         import onnxruntime as ort
 

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    model_validator,
+)
 
 from muninn.core import embed_profiles as profiles
-from muninn.core import format_file, paths, yamlfile
+from muninn.core import format_file, paths, ranking_profile, yamlfile
+from muninn.core import settings_moved as moved
 from muninn.core.errors import ConfigError
 from muninn.core.workspace import Workspace
 
@@ -78,8 +86,8 @@ class EmbedSettings(Section):
     passage_prompt: str | None = Field(None, description="Read before a stored fact (e5: 'passage: '). Default: "
                                        "the packaged model's own. Changing it means re-embedding")
     second_model: str = Field("auto", description="A second model the sidecar serves beside embed.model, for "
-                              "linear fusion's `second` feature (search.second_weight): each candidate's cosine "
-                              "under a model that errs elsewhere. auto: all-MiniLM-L6-v2 (packaged), none when "
+                              "linear fusion's `second` feature (search.ranking.second_weight): each candidate's "
+                              "cosine under a model that errs elsewhere. auto: all-MiniLM-L6-v2 (packaged), none when "
                               "embed.model is that model; none: off. Vectors stay in muninn's local cache, never "
                               "on the server. Off when embed.url names an outside endpoint")
     url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "
@@ -114,8 +122,6 @@ class AccountSettings(Section):
 
 # Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
-# The features of linear fusion (plugins/search/features.py), as a setting names them.
-FusionFeature = Literal["keyword", "vector", "fact", "header", "date", "window", "second"]
 Encoding = Literal["raw", "base64", "base85", "url", "hex", "json", "shell"]
 
 
@@ -128,7 +134,7 @@ class KeyringSettings(Section):
 
 
 class RerankSettings(Section):
-    """The cross-encoder over (query, content). Weights are resolved offline only."""
+    """The cross-encoder over (query, content); how its scores weigh is `search.ranking`'s."""
 
     enabled: bool = Field(True, description="Rerank the fused candidates with a cross-encoder (`--no-rerank` "
                           "turns it off for one search)")
@@ -145,48 +151,21 @@ class RerankSettings(Section):
     candidates: int = Field(20, ge=1, description="How many fused candidates the reranker sees")
     identifiers: bool = Field(True, description="Rerank identifier queries too (those routed keyword-only); "
                               "false: they keep BM25's order")
-    passage_window: int = Field(800, ge=0, description="Read a fact longer than this many characters from "
-                                "its paragraph whose next `passage_window` characters name most of the query's "
-                                "words (the model reads ~900 characters; documentation answers sit further in). "
-                                "0: always from the top. Chosen leaving one corpus out (evals/results/corpora.md)")
-    min_confidence: float = Field(0.01, ge=0, le=1, description="Keep fusion's order when the cross-encoder's "
-                                  "best probability over the candidates is below this: it recognises nothing as "
-                                  "an answer, and its order is then noise. The largest value no corpus loses "
-                                  "with (evals/results/corpora.md); 0: always reorder")
-    unsure_weights: dict[FusionFeature, Annotated[float, Field(ge=0)]] = Field(
-        default_factory=dict, description="Where min_confidence keeps fusion's order, fuse again with these "
-        "weights in place of search's (keyword, vector, fact, header, date, window, second): a question the "
-        "cross-encoder finds no answer to is often worded apart from its answer, so the sections that share its "
-        "words come first, while an embedder still reads it. {}: fusion's order as it was")
-    blend: float = Field(0.25, ge=0, description="Final order = z(rerank logit) + blend * z(fusion score): keeps "
-                         "a little retrieval evidence (0: rerank alone). 0.25 lifted hit@10 on LoCoMo dev")
-    header_blend: float = Field(0.25, ge=0, description="Plus header_blend * z(header match) (see "
-                                "search.header_weight); 0: off")
-    date_blend: float = Field(0.25, ge=0, description="Plus date_blend * z(date match) (see search.dates); "
-                              "0: off")
-    max_length: int = Field(256, ge=16, description="Tokens per (query, content) pair: the main latency lever "
-                            "on CPU (evals/results/search.md)")
-    batch_size: int = Field(1, ge=1, description="Pairs per forward pass. 1: a pair's score is its own (int8 "
-                            "activations are scaled per batch, which moved a score by up to 0.2 with its batch-mates) "
-                            "and no pair is padded to a longer one, which is also faster "
-                            "(evals/results/rerank_speed.md). Never large on CPU: FlagReranker scores "
-                            "its first batch twice to probe memory, so a batch of all 20 doubles the cost")
     threads: int | None = Field(None, ge=1, description="onnx: batches of pairs scored at once, each on one "
                                 "onnxruntime thread (default: one per core); torch: its threads (default: its "
                                 "choice, the physical cores)")
-    spin: bool = Field(False, description="Kept so older files still load: onnx scores each batch on one thread, "
-                       "which never busy-waits, so it changes nothing there")
     int8: bool = Field(False, description="Dynamic int8 quantisation of the linear layers (CPU speed-up)")
     timeout: float = Field(30.0, gt=0, description="Seconds for an endpoint call")
-    # Latency levers (issue 19), all off by default: each changes scores or order, so the corpora harness
-    # decides; `muninn bench` reports their latency (evals/results/benchmarks.md, "Rerank levers").
-    length_sort: bool = Field(False, description="onnx: batch pairs of similar length, so short facts are not "
-                              "padded to a long one's length (int8 activations are quantised per batch: scores "
-                              "move slightly)")
-    gap: float = Field(0.0, ge=0, description="Rerank only the candidates whose fusion z-score is within `gap` of "
-                       "the best; the rest follow in fusion order (0: all `candidates`)")
-    skip_margin: float = Field(0.0, ge=0, description="Skip the cross-encoder when the first fused candidate leads "
-                               "the second by this many standard deviations of fusion score (0: never)")
+    _moved: dict[str, Any] = PrivateAttr(default_factory=dict)   # old keys, for search.ranking
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _moved_keys(cls, data: Any, handler: ModelWrapValidatorHandler[RerankSettings]) -> RerankSettings:
+        data, taken = moved.out_of_rerank(data)
+        out = handler(data)
+        if taken:
+            out._moved = {**out._moved, **taken}
+        return out
 
 
 class SearchSettings(Section):
@@ -200,42 +179,11 @@ class SearchSettings(Section):
                             "reads fusion's first rerank.candidates; 40 against 20: held out, every corpus equal or "
                             "better (evals/results/corpora.md)")
     keyword_top: int = Field(20, ge=1, description="BM25 candidates from the reader's local keyword index")
-    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant")
-    fusion: Literal["linear", "rrf"] = Field(
-        "linear", description="linear: every candidate scored on z-scored BM25, file cosine and fact cosine "
-        "(embedding sidecar, cached); rrf: reciprocal rank fusion of the two lists, no sidecar call")
-    vector_weight: float = Field(1.0, ge=0, description="Weight of the vector list (rrf) or file cosine (linear)")
-    fact_weight: float = Field(1.0, ge=0, description="Weight of the fact's own cosine, without its context "
-                               "(linear)")
-    keyword_weight: float = Field(profiles.keyword_weight_of(profiles.DEFAULT), ge=0, description="BM25's weight "
-                                  "in the fusion. Unset: the weight measured best beside embed.model (e5-small-v2 "
-                                  "1, bge-small 2, MiniLM 2, a local folder 2; evals/results/corpora.md)")
-    header_weight: float = Field(1.0, ge=0, description="Weight of the header match in linear fusion: the share "
-                                 "of the query's words that a file's title or breadcrumb names and its fact "
-                                 "does not (who said it, which project). 0: off")
-    window_weight: float = Field(0.0, ge=0, description="Weight in linear fusion of a candidate's best window "
-                                 "cosine: the question against each run of the fact's paragraphs up to "
-                                 "window_chars characters, under its breadcrumb, so a paragraph deep in a long "
-                                 "section meets a vector of its own (evals/results/levers.md). 0: off")
-    second_weight: float = Field(profiles.SECOND_WEIGHT, ge=0, description="Weight in linear fusion of each "
-                                 "candidate's cosine under embed.second_model: two embedders miss different "
-                                 "questions, and the fusion keeps what either finds (chosen leaving one corpus "
-                                 "out, evals/results/second_model.md). 0: off, no second model is loaded")
-    window_chars: int = Field(600, ge=100, description="Characters of each window the `window` feature embeds "
-                              "(search.window_weight)")
-    header_min_share: float = Field(0.05, ge=0, le=1, description="A query word counts for the header match "
-                                    "only if at least this share of indexed files carry it in their header: a "
-                                    "facet such as a speaker or project. Rarer header words are topics, which "
-                                    "BM25 weighs")
     dates: bool = Field(True, description="A query naming a day, month or year (\"on 3 June, 2023\", \"in "
                         "January\", \"in 2023\") adds BM25's top keyword_top among the files dated then as a "
                         "third candidate list, and a date match feature (1 inside, less a day either side)")
-    date_weight: float = Field(1.0, ge=0, description="Weight of the date match in linear fusion; 0: off")
-    date_slack_days: int = Field(1, ge=0, description="Days either side of a named day that still partly match "
-                                 "(\"watched it last night\" is written the morning after)")
     index: Path | None = Field(None, description="Keyword index file (default: <workspace>/search/<account>."
                                "<user>.sqlite)")
-    content_chars: int = Field(1500, ge=100, description="Characters of each candidate read for rerank")
     fetch_workers: int = Field(8, ge=1, description="Candidates read from OpenViking at once when the keyword "
                                "index does not hold their text")
     batch_workers: int | None = Field(None, ge=1, description="Questions `muninn search --batch` and `muninn "
@@ -248,24 +196,37 @@ class SearchSettings(Section):
                            "limit. Measured search latency under load: evals/results/faults.md")
     recency: bool = Field(True, description="A small prior for newer facts; never for a question that names its "
                           "days (see dates)")
-    half_life_days: float = Field(180.0, gt=0, description="Age in days at which the recency prior is half "
-                                  "its full weight")
-    recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
     per_file: int = Field(2, ge=1, description="At most this many hits from one source file in the first `k` "
                           "places; a request for more hits gets the rest in score order. A manual of long pages "
                           "counts each page as one file: there 3 or 4 found one more answer in the top 4 on two "
                           "manuals and lost none elsewhere (evals/results/unsure.md)")
-    strong_match: float = Field(0.34, ge=0, le=1, description="Under this relevance for the best hit, results "
-                                "say \"no strong match\". Relevance is the share of hits with that rerank evidence "
-                                "that were right on the corpora (search/relevance.py); the threshold flags the most "
-                                "questions with no right hit in the top 4 while calling at most a tenth of right "
-                                "first hits weak, chosen leaving one corpus out (evals/results/relevance.md)")
     briefing_tokens: int = Field(1500, ge=50, description="Token budget of a briefing (`--briefing`, "
                                  "`recall_search` with `briefing: true`) when the call names none")
     serve_idle: float = Field(600.0, ge=0, description="Seconds the warm `muninn serve` that `muninn search` "
                               "starts waits for the next search before it exits; 0: search in-process, never "
                               "start one")
+    ranking: dict[str, Any] = Field(default_factory=dict, description="Overrides of the ranking profile "
+                                    "that follows embed.model (muninn/core/ranking_profile.py: fusion and feature "
+                                    "weights, rerank blends, the recency prior, the relevance threshold), by name, "
+                                    "for experiments; measure a change with the sealed eval (docs/search.md)")
     rerank: RerankSettings = Field(default_factory=RerankSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_keys(cls, data: Any) -> Any:
+        """A key that moved into the ranking profile still loads and keeps its effect, as an override."""
+        return moved.into_ranking(data)
+
+    @model_validator(mode="after")
+    def _valid_ranking(self) -> SearchSettings:
+        if self.rerank._moved:      # old search.rerank keys: the ranking's own entries win
+            self.ranking = {**self.rerank._moved, **self.ranking}
+        unknown = sorted(set(self.ranking) - ranking_profile.NAMES)
+        if unknown:
+            raise ValueError(f"search.ranking: unknown name(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(ranking_profile.NAMES))}")
+        ranking_profile.Ranking(**self.ranking)     # each value checked as the profile's field
+        return self
 
 
 class VaultSettings(Section):
@@ -387,20 +348,18 @@ class Settings(Section):
     nightly: NightlySettings = Field(default_factory=NightlySettings)
     source_file: Path | None = Field(None, exclude=True)
 
-    @model_validator(mode="after")
-    def _follow_the_embedder(self) -> Settings:
-        """Where muninn.yaml does not say: the keyword weight measured beside the embedding model. Explicit
-        settings always win. (Which model a workspace embeds with is `load`'s to decide: it reads the disk.)"""
-        weight = profiles.keyword_weight_of(self.embed.model)
-        if "keyword_weight" not in self.search.model_fields_set and weight != self.search.keyword_weight:
-            self.search = self.search.model_copy(update={"keyword_weight": weight})
-        return self
+    @property
+    def ranking(self) -> ranking_profile.Ranking:
+        """The ranking profile beside the embedding model in use, with `search.ranking`'s overrides."""
+        # A RerankSettings built with old keys and swapped in whole (model_copy) keeps them too.
+        return ranking_profile.resolve(self.embed.model, {**self.search.rerank._moved, **self.search.ranking})
 
     @property
     def second_embed(self) -> EmbedSettings | None:
         """The second model a search fuses with, or None: off by its setting, or weighed 0 in both fusions
-        (search.second_weight and search.rerank.unsure_weights)."""
-        on = self.search.second_weight or self.search.rerank.unsure_weights.get("second")
+        (the ranking's second_weight and unsure_weights)."""
+        ranking = self.ranking
+        on = ranking.second_weight or ranking.unsure_weights.get("second")
         return self.embed.second if on else None
 
     @property
@@ -491,7 +450,7 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     settings = doc.validate(Settings, data, blame=blame)
     model, name = embedder_in_use(settings.workspace, settings.embed)
     if (model, name) != (settings.embed.model, settings.embed.model_name):
-        # Validated again with the workspace's model, so what follows the model (the keyword weight) follows.
+        # Validated again with the workspace's model, so what follows the model (its name) follows.
         settings = doc.validate(Settings, _merge(data, {"embed": {"model": model, "model_name": name}}), blame=blame)
     settings.source_file = file if file.exists() else None
     return settings

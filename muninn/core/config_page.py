@@ -23,6 +23,7 @@ from pydantic_core import PydanticUndefined
 
 from muninn.core import registry
 from muninn.core.config import Settings
+from muninn.core.ranking_profile import Ranking
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
@@ -247,9 +248,22 @@ def render() -> str:
         nested = _nested(info.annotation)
         if nested is not None:
             lines += _sections(name, nested)
+        if name == "search":
+            lines += _ranking()
     lines += _sources()
     lines += _all_defaults()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _ranking() -> list[str]:
+    """The names `search.ranking` overrides: the ranking profile's, with the defaults beside e5-small-v2."""
+    return ["### search.ranking", "",
+            "How a search weighs its evidence is measured, not chosen: a profile per embedding model "
+            "(`muninn/core/ranking_profile.py`). `search.ranking: {name: value}` overrides any of these names for "
+            "an experiment; measure it with the sealed eval. The keyword weight follows `embed.model` (e5-small-v2 "
+            "1, bge-small 2, MiniLM 2, a local folder 2). The same keys written at their old places "
+            "(`search.keyword_weight`, `search.rerank.blend`, ...) still apply, with a warning.", "",
+            *_table(Ranking, "search.ranking."), ""]
 
 
 def _all_defaults() -> list[str]:

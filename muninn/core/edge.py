@@ -34,7 +34,7 @@ def usage_sentence(exc: click_exc.UsageError) -> str:
 
 
 def run(main: Callable[..., Any], *args: Any, **kwargs: Any) -> NoReturn:
-    """Run a click main non-standalone and exit the way the README's exit-code table says."""
+    """Run a click main non-standalone and exit the way docs/cli.md's exit-code table says."""
     kwargs["standalone_mode"] = False
     try:
         rv = main(*args, **kwargs)

@@ -17,7 +17,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Profile:
     model_name: str            # embed.model_name's default: part of OpenViking's vector identity
-    keyword_weight: float      # search.keyword_weight's default beside this model
+    keyword_weight: float      # the ranking profile's keyword_weight beside this model
     query_prompt: str = ""     # read before a question (muninn.core.embed_prompts)
     passage_prompt: str = ""   # read before a stored fact
 

@@ -10,7 +10,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Every exit code muninn uses, with its meaning; README's "Exit codes" table is checked
+    """Every exit code muninn uses, with its meaning; docs/cli.md's "Exit codes" table is checked
     against this (tests/test_exit_codes.py). A new meaning gets a new code, never a reused one."""
 
     meaning: str
@@ -62,7 +62,7 @@ class ExitCode(IntEnum):
 
 
 class MuninnError(Exception):
-    """Base class. `exit_code` is part of the CLI contract (see README, "Exit codes")."""
+    """Base class. `exit_code` is part of the CLI contract (see docs/cli.md, "Exit codes")."""
 
     exit_code: int = ExitCode.CHECK_FAILED
 

@@ -115,7 +115,7 @@ def register_upgrades(register: Callable[[Any], Any]) -> None:
 @hookspec
 def register_backup_parts(register: Callable[[Any], Any]) -> None:
     """Local state a backup must hold because nothing rebuilds it: `register(part)`, a
-    muninn.nightly.backup_parts.LocalPart (a name, and where its file or folder lives)."""
+    muninn.nightly.backup.parts.LocalPart (a name, and where its file or folder lives)."""
 
 
 @hookspec

@@ -54,14 +54,14 @@ AGENT_FORBIDDEN = frozenset({
     "privacy_resolve", "privacy_upsert", "download",
 })
 
-# An agent profile without `tools:` gets the tools that only read: it is handed a shell's worth of
-# reach (recall_access_exec runs commands, recall_verify runs the proof sweep against live systems)
-# or a write into shared memory (recall_remember) only by a policy that names the tool.
-# tests/test_guard.py checks each of these against the tool's own read-only, closed-world annotations.
-AGENT_DEFAULT_TOOLS: tuple[str, ...] = (
-    "recall_search", "recall_read", "recall_list", "recall_secret_find", "recall_secret_show",
-    "recall_secret_command", "recall_access_find", "recall_access_show", "recall_status",
-)
+def agent_default_tools() -> tuple[str, ...]:
+    """What an agent profile without `tools:` holds: the registered tools whose ToolSpec says
+    `agent_default`, the ones that only read. It is handed a shell's worth of reach (recall_access_exec
+    runs commands, recall_verify runs the proof sweep against live systems) or a write into shared memory
+    (recall_remember) only by a policy that names the tool. tests/test_guard.py checks each of these
+    against the tool's own read-only, closed-world annotations."""
+    return tuple(name for name, spec in registry.tools().items() if getattr(spec, "agent_default", False))
+
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
@@ -219,6 +219,7 @@ def _build(doc: yamlfile.Document) -> Policy:
                                fix="one folder is one area: remove one of them or point it elsewhere")
     profiles: dict[str, Profile] = {}
     known = registry.tool_access()  # tool names are checked against what is registered, outside plugins too
+    defaults = agent_default_tools()
     for name, r in model.readers.items():
         loc = ("readers", name)
         if not _NAME.match(name):
@@ -227,7 +228,7 @@ def _build(doc: yamlfile.Document) -> Policy:
             if area not in areas:
                 raise doc.error_at((*loc, "areas", area), f"unknown area {area!r}",
                                    fix=f"declare it under `areas:` (known: {', '.join(sorted(areas))})")
-        tools = tuple(r.tools) if r.tools is not None else AGENT_DEFAULT_TOOLS if r.kind == "agent" else tuple(known)
+        tools = tuple(r.tools) if r.tools is not None else defaults if r.kind == "agent" else tuple(known)
         for i, tool in enumerate(tools):
             tloc = (*loc, "tools", i)
             if r.kind == "agent" and tool in AGENT_FORBIDDEN:

@@ -168,7 +168,7 @@ def upgrade_steps() -> list[Any]:
 
 
 def backup_parts() -> list[Any]:
-    """Local state that cannot be rebuilt (muninn.nightly.backup_parts.LocalPart), from every part."""
+    """Local state that cannot be rebuilt (muninn.nightly.backup.parts.LocalPart), from every part."""
     return list(_collect("register_backup_parts", lambda part: part.name, "backup part").values())
 
 

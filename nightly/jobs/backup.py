@@ -1,8 +1,8 @@
-"""backup: one dated file of what cannot be rebuilt (muninn.nightly.backup); what was skipped is a warning."""
+"""backup: one dated file of what cannot be rebuilt (muninn.nightly.backup.make); what was skipped is a warning."""
 
 from __future__ import annotations
 
-from muninn.nightly.backup import create
+from muninn.nightly.backup.make import create
 from muninn.nightly.jobs import Context, JobResult
 
 

@@ -1,9 +1,9 @@
-"""backup-verify: the restore drill (muninn.nightly.backup_verify) over the latest backup, every night."""
+"""backup-verify: the restore drill (muninn.nightly.backup.verify) over the latest backup, every night."""
 
 from __future__ import annotations
 
 from muninn.core.errors import MuninnError
-from muninn.nightly.backup_verify import drill
+from muninn.nightly.backup.verify import drill
 from muninn.nightly.jobs import Context, JobResult
 
 

@@ -67,7 +67,7 @@ SERVER_DIR = "server"
 def server_files(settings: Settings, unreadable: list[str]) -> dict[str, bytes]:
     """{path in the mirror: bytes} of every file of `nightly.mirror_areas` on the server, each read with
     the first key that may (the CLI's, then each reader's). The server's derived files are left out."""
-    from muninn.nightly import backup_server
+    from muninn.nightly.backup import server as backup_server
 
     areas = [a.rstrip("/") for a in settings.nightly.mirror_areas]
     if not areas:

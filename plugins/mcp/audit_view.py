@@ -22,7 +22,7 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.guards import audit
 from muninn.plugins.access import access_log
-from muninn.plugins.search.recency import parse_since
+from muninn.plugins.search.request import parse_since
 
 Log = Literal["mcp", "access", "all"]
 LOGS: tuple[str, ...] = ("mcp", "access")

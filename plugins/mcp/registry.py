@@ -60,8 +60,14 @@ class ToolSpec:
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = False
-    # A live tool checks the world as it is now; calling one resets the history-only nudge.
+    # A live tool checks the world as it is now; calling one resets the history-only nudge, and the
+    # agents' rules name it as the way to check current state (rules.live_tools).
     live: bool = False
+    # Held by an agent profile whose policy lists no `tools:` (policy.agent_default_tools): only tools that
+    # read what muninn holds, by their own annotations; a tool with more reach is granted by name.
+    agent_default: bool = False
+    # Held by the local agent of the policy.yaml `muninn init` writes (init_files.POLICY_YAML).
+    init_agent: bool = False
 
     @property
     def annotations(self) -> ToolAnnotations:

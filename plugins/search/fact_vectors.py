@@ -51,7 +51,7 @@ def second_texts(index: keyword.KeywordIndex) -> list[str]:
 
 def window_chars(settings: Settings) -> int:
     """The window size linear fusion embeds windows at, 0 when the `window` feature is off."""
-    return settings.search.window_chars if settings.search.window_weight else 0
+    return settings.ranking.window_chars if settings.ranking.window_weight else 0
 
 
 def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
@@ -59,7 +59,7 @@ def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:
     (one of these, or the configured identity's) is copied from it, so it is embedded once.
     Raises dense.DenseUnavailable when the embedding sidecar does not answer."""
     done = Filled()
-    if settings.search.fusion != "linear":
+    if settings.ranking.fusion != "linear":
         return done
     targets = [p for p in dict.fromkeys(index_paths) if p.exists()]
     second = settings.second_embed

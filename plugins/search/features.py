@@ -1,17 +1,17 @@
 """The fusion features: what linear fusion scores each candidate on, and what the rerank adds again.
 
 A feature has a `name` (its key in the fusion), a `weight` in linear fusion, a `blend` after the
-rerank (0: not added again), `shown` (its key in a hit's stage_scores, or None) and
+rerank (0: not added again; both read from the ranking profile, ranking.py sums them), `shown` (its key
+in a hit's stage_scores, or None) and
 `score(state, uris)`. A feature whose `applies` is False this query is left out of both. A new
-feature is one class here and one line in the plugin's `register_features` (plugin.py), whose order is
-the order of the sums.
+feature is one class here and one line in FEATURES, whose order is the order of the sums.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from muninn.core.config import SearchSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search.state import SearchState
 
 
@@ -19,9 +19,9 @@ class Feature(Protocol):
     name: str
     shown: str | None
 
-    def weight(self, cfg: SearchSettings) -> float: ...
+    def weight(self, r: Ranking) -> float: ...
 
-    def blend(self, cfg: SearchSettings) -> float: ...
+    def blend(self, r: Ranking) -> float: ...
 
     def applies(self, state: SearchState) -> bool: ...
 
@@ -31,7 +31,7 @@ class Feature(Protocol):
 class _Base:
     shown: str | None = None
 
-    def blend(self, cfg: SearchSettings) -> float:
+    def blend(self, r: Ranking) -> float:
         return 0.0
 
     def applies(self, state: SearchState) -> bool:
@@ -43,8 +43,8 @@ class Keyword(_Base):
 
     name = "keyword"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.keyword_weight
+    def weight(self, r: Ranking) -> float:
+        return r.keyword_weight
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
         assert state.searcher.index is not None
@@ -56,8 +56,8 @@ class FileCosine(_Base):
 
     name, shown = "vector", "file_cos"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.vector_weight
+    def weight(self, r: Ranking) -> float:
+        return r.vector_weight
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
         return state.cosines["file"]
@@ -68,8 +68,8 @@ class FactCosine(_Base):
 
     name, shown = "fact", "fact_cos"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.fact_weight
+    def weight(self, r: Ranking) -> float:
+        return r.fact_weight
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
         return state.cosines["fact"]
@@ -81,8 +81,8 @@ class BestWindow(_Base):
 
     name, shown = "window", "window_cos"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.window_weight
+    def weight(self, r: Ranking) -> float:
+        return r.window_weight
 
     def applies(self, state: SearchState) -> bool:
         return "window" in state.cosines
@@ -98,8 +98,8 @@ class SecondCosine(_Base):
 
     name, shown = "second", "second_cos"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.second_weight
+    def weight(self, r: Ranking) -> float:
+        return r.second_weight
 
     def applies(self, state: SearchState) -> bool:
         return "second" in state.cosines
@@ -115,16 +115,16 @@ class Header(_Base):
 
     name, shown = "header", "header"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.header_weight
+    def weight(self, r: Ranking) -> float:
+        return r.header_weight
 
-    def blend(self, cfg: SearchSettings) -> float:
-        return cfg.rerank.header_blend
+    def blend(self, r: Ranking) -> float:
+        return r.header_blend
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
-        index, cfg, docs = state.searcher.index, state.cfg, state.docs
+        index, ranking, docs = state.searcher.index, state.ranking, state.docs
         assert index is not None and state.analysis is not None
-        if not cfg.header_weight:
+        if not ranking.header_weight:
             return {}
         terms = state.analysis.terms
         # Only words some candidate's header names can count: most queries need no index lookup.
@@ -132,7 +132,7 @@ class Header(_Base):
         if not named:
             return {}
         shares = index.header_share(sorted(named), state.request.targets)
-        facets = {w for w, share in shares.items() if share >= cfg.header_min_share}
+        facets = {w for w, share in shares.items() if share >= ranking.header_min_share}
         return {u: docs[u].header_match(terms, facets) for u in uris} if facets else {}
 
 
@@ -142,16 +142,20 @@ class DateMatch(_Base):
 
     name, shown = "date", "date"
 
-    def weight(self, cfg: SearchSettings) -> float:
-        return cfg.date_weight
+    def weight(self, r: Ranking) -> float:
+        return r.date_weight
 
-    def blend(self, cfg: SearchSettings) -> float:
-        return cfg.rerank.date_blend
+    def blend(self, r: Ranking) -> float:
+        return r.date_blend
 
     def applies(self, state: SearchState) -> bool:
         return state.window is not None
 
     def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
         assert state.window is not None
-        return {u: state.window.match(state.docs[u].date, state.cfg.date_slack_days) for u in uris}
+        return {u: state.window.match(state.docs[u].date, state.ranking.date_slack_days) for u in uris}
 
+
+# The order of the sums (linear fusion's and the rerank's blend).
+FEATURES: tuple[Feature, ...] = (Keyword(), FileCosine(), FactCosine(), BestWindow(), SecondCosine(), Header(),
+                                 DateMatch())

@@ -55,13 +55,13 @@ LAYOUT = 3
 HASH_SIZE: int | None = 16 << 20
 
 
-class IndexError_(MuninnError):
+class KeywordIndexError(MuninnError):
     """The keyword index file is missing or unreadable."""
 
     exit_code = ExitCode.SEARCH_CONTRACT
 
 
-class IndexDamaged(IndexError_):
+class IndexDamaged(KeywordIndexError):
     """The index file is damaged (truncated, overwritten, not SQLite): searches carry on vector-only
     and say so; `muninn search-index --rebuild` moves it aside and builds a new one."""
 
@@ -332,7 +332,7 @@ class KeywordIndex:
     def __init__(self, db_path: Path | str, fix: str = "muninn search-index") -> None:
         self.path = Path(db_path)
         if not self.path.exists():
-            raise IndexError_(f"no keyword index at {self.path}", fix=f"run `{fix}` to build it")
+            raise KeywordIndexError(f"no keyword index at {self.path}", fix=f"run `{fix}` to build it")
         self._conn = connect(self.path)
         self.match = ""   # set per call by the pipeline: the FTS5 expression for this query
 
@@ -375,11 +375,11 @@ class KeywordIndex:
         return {ids[rowid]: -s for rowid, s in rows}
 
     def _match(self, sql: str, args: tuple[object, ...], query: str) -> list[tuple]:
-        """A MATCH query's rows: a bad expression is IndexError_, a damaged file IndexDamaged."""
+        """A MATCH query's rows: a bad expression is KeywordIndexError, a damaged file IndexDamaged."""
         try:
             return self._conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
-            raise IndexError_(f"keyword query {query!r} failed on {self.path}: {exc}") from None
+            raise KeywordIndexError(f"keyword query {query!r} failed on {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             if not sqlitefile.is_damage(exc):
                 raise
@@ -409,7 +409,7 @@ class KeywordIndex:
             try:
                 n = self._conn.execute(sql, (f'{{title breadcrumb}} : "{word}"', *scoped)).fetchone()[0]
             except sqlite3.OperationalError as exc:
-                raise IndexError_(f"header count for {word!r} failed on {self.path}: {exc}") from None
+                raise KeywordIndexError(f"header count for {word!r} failed on {self.path}: {exc}") from None
             except sqlite3.DatabaseError as exc:
                 if not sqlitefile.is_damage(exc):
                     raise

@@ -1,13 +1,13 @@
-"""The search pipeline: an ordered list of stages over one shared state (state.py).
+"""The search pipeline: the ordered list of stages below, over one shared state (state.py).
 
-route (hybrid, routing, dates) -> vector + keyword (+ dated) candidates -> the reader's scope -> RRF ->
-content -> since -> linear fusion on the features of features.py -> rerank -> recency -> pin -> per-file
-cap -> top k
-(or a briefing). A stage with a switch can be turned off in `muninn.yaml` (`search:`), per call and
-by a `--no-<switch>` flag; every fallback is written into `SearchResult.warnings`.
+Stages gather evidence (the route, candidate lists, content, features, the cross-encoder's scores, dates);
+every step that turns evidence into order is in ranking.py, under the ranking profile
+(muninn/core/ranking_profile.py). A stage with a switch can be turned off in `muninn.yaml` (`search:`), per
+call and by a `--no-<switch>` flag; every fallback is written into `SearchResult.warnings`.
 
-A new stage is one module in `stages/` and one line in the plugin's `register_stages` (plugin.py, in
-pipeline order); an outside plugin's stages come through the same hook and run after the built-ins.
+A new built-in stage is one line in STAGES, in pipeline order. An outside plugin adds a stage through the
+`register_stages` hook: it runs after the built-ins, on their final order (the plugin registers STAGES
+through the same hook, first).
 """
 
 from __future__ import annotations
@@ -28,21 +28,35 @@ from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import keyword, outage, relevance
 from muninn.plugins.search.request import SearchRequest, Switch
+from muninn.plugins.search.stages import content, fusion, keyword_stage, order, query_vectors, reach, route, scope
 from muninn.plugins.search.stages.content import ContentFetcher
-from muninn.plugins.search.stages.rerank_stage import rerank_text
-from muninn.plugins.search.stages.vector import VectorSource
+from muninn.plugins.search.stages.rerank_stage import Rerank, rerank_text
+from muninn.plugins.search.stages.vector import Vector, VectorSource
 from muninn.plugins.search.state import SearchState, Stage
 from muninn.plugins.search.types import Candidate, Hit, Reranker, SearchResult
 
 if TYPE_CHECKING:
     from muninn.core.client import OpenViking
 
-__all__ = ["Searcher", "rerank_text", "search", "stage_switches"]
+__all__ = ["STAGES", "Searcher", "rerank_text", "search", "stage_switches"]
+
+# The pipeline, in order. The first decides the route and what is sought; the question's vectors are then
+# asked beside find; the candidates are cut to the reader's scope, fused, read, scored and ordered.
+STAGES: tuple[Stage, ...] = (
+    route.Analyse(), query_vectors.QueryVectors(), Vector(), keyword_stage.Keyword(), keyword_stage.Dated(),
+    reach.Reach(), scope.Scope(), fusion.Fusion(), content.Content(), content.Since(), fusion.Linear(),
+    Rerank(), order.Recency(), order.Pin(), order.Cap(),
+)
 
 
 def stage_switches() -> tuple[Switch, ...]:
-    """The switches of the registered stages, in pipeline order."""
-    return tuple(s.switch for s in registry.stages() if s.switch is not None)
+    """The switches of the registered stages (their own, and those a stage reads itself), in pipeline order."""
+    out: list[Switch] = []
+    for stage in registry.stages():
+        out += getattr(stage, "switches", ())
+        if stage.switch is not None:
+            out.append(stage.switch)
+    return tuple(out)
 
 
 class Searcher:
@@ -55,6 +69,7 @@ class Searcher:
         self.settings = settings
         self.readable = readable    # a policy reader's decision: what it refuses is never a candidate
         self.cfg = settings.search
+        self.ranking = settings.ranking
         # Imported here: `muninn search` answered by `muninn serve` loads the stage list, not the clients.
         from muninn.core.client import OpenViking
         from muninn.plugins.search import dense
@@ -66,7 +81,7 @@ class Searcher:
         self.index_problem = ""
         try:
             self.index = keyword.KeywordIndex(path, fix=index_fix)  # the fix names this reader's command
-        except keyword.IndexError_ as exc:
+        except keyword.KeywordIndexError as exc:
             self.index_problem = str(exc)
         # The vector call has its own limit (search.timeout): past it the search answers from keywords.
         self._vector_client = self.client.with_timeout(self.cfg.timeout)
@@ -113,7 +128,7 @@ class Searcher:
                 from muninn.plugins.search import rerank
 
                 try:
-                    self._reranker = rerank.load(self._rerank_cfg)
+                    self._reranker = rerank.load(self._rerank_cfg, self.ranking)
                 except rerank.RerankUnavailable as exc:
                     self._rerank_problem = str(exc)
             return self._reranker
@@ -176,10 +191,10 @@ def result_of(state: SearchState) -> SearchResult:
     terms = state.analysis.terms if state.analysis else []
     best = relevance.best_of(c.stage_scores for c in state.fused)
     hits, said = relevance.judge([_hit(c, state.docs[c.uri], state.reranked_by, best) for c in state.fused],
-                                 state.cfg.strong_match, request.min_score)
+                                 state.ranking.strong_match, request.min_score)
     # Only what is shown is cut and checked for secrets (a briefing may show any of them): 40-60 candidates
     # took 4-33 ms of a warm search, where the top k take a few.
-    shown = [_cut(h, state.docs[h.uri], terms, state.cfg.rerank.passage_window)
+    shown = [_cut(h, state.docs[h.uri], terms, state.ranking.passage_window)
              for h in (hits if request.briefing else hits[:request.k])]
     for message in said:
         state.warn(message)
@@ -187,7 +202,7 @@ def result_of(state: SearchState) -> SearchResult:
     if window is not None:
         assert state.sought is not None
         named = {"from": window.start.isoformat(), "to": window.end.isoformat(),
-                 "slack_days": state.cfg.date_slack_days, "searched": state.sought.query}
+                 "slack_days": state.ranking.date_slack_days, "searched": state.sought.query}
     result = SearchResult(query=request.text, route=state.route, hits=shown, warnings=state.warnings,
                           timings_ms=state.timings, reranker=state.reranked_by, dates=named)
     if request.briefing:

@@ -13,43 +13,17 @@ from muninn.core.hookspecs import hookimpl
 
 @hookimpl
 def register_stages(register: Callable[[Any], Any]) -> None:
-    from muninn.plugins.search.stages import (
-        analyse,
-        cap,
-        content,
-        dated,
-        dates,
-        fusion_stage,
-        hybrid,
-        keyword_stage,
-        linear,
-        pin,
-        query_vectors,
-        reach,
-        recency_stage,
-        rerank_stage,
-        routing,
-        scope,
-        since,
-        vector,
-    )
+    from muninn.plugins.search.pipeline import STAGES
 
-    # The order is the pipeline. The first four decide the route and what is sought; the question's
-    # vectors are then asked beside find; the rest rank.
-    for stage in (analyse.Analyse(), hybrid.Hybrid(), routing.Routing(), dates.Dates(),
-                  query_vectors.QueryVectors(), vector.Vector(), keyword_stage.Keyword(), dated.Dated(),
-                  reach.Reach(), scope.Scope(), fusion_stage.Fusion(), content.Content(), since.Since(),
-                  linear.Linear(), rerank_stage.Rerank(), recency_stage.Recency(), pin.Pin(), cap.Cap()):
+    for stage in STAGES:       # pipeline.py holds the order
         register(stage)
 
 
 @hookimpl
 def register_features(register: Callable[[Any], Any]) -> None:
-    from muninn.plugins.search import features
+    from muninn.plugins.search.features import FEATURES
 
-    # The order is the order of the sums (linear fusion's and the rerank's blend).
-    for feature in (features.Keyword(), features.FileCosine(), features.FactCosine(), features.BestWindow(),
-                    features.SecondCosine(), features.Header(), features.DateMatch()):
+    for feature in FEATURES:   # features.py holds the order of the sums
         register(feature)
 
 

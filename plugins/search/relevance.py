@@ -58,7 +58,7 @@ def _logit(p: float) -> float:
 
 def judge(hits: list[Hit], strong: float, min_score: float | None) -> tuple[list[Hit], list[str]]:
     """The hits kept by `min_score` and what to say about them: the "no strong match" warning
-    when the best hit's relevance is under `strong` (search.strong_match)."""
+    when the best hit's relevance is under `strong` (search.ranking.strong_match)."""
     said: list[str] = []
     known = [h.relevance for h in hits if h.relevance is not None]
     if min_score is not None:
@@ -69,5 +69,5 @@ def judge(hits: list[Hit], strong: float, min_score: float | None) -> tuple[list
     best = max(known, default=None)
     if best is not None and best < strong:
         said.append(f"no strong match: the best hit's relevance is {best:.3f}, under {strong} "
-                    "(search.strong_match); what you asked may not be in memory")
+                    "(search.ranking.strong_match); what you asked may not be in memory")
     return hits, said

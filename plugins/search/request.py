@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from muninn.core.config import SearchSettings
-from muninn.plugins.search import recency
 from muninn.plugins.search.types import SearchError
 
 
@@ -60,7 +59,7 @@ class SearchRequest:
         now = now or dt.datetime.now(dt.UTC)
         since_at = None
         if since:
-            since_at = recency.parse_since(since, now)
+            since_at = parse_since(since, now)
             if since_at is None:
                 raise SearchError(f"--since {since!r} is neither a span (7d, 24h, 30m, 2w) nor an ISO date")
         switches = {s.name: s.default(cfg) for s in declared}
@@ -80,3 +79,19 @@ def targets_of(target: str | Sequence[str] | None, default: str) -> tuple[str, .
     given = [target] if isinstance(target, str) else list(target or [])
     folders = list(dict.fromkeys(t.rstrip("/") for t in given if t and t.strip("/"))) or [default.rstrip("/")]
     return tuple(f for f in folders if not any(f.startswith(o + "/") for o in folders if o != f))
+
+
+_SINCE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_since(value: str, now: dt.datetime | None = None) -> dt.datetime | None:
+    """`7d`, `24h`, `30m`, `2w` or an ISO date/datetime; None when it is neither."""
+    now = now or dt.datetime.now(dt.UTC)
+    value = value.strip()
+    if value[:-1].isdigit() and value[-1:].lower() in _SINCE:
+        return now - dt.timedelta(seconds=int(value[:-1]) * _SINCE[value[-1].lower()])
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)

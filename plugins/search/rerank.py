@@ -30,6 +30,7 @@ from muninn.core import hub_models as hub
 from muninn.core.config import RerankSettings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.core.paths import package_dir
+from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search.types import StageError
 
 ENDPOINT = "endpoint:"
@@ -271,20 +272,21 @@ Backend = FlagBackend | CrossEncoderBackend | OnnxBackend | EndpointBackend
 _LOADED: dict[tuple, CachedReranker] = {}
 
 
-def load(cfg: RerankSettings) -> CachedReranker:
+def load(cfg: RerankSettings, ranking: Ranking | None = None) -> CachedReranker:
     """The reranker for these settings, loaded once per process: `model`, else the first of
-    `fallbacks` that can be had. RerankUnavailable names every one that was tried."""
+    `fallbacks` that can be had. RerankUnavailable names every one that was tried. How it reads a pair
+    (max_length, batch_size, length_sort) is the ranking profile's: it moves scores."""
     problems = []
     for model in [cfg.model, *cfg.fallbacks]:
         try:
-            return _load_one(model, cfg)
+            return _load_one(model, cfg, ranking or Ranking())
         except RerankUnavailable as exc:
             problems.append(str(exc))
     raise RerankUnavailable("; ".join(problems), fix=_FIX)
 
 
-def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
-    key = (model, cfg.backend, cfg.max_length, cfg.batch_size, cfg.threads, cfg.int8, cfg.length_sort, cfg.spin)
+def _load_one(model: str, cfg: RerankSettings, r: Ranking) -> CachedReranker:
+    key = (model, cfg.backend, r.max_length, r.batch_size, cfg.threads, cfg.int8, r.length_sort)
     if key in _LOADED:
         return _LOADED[key]
     where = resolve(model)
@@ -292,7 +294,7 @@ def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
     if where.startswith(ENDPOINT):
         inner = EndpointBackend(where[len(ENDPOINT):], cfg.timeout)
     elif cfg.backend in ("auto", "onnx") and is_onnx(where):
-        inner = OnnxBackend(where, cfg.max_length, cfg.batch_size, cfg.threads, cfg.length_sort, cfg.spin)
+        inner = OnnxBackend(where, r.max_length, r.batch_size, cfg.threads, r.length_sort)
     elif cfg.backend == "onnx":
         raise RerankUnavailable(f"reranker {model} at {where} has no model.onnx + tokenizer.json", fix=_FIX)
     else:
@@ -309,6 +311,6 @@ def _load_one(model: str, cfg: RerankSettings) -> CachedReranker:
             # and scores its first batch twice to probe memory (evals/results/search.md).
             backend = "cross-encoder" if importlib.util.find_spec("sentence_transformers") else "flag"
         cls = FlagBackend if backend == "flag" else CrossEncoderBackend
-        inner = cls(where, cfg.max_length, cfg.batch_size, cfg.int8)
+        inner = cls(where, r.max_length, r.batch_size, cfg.int8)
     _LOADED[key] = CachedReranker(inner, model)
     return _LOADED[key]

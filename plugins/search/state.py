@@ -2,7 +2,9 @@
 
 A stage is a small object in `plugins/search/stages/`: a `name` (its key in `timings_ms`), the
 `switch` that turns it off (or None), `applies(state)` (whether there is work for it on this query)
-and `run(state)`. The runner in pipeline.py times each stage it runs; no stage times itself.
+and `run(state)`; a stage that reads several switches itself lists them in `switches`. The runner in
+pipeline.py times each stage it runs; no stage times itself. Stages gather evidence; what order it
+makes is ranking.py's.
 
 The state carries `Services`, the few things stages use between queries (the keyword index, the
 vectors, the content fetcher, the reranker); pipeline.Searcher is one, and state.py needs nothing
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from muninn.core.config import SearchSettings, Settings
+from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search import query
 from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.query import Analysis
@@ -41,6 +44,7 @@ class Services(Protocol):
 
     settings: Settings
     cfg: SearchSettings
+    ranking: Ranking                    # the profile beside the embedder, with search.ranking's overrides
     client: OpenViking
     index: KeywordIndex | None          # None when there is none, or it was found damaged
     index_problem: str
@@ -84,6 +88,10 @@ class SearchState:
         return self.searcher.cfg
 
     @property
+    def ranking(self) -> Ranking:
+        return self.searcher.ranking
+
+    @property
     def match(self) -> str:
         """The FTS5 expression of what is sought."""
         assert self.sought is not None
@@ -92,13 +100,6 @@ class SearchState:
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
-
-    def use_route(self, route: str) -> None:
-        """Take `route`, unless it needs the keyword index and there is none: then vectors, said once."""
-        if route != "vector" and self.searcher.index is None:
-            self.warn(f"keyword stage skipped: {self.searcher.index_problem}")
-            route = "vector"
-        self.route = route
 
 
 class Stage(Protocol):

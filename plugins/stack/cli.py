@@ -191,5 +191,5 @@ def embed_serve(
     from muninn.plugins.embed.server import serve
 
     s = settings(ctx)
-    # search.second_weight 0 turns the second model off for searches: then only a request that names it loads it.
+    # search.ranking.second_weight 0 turns the second model off for searches: only a request naming it loads it.
     serve(s.embed, host=host, port=port, warm_second=s.second_embed is not None)

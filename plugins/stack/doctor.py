@@ -137,7 +137,7 @@ def second_model(settings: Settings) -> list[Check]:
     """The second embedder (embed.second_model): are its weights here, and does the running sidecar serve it?"""
     second = settings.second_embed
     if second is None:
-        why = "embed.url is an outside endpoint" if settings.embed.url else "search.second_weight 0 or " \
+        why = "embed.url is an outside endpoint" if settings.embed.url else "search.ranking.second_weight 0 or " \
             "embed.second_model none, or the same model as embed.model"
         return [Check("second model", "ok", f"off ({why})")]
     from muninn.core.errors import MuninnError

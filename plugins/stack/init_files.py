@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from muninn.core import atomic, config, policy, secrets_file
+from muninn.core import atomic, config, policy, registry, secrets_file
 from muninn.core.errors import ConfigError, Refused
 
 POLICY_NAME = "policy.yaml"
@@ -94,7 +94,7 @@ readers:
     user: agent
     areas: {{notes: read, agent: write}}
     remember_to: agent
-    tools: [recall_search, recall_read, recall_list, recall_remember, recall_status]
+    tools: [{agent_tools}]
 """
 
 SECRETS_YAML = """\
@@ -144,11 +144,18 @@ def plan(config_file: Path, notes: Path, keyring_backend: str | None = None) -> 
     texts = {
         config_file: MUNINN_YAML.format(notes=_yaml_str(notes), area=NOTES_AREA, sessions=SESSIONS_AREA,
                                         keyring=keyring_block(keyring_backend)),
-        folder / POLICY_NAME: POLICY_YAML.format(area=NOTES_AREA, sessions=SESSIONS_AREA),
+        folder / POLICY_NAME: POLICY_YAML.format(area=NOTES_AREA, sessions=SESSIONS_AREA,
+                                                 agent_tools=", ".join(init_agent_tools())),
         folder / SECRETS_NAME: SECRETS_YAML,
     }
     _validate(texts, config_file)
     return [Planned(path, text, 0o600 if path.name == SECRETS_NAME else None) for path, text in texts.items()]
+
+
+def init_agent_tools() -> tuple[str, ...]:
+    """The local agent's tools in the policy.yaml `init` writes: the registered tools whose ToolSpec says
+    `init_agent` (read what it may, remember into its own area, status)."""
+    return tuple(name for name, spec in registry.tools().items() if getattr(spec, "init_agent", False))
 
 
 def _yaml_str(path: Path) -> str:

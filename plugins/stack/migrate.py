@@ -19,9 +19,9 @@ from pathlib import Path
 from muninn.core import embed_record, format_file
 from muninn.core.config import EmbedSettings, Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
-from muninn.plugins.stack import lifecycle, migrate_catchup, migrate_copy, migrate_reindex, migrate_verify
-from muninn.plugins.stack import migrate_side as side_mod
+from muninn.plugins.stack import lifecycle, migrate_verify
 from muninn.plugins.stack import migrate_state as st
+from muninn.plugins.stack import migrate_steps as steps
 
 
 class MigrateError(MuninnError):
@@ -95,8 +95,8 @@ def start(settings: Settings, to: str | None) -> st.State:
     if to == old:
         raise MigrateError(f"the workspace's vectors are already made with {to}", fix="nothing to migrate")
     check_model(to)
-    if not migrate_copy.data(settings).is_dir():
-        raise MigrateError(f"there is no server data at {migrate_copy.data(settings)} to migrate",
+    if not st.data(settings).is_dir():
+        raise MigrateError(f"there is no server data at {st.data(settings)} to migrate",
                            fix=f"set embed.model: {to} and run `muninn up`: a new workspace needs no migration")
     return st.State(to=to, to_name=model_name(to), old=old, old_name=old_name,
                     started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
@@ -106,15 +106,15 @@ def run(settings: Settings, to: str | None, say: lifecycle.Say, config_file: Pat
     state = start(settings, to)
     summary = Summary(old=state.old, new=state.to)
     if state.phase == "copy":
-        migrate_copy.copy(settings, state, say, config_file)
+        st.copy(settings, state, say, config_file)
         state.phase = "side"
         st.save(settings, state)
     if state.phase in ("side", "reindex", "catch-up"):
-        side = side_mod.start(settings, state, say, config_file)
+        side = steps.start_side(settings, state, say, config_file)
         state.phase = "reindex" if state.phase == "side" else state.phase
         st.save(settings, state)
         if state.phase == "reindex":
-            migrate_reindex.run(settings, side, state, say)
+            steps.reindex(settings, side, state, say)
             state.phase = "catch-up"
             st.save(settings, state)
         _catch_up(settings, side, state, summary, say, config_file)
@@ -129,15 +129,15 @@ def run(settings: Settings, to: str | None, say: lifecycle.Say, config_file: Pat
 def _catch_up(settings: Settings, side: Settings, state: st.State, summary: Summary, say: lifecycle.Say,
               config_file: Path | None) -> None:
     """Carry while the old server answers, then stop it and carry the last writes; verify before the switch."""
-    _add(summary, migrate_catchup.carry(settings, side, state, say))
+    _add(summary, steps.carry(settings, side, state, say))
     lifecycle.stop_server(settings, say)
-    if changed := migrate_catchup.system_changed(settings, state):
+    if changed := steps.system_changed(settings, state):
         say(f"migrate: {len(changed)} account or user list(s) changed on the old server; copying them")
-        side_mod.stop(state, "server")
-        migrate_catchup.copy_system(settings, state, changed)
+        steps.stop_side(state, "server")
+        steps.copy_system(settings, state, changed)
         st.save(settings, state)
-        side = side_mod.start(settings, state, say, config_file)
-    _add(summary, migrate_catchup.carry(settings, side, state, say))
+        side = steps.start_side(settings, state, say, config_file)
+    _add(summary, steps.carry(settings, side, state, say))
     say("migrate: verifying the copy (same files in every tree, a search in each)...")
     verified = migrate_verify.verify(settings, side, state)
     state.searched = verified.searched
@@ -146,11 +146,11 @@ def _catch_up(settings: Settings, side: Settings, state: st.State, summary: Summ
         raise MigrateError(f"the re-embedded copy does not match the old data: {migrate_verify.describe(verified)}",
                            fix=f"rerun `muninn embed migrate` to carry and verify again; the second server's log "
                                f"is {st.folder(settings) / 'logs' / 'server.log'}")
-    side_mod.stop(state)
+    steps.stop_side(state)
     st.save(settings, state)
 
 
-def _add(summary: Summary, carried: migrate_catchup.Carried) -> None:
+def _add(summary: Summary, carried: steps.Carried) -> None:
     summary.carried += carried.written
     summary.removed += carried.removed
 
@@ -158,9 +158,9 @@ def _add(summary: Summary, carried: migrate_catchup.Carried) -> None:
 def _switch(settings: Settings, state: st.State, summary: Summary, say: lifecycle.Say,
             config_file: Path | None) -> None:
     """Idempotent: a run killed between two of these steps redoes only what is left."""
-    side_mod.stop(state)
+    steps.stop_side(state)
     lifecycle.down(settings, say=say)
-    data, new = migrate_copy.data(settings), st.side_data(settings)
+    data, new = st.data(settings), st.side_data(settings)
     if not state.backup:
         state.backup = st.backup_name(data.parent, state.old)
         st.save(settings, state)
@@ -216,11 +216,11 @@ def abort(settings: Settings, say: lifecycle.Say, config_file: Path | None = Non
     state = st.load(settings)
     if state is None and not st.folder(settings).exists():
         return False
-    if state is not None and state.phase == "switch" and not migrate_copy.data(settings).is_dir():
+    if state is not None and state.phase == "switch" and not st.data(settings).is_dir():
         raise MigrateError("the switch has begun: the old data is already moved aside",
                            fix="rerun `muninn embed migrate` to finish it")
     if state is not None:
-        side_mod.stop(state)
+        steps.stop_side(state)
     shutil.rmtree(st.folder(settings), ignore_errors=True)
     say(f"migrate: aborted; {st.folder(settings)} removed, the workspace's data is as it was")
     if not lifecycle.healthy(settings.server.base_url) and state is not None and state.phase in ("catch-up", "switch"):

@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from muninn.core.config import Settings
-from muninn.plugins.stack import migrate_copy
-from muninn.plugins.stack import migrate_side as side_mod
 from muninn.plugins.stack import migrate_state as st
-from muninn.plugins.stack.migrate_reindex import admin_user
+from muninn.plugins.stack import migrate_steps as steps
 
 
 @dataclass
@@ -37,15 +35,15 @@ def _sample_line(text: str) -> str | None:
     return None
 
 
-def verify(settings: Settings, side: side_mod.Settings, state: st.State) -> Verified:
-    old = migrate_copy.data(settings)
-    expected = {"/".join(migrate_copy.uri_of(rel)): rel for rel, _ in migrate_copy.content_files(old)}
+def verify(settings: Settings, side: Settings, state: st.State) -> Verified:
+    old = st.data(settings)
+    expected = {"/".join(st.uri_of(rel)): rel for rel, _ in st.content_files(old)}
     out = Verified(files=len(expected), vectors_short=state.vectors < state.files)
     listed: set[str] = set()
-    with side_mod.root_client(settings, side) as root:
+    with steps.root_client(settings, side) as root:
         # An account made on the old server during the window has files but no tree of the reindex.
         for account in sorted({a for a, _ in state.trees} | {key.split("/", 1)[0] for key in expected}):
-            with side_mod.as_admin(settings, side, account, admin_user(root, account) or "") as client:
+            with steps.as_admin(settings, side, account, steps.admin_user(root, account) or "") as client:
                 for top in ("viking://resources", "viking://agent", "viking://user"):
                     listed |= {f"{account}/{e.uri}" for e in client.walk(top, into=lambda u: "/sessions" not in u)
                                if not e.uri.rsplit("/", 1)[-1].startswith(".")}
@@ -65,11 +63,11 @@ def verify(settings: Settings, side: side_mod.Settings, state: st.State) -> Veri
 
 def _sample(old, account: str, uri: str) -> tuple[str, str] | None:
     prefix = f"{account}/{uri.removeprefix('viking://')}"
-    for rel, path in migrate_copy.content_files(old):
+    for rel, path in st.content_files(old):
         if rel == prefix or rel.startswith(prefix + "/"):
             line = _sample_line(path.read_text(errors="replace"))
             if line:
-                return migrate_copy.uri_of(rel)[1], line
+                return st.uri_of(rel)[1], line
     return None
 
 

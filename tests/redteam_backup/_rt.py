@@ -14,7 +14,8 @@ from pathlib import Path
 import yaml
 
 from muninn.core import config
-from muninn.nightly import backup_archive, backup_crypt
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import crypt as backup_crypt
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 V = "jt9Xq2vLr7Pz4Kw8Mn3Bd6Fh"            # examples/secrets.yaml: jira-api-token

@@ -33,7 +33,12 @@ from _rt import (
 )
 
 from muninn.core.errors import ConfigError, CredentialError, MuninnError
-from muninn.nightly import backup, backup_archive, backup_crypt, backup_gate, backup_restore, backup_verify
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import crypt as backup_crypt
+from muninn.nightly.backup import gate as backup_gate
+from muninn.nightly.backup import make as backup
+from muninn.nightly.backup import restore as backup_restore
+from muninn.nightly.backup import verify as backup_verify
 from muninn.plugins.access.vault import Vault
 
 ATTACK = "ATTACK SUCCEEDED: "

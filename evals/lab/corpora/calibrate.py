@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     corpora = {name: shown(recs, base) for name, recs in recorded.items()}
     fitted = None if args.shipped else report(corpora, args.before)
-    text = fitted[0] if fitted else shipped_report(corpora, base.strong_match)
+    text = fitted[0] if fitted else shipped_report(corpora, replay.profile(base).strong_match)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
     print(text)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from muninn.core.config import EmbedSettings
 from muninn.evals.lab.corpora import baselines, harness, sources
-from muninn.plugins.search.stages import cap
+from muninn.plugins.search import ranking
 from muninn.plugins.search.types import Candidate
 
 DEPTH = 40     # ranked before the cap, as the product's lists are longer than its page
@@ -26,7 +26,7 @@ def capped(ranked: Sequence[str], file_of: dict[str, str], per_file: int | None,
     """`ranked` as the product's cap would show it (None: as ranked)."""
     if per_file is None:
         return list(ranked)
-    return [c.uri for c in cap.per_file([Candidate(uri=u) for u in ranked], file_of, per_file, window=page)]
+    return [c.uri for c in ranking.per_file([Candidate(uri=u) for u in ranked], file_of, per_file, window=page)]
 
 
 def found(firsts: Sequence[int | None], k: int) -> int:

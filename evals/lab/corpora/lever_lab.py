@@ -30,7 +30,8 @@ import numpy as np
 from muninn.core import factfile
 from muninn.core.config import EmbedSettings, SearchSettings
 from muninn.evals.lab.corpora import lever_data, replay, sources
-from muninn.plugins.search import fusion, query
+from muninn.plugins.search import query
+from muninn.plugins.search import ranking as order
 from muninn.plugins.search.stages.rerank_stage import rerank_text
 from muninn.plugins.search.types import Candidate
 
@@ -203,10 +204,11 @@ class Applier:
             terms = q.analysis.terms
             named = set(terms) & set().union(*(c.docs[u].header_words for u in uris))
             shares = c.index.header_share(sorted(named)) if named else {}
-            facets = {w for w, s in shares.items() if s >= self.cfg.header_min_share}
+            facets = {w for w, s in shares.items() if s >= replay.profile(self.cfg).header_min_share}
             out["header"] = {u: c.docs[u].header_match(terms, facets) for u in uris} if facets else {}
         if "date" in q.rec["features"] and q.analysis.window is not None:
-            out["date"] = {u: q.analysis.window.match(c.docs[u].date, self.cfg.date_slack_days) for u in uris}
+            slack = replay.profile(self.cfg).date_slack_days
+            out["date"] = {u: q.analysis.window.match(c.docs[u].date, slack) for u in uris}
         return out
 
     def apply(self, q: Question, plan: Plan) -> dict[str, Any]:
@@ -245,15 +247,16 @@ class Applier:
         cfg = s.cfg(self.cfg)
         kept = [x for x in rec["cands"] if replay.within(x, {"vector": cfg.vector_top, "keyword": cfg.keyword_top})]
         feats = {n: {x["uri"]: x["features"][n] for x in kept if n in x["features"]} for n in rec["features"]}
-        if not cfg.header_weight:
+        if not replay.profile(cfg).header_weight:
             feats.pop("header", None)
-        head = fusion.linear([Candidate(uri=x["uri"]) for x in kept], feats,
+        head = order.linear([Candidate(uri=x["uri"]) for x in kept], feats,
                              replay.fusion_weights(cfg, s))[:cfg.rerank.candidates]
         want = [x.uri for x in head if next(y for y in kept if y["uri"] == x.uri)["ce"] is None]
         keys = {u: f"{self.c.name}|{rec['id']}|{u}" for u in want}
         todo = [u for u in want if keys[u] not in self.ce]
         if todo:
-            texts = [rerank_text(self.c.docs[u], cfg.content_chars, q.analysis.terms, cfg.rerank.passage_window)
+            r = replay.profile(cfg)
+            texts = [rerank_text(self.c.docs[u], r.content_chars, q.analysis.terms, r.passage_window)
                      for u in todo]
             self.ce.update(zip((keys[u] for u in todo), self.model.rerank(q.text, texts), strict=True))
             self.scored += len(todo)
@@ -352,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from muninn.plugins.search import rerank
 
-    base = SearchSettings(**{k: float(v) for k, v in (x.split("=", 1) for x in args.set)})
+    base = SearchSettings(ranking={k: float(v) for k, v in (x.split("=", 1) for x in args.set)})
     current = replay.Setting.of(base)
     corpora = replay.load(args.traces, 0.02)
     if args.corpora:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core.config import SearchSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.evals.lab.corpora import sources, trace
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import passage, rerank
@@ -54,9 +55,9 @@ def _ceiling(recs: list[dict[str, Any]], asked: dict[str, str], doc: Callable[[s
             continue
         for c in r["cands"]:
             d = doc(c["uri"])
-            if len(d.fact or d.body) <= cfg.rerank.passage_window:
+            if len(d.fact or d.body) <= Ranking(**cfg.ranking).passage_window:
                 continue
-            texts = every_start(d, cfg.content_chars)
+            texts = every_start(d, Ranking(**cfg.ranking).content_chars)
             c["ce"] = max(model.rerank(asked[r["id"]], texts))
             pairs += len(texts)
     return pairs
@@ -89,8 +90,9 @@ def main() -> None:
                 texts, at = [], []
                 for i, c in enumerate(r["cands"]):
                     d = doc(c["uri"])
-                    new = rerank_text(d, cfg.content_chars, terms, window)
-                    if new != rerank_text(d, cfg.content_chars):
+                    chars = Ranking(**cfg.ranking).content_chars
+                    new = rerank_text(d, chars, terms, window)
+                    if new != rerank_text(d, chars):
                         texts.append(new)
                         at.append(i)
                 if texts and r["cands"][0]["ce"] is not None:

@@ -3,7 +3,7 @@ by leaving one corpus out: the value fitted on the other corpora is scored on th
 
     python -m muninn.evals.lab.corpora.replay TRACE_DIR [--out evals/results/corpora_loco.md]
 
-Ranking goes through the product's own code (fusion.linear, the rerank stage's `blend`,
+Ranking goes through the product's own code (plugins/search/ranking.py: linear, `blend`,
 recency.apply, cap.per_file), so a replayed setting ranks exactly as the pipeline would.
 """
 
@@ -21,11 +21,10 @@ from typing import Any
 
 from muninn.core import registry
 from muninn.core.config import SearchSettings
+from muninn.core.ranking_profile import Ranking
 from muninn.evals.lab.corpora import harness
 from muninn.evals.lab.corpora.harness import CorpusRun
-from muninn.plugins.search import fusion, recency
-from muninn.plugins.search.stages import cap
-from muninn.plugins.search.stages.rerank_stage import blend, read_by_reranker, reorder
+from muninn.plugins.search import ranking as order
 from muninn.plugins.search.types import Candidate
 
 K = 10
@@ -53,25 +52,24 @@ class Setting:
     per_file: int = 2                           # search.per_file
 
     @classmethod
-    def of(cls, cfg: SearchSettings) -> Setting:
-        """The setting a configuration runs with."""
-        return cls(keyword_weight=cfg.keyword_weight, vector_weight=cfg.vector_weight, fact_weight=cfg.fact_weight,
-                   header_weight=cfg.header_weight, rerank=cfg.rerank.enabled, candidates=cfg.rerank.candidates,
-                   blend=cfg.rerank.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
-                   min_confidence=cfg.rerank.min_confidence, gap=cfg.rerank.gap,
-                   skip_margin=cfg.rerank.skip_margin, vector_top=cfg.vector_top, keyword_top=cfg.keyword_top,
-                   unsure=tuple(sorted(cfg.rerank.unsure_weights.items())), per_file=cfg.per_file)
+    def of(cls, cfg: SearchSettings, ranking: Ranking | None = None) -> Setting:
+        """The setting a configuration runs with (`ranking`: the profile in use, else `cfg`'s overrides)."""
+        r = ranking or profile(cfg)
+        return cls(keyword_weight=r.keyword_weight, vector_weight=r.vector_weight, fact_weight=r.fact_weight,
+                   header_weight=r.header_weight, rerank=cfg.rerank.enabled, candidates=cfg.rerank.candidates,
+                   blend=r.blend, recency=cfg.recency, rerank_keyword_route=cfg.rerank.identifiers,
+                   min_confidence=r.min_confidence, gap=r.gap,
+                   skip_margin=r.skip_margin, vector_top=cfg.vector_top, keyword_top=cfg.keyword_top,
+                   unsure=tuple(sorted(r.unsure_weights.items())), per_file=cfg.per_file)
 
     def cfg(self, base: SearchSettings) -> SearchSettings:
-        rr = base.rerank.model_copy(update={"blend": self.blend, "candidates": self.candidates,
-                                            "identifiers": self.rerank_keyword_route,
-                                            "min_confidence": self.min_confidence, "gap": self.gap,
-                                            "skip_margin": self.skip_margin,
-                                            "unsure_weights": dict(self.unsure)})
+        rr = base.rerank.model_copy(update={"candidates": self.candidates, "identifiers": self.rerank_keyword_route})
+        ranking = {**base.ranking, "blend": self.blend, "min_confidence": self.min_confidence, "gap": self.gap,
+                   "skip_margin": self.skip_margin, "unsure_weights": dict(self.unsure),
+                   "keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
+                   "fact_weight": self.fact_weight, "header_weight": self.header_weight}
         return base.model_copy(update={"vector_top": self.vector_top, "keyword_top": self.keyword_top,
-                                       "keyword_weight": self.keyword_weight, "vector_weight": self.vector_weight,
-                                       "fact_weight": self.fact_weight, "header_weight": self.header_weight,
-                                       "per_file": self.per_file, "rerank": rr})
+                                       "per_file": self.per_file, "rerank": rr, "ranking": ranking})
 
     def label(self) -> str:
         rr = f"rerank {self.candidates}, blend {self.blend:g}" if self.rerank else "no rerank"
@@ -96,9 +94,16 @@ class Setting:
                 f"header {self.header_weight:g}{extra}, {rr}")
 
 
+def profile(cfg: SearchSettings) -> Ranking:
+    """The ranking `cfg` runs with: the default profile under its `search.ranking` overrides (Setting.cfg
+    writes every weight the lab varies there)."""
+    return Ranking(**cfg.ranking)
+
+
 def fusion_weights(cfg: SearchSettings, s: Setting) -> dict[str, float]:
     """Each fusion feature's weight as the product's features read it from `cfg`, then the lab's own."""
-    return {**{f.name: f.weight(cfg) for f in registry.features()}, **dict(s.extra)}
+    r = profile(cfg)
+    return {**{f.name: f.weight(r) for f in registry.features()}, **dict(s.extra)}
 
 
 def rank(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> list[str]:
@@ -117,30 +122,32 @@ def ranked(rec: dict[str, Any], s: Setting, cfg: SearchSettings) -> tuple[list[s
     by_uri = {c["uri"]: c for c in rec["cands"]}
     feats = {name: {c["uri"]: c["features"][name] for c in rec["cands"] if name in c["features"]}
              for name in rec["features"]}
-    if not cfg.header_weight:
+    r = profile(cfg)
+    if not r.header_weight:
         feats.pop("header", None)    # the product computes no header match when its weight is 0
     if rec["linear"]:
         weights = fusion_weights(cfg, s)
         first = cands
-        cands = fusion.linear(cands, feats, weights)
+        cands = order.linear(cands, feats, weights)
     reranks = s.rerank and (s.rerank_keyword_route or rec["route"] != "keyword")
-    split = read_by_reranker(cands, cfg.rerank) if reranks else None
+    split = order.rerank_head(cands, r, cfg.rerank.candidates) if reranks else None
     unsure = split is not None and max(by_uri[c.uri]["ce"] or 0.0 for c in split[0]) < s.min_confidence
     read = [c.uri for c in split[0]] if split is not None else []
     if unsure and s.unsure and rec["linear"]:
-        cands = fusion.linear(first, feats, {**weights, **dict(s.unsure)})
+        cands = order.linear(first, feats, {**weights, **dict(s.unsure)})
     if unsure and s.alternate and rec["linear"] and (values := feats.get(s.alternate)):
         cands = alternate(cands[:len(split[0])], cands[len(split[0]):], values)
     if split is not None and not unsure and all(by_uri[c.uri]["ce"] is not None for c in cands):
         head, tail = split
-        scores = blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], cfg,
-                       {name: [vals.get(c.uri, 0.0) for c in head] for name, vals in feats.items()})
-        cands = reorder(head, tail, scores)
+        scores = order.blend([c.score for c in head], [by_uri[c.uri]["ce"] for c in head], r,
+                             {name: [vals.get(c.uri, 0.0) for c in head] for name, vals in feats.items()},
+                             {f.name: f.blend(r) for f in registry.features()})
+        cands = order.reorder(head, tail, scores)
     if s.recency and not rec["window"]:
         dates = {u: dt.datetime.fromisoformat(c["date"]) if c["date"] else None for u, c in by_uri.items()}
-        cands = recency.apply(cands, dates, cfg.half_life_days, cfg.recency_weight,
-                              dt.datetime.fromisoformat(rec["now"]))
-    cands = cap.per_file(cands, {u: c["file"] for u, c in by_uri.items()}, cfg.per_file, window=cfg.k)
+        cands = order.with_recency(cands, dates, r.half_life_days, r.recency_weight,
+                                   dt.datetime.fromisoformat(rec["now"]))
+    cands = order.per_file(cands, {u: c["file"] for u, c in by_uri.items()}, cfg.per_file, window=cfg.k)
     return [c.uri for c in cands[:K]], read
 
 

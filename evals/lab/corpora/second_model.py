@@ -24,7 +24,7 @@ from muninn.core import config
 from muninn.core import embed_prompts as prompts_mod
 from muninn.evals.lab.corpora import baselines, harness, replay, sources
 from muninn.plugins.embed.model import embed, load
-from muninn.plugins.search.fusion import zscores
+from muninn.plugins.search.ranking import zscores
 
 WEIGHTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 FEATURE = "second"

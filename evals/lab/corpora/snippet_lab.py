@@ -61,7 +61,7 @@ def docs_of(built: sources.Built) -> dict[str, docmod.Doc]:
 
 def top4(records: list[dict], settings: Settings) -> dict[str, list[str]]:
     """question id -> the right facts (URI tails) in the replayed defaults' top 4, best first."""
-    s = replay.Setting.of(settings.search)
+    s = replay.Setting.of(settings.search, settings.ranking)
     cfg = s.cfg(settings.search)
     out = {}
     for rec in records:
@@ -73,7 +73,7 @@ def top4(records: list[dict], settings: Settings) -> dict[str, list[str]]:
 def measure(name: str, cache: Path | None, settings: Settings, traces: Path | None, chars: int) -> Tally:
     built = sources.build(name, cache)
     docs = docs_of(built)
-    window = settings.search.rerank.passage_window
+    window = settings.ranking.passage_window
     ranked = top4(trace.read(traces / f"{name}.jsonl"), settings) if traces else None
     tally = Tally()
     for q in built.questions.questions:

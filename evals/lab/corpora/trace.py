@@ -41,7 +41,7 @@ def question(searcher: Searcher, text: str, target: str, now: dt.datetime | None
     ce: list[float] = []
     if model is not None and state.fused:
         terms = state.analysis.terms if state.analysis else []
-        texts = [rerank_text(state.docs[c.uri], state.cfg.content_chars, terms, state.cfg.rerank.passage_window)
+        texts = [rerank_text(state.docs[c.uri], state.ranking.content_chars, terms, state.ranking.passage_window)
                  for c in state.fused]
         ce = check_scores(model.name, model.rerank(text, texts), len(texts))
     if model is None:

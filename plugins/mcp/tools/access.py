@@ -81,7 +81,7 @@ ACCESS_FIND = ToolSpec(
         "Find how to reach a cluster, VM, cloud account or internal service. Use it before reaching "
         "anything; never read ~/.kube/config, ~/.ssh/config or env scripts to work it out."
     ),
-    params=FindParams, handler=find, access="none",
+    params=FindParams, handler=find, access="none", agent_default=True,
 )
 ACCESS_SHOW = ToolSpec(
     name="recall_access_show",
@@ -89,7 +89,7 @@ ACCESS_SHOW = ToolSpec(
         "Show an inventory entry's access block: prerequisites (e.g. vpn), ordered steps, the proof "
         "command, linked secret ids, and when it was last verified."
     ),
-    params=ShowParams, handler=show, access="none",
+    params=ShowParams, handler=show, access="none", agent_default=True,
 )
 ACCESS_EXEC = ToolSpec(
     name="recall_access_exec",

@@ -34,5 +34,5 @@ LIST = ToolSpec(
         "List a folder of the shared memory, or, with no URI, the areas this reader may use and its "
         "level in each (read, write, manage). Prefer recall_search to browsing."
     ),
-    params=ListParams, handler=handle, access="read",
+    params=ListParams, handler=handle, access="read", agent_default=True, init_agent=True,
 )

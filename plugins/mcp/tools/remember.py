@@ -101,4 +101,5 @@ REMEMBER = ToolSpec(
         "an agent."
     ),
     params=RememberParams, handler=handle, access="write", read_only=False, destructive=False, idempotent=False,
+    init_agent=True,
 )

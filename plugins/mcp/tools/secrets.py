@@ -87,7 +87,7 @@ SECRET_FIND = ToolSpec(
         "only from here: never ask for a secret, never read a .env or config file for one. Returns "
         "ids and metadata, never values."
     ),
-    params=FindParams, handler=find, access="none",
+    params=FindParams, handler=find, access="none", agent_default=True,
 )
 SECRET_SHOW = ToolSpec(
     name="recall_secret_show",
@@ -95,7 +95,7 @@ SECRET_SHOW = ToolSpec(
         "Show a credential's metadata and its `use` line (the calling convention: bearer header, "
         "basic auth, env variable). Never the value. Next step: recall_secret_command."
     ),
-    params=ShowParams, handler=show, access="none",
+    params=ShowParams, handler=show, access="none", agent_default=True,
 )
 SECRET_COMMAND = ToolSpec(
     name="recall_secret_command",
@@ -104,5 +104,5 @@ SECRET_COMMAND = ToolSpec(
         "Write the command with the environment variable ($JIRA_API_TOKEN), never the value; the "
         "value goes into the child process only and its output is masked. Run the returned line yourself."
     ),
-    params=CommandParams, handler=command, access="none",
+    params=CommandParams, handler=command, access="none", agent_default=True,
 )

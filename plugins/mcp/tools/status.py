@@ -47,5 +47,5 @@ STATUS = ToolSpec(
     name="recall_status",
     description=("Show which reader this server acts as, its areas and tools, whether memory is reachable, "
                  "and for each readable area its file count, newest fact and keyword index freshness."),
-    params=StatusParams, handler=handle, access="none",
+    params=StatusParams, handler=handle, access="none", agent_default=True, init_agent=True,
 )

@@ -73,3 +73,18 @@ class Content:
         # Offline, only the keyword index's texts: a file it lacks is left out, not a second timeout.
         state.docs = state.searcher.fetcher.fetch([c.uri for c in state.fused], server=not state.offline)
         state.fused = [c for c in state.fused if c.uri in state.docs]
+
+
+class Since:
+    """`--since`: only facts dated at or after the given moment; an undated fact is left out."""
+
+    name = "since"
+    switch = None
+
+    def applies(self, state: SearchState) -> bool:
+        return state.request.since_at is not None
+
+    def run(self, state: SearchState) -> None:
+        since_at = state.request.since_at
+        assert since_at is not None
+        state.fused = [c for c in state.fused if (d := state.docs[c.uri].date) is not None and d >= since_at]

@@ -21,7 +21,7 @@ class QueryVectors:
 
     def applies(self, state: SearchState) -> bool:
         # Linear fusion runs only beside BM25 (route hybrid); an identifier or a vectors-only query never fuses.
-        return state.cfg.fusion == "linear" and state.route == "hybrid" and state.sought is not None
+        return state.ranking.fusion == "linear" and state.route == "hybrid" and state.sought is not None
 
     def run(self, state: SearchState) -> None:
         assert state.sought is not None

@@ -20,7 +20,7 @@ from muninn.core import policy as policy_mod
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, CredentialError, NotFound
-from muninn.nightly import backup_crypt
+from muninn.nightly.backup import crypt as backup_crypt
 
 READER_KIND = "muninn-reader-key"
 VAULT_KIND = "muninn-vault-key"

@@ -14,7 +14,9 @@ from typing import Any
 
 from muninn.core.config import Settings
 from muninn.core.errors import MuninnError
-from muninn.nightly import backup, backup_archive, backup_restore
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import make as backup
+from muninn.nightly.backup import restore as backup_restore
 
 
 class DrillFailed(MuninnError):

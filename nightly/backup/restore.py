@@ -2,8 +2,8 @@
 fresh one. Nothing is overwritten silently: a file that is there with other bytes, on the server or
 on this host, is named and kept unless `replace`.
 
-Only a sealed backup opens (backup_crypt.py). Every path in it is confined, and every server file passes
-the restore gate (backup_gate.py) first: redacted as a reader's text is, read by the leak gate, held
+Only a sealed backup opens (crypt.py). Every path in it is confined, and every server file passes
+the restore gate (gate.py) first: redacted as a reader's text is, read by the leak gate, held
 sealed when it fails. Each server file is written with the key of a reader the policy lets write there,
 else the CLI's own; then read back and counted. Then every reader's keyword index hears
 of what was written (reader_index.after_write) and the search vectors are filled, so a restored fact is
@@ -28,9 +28,12 @@ from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ExitCode, MuninnError, NotFound
 from muninn.export.sync import read_many
-from muninn.nightly import backup_archive, backup_gate, backup_parts, backup_server
-from muninn.nightly.backup_server import area_of
-from muninn.nightly.backup_server import policy_areas as backup_policy_areas
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import gate as backup_gate
+from muninn.nightly.backup import parts as backup_parts
+from muninn.nightly.backup import server as backup_server
+from muninn.nightly.backup.server import area_of
+from muninn.nightly.backup.server import policy_areas as backup_policy_areas
 
 
 class RestoreHeld(MuninnError):
@@ -112,7 +115,7 @@ def raise_for(report: RestoreReport) -> None:
 
 
 def open_archive(settings: Settings, path: Path, allow_unsealed: bool = False) -> backup_archive.Archive:
-    from muninn.nightly import backup_crypt
+    from muninn.nightly.backup import crypt as backup_crypt
 
     data, sealed = backup_crypt.open_file(settings, path, allow_unsealed)
     archive = backup_archive.Archive.from_bytes(data, str(path), sealed)

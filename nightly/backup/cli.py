@@ -8,8 +8,9 @@ import typer
 
 from muninn.core.cliutil import JsonOpt, emit_json, say, settings
 from muninn.core.errors import ConfigError
-from muninn.nightly import backup, backup_restore
-from muninn.nightly.key_cli import PassFileOpt, passphrase
+from muninn.nightly.backup import make as backup
+from muninn.nightly.backup import restore as backup_restore
+from muninn.nightly.backup.key_cli import PassFileOpt, passphrase
 
 UnsealedOpt = typer.Option(False, "--allow-unsealed", help="Open a plain (unsealed) archive, as made before "
                            "backups were sealed. Anyone able to write the file chose its contents: only for a file "
@@ -96,7 +97,7 @@ def verify(
     """The restore drill: open the backup with the key in the keyring, restore every file into a scratch
     folder and check each against the hash the backup itself holds. Exit 1 when it does not open or any
     file differs (also the nightly job `backup-verify`); exit 22 when it is not sealed."""
-    from muninn.nightly import backup_verify
+    from muninn.nightly.backup import verify as backup_verify
 
     _warn_unsealed(allow_unsealed)
     report = backup_verify.drill(settings(ctx), file, allow_unsealed)
@@ -117,7 +118,7 @@ def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new 
                passphrase_file: Path = PassFileOpt) -> None:
     """Write the backup key, sealed with a passphrase, to a new file: keep it off this host. Without it
     no backup opens on a new machine."""
-    from muninn.nightly import backup_crypt
+    from muninn.nightly.backup import crypt as backup_crypt
 
     backup_crypt.export_key(settings(ctx), dest, passphrase(confirm=True, file=passphrase_file))
     say(f"wrote the backup key to {dest} (0600, sealed with your passphrase)")
@@ -127,7 +128,7 @@ def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new 
 def key_import(ctx: typer.Context, src: Path = typer.Argument(..., exists=True, dir_okay=False),
                passphrase_file: Path = PassFileOpt) -> None:
     """Put an exported backup key into this workspace's keyring (a new host, before `backup restore`)."""
-    from muninn.nightly import backup_crypt
+    from muninn.nightly.backup import crypt as backup_crypt
 
     backup_crypt.import_key(settings(ctx), src, passphrase(confirm=False, file=passphrase_file))
     say("imported the backup key")

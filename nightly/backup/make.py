@@ -1,12 +1,12 @@
 """What cannot be rebuilt, in one dated file in `<home>/backups/`:
 - every file on the server that no export wrote, or whose bytes differ from what the sync manifest
-  says muninn wrote (backup_server.py: the agents' areas, readers' direct writes into shared areas,
+  says muninn wrote (server.py: the agents' areas, readers' direct writes into shared areas,
   readers' edits of exported files), read with every identity that has a key;
-- every local part registered through `register_backup_parts` (backup_parts.py: the vault store,
+- every local part registered through `register_backup_parts` (parts.py: the vault store,
   policy.yaml, the sync manifests, retired-value hashes, the allowlist, approved skills, the
   observation logs);
 - the server's account list (with the root key).
-Keys are never in a backup. The format (an index of hashes included) is backup_archive.py's.
+Keys are never in a backup. The format (an index of hashes included) is archive.py's.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from muninn.core import credentials
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ServerDown
-from muninn.nightly import backup_archive, backup_crypt, backup_parts, backup_server
-from muninn.nightly.backup_server import area_of, policy_areas
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import crypt as backup_crypt
+from muninn.nightly.backup import parts as backup_parts
+from muninn.nightly.backup import server as backup_server
+from muninn.nightly.backup.server import area_of, policy_areas
 
 PATTERN = "muninn-backup-*"          # .mbk sealed; .tar.gz made before sealing
 
@@ -133,7 +136,7 @@ def _accounts(settings: Settings, report: BackupReport) -> list[dict[str, Any]] 
 
 def restore(settings: Settings, path: Path, to: str) -> dict[str, Any]:
     """One area back onto the server (kept for callers of the earlier API): backup_restore.restore."""
-    from muninn.nightly import backup_restore
+    from muninn.nightly.backup import restore as backup_restore
 
     report = backup_restore.restore(settings, path, area=to)
     backup_restore.raise_for(report)

@@ -1,11 +1,23 @@
-"""Linear fusion: every candidate of the union scored on the same features (features.py), each
-z-scored over the candidates. It needs both lists; RRF order stays when the embedding sidecar is down."""
+"""Fusion's evidence: the candidate lists as one union (RRF, ranking.fuse), then every candidate of the
+union scored on the same features (features.py) for linear fusion (ranking.by_features). Linear fusion needs
+both lists; RRF order stays when the embedding sidecar is down."""
 
 from __future__ import annotations
 
 from muninn.core import registry
-from muninn.plugins.search import dense, fusion, windows
+from muninn.plugins.search import dense, ranking, windows
 from muninn.plugins.search.state import SearchState
+
+
+class Fusion:
+    name = "fusion"
+    switch = None
+
+    def applies(self, state: SearchState) -> bool:
+        return True
+
+    def run(self, state: SearchState) -> None:
+        state.fused = ranking.fuse(state.lists, state.ranking)
 
 
 class Linear:
@@ -13,13 +25,13 @@ class Linear:
     switch = None
 
     def applies(self, state: SearchState) -> bool:
-        return state.cfg.fusion == "linear" and {"vector", "keyword"} <= state.lists.keys() and bool(state.fused)
+        return state.ranking.fusion == "linear" and {"vector", "keyword"} <= state.lists.keys() and bool(state.fused)
 
     def run(self, state: SearchState) -> None:
         assert state.sought is not None
         uris = [c.uri for c in state.fused]
         docs = state.docs
-        chars = state.cfg.window_chars if state.cfg.window_weight else 0
+        chars = state.ranking.window_chars if state.ranking.window_weight else 0
         wins = [windows.texts(docs[u].text, chars) if chars else [] for u in uris]
         asked = state.query_vectors     # the question's vectors, asked beside find (query_vectors.py)
         try:
@@ -55,4 +67,5 @@ class Linear:
             for f in used:
                 if f.shown:
                     c.stage_scores[f.shown] = round(state.features[f.name].get(c.uri, 0.0), 4)
-        state.fused = fusion.linear(state.fused, state.features, {f.name: f.weight(state.cfg) for f in used})
+        weights, _ = ranking.feature_weights(used, state.ranking)
+        state.fused = ranking.by_features(state.fused, state.features, weights)

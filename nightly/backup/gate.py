@@ -32,7 +32,10 @@ from muninn.core.errors import CredentialError
 from muninn.guards.leak_gate import KNOWN_VALUE
 from muninn.guards.redact import Redactor
 from muninn.guards.uri import UriRejected, canonicalize
-from muninn.nightly import backup_archive, backup_crypt, backup_parts, server_scan
+from muninn.nightly import server_scan
+from muninn.nightly.backup import archive as backup_archive
+from muninn.nightly.backup import crypt as backup_crypt
+from muninn.nightly.backup import parts as backup_parts
 from muninn.nightly.purge import readers_redactor, redact_spans
 
 

@@ -79,7 +79,7 @@ def export(
     Example:
       muninn key export --profile raven --to /media/usb/raven.key
     """
-    from muninn.nightly import key_transfer
+    from muninn.nightly.backup import key_transfer
 
     if (profile is None) == (not vault):
         raise ConfigError("choose one of --profile NAME or --vault", key="key export",
@@ -114,7 +114,7 @@ def import_(
     Example:
       muninn key import raven.key --passphrase-file ~/.config/muninn/pass
     """
-    from muninn.nightly import key_transfer
+    from muninn.nightly.backup import key_transfer
 
     moved = key_transfer.import_any(settings(ctx), src, passphrase(confirm=False, file=passphrase_file), profile)
     if json_out:

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from muninn.core import atomic, credentials
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, CredentialError
-from muninn.nightly.backup_archive import BackupRefused, BackupUnreadable
+from muninn.nightly.backup.archive import BackupRefused, BackupUnreadable
 
 MAGIC = b"MUNINN-BACKUP-AESGCM-1\n"
 MIN_GUESSES_LOG10 = 10.0      # zxcvbn's score 4: "strong protection from an offline slow-hash attack"
