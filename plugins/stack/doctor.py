@@ -81,7 +81,13 @@ def server_install(settings: Settings) -> list[Check]:
     binary = lifecycle.server_binary(settings)
     if binary.exists():
         return [Check("openviking-server", "ok", str(binary))]
-    return [Check("openviking-server", "fail", f"{binary} missing", "run `muninn server install` or `muninn up`")]
+    return [Check("openviking-server", "pending" if never_up(settings) else "fail", f"{binary} missing",
+                  "run `muninn up` (it installs the server once: ~1.3 GB, minutes), or `muninn server install`")]
+
+
+def never_up(settings: Settings) -> bool:
+    """No `muninn up` has run in this workspace yet (it records the embedding model): what it would do is pending."""
+    return format_file.recorded(settings.workspace) is None
 
 
 def running(settings: Settings) -> list[Check]:
@@ -95,8 +101,9 @@ def running(settings: Settings) -> list[Check]:
         if comp.healthy:
             out.append(Check(f"{comp.name} at {comp.url}", "ok", "; ".join(x for x in (said, comp.detail) if x)))
         else:
-            out.append(Check(f"{comp.name} at {comp.url}", "fail", comp.detail or "not answering",
-                             _not_running_fix(settings, comp.name)))
+            fix = _not_running_fix(settings, comp.name)
+            level = "pending" if fix == "run `muninn up`" and never_up(settings) else "fail"
+            out.append(Check(f"{comp.name} at {comp.url}", level, comp.detail or "not answering", fix))
     return out
 
 
@@ -117,6 +124,7 @@ def _not_running_fix(settings: Settings, name: str) -> str:
 
 def embedding_model(settings: Settings) -> list[Check]:
     from muninn.core.errors import MuninnError
+    from muninn.plugins.embed import fetch
     from muninn.plugins.embed.model import is_onnx, model_path
 
     if refused := embed_record.mismatch(settings):       # what `muninn up` refuses with exit 20
@@ -126,6 +134,8 @@ def embedding_model(settings: Settings) -> list[Check]:
     try:
         path = model_path(settings.embed)
     except MuninnError as exc:
+        if isinstance(exc, fetch.FetchError) and not settings.embed.url and never_up(settings):
+            return [Check("embedding model", "pending", exc.message, "run `muninn up` (it fetches the model once)")]
         return [Check("embedding model", "fail", exc.message, exc.fix or "")]
     ok = (path / "config.json").exists() or (path / "modules.json").exists() or is_onnx(path)
     return [Check("embedding model", "ok" if ok else "fail", f"{settings.embed.model} -> {path}{kept}",
@@ -187,3 +197,19 @@ def register_checks(register: Callable[[CheckFn], None]) -> None:
 
 def as_dicts(results: list[Check]) -> list[dict]:
     return [asdict(r) for r in results]
+
+
+def counts(results: list[Check]) -> dict[str, int]:
+    """How many checks at each level, in the order a reader acts on them."""
+    return {level: sum(r.level == level for r in results) for level in ("fail", "pending", "warn", "ok")}
+
+
+def summary(results: list[Check]) -> str:
+    """One line under the table: what to do next."""
+    n = counts(results)
+    said = ", ".join(f"{v} {k if k != 'fail' else 'failed'}" for k, v in n.items() if v)
+    if n["fail"]:
+        return f"doctor: {said}: fix the FAIL rows above (each names its fix)"
+    if n["pending"]:
+        return f"doctor: {said}: run `muninn up` to do the pending ones"
+    return f"doctor: {said}" + (": nothing to do" if not n["warn"] else ": read the warnings above")
