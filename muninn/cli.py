@@ -81,6 +81,27 @@ def all_commands() -> dict[str, Command]:
     return out
 
 
+# `muninn --help`'s panels, in the order a user meets them. Plumbing runs for you (a hook, a search, a one-off
+# migration): listed last, so the first screen is what a person types.
+PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Start", ("init", "up", "doctor", "status", "down", "demo")),
+    ("Daily", ("export", "sync", "search", "read", "ls", "audit", "forget", "watch")),
+    ("Secrets and access", ("secret", "vault", "access", "verify", "redact", "leak")),
+    ("Agents", ("mcp", "policy", "skills", "guard")),
+    ("Maintenance", ("nightly", "backup", "key", "embed", "models", "server", "search-index")),
+    ("Developer", ("eval", "bench")),
+    ("Plumbing (run for you by hooks, searches and migrations)",
+     ("observe", "serve", "move-to-root", "rename-remembered")),
+)
+
+
+def panels(listed: list[str]) -> list[tuple[str, list[str]]]:
+    """PANELS over the commands there are; any not named (an outside plugin's) in a last panel."""
+    named = {n for _, names in PANELS for n in names}
+    out = [(title, [n for n in names if n in listed]) for title, names in PANELS]
+    return [*out, ("Other commands (plugins)", [n for n in listed if n not in named])]
+
+
 class LazyGroup(TyperGroup):
     """Lists commands from the index and imports a part only when one of its commands runs."""
 
@@ -119,6 +140,16 @@ class LazyGroup(TyperGroup):
             if close and "Did you mean" not in exc.message:
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {', '.join(repr(c) for c in close)}?"
             raise
+
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:
+        """The commands in panels by when a user reaches for them (PANELS); an outside plugin's last."""
+        listed = self.list_commands(ctx)
+        for title, names in panels(listed):
+            rows = [(name, cmd.get_short_help_str()) for name in names
+                    if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:
         self._listing = True

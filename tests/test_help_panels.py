@@ -1,0 +1,41 @@
+"""`muninn --help` groups its commands in panels by when a user reaches for them, plumbing last."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+import muninn.cli
+from muninn import cli_index
+from muninn.cli import PANELS, panels
+
+
+def test_every_built_in_command_sits_in_exactly_one_named_panel() -> None:
+    named = [n for _, names in PANELS for n in names]
+    assert len(named) == len(set(named))
+    assert sorted(named) == sorted(cli_index.COMMANDS)
+    assert panels(list(cli_index.COMMANDS))[-1][1] == []            # nothing falls to "Other commands"
+
+
+def test_an_unknown_command_goes_to_the_last_panel() -> None:
+    title, names = panels([*cli_index.COMMANDS, "wiki-sync"])[-1]
+    assert names == ["wiki-sync"] and "plugins" in title
+
+
+def test_the_root_help_shows_the_panels_in_order_with_the_first_hour_first() -> None:
+    out = CliRunner().invoke(muninn.cli.app, ["--help"]).output
+    at = [out.index(f"\n{title}:\n") for title, _ in PANELS]
+    assert at == sorted(at)
+    start = out[at[0]:at[1]]
+    assert all(f"  {name} " in start for name in ("init", "up", "doctor"))
+    plumbing = out[at[-1]:]
+    assert "  observe " in plumbing and "  observe " not in out[:at[-1]]
+
+
+def test_the_installed_command_prints_them_in_a_pipe() -> None:
+    out = subprocess.run([sys.executable, "-m", "muninn", "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "Start:" in out.stdout and "Plumbing" in out.stdout
+    listing = out.stdout.split("Start:", 1)[1]
+    assert not [ln for ln in listing.splitlines() if ln.rstrip().endswith("...")]     # click's cut marker
