@@ -22,7 +22,7 @@ from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
 from muninn.export.redaction_report import summary_lines
 from muninn.export.sync_gate import SyncGate
-from muninn.guards import secret_values
+from muninn.guards.known import secret_values
 
 app = typer.Typer()
 

@@ -44,7 +44,7 @@ def allow(
       muninn redact allow auth-header:af1f9b7a39b3511c748ef620 --note "docs: fixture token"
       muninn redact list
     """
-    from muninn.guards import secret_values
+    from muninn.guards.known import secret_values
     from muninn.guards.patterns import rule_names
 
     s = settings(ctx)

@@ -37,7 +37,7 @@ from typing import Any
 
 from muninn.core import atomic
 from muninn.core.errors import ConfigError
-from muninn.guards.forms import ENCODINGS, forms_of
+from muninn.guards.known.forms import ENCODINGS, forms_of
 
 VERSION = 1
 DIGEST_BYTES = 12

@@ -32,7 +32,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from muninn.guards.date_grammar import grammar_times
 from muninn.guards.date_words import SKEW, ahead_words
 from muninn.guards.date_yearless import yearless_times
-from muninn.guards.forms import _INVISIBLE, skeleton
+from muninn.guards.known.forms import _INVISIBLE, skeleton
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
 _YMD = re.compile(r"\b(\d{4})([/.-])(\d{1,2})\2(\d{1,2})\b")         # 2027/03/01, 2027-3-1

@@ -3,7 +3,7 @@
 It shares no matching code with the redactor (`guards/redact.py`, `guards/patterns.py`,
 `guards/rules/`): its own Aho-Corasick automaton (over str, where the redactor's is over bytes) and
 its own short table of high-precision patterns. What it shares is the table of forms a value takes
-(`guards/forms.py`: encodings, the normalised view, the folded view of paths), so a form the
+(`guards/known/forms.py`: encodings, the normalised view, the folded view of paths), so a form the
 redactor hides is one the gate looks for. It reads every file's relative path as well as its text.
 In the seed project it was exactly such a separate scanner that caught what the
 redactor missed. A file it flags is dropped, not repaired: the fix belongs in the redaction, and
@@ -26,7 +26,7 @@ import ahocorasick_rs
 
 from muninn.core.config import Encoding
 from muninn.guards import gate_undeclared
-from muninn.guards.forms import (
+from muninn.guards.known.forms import (
     ENCODINGS,
     ByteNeedles,
     forms_of,

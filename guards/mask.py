@@ -11,7 +11,7 @@ only the streaming:
 - Bytes are decoded as UTF-8 with `surrogateescape`: binary output passes through unchanged
   apart from masked spans, and a multi-byte character split across reads is reassembled.
 
-What is masked (best effort; the one table of forms is `guards/forms.py`, shared with export
+What is masked (best effort; the one table of forms is `guards/known/forms.py`, shared with export
 redaction and the leak gate):
 - raw: the value exactly as stored;
 - base64 (standard and URL-safe) at the three byte alignments a value can sit at inside a longer

@@ -30,9 +30,9 @@ from typing import Literal
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards import secret_values
 from muninn.guards.allowlist import Allowlist
-from muninn.guards.forms import (
+from muninn.guards.known import secret_values
+from muninn.guards.known.forms import (
     ENCODINGS,
     ByteNeedles,
     escape_end,
@@ -78,7 +78,7 @@ def marker(name: str) -> str:
 
 
 def encoded_forms(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
-    """Every needle for `value` in `encodings` (the shared table: `guards/forms.py`)."""
+    """Every needle for `value` in `encodings` (the shared table: `guards/known/forms.py`)."""
     return forms_of(value, encodings)
 
 
@@ -124,7 +124,7 @@ class Tables:
 class Redactor:
     """Redacts known values (`known`: value -> secret id) and, with `patterns`, pattern hits.
 
-    `encodings` adds the encoded forms of every value (`guards/forms.py`); stream masking uses
+    `encodings` adds the encoded forms of every value (`guards/known/forms.py`); stream masking uses
     `Redactor(known, patterns=False, encodings=ENCODINGS)`. Export also turns on `views`: values
     are matched on the normalised view too (split by markup, invisible characters or a wrap), and a
     text that ends (or a line that ends, or stops at `…`) in a prefix of a value hides the prefix.

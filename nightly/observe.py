@@ -28,7 +28,7 @@ from muninn.core.errors import ConfigError, MuninnError
 from muninn.export import pipeline
 from muninn.export.sources import observations
 from muninn.guards import undeclared
-from muninn.guards.dumps import spans_in_dumps
+from muninn.guards.known.dumps import spans_in_dumps
 from muninn.guards.redact import marker
 
 KIND = "observations"

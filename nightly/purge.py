@@ -22,7 +22,7 @@ from muninn.export.pipeline import configured
 from muninn.export.sync import Manifest
 from muninn.guards import undeclared
 from muninn.guards.allowlist import Allowlist
-from muninn.guards.forms import ENCODINGS
+from muninn.guards.known.forms import ENCODINGS
 from muninn.guards.patterns import PatternScanner
 from muninn.guards.redact import Redactor, marker
 from muninn.guards.rules import all_rules

@@ -280,7 +280,7 @@ def test_muninn_is_not_dumpable_once_it_runs_a_child(vault: Vault) -> None:
     assert done.stdout.split() == ["1", "0"], done.stderr
 
 
-# --- the value as a shell prints it back (the shared forms table, guards/forms.py) -----------------
+# --- the value as a shell prints it back (the shared forms table, guards/known/forms.py) -----------------
 
 ODD = "Zq7#kP2x $a'b\"c d!"
 SHELL_PRINTS = [

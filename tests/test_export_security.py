@@ -18,7 +18,7 @@ from muninn.core import atomic
 from muninn.export import pipeline
 from muninn.export.sync import local_files
 from muninn.export.sync_gate import EDITED, NOT_EXPORTED, UNVERIFIED, SyncGate, SyncRefused
-from muninn.guards import forms, secret_values
+from muninn.guards.known import forms, secret_values
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact import Redactor
 

@@ -15,7 +15,7 @@ import yaml
 
 from muninn.core import config, hookspecs, registry
 from muninn.core.errors import AuthError, ExitCode, MuninnError, ServerError
-from muninn.guards import retired
+from muninn.guards.known import retired
 from muninn.nightly import lock, purge, runner, server_scan
 from muninn.nightly.jobs import Context, JobResult
 

@@ -11,11 +11,11 @@ import pytest
 from planted import FORMS, PROSE, SHORT_HINTS, VALUE_ONLY_FORMS, generate, known_values, write_secrets_yaml
 
 from muninn.core.errors import ConfigError
-from muninn.guards import secret_values
+from muninn.guards.known import secret_values
+from muninn.guards.known.secret_values import collect, is_secretish
 from muninn.guards.patterns import PatternScanner, _detector
 from muninn.guards.redact import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules
-from muninn.guards.secret_values import collect, is_secretish
 from muninn.guards.undeclared import RULE
 
 PLANTED = generate(n=320, seed=11)

@@ -24,7 +24,7 @@ from muninn.evals.lab.security_cases import (
     VALUES,
     random_values,
 )
-from muninn.guards import forms
+from muninn.guards.known import forms
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.mask import mask_bytes, masking_redactor
 from muninn.guards.patterns import PatternScanner

@@ -19,8 +19,8 @@ from muninn.cli import app
 from muninn.core import config
 from muninn.export.sync_gate import SyncGate
 from muninn.guards.allowlist import Allowlist, gate_allow
+from muninn.guards.known.secret_values import collect
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import collect
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MARKER = re.compile(r"\[REDACTED:([^\]]+)\]")

@@ -15,7 +15,7 @@ import pytest
 
 from muninn.guards import command_guard, label
 from muninn.guards.dates import check_observation
-from muninn.guards.forms import ENCODINGS
+from muninn.guards.known.forms import ENCODINGS
 from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact import Redactor
 

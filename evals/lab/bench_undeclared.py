@@ -138,7 +138,7 @@ def export_cost(facts: int = 1500, values: int = 10_000) -> list[str]:
 
     from muninn.evals.bench_export import build_record
     from muninn.export import pipeline, sources
-    from muninn.guards import secret_values
+    from muninn.guards.known import secret_values
     from muninn.guards.patterns import PatternScanner
     from muninn.guards.rules import all_rules
 

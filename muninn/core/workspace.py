@@ -121,7 +121,7 @@ class Workspace:
 
     @property
     def retired_hashes(self) -> Path:
-        """Salted hashes of every value the vault replaced (muninn.guards.retired), next to the store."""
+        """Salted hashes of every value the vault replaced (muninn.guards.known.retired), next to the store."""
         return self.vault_store.with_name("retired-hashes.json")
 
     @property

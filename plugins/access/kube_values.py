@@ -45,7 +45,7 @@ from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
-from muninn.guards import secret_values
+from muninn.guards.known import secret_values
 from muninn.guards.redact import Redactor
 
 from . import kube_secrets, prereq, steps, unattended

@@ -31,7 +31,8 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.core.inventory_file import Located, load_files
 from muninn.core.secrets_file import env_names
-from muninn.guards import command_guard, sandbox, secret_values
+from muninn.guards import command_guard, sandbox
+from muninn.guards.known import secret_values
 from muninn.guards.redact import Redactor
 
 from . import access_log, injection, prereq, steps

@@ -19,8 +19,9 @@ a damaged one stops the server with the sentence `muninn redact list` gives.
 from __future__ import annotations
 
 from muninn.core.config import Settings
-from muninn.guards import secret_values, undeclared
+from muninn.guards import undeclared
 from muninn.guards.allowlist import Allowlist
+from muninn.guards.known import secret_values
 from muninn.guards.redact import ENCODINGS, Redactor, marker
 from muninn.plugins.access.store import VaultDamaged
 

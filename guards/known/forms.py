@@ -37,8 +37,8 @@ from confusable_homoglyphs import confusables
 from muninn.core.config import Encoding
 
 # The byte view (printed dumps) is part of the table: export and the gate read it through here.
-from muninn.guards.dumps import ByteNeedles as ByteNeedles
-from muninn.guards.dumps import needle_bytes as needle_bytes
+from muninn.guards.known.dumps import ByteNeedles as ByteNeedles
+from muninn.guards.known.dumps import needle_bytes as needle_bytes
 
 ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
 
