@@ -1,6 +1,6 @@
 """The leak gate: an independent second opinion over rendered files, before anything is synced.
 
-It shares no matching code with the redactor (`guards/redact.py`, `guards/patterns.py`,
+It shares no matching code with the redactor (`guards/redact/redactor.py`, `guards/redact/patterns.py`,
 `guards/rules/`): its own Aho-Corasick automaton (over str, where the redactor's is over bytes) and
 its own short table of high-precision patterns. What it shares is the table of forms a value takes
 (`guards/known/forms.py`: encodings, the normalised view, the folded view of paths), so a form the
@@ -126,7 +126,7 @@ def _has_letters_and_digits(value: str) -> bool:
 
 def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]:
     """Pattern findings only (no known values), one per match. `allow` is the owner's allowlist
-    (guards/allowlist.py): a match whose exact text it allows is not a finding."""
+    (guards/redact/allowlist.py): a match whose exact text it allows is not a finding."""
     out: list[Finding] = []
     lines = _Lines(text)
     lowered = text.lower()

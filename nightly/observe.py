@@ -29,7 +29,7 @@ from muninn.export import pipeline
 from muninn.export.sources import observations
 from muninn.guards import undeclared
 from muninn.guards.known.dumps import spans_in_dumps
-from muninn.guards.redact import marker
+from muninn.guards.redact.redactor import marker
 
 KIND = "observations"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")

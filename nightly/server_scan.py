@@ -22,12 +22,12 @@ from muninn.core.client import Entry, OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
 from muninn.guards import undeclared
-from muninn.guards.allowlist import Allowlist, gate_allow
 from muninn.guards.known.forms import ENCODINGS
 from muninn.guards.known.retired import Ledger
 from muninn.guards.known.secret_values import known as known_values
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.allowlist import Allowlist, gate_allow
+from muninn.guards.redact.redactor import Redactor
 from muninn.nightly.scan_cache import ScanCache, fingerprint
 
 # Findings that are reported and listed in `muninn redact review`, never purged: the detector's.

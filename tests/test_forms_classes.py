@@ -20,8 +20,8 @@ from muninn.guards.known import forms
 from muninn.guards.known.dumps import byte_runs
 from muninn.guards.known.retired import Ledger
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.mask import mask_bytes, masking_redactor
-from muninn.guards.redact import ENCODINGS, Redactor
+from muninn.guards.redact.mask import mask_bytes, masking_redactor
+from muninn.guards.redact.redactor import ENCODINGS, Redactor
 
 VALUES = forms_cases.values(n_ascii=4)
 

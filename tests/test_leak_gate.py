@@ -11,7 +11,7 @@ from planted import FORMS, PROSE, VALUE_ONLY_FORMS, generate, known_values, writ
 
 from muninn.guards import gate_undeclared, leak_gate
 from muninn.guards.leak_gate import KNOWN_VALUE, Finding, LeakGate, scan
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.redactor import Redactor
 
 PLANTED = generate(n=320, seed=23)
 KNOWN = known_values(PLANTED)

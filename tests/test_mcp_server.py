@@ -18,8 +18,8 @@ from mcp import Client, StdioServerParameters
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
 from muninn.guards import audit
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import Redactor
 from muninn.plugins.access.vault import Vault
 
 pytestmark = pytest.mark.integration

@@ -298,7 +298,7 @@ def test_busy_answers_are_retried_with_backoff_others_are_not(answers, calls, ra
 
 
 def test_redaction_covers_retired_spans_and_live_values(tmp_path) -> None:
-    from muninn.guards.redact import Redactor
+    from muninn.guards.redact.redactor import Redactor
 
     scanner = _scanner(tmp_path, {"old-bot": SECRET})
     text = f"old {SECRET} new Live9Value9Token77 and {SECRET}"

@@ -17,7 +17,7 @@ from muninn.guards import command_guard, label
 from muninn.guards.dates import check_observation
 from muninn.guards.known.forms import ENCODINGS
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.redactor import Redactor
 
 # --- 1. the verify command guard ------------------------------------------------------------------------
 # Bash forms and tool spellings not in evals/lab/guard_cases.py; every one must be refused.

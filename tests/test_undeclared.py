@@ -17,9 +17,9 @@ import pytest
 
 from muninn.evals.lab.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
 from muninn.guards import credential_options, gate_undeclared, undeclared
-from muninn.guards.allowlist import Allowlist
 from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import Redactor
 from muninn.plugins.mcp.redaction import ValueRedactor
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -89,7 +89,7 @@ class Workspace:
 
     @property
     def redact_allowlist(self) -> Path:
-        """Fingerprints of pattern hits the owner allowed (`export.allowlist`; muninn.guards.allowlist)."""
+        """Fingerprints of pattern hits the owner allowed (`export.allowlist`; muninn.guards.redact.allowlist)."""
         return self._override("export", "allowlist") or self.home / "redact" / "allowlist.json"
 
     @property

@@ -33,7 +33,7 @@ from muninn.core.inventory_file import Located, load_files
 from muninn.core.secrets_file import env_names
 from muninn.guards import command_guard, sandbox
 from muninn.guards.known import secret_values
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.redactor import Redactor
 
 from . import access_log, injection, prereq, steps
 from .classify import classify

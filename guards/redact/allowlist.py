@@ -11,8 +11,8 @@ cannot be checked against a guessed password without the file (0600).
 What it never does:
 - **No inline switch.** Only this file allows anything. A comment in a note (`pragma: allowlist
   secret`, `gitleaks:allow`, `# nosec`) is text an agent can write; detect-secrets' own pragma filter
-  is off (guards/patterns.py) and nothing here reads notes.
-- **No known values.** The value pass (guards/redact.py) runs before patterns and ignores this file;
+  is off (guards/redact/patterns.py) and nothing here reads notes.
+- **No known values.** The value pass (guards/redact/redactor.py) runs before patterns and ignores this file;
   `muninn redact allow` refuses a fingerprint that is a known value's under any rule, and the leak
   gate never lets a known value through whatever this file says.
 
