@@ -26,7 +26,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
-from muninn.guards.leak_gate import LeakGate
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.redact.patterns import PatternScanner, triggered_lines
 from muninn.guards.redact.redactor import ENCODINGS, Redactor
 

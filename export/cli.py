@@ -39,8 +39,8 @@ def _export_table(reports: dict[str, pipeline.ExportReport]) -> Table:
 
 def _record_review(ctx: typer.Context, reports: dict[str, pipeline.ExportReport]) -> None:
     """Undeclared secrets this export redacted, for `muninn redact review` (file, line, fingerprint)."""
-    from muninn.guards import review
-    from muninn.guards.undeclared import RULE
+    from muninn.guards.undeclared import review
+    from muninn.guards.undeclared.detect import RULE
 
     review.record(settings(ctx), "export", [{"file": r["file"], "line": r["line"], "class": None,
                                              "fingerprint": r["fingerprint"]}

@@ -22,9 +22,9 @@ from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import redaction_report, sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.export.redaction_report import FactMarks, Mark, path_entry
+from muninn.guards.gate.leak_gate import Dropped, LeakGate
 from muninn.guards.known import secret_values
 from muninn.guards.known.forms import ENCODINGS
-from muninn.guards.leak_gate import Dropped, LeakGate
 from muninn.guards.redact.allowlist import Allowlist
 from muninn.guards.redact.redactor import Redactor, Tables
 from muninn.guards.rules import MARKER_PREFIX

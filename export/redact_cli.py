@@ -85,7 +85,7 @@ def review_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
 
     Each is either a secret (declare it, `muninn secret add NAME`, so every form of it is redacted and
     the server purge removes it) or not (allow it, `muninn redact allow FINGERPRINT`)."""
-    from muninn.guards import review
+    from muninn.guards.undeclared import review
 
     s = settings(ctx)
     data = review.load(s)

@@ -29,7 +29,7 @@ from typing import Any
 from muninn.core import policy
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
-from muninn.guards.leak_gate import KNOWN_VALUE
+from muninn.guards.gate.leak_gate import KNOWN_VALUE
 from muninn.guards.redact.redactor import Redactor
 from muninn.guards.uri import UriRejected, canonicalize
 from muninn.nightly import backup_archive, backup_crypt, backup_parts, server_scan

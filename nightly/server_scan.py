@@ -21,13 +21,13 @@ from muninn.core import credentials, policy
 from muninn.core.client import Entry, OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
-from muninn.guards import undeclared
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.known.forms import ENCODINGS
 from muninn.guards.known.retired import Ledger
 from muninn.guards.known.secret_values import known as known_values
-from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact.allowlist import Allowlist, gate_allow
 from muninn.guards.redact.redactor import Redactor
+from muninn.guards.undeclared import detect as undeclared
 from muninn.nightly.scan_cache import ScanCache, fingerprint
 
 # Findings that are reported and listed in `muninn redact review`, never purged: the detector's.
@@ -209,7 +209,7 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
     report.found = [f for f in seen.values() if f is not None]
     if not full:
         cache.save()
-    from muninn.guards import review
+    from muninn.guards.undeclared import review
 
     review.record(settings, "server", [{"file": f.uri, "line": x["line"], "class": x.get("class"),
                                         "fingerprint": x["fingerprint"]}

@@ -20,8 +20,8 @@ import yaml
 from muninn.core import config
 from muninn.core.errors import ExitCode
 from muninn.export import pipeline
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.known.secret_values import collect
-from muninn.guards.leak_gate import LeakGate
 from muninn.nightly.jobs import Context, mirror
 from muninn.nightly.jobs import snapshot as repo_snapshot
 

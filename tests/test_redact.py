@@ -16,7 +16,7 @@ from muninn.guards.known.secret_values import collect, is_secretish
 from muninn.guards.redact.patterns import PatternScanner, _detector
 from muninn.guards.redact.redactor import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules
-from muninn.guards.undeclared import RULE
+from muninn.guards.undeclared.detect import RULE
 
 PLANTED = generate(n=320, seed=11)
 

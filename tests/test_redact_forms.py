@@ -24,8 +24,8 @@ from muninn.evals.lab.security_cases import (
     VALUES,
     random_values,
 )
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.known import forms
-from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact.mask import mask_bytes, masking_redactor
 from muninn.guards.redact.patterns import PatternScanner
 from muninn.guards.redact.redactor import ENCODINGS, Redactor

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from muninn.guards.leak_gate import LeakGate
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.redact.redactor import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules, names_a_file, ordinary_words
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from muninn.cli import app
 from muninn.core import config
 from muninn.export.sync_gate import SyncGate
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.known.secret_values import collect
-from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact.allowlist import Allowlist, gate_allow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -15,8 +15,8 @@ import pytest
 
 from muninn.guards import command_guard, label
 from muninn.guards.dates import check_observation
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.known.forms import ENCODINGS
-from muninn.guards.leak_gate import LeakGate
 from muninn.guards.redact.redactor import Redactor
 
 # --- 1. the verify command guard ------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 from muninn.evals.lab import forms_cases
 from muninn.evals.lab.forms_cases import Case
-from muninn.guards.leak_gate import LeakGate
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.redact.mask import mask_bytes, masking_redactor
 from muninn.guards.redact.redactor import ENCODINGS, Redactor, marker
 

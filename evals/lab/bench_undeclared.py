@@ -34,10 +34,11 @@ from muninn.evals.lab.bench_security_export import PROSE_FILES
 from muninn.evals.lab.corpora import docbook
 from muninn.evals.lab.corpora.sources import HANDBOOK_CHAPTERS, POSTGRES_PAGES
 from muninn.evals.lab.undeclared_cases import CLASSES, cases, survivors
-from muninn.guards import gate_undeclared, undeclared
-from muninn.guards.leak_gate import LeakGate
+from muninn.guards.gate import gate_undeclared
+from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.redact.patterns import ds_findings
 from muninn.guards.redact.redactor import Redactor
+from muninn.guards.undeclared import detect as undeclared
 
 ROOT = lab.REPO
 RESULTS = ROOT / "evals" / "results" / "security_undeclared.md"

@@ -1,5 +1,5 @@
 """The one table of forms a known secret value can take in text: the exec masker (`guards/redact/mask.py`),
-export redaction (`guards/redact/redactor.py`) and the leak gate (`guards/leak_gate.py`) all read it, so a
+export redaction (`guards/redact/redactor.py`) and the leak gate (`guards/gate/leak_gate.py`) all read it, so a
 form added here is caught by all three.
 
     forms_of("Zq7#kP2x", ENCODINGS)   # {"Zq7#kP2x": "raw", "WnE3I2tQMng": "base64", ..., "Zq7\\#kP2x": "shell"}

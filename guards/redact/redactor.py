@@ -14,7 +14,7 @@ detect-secrets' hex-entropy plugin, commit hashes in JSON included: accepted, be
 keys look exactly like that.
 
 This module is the one redaction path shared by the exporter, the MCP outputs, the audit log and
-stream masking (`guards/redact/mask.py`). The leak gate (`guards/leak_gate.py`) deliberately does not use
+stream masking (`guards/redact/mask.py`). The leak gate (`guards/gate/leak_gate.py`) deliberately does not use
 it: a second opinion must not share the first one's bugs.
 """
 

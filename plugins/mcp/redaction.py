@@ -19,10 +19,10 @@ a damaged one stops the server with the sentence `muninn redact list` gives.
 from __future__ import annotations
 
 from muninn.core.config import Settings
-from muninn.guards import undeclared
 from muninn.guards.known import secret_values
 from muninn.guards.redact.allowlist import Allowlist
 from muninn.guards.redact.redactor import ENCODINGS, Redactor, marker
+from muninn.guards.undeclared import detect as undeclared
 from muninn.plugins.access.store import VaultDamaged
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards import gate_undeclared
+from muninn.guards.gate import gate_undeclared
 from muninn.guards.known.forms import (
     ENCODINGS,
     ByteNeedles,
@@ -154,7 +154,7 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
             if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
-    # Undeclared secrets, by the gate's own reading (guards/gate_undeclared.py). The allowlist is
+    # Undeclared secrets, by the gate's own reading (guards/gate/gate_undeclared.py). The allowlist is
     # asked about the line's text pieces: what the owner allowed in the detector's reading stays.
     for line in gate_undeclared.scan_lines(text):
         if allow is None or not _allowed_on(text, line, allow):
