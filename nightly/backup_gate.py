@@ -2,7 +2,7 @@
 was taken from.
 
 Where. Every record of an archive's index is checked before anything is written: a server file's
-member is the one its account and URI name, its URI is already canonical (guards/uri.py) under a scope
+member is the one its account and URI name, its URI is already canonical (guards/policy/uri.py) under a scope
 the CLI walks, and the identity that read it could read it under the policy in force (a file an agent
 read lies in an area the agent reads; a file outside every area was read by the CLI). An unsealed
 archive (opened only by name) vouches for nothing, so its files go back only into areas whose text
@@ -30,8 +30,8 @@ from muninn.core import policy
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
 from muninn.guards.gate.leak_gate import KNOWN_VALUE
+from muninn.guards.policy.uri import UriRejected, canonicalize
 from muninn.guards.redact.redactor import Redactor
-from muninn.guards.uri import UriRejected, canonicalize
 from muninn.nightly import backup_archive, backup_crypt, backup_parts, server_scan
 from muninn.nightly.purge import readers_redactor, redact_spans
 

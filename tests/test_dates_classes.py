@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from muninn.guards import dates
+from muninn.guards.dates import check as dates
 from muninn.guards.known.forms import skeleton
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -354,7 +354,7 @@ def test_unknown_profile_fails_to_start_with_the_reason(world: dict[str, Any], s
 
 def _tags(text: str) -> list[str]:
     """Every label tag in `text` as the guard's own normaliser reads it."""
-    from muninn.guards import label
+    from muninn.guards.policy import label
     return [text[start:end] for start, end in label.forged_tags(text)]
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from muninn.guards.command.secret_fields import secret_field, words
 from muninn.guards.known.secret_values import is_credential_value, is_guessed_secret
-from muninn.guards.secret_fields import secret_field, words
 from muninn.guards.undeclared.credential_words import LABELS, SETTING_WORDS, USER_LABELS
 
 # One-word credential labels (`pass`, `pwd`, `pin`, `passwort`) name a setting's secret too.
