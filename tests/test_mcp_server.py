@@ -17,10 +17,10 @@ from mcp import Client, StdioServerParameters
 
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
-from muninn.guards import audit
 from muninn.guards.redact.allowlist import Allowlist
 from muninn.guards.redact.redactor import Redactor
 from muninn.plugins.access.vault import Vault
+from muninn.plugins.mcp import audit
 
 pytestmark = pytest.mark.integration
 

@@ -31,9 +31,9 @@ from muninn.evals.lab.guard_cases_output import (
     output_shaping_plain,
     output_shaping_secret,
 )
-from muninn.guards import sandbox
 from muninn.guards.command import guard as command_guard
 from muninn.guards.command.shell_words import ShellRefusal, split
+from muninn.plugins.access import sandbox
 
 VALUES = {"JIRA_API_TOKEN": "t -o /tmp/x *", "GRAFANA_USER": "u ser", "GRAFANA_PASSWORD": "p*w"}
 Splitter = Callable[[str], "list[str] | None"]

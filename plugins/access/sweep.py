@@ -31,10 +31,10 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.core.inventory_file import Located, load_files
 from muninn.core.secrets_file import env_names
-from muninn.guards import sandbox
 from muninn.guards.command import guard as command_guard
 from muninn.guards.known import secret_values
 from muninn.guards.redact.redactor import Redactor
+from muninn.plugins.access import sandbox
 
 from . import access_log, injection, prereq, steps
 from .classify import classify
