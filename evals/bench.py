@@ -310,7 +310,7 @@ def rerank_by_count(b: Bench, rows: list[tuple[str, str]]) -> None:
 
 
 def export_and_redaction(b: Bench, rows: list[tuple[str, str]]) -> None:
-    from muninn.guards.redact import Redactor
+    from muninn.guards.redact.redactor import Redactor
 
     root = b.tmp / "export"
     root.mkdir()

@@ -31,8 +31,8 @@ import yaml
 from muninn.core import config, credentials, paths
 from muninn.core.client import OpenViking
 from muninn.evals.benchutil import free_port, pct
-from muninn.guards import tools as tool_guard
-from muninn.guards import uri as uri_guard
+from muninn.guards.policy import tools as tool_guard
+from muninn.guards.policy import uri as uri_guard
 from muninn.plugins.mcp import server
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.stack import lifecycle

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.patterns import PatternScanner, triggered_lines
-from muninn.guards.redact import ENCODINGS, Redactor
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.redact.patterns import PatternScanner, triggered_lines
+from muninn.guards.redact.redactor import ENCODINGS, Redactor
 
 RESULTS = Path(__file__).parent / "results" / "redact.md"
 ALNUM = string.ascii_letters + string.digits
@@ -199,7 +199,7 @@ def main() -> None:
         "",
         "detect-secrets scans line by line in Python: 26 plugins, each `analyze_line` with its own",
         "regexes and heuristic filters, ~30–110 µs per line (KeywordDetector alone ~50 µs on a line",
-        "holding a keyword). Run on every line that is the `trigger off` row. `guards/patterns.py` first",
+        "holding a keyword). Run on every line that is the `trigger off` row. `guards/redact/patterns.py` first",
         "finds, per line, what a plugin needs in order to fire (one Aho-Corasick pass over the lower-cased",
         "text for literals such as `key`, `://`, `ghp_`; five small regexes for shapes without a literal)",
         f"and runs only those plugins on those lines: {triggered:,} of {total_lines:,} lines here "

@@ -23,8 +23,8 @@ from pathlib import Path
 import yaml
 
 from muninn.core import config
-from muninn.guards.mask import StreamMasker, masking_redactor
-from muninn.guards.redact import ENCODINGS
+from muninn.guards.redact.mask import StreamMasker, masking_redactor
+from muninn.guards.redact.redactor import ENCODINGS
 
 CHUNK = 65536
 

@@ -22,7 +22,7 @@ from muninn.export import pipeline, sources
 from muninn.export import sync as sync_mod
 from muninn.export.redaction_report import summary_lines
 from muninn.export.sync_gate import SyncGate
-from muninn.guards import secret_values
+from muninn.guards.known import secret_values
 
 app = typer.Typer()
 
@@ -39,8 +39,8 @@ def _export_table(reports: dict[str, pipeline.ExportReport]) -> Table:
 
 def _record_review(ctx: typer.Context, reports: dict[str, pipeline.ExportReport]) -> None:
     """Undeclared secrets this export redacted, for `muninn redact review` (file, line, fingerprint)."""
-    from muninn.guards import review
-    from muninn.guards.undeclared import RULE
+    from muninn.guards.undeclared import review
+    from muninn.guards.undeclared.detect import RULE
 
     review.record(settings(ctx), "export", [{"file": r["file"], "line": r["line"], "class": None,
                                              "fingerprint": r["fingerprint"]}

@@ -22,11 +22,11 @@ from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import redaction_report, sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.export.redaction_report import FactMarks, Mark, path_entry
-from muninn.guards import secret_values
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.forms import ENCODINGS
-from muninn.guards.leak_gate import Dropped, LeakGate
-from muninn.guards.redact import Redactor, Tables
+from muninn.guards.gate.leak_gate import Dropped, LeakGate
+from muninn.guards.known import secret_values
+from muninn.guards.known.forms import ENCODINGS
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import Redactor, Tables
 from muninn.guards.rules import MARKER_PREFIX
 
 LEDGER_DIR = ".muninn-export"
@@ -97,7 +97,7 @@ class Guards:
         allowlist = allowlist or Allowlist(Path(os.devnull))
         # Export text is read by people and agents, not streamed: every form of the table, and the
         # normalised view (values split by markup, invisible characters or a wrap) and cut prefixes.
-        # The allowlist is asked by both, each with its own question (guards/allowlist.py).
+        # The allowlist is asked by both, each with its own question (guards/redact/allowlist.py).
         return cls(redactor=Redactor.for_facts(known, allowlist, tables=tables),
                    gate=LeakGate(known, encodings=ENCODINGS,
                                  allow=allowlist.allows_text if allowlist.entries else None),
@@ -176,8 +176,8 @@ class Guards:
 
 
 def _tables(settings: Settings, known: dict[str, str]) -> Tables:
-    """From the sealed cache when they were made from exactly these values (guards/redact_cache.py)."""
-    from muninn.guards import redact_cache
+    """From the sealed cache when they were made from exactly these values (guards/redact/cache.py)."""
+    from muninn.guards.redact import cache as redact_cache
 
     return redact_cache.tables(settings, known, ENCODINGS, views=True)
 

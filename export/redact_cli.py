@@ -1,6 +1,6 @@
 """`muninn redact allow | list | remove | review`: the owner's allowlist of pattern false positives,
 and what the undeclared-secret detector found (`review`)
-(muninn.guards.allowlist owns the file; settings.paths.redact_allowlist says where it is).
+(muninn.guards.redact.allowlist owns the file; settings.paths.redact_allowlist says where it is).
 
 Exit codes: 0 done; 2 bad input (not a fingerprint, an unreadable allowlist); 8 refused (a known
 secret value, or a name that is not a pattern rule: known values are never allowlisted).
@@ -20,7 +20,7 @@ app = typer.Typer(name="redact", no_args_is_help=True,
 
 
 def _allowlist(ctx: typer.Context):
-    from muninn.guards.allowlist import Allowlist
+    from muninn.guards.redact.allowlist import Allowlist
 
     return Allowlist.load(settings(ctx).paths.redact_allowlist)
 
@@ -44,8 +44,8 @@ def allow(
       muninn redact allow auth-header:af1f9b7a39b3511c748ef620 --note "docs: fixture token"
       muninn redact list
     """
-    from muninn.guards import secret_values
-    from muninn.guards.patterns import rule_names
+    from muninn.guards.known import secret_values
+    from muninn.guards.redact.patterns import rule_names
 
     s = settings(ctx)
     allowlist = _allowlist(ctx)
@@ -85,7 +85,7 @@ def review_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
 
     Each is either a secret (declare it, `muninn secret add NAME`, so every form of it is redacted and
     the server purge removes it) or not (allow it, `muninn redact allow FINGERPRINT`)."""
-    from muninn.guards import review
+    from muninn.guards.undeclared import review
 
     s = settings(ctx)
     data = review.load(s)

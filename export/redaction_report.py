@@ -1,5 +1,5 @@
 """Where redaction acted, for the owner: each replacement's file, line and rule or secret id, and a
-pattern hit's fingerprint (guards/allowlist.py) to copy into `muninn redact allow`. Never the value,
+pattern hit's fingerprint (guards/redact/allowlist.py) to copy into `muninn redact allow`. Never the value,
 never the matched text.
 
 Fields are redacted one by one before rendering (so a marker never breaks the front matter's
@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.redact import Hit, Redacted, marker
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import Hit, Redacted, marker
 
 _NUMBERED = re.compile(r"\[REDACTED:([^\]\n#]*)(?:#(\d+))?\]")
 
@@ -89,7 +89,7 @@ class FactMarks:
 def _kind_of(name: str, marks: set[Mark]) -> str:
     if marks:
         return next(iter(marks)).kind
-    from muninn.guards.patterns import rule_names
+    from muninn.guards.redact.patterns import rule_names
 
     return "pattern" if name in rule_names() else "value"
 

@@ -21,10 +21,10 @@ from pathlib import Path
 from muninn.core import factfile
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.guards import secret_values
-from muninn.guards.allowlist import gate_allow
-from muninn.guards.leak_gate import Dropped, Finding, LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.gate.leak_gate import Dropped, Finding, LeakGate
+from muninn.guards.known import secret_values
+from muninn.guards.redact.allowlist import gate_allow
+from muninn.guards.redact.redactor import Redactor
 
 NOT_EXPORTED = "not-written-by-export"
 EDITED = "edited-after-export"

@@ -27,9 +27,9 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.export import pipeline
 from muninn.export.sources import observations
-from muninn.guards import undeclared
-from muninn.guards.dumps import spans_in_dumps
-from muninn.guards.redact import marker
+from muninn.guards.known.dumps import spans_in_dumps
+from muninn.guards.redact.redactor import marker
+from muninn.guards.undeclared import detect as undeclared
 
 KIND = "observations"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")

@@ -20,12 +20,12 @@ from muninn.core.config import Settings
 from muninn.core.errors import AuthError, MuninnError, NotFound, ServerError
 from muninn.export.pipeline import configured
 from muninn.export.sync import Manifest
-from muninn.guards import undeclared
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.forms import ENCODINGS
-from muninn.guards.patterns import PatternScanner
-from muninn.guards.redact import Redactor, marker
+from muninn.guards.known.forms import ENCODINGS
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.patterns import PatternScanner
+from muninn.guards.redact.redactor import Redactor, marker
 from muninn.guards.rules import all_rules
+from muninn.guards.undeclared import detect as undeclared
 from muninn.nightly import server_scan
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)

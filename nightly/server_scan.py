@@ -3,7 +3,7 @@
 Agents and assistant sessions write straight into the server, and anything can bypass export, so
 the nightly scan reads every file back and checks it with the independent leak gate (every live
 known value in every form, and every pattern rule) and with the ledger of retired values
-(`guards/retired.py`). With ACLs on, one key does not see every area, so the tree is walked as the CLI's
+(`guards/known/retired.py`). With ACLs on, one key does not see every area, so the tree is walked as the CLI's
 own user and then as each policy reader whose key is in the keyring, over that reader's areas.
 Files are told apart by account and URI, so a file seen by two keys is read once.
 
@@ -21,13 +21,13 @@ from muninn.core import credentials, policy
 from muninn.core.client import Entry, OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, NotFound
-from muninn.guards import undeclared
-from muninn.guards.allowlist import Allowlist, gate_allow
-from muninn.guards.forms import ENCODINGS
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
-from muninn.guards.retired import Ledger
-from muninn.guards.secret_values import known as known_values
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.forms import ENCODINGS
+from muninn.guards.known.retired import Ledger
+from muninn.guards.known.secret_values import known as known_values
+from muninn.guards.redact.allowlist import Allowlist, gate_allow
+from muninn.guards.redact.redactor import Redactor
+from muninn.guards.undeclared import detect as undeclared
 from muninn.nightly.scan_cache import ScanCache, fingerprint
 
 # Findings that are reported and listed in `muninn redact review`, never purged: the detector's.
@@ -209,7 +209,7 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
     report.found = [f for f in seen.values() if f is not None]
     if not full:
         cache.save()
-    from muninn.guards import review
+    from muninn.guards.undeclared import review
 
     review.record(settings, "server", [{"file": f.uri, "line": x["line"], "class": x.get("class"),
                                         "fingerprint": x["fingerprint"]}

@@ -16,9 +16,8 @@ from typer.testing import CliRunner
 
 from muninn.cli import app
 from muninn.core import config
-from muninn.guards import audit
 from muninn.plugins.access import access_log
-from muninn.plugins.mcp import audit_view
+from muninn.plugins.mcp import audit, audit_view
 
 NOW = dt.datetime.now(dt.UTC)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from muninn.guards import audit
 from muninn.plugins.access import access_log
+from muninn.plugins.mcp import audit
 from muninn.plugins.mcp.redaction import ValueRedactor
 
 KNOWN = "Zq7Xv2Lm9Rt4Kp8Wn3Bf"                             # a vault value: caught by value

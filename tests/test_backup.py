@@ -453,7 +453,7 @@ def test_undeclared_secrets_in_a_restored_note_never_reach_the_server(world, mad
 
 def test_a_purged_value_does_not_come_back_with_a_restore(world, made) -> None:
     """The issue's case: a value leak purge removed, restored from a backup made before the purge."""
-    from muninn.guards.retired import Ledger
+    from muninn.guards.known.retired import Ledger
 
     settings = world["settings"]
     old = f"Retired-Quartz-{uuid.uuid4().hex[:10]}"

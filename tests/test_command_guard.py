@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from muninn.guards import command_guard
+from muninn.guards.command import guard as command_guard
 
 ALLOWED = [
     "aws sts get-caller-identity",

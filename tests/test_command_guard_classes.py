@@ -19,8 +19,8 @@ import yaml
 
 from muninn.core import config
 from muninn.evals.lab.guard_cases import ALLOWED_PROOFS, INJECTED, REFUSED, generated
-from muninn.guards import command_guard
-from muninn.guards.shell_words import ShellRefusal, split
+from muninn.guards.command import guard as command_guard
+from muninn.guards.command.shell_words import ShellRefusal, split
 from muninn.plugins.access import sweep
 
 CASES = [(cls, cmd) for cls, cmds in REFUSED.items() for cmd in cmds]

@@ -18,8 +18,8 @@ from muninn.evals.lab.guard_cases_output import (
     output_shaping_secret,
     spellings,
 )
-from muninn.guards import command_guard
-from muninn.guards.secret_fields import secret_field
+from muninn.guards.command import guard as command_guard
+from muninn.guards.command.secret_fields import secret_field
 
 _OWN_TOOLS = ("gcloud", "kubectl", "aws", "az", "curl")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from muninn.core import accounts
-from muninn.guards import dates
+from muninn.guards.dates import check as dates
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

@@ -9,8 +9,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from muninn.guards import dates
-from muninn.guards.forms import skeleton
+from muninn.guards.dates import check as dates
+from muninn.guards.known.forms import skeleton
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 FUTURE_DAYS = [date(2027, 3, 1), date(2027, 1, 15), date(2026, 12, 24), date(2028, 10, 5), date(2031, 7, 9)]

@@ -1,4 +1,4 @@
-"""Dates without a year and clock times today, read as the day a report would mean (guards/date_yearless.py):
+"""Dates without a year and clock times today, read as the day a report would mean (guards/dates/yearless.py):
 the seed's own incident and its class are refused when that day lies ahead, the same wordings of a day
 just past are allowed, and counts that look like days ("the 19th floor", "we may 20 times") are no dates."""
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from muninn.guards import dates
+from muninn.guards.dates import check as dates
 
 NOW = datetime(2026, 12, 18, 10, 0, tzinfo=UTC)      # fourteen hours before the 19th
 SENTENCES = ("No bounce arrived after midnight UTC {w}.", "Verified {w}: the cert was renewed.",

@@ -93,7 +93,7 @@ def test_ordinary_output_in_the_same_shapes_is_unchanged(env: dict[str, str], na
 def test_the_invisible_view_drops_every_format_character_and_nothing_else() -> None:
     import unicodedata
 
-    from muninn.guards.stream_views import _INVISIBLE
+    from muninn.guards.redact.stream_views import _INVISIBLE
 
     format_chars = {chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"} | set("\x00\x08\r")
     dropped = {chr(c) for c in range(0x110000) if _INVISIBLE.fullmatch(chr(c))}

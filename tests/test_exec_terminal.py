@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from muninn.core import config
-from muninn.guards.mask import masking_redactor
+from muninn.guards.redact.mask import masking_redactor
 from muninn.plugins.access.inventory import Inventory
 from muninn.plugins.access.runner import run_masked, same_place
 from muninn.plugins.access.vault import Vault
@@ -271,7 +271,7 @@ def test_muninn_is_not_dumpable_once_it_runs_a_child(vault: Vault) -> None:
     terminal) or read /proc/<muninn>/mem (decrypted values). Checked in a fresh process: PR_GET_DUMPABLE."""
     code = ("import ctypes, io, sys\n"
             "from muninn.plugins.access.runner import run_masked\n"
-            "from muninn.guards.mask import masking_redactor\n"
+            "from muninn.guards.redact.mask import masking_redactor\n"
             "prctl = ctypes.CDLL(None).prctl\n"
             "before = prctl(3, 0, 0, 0, 0)\n"
             "run_masked(['true'], redactor=masking_redactor({}), stdout=io.BytesIO(), stderr=io.BytesIO())\n"
@@ -280,7 +280,7 @@ def test_muninn_is_not_dumpable_once_it_runs_a_child(vault: Vault) -> None:
     assert done.stdout.split() == ["1", "0"], done.stderr
 
 
-# --- the value as a shell prints it back (the shared forms table, guards/forms.py) -----------------
+# --- the value as a shell prints it back (the shared forms table, guards/known/forms.py) -----------------
 
 ODD = "Zq7#kP2x $a'b\"c d!"
 SHELL_PRINTS = [

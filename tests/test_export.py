@@ -17,7 +17,7 @@ from muninn.cli import app
 from muninn.core.errors import ConfigError
 from muninn.export import markdown, pipeline, sources
 from muninn.export.facts import FRONT_MATTER_KEYS, parse_front_matter
-from muninn.guards.redact import Redacted, Redactor
+from muninn.guards.redact.redactor import Redacted, Redactor
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -18,9 +18,9 @@ from muninn.core import atomic
 from muninn.export import pipeline
 from muninn.export.sync import local_files
 from muninn.export.sync_gate import EDITED, NOT_EXPORTED, UNVERIFIED, SyncGate, SyncRefused
-from muninn.guards import forms, secret_values
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known import forms, secret_values
+from muninn.guards.redact.redactor import Redactor
 
 VALUE = "Zq7#kP2x"
 SECRETS = {"short-random": VALUE, "mixed": "Rt5vW9xQ2m", "phrase": "correct horse battery staple"}

@@ -110,7 +110,7 @@ def test_forget_is_never_an_mcp_tool() -> None:
 ])
 def test_read_and_forget_share_one_file_uri_rule(raw: str, verdict: str) -> None:
     """`muninn read` and `muninn forget` ask guards.uri.file_uri whether a URI names one file."""
-    from muninn.guards import uri as uri_guard
+    from muninn.guards.policy import uri as uri_guard
 
     if verdict == "file":
         assert uri_guard.file_uri(raw) == "viking://resources/agents/raven/a.md"

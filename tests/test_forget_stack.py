@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
 from muninn.core import policy as policy_mod
-from muninn.guards import audit
+from muninn.plugins.mcp import audit
 from muninn.plugins.search import keyword, reader_index
 
 pytestmark = pytest.mark.integration

@@ -16,12 +16,12 @@ import subprocess
 from muninn.evals.lab import forms_cases
 from muninn.evals.lab.bench_security_forms import hidden
 from muninn.evals.lab.forms_cases import Case
-from muninn.guards import forms
-from muninn.guards.dumps import byte_runs
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.mask import mask_bytes, masking_redactor
-from muninn.guards.redact import ENCODINGS, Redactor
-from muninn.guards.retired import Ledger
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known import forms
+from muninn.guards.known.dumps import byte_runs
+from muninn.guards.known.retired import Ledger
+from muninn.guards.redact.mask import mask_bytes, masking_redactor
+from muninn.guards.redact.redactor import ENCODINGS, Redactor
 
 VALUES = forms_cases.values(n_ascii=4)
 

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from muninn.cli import app
 from muninn.core import policy, registry
 from muninn.core.errors import ConfigError
-from muninn.guards import audit, dates
-from muninn.guards import tools as tool_guard
+from muninn.guards.dates import check as dates
+from muninn.guards.policy import tools as tool_guard
+from muninn.plugins.mcp import audit
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "policy.yaml"
 FORBIDDEN = sorted(policy.AGENT_FORBIDDEN)

@@ -16,8 +16,8 @@ import yaml
 
 from muninn.core.config import load as load_settings
 from muninn.export import sources
-from muninn.guards import secret_values
-from muninn.guards.setting_values import credential_key, setting_values
+from muninn.guards.known import secret_values
+from muninn.guards.known.setting_values import credential_key, setting_values
 from muninn.plugins.access import kube_secrets
 
 

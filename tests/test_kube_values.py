@@ -20,8 +20,8 @@ from conftest import tcp_listener
 
 from muninn.core.config import load as load_settings
 from muninn.evals.lab.bench_known_values import pem_pair
-from muninn.guards import secret_values
-from muninn.guards.leak_gate import LeakGate
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known import secret_values
 from muninn.plugins.access import kube_secrets, kube_values
 
 BIN = Path(__file__).parent / "kube" / "bin"

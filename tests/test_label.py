@@ -15,7 +15,7 @@ import unicodedata
 import pytest
 from confusable_homoglyphs import confusables
 
-from muninn.guards import label
+from muninn.guards.policy import label
 
 NAME = "untrusted-data"
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u202e", "\u180e"]

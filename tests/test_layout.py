@@ -363,3 +363,70 @@ def test_stages_holds_only_stages_and_no_stage_file_shares_a_helper_name() -> No
         if not is_stage:
             bad.append(f"{path.name}: defines no stage")
     assert bad == []
+
+
+# guards/ holds rooms, each named by the question it answers, and the plugin module that registers the rules.
+# room -> the other rooms of guards it may import. The gate imports only the forms table of known/: it is
+# the independent second reader, so none of the redactor's matching code (redact/, rules/, undeclared/).
+GUARD_ROOMS: dict[str, set[str]] = {
+    "known": {"command", "undeclared"},   # which values are secret, and their forms (key words, field stems)
+    "redact": {"known", "rules"},         # how text is redacted and a stream masked
+    "rules": {"undeclared"},              # the redaction rules, an outside plugin's API (`Rule`)
+    "undeclared": {"rules"},              # is this an undeclared secret?
+    "gate": {"known"},                    # the leak gate: its own code by design
+    "command": set(),                     # may this proof command run?
+    "policy": {"known"},                  # what may an agent reach, and how is what it reads labelled?
+    "dates": {"known"},                   # can this observation's dates be true now?
+}
+GUARD_MODULES = {"__init__.py", "plugin.py"}
+
+
+def _guard_room(name: str) -> str | None:
+    bits = name.split(".")
+    return bits[2] if bits[:2] == ["muninn", "guards"] and len(bits) > 2 and bits[2] in GUARD_ROOMS else None
+
+
+def room_violations(root: Path) -> list[str]:
+    found = []
+    guards = root / "guards"
+    for path in sorted(guards.glob("*.py")) if guards.is_dir() else []:
+        if path.name not in GUARD_MODULES:
+            found.append(f"guards/{path.name}: a loose module (guards/ holds rooms; put it in the room it answers)")
+    for path in sorted(p for p in guards.iterdir() if p.is_dir() and p.name != "__pycache__") if guards.is_dir() \
+            else []:
+        if path.name not in GUARD_ROOMS:
+            found.append(f"guards/{path.name}/: not a room of GUARD_ROOMS")
+    for room, allowed in GUARD_ROOMS.items():
+        for path in sorted((guards / room).rglob("*.py")) if (guards / room).is_dir() else []:
+            for line, name in imported(root, path):
+                target = _guard_room(name)
+                if target not in (None, room) and target not in allowed:
+                    found.append(f"{path.relative_to(root)}:{line}: guards/{room} may not import {name}")
+    return found
+
+
+def test_guards_holds_rooms_and_each_room_imports_only_its_own_list() -> None:
+    assert room_violations(ROOT) == []
+    assert {p.name for p in (ROOT / "guards").iterdir() if p.is_dir() and p.name != "__pycache__"} == set(GUARD_ROOMS)
+
+
+ROOM_PLANTED = [
+    ("guards/x.py", "import re", False),                                          # a loose module
+    ("guards/gate/x.py", "from muninn.guards.known.forms import forms_of", True),  # the shared forms table
+    ("guards/gate/x.py", "from muninn.guards.redact import patterns", False),      # the gate is independent
+    ("guards/gate/x.py", "def f():\n    from muninn.guards.rules import Rule", False),
+    ("guards/gate/x.py", "from muninn.guards import undeclared", False),
+    ("guards/command/x.py", "from muninn.guards.known import forms", False),
+    ("guards/redact/x.py", "from muninn.guards.known import secret_values", True),
+    ("guards/stray/x.py", "import re", False),                                    # a room nobody named
+]
+
+
+@pytest.mark.parametrize(("rel", "code", "allowed"), ROOM_PLANTED,
+                         ids=[f"{r}:{c.splitlines()[-1].strip()}" for r, c, _ in ROOM_PLANTED])
+def test_the_room_rule_catches_a_planted_violation(tmp_path: Path, rel: str, code: str, allowed: bool) -> None:
+    target = tmp_path / rel
+    target.parent.mkdir(parents=True)
+    target.write_text(code + "\n")
+    found = room_violations(tmp_path)
+    assert (found == []) is allowed, found

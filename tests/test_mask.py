@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from muninn.guards.mask import StreamMasker, mask_bytes, masking_redactor
+from muninn.guards.redact.mask import StreamMasker, mask_bytes, masking_redactor
 from muninn.plugins.access.runner import CommandNotFound, run_masked
 
 SECRET = "sk_live_7Hq2ZpXw9LmN4vB8rT1y"

@@ -16,8 +16,8 @@ import yaml
 
 from muninn.core import config
 from muninn.core.errors import ExitCode
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.patterns import rule_names
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.patterns import rule_names
 from muninn.plugins.mcp import server
 from muninn.plugins.mcp.redaction import ValueRedactor
 from muninn.plugins.mcp.session import GuardSession
@@ -169,7 +169,7 @@ def test_nothing_written_in_the_text_switches_redaction_off(
 
 
 def _pattern_texts(line: str) -> list[tuple[str, str]]:
-    from muninn.guards.patterns import PatternScanner
+    from muninn.guards.redact.patterns import PatternScanner
 
     return [(s.rule, line[s.start:s.end]) for s in PatternScanner().scan(line)]
 

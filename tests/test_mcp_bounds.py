@@ -16,7 +16,7 @@ from pydantic import Field
 from muninn.core import registry as core_registry
 from muninn.core.errors import ConfigError
 from muninn.core.hookspecs import hookimpl
-from muninn.guards import dates
+from muninn.guards.dates import check as dates
 from muninn.plugins.mcp import registry
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.stdin_lines import CUT, MAX_DEPTH, cap_depth

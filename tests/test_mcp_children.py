@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from muninn.core import config, policy
-from muninn.guards.audit import AuditLog
 from muninn.plugins.mcp import server
+from muninn.plugins.mcp.audit import AuditLog
 from muninn.plugins.mcp.redaction import ValueRedactor
 from muninn.plugins.mcp.session import GuardSession
 

@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
-from muninn.guards import dates
+from muninn.guards.dates import check as dates
 from muninn.plugins.mcp import registry
 
 pytestmark = pytest.mark.integration

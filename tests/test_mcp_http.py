@@ -15,7 +15,7 @@ from conftest import free_port
 from mcp import Client
 
 from muninn.core import config, credentials
-from muninn.guards import audit
+from muninn.plugins.mcp import audit
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "policy.yaml"
 

@@ -17,10 +17,10 @@ from mcp import Client, StdioServerParameters
 
 from muninn.core import accounts, credentials
 from muninn.core import config as muninn_config
-from muninn.guards import audit
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import Redactor
 from muninn.plugins.access.vault import Vault
+from muninn.plugins.mcp import audit
 
 pytestmark = pytest.mark.integration
 
@@ -354,7 +354,7 @@ def test_unknown_profile_fails_to_start_with_the_reason(world: dict[str, Any], s
 
 def _tags(text: str) -> list[str]:
     """Every label tag in `text` as the guard's own normaliser reads it."""
-    from muninn.guards import label
+    from muninn.guards.policy import label
     return [text[start:end] for start, end in label.forged_tags(text)]
 
 

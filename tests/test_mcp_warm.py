@@ -14,7 +14,7 @@ import yaml
 
 from muninn.core import config, policy
 from muninn.core.client import OpenViking
-from muninn.guards.audit import AuditLog
+from muninn.plugins.mcp.audit import AuditLog
 from muninn.plugins.mcp.redaction import ValueRedactor
 from muninn.plugins.mcp.session import GuardSession
 from muninn.plugins.search import rerank

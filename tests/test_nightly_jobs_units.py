@@ -20,8 +20,8 @@ import yaml
 from muninn.core import config
 from muninn.core.errors import ExitCode
 from muninn.export import pipeline
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import collect
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.secret_values import collect
 from muninn.nightly.jobs import Context, mirror
 from muninn.nightly.jobs import snapshot as repo_snapshot
 
@@ -182,7 +182,7 @@ def _shows(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 @pytest.mark.parametrize("ledger", [True, False])
 def test_the_history_is_read_again_only_for_new_commits_or_new_values(home: Path, ledger: bool,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from muninn.guards.retired import Ledger
+    from muninn.guards.known.retired import Ledger
 
     s = _settings(home)
     if ledger:   # the server leak scan's ledger: its salt keys the cache's fingerprint

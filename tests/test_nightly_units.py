@@ -15,7 +15,7 @@ import yaml
 
 from muninn.core import config, hookspecs, registry
 from muninn.core.errors import AuthError, ExitCode, MuninnError, ServerError
-from muninn.guards import retired
+from muninn.guards.known import retired
 from muninn.nightly import lock, purge, runner, server_scan
 from muninn.nightly.jobs import Context, JobResult
 
@@ -298,7 +298,7 @@ def test_busy_answers_are_retried_with_backoff_others_are_not(answers, calls, ra
 
 
 def test_redaction_covers_retired_spans_and_live_values(tmp_path) -> None:
-    from muninn.guards.redact import Redactor
+    from muninn.guards.redact.redactor import Redactor
 
     scanner = _scanner(tmp_path, {"old-bot": SECRET})
     text = f"old {SECRET} new Live9Value9Token77 and {SECRET}"

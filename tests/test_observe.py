@@ -98,7 +98,7 @@ def _leaks(text: str, value: str) -> bool:
 
 
 def test_the_sealed_tables_cache_follows_a_rotated_or_added_secret(initialised: Path) -> None:
-    from muninn.guards import redact_cache
+    from muninn.guards.redact import cache as redact_cache
 
     rotated, added = "ghp-rotated-Kd7mQ2xP9sLw4Vn8", "glpat-added-Hb3nT6yR1cXz5Jq0"
     _secret_add(initialised, "gh-token", KNOWN)

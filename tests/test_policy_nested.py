@@ -16,7 +16,7 @@ from muninn.cli import app
 from muninn.core import config
 from muninn.core import policy as policy_mod
 from muninn.core.errors import ConfigError
-from muninn.guards import tools as tool_guard
+from muninn.guards.policy import tools as tool_guard
 from muninn.plugins.mcp import forget
 from muninn.plugins.search import keyword, reader_index
 from muninn.plugins.stack import policy_show

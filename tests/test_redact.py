@@ -11,12 +11,12 @@ import pytest
 from planted import FORMS, PROSE, SHORT_HINTS, VALUE_ONLY_FORMS, generate, known_values, write_secrets_yaml
 
 from muninn.core.errors import ConfigError
-from muninn.guards import secret_values
-from muninn.guards.patterns import PatternScanner, _detector
-from muninn.guards.redact import ENCODINGS, Redactor
+from muninn.guards.known import secret_values
+from muninn.guards.known.secret_values import collect, is_secretish
+from muninn.guards.redact.patterns import PatternScanner, _detector
+from muninn.guards.redact.redactor import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules
-from muninn.guards.secret_values import collect, is_secretish
-from muninn.guards.undeclared import RULE
+from muninn.guards.undeclared.detect import RULE
 
 PLANTED = generate(n=320, seed=11)
 
@@ -362,7 +362,7 @@ def test_long_single_line_json_is_scanned_in_windows_without_losing_secrets() ->
     import random
     import string
 
-    from muninn.guards.patterns import _MAX_LINE
+    from muninn.guards.redact.patterns import _MAX_LINE
 
     rng = random.Random(9)
     alphabet = string.ascii_letters + string.digits

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import ENCODINGS, Redactor
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.redact.redactor import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules, names_a_file, ordinary_words
 
 # How sysadmin docs and runbooks write around `basic`, `bearer`, `token`, `digest` and secret labels.

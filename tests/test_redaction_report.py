@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 from muninn.cli import app
 from muninn.core import config
 from muninn.export.sync_gate import SyncGate
-from muninn.guards.allowlist import Allowlist, gate_allow
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import collect
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.secret_values import collect
+from muninn.guards.redact.allowlist import Allowlist, gate_allow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MARKER = re.compile(r"\[REDACTED:([^\]]+)\]")
@@ -234,7 +234,7 @@ def test_a_fingerprint_written_into_a_note_allows_nothing(tmp_path: Path) -> Non
 
 
 def test_known_values_are_never_allowlisted(corpus: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from muninn.guards.patterns import rule_names
+    from muninn.guards.redact.patterns import rule_names
 
     # The values are the owner's configured ones (what `redact allow` checks against).
     cfg = tmp_path / "muninn.yaml"

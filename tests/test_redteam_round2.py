@@ -13,11 +13,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from muninn.guards import command_guard, label
-from muninn.guards.dates import check_observation
-from muninn.guards.forms import ENCODINGS
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.command import guard as command_guard
+from muninn.guards.dates.check import check_observation
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.forms import ENCODINGS
+from muninn.guards.policy import label
+from muninn.guards.redact.redactor import Redactor
 
 # --- 1. the verify command guard ------------------------------------------------------------------------
 # Bash forms and tool spellings not in evals/lab/guard_cases.py; every one must be refused.

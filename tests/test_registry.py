@@ -129,7 +129,7 @@ def test_an_outside_plugin_goes_through_the_same_door(outside, tmp_path: Path) -
     outside()
     assert "recall_weather" in registry.tools() and registry.tool_access()["recall_weather"] == "none"
     assert list(registry.jobs())[-1] == "weather"
-    from muninn.guards.patterns import PatternScanner
+    from muninn.guards.redact.patterns import PatternScanner
 
     assert "weather-token" in [r.name for r in PatternScanner(use_ds=False).rules]
     path = tmp_path / "policy.yaml"

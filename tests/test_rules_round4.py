@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.redactor import Redactor
 
 SECRET = "Pelican-Torch-6610"
 CASES = {   # name: (text, the secret in it)

@@ -10,9 +10,7 @@ import yaml
 from conftest import tcp_listener
 
 from muninn.core import config
-from muninn.guards import sandbox
-from muninn.plugins.access import sweep
-from muninn.plugins.stack import doctor
+from muninn.plugins.access import doctor_check, sandbox, sweep
 
 pytestmark = pytest.mark.skipif(sandbox.available() is None, reason="no sandbox works on this machine "
                                 "(doctor says so: see test_doctor_names_the_sandbox)")
@@ -56,10 +54,10 @@ def test_off_runs_plain_bash(tmp_path: Path) -> None:
 
 def test_doctor_names_the_sandbox() -> None:
     settings = config.Settings()
-    [line] = doctor.verify_sandbox(settings)
+    [line] = doctor_check.verify_sandbox(settings)
     assert line.level == "ok" and line.detail.startswith(sandbox.available() or "none")
     settings.verify.sandbox = "off"
-    [line] = doctor.verify_sandbox(settings)
+    [line] = doctor_check.verify_sandbox(settings)
     assert line.level == "warn" and "off" in line.detail
 
 

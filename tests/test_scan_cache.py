@@ -178,3 +178,10 @@ def test_the_cache_holds_no_value(world) -> None:
     text = server_scan.cache_path(world.settings).read_text()
     assert OLD not in text and NEW not in text
     assert oct(server_scan.cache_path(world.settings).stat().st_mode & 0o777) == "0o600"
+
+
+def test_every_rule_file_pattern_names_a_file() -> None:
+    """The fingerprint reads the guards' code by path: a pattern that matches nothing (a module moved to
+    another room) would let a change in what a finding is keep the old cache."""
+    assert all(sorted(scan_cache._GUARDS.glob(p)) for p in scan_cache._RULE_FILES), [
+        p for p in scan_cache._RULE_FILES if not sorted(scan_cache._GUARDS.glob(p))]

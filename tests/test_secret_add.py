@@ -26,7 +26,7 @@ from conftest import Ended
 
 from muninn.core import config
 from muninn.core.errors import ExitCode
-from muninn.guards import secret_values
+from muninn.guards.known import secret_values
 from muninn.nightly.server_scan import Scanner
 from muninn.plugins.access.vault import Vault
 from muninn.plugins.mcp.redaction import ValueRedactor

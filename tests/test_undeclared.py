@@ -1,4 +1,4 @@
-"""The undeclared-secret detector (guards/undeclared.py), by class, with no secrets file at all.
+"""The undeclared-secret detector (guards/undeclared/detect.py), by class, with no secrets file at all.
 
 Cases are generated per class (evals/lab/undeclared_cases.py: 40 vendors x 7 layouts and AWS pairs; bare
 tokens in 9 layouts x 5 lengths; 38 password labels in 30 spellings of many languages x 8 layouts and
@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 
 from muninn.evals.lab.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
-from muninn.guards import credential_options, gate_undeclared, undeclared
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.redact import Redactor
+from muninn.guards.gate import gate_undeclared
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import Redactor
+from muninn.guards.undeclared import credential_options
+from muninn.guards.undeclared import detect as undeclared
 from muninn.plugins.mcp.redaction import ValueRedactor
 
 ROOT = Path(__file__).resolve().parents[1]

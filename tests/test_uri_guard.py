@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from muninn.guards import uri as g
+from muninn.guards.policy import uri as g
 
 PREFIXES = ("viking://resources/agents/bob", "viking://resources/shared")
 B = "viking://resources/agents/bob"

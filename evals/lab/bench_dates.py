@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from muninn.evals import lab
-from muninn.guards import dates
-from muninn.guards.date_words import SKEW
+from muninn.guards.dates import check as dates
+from muninn.guards.dates.words import SKEW
 
 ROOT = lab.REPO
 LOCOMO = Path("/work/shared/datasets/locomo-dev")

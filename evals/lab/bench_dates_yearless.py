@@ -14,7 +14,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from muninn.evals.lab import bench_dates
-from muninn.guards import date_yearless, dates
+from muninn.guards.dates import check as dates
+from muninn.guards.dates import yearless as date_yearless
 
 FAVOURS = (1.0, 2.0, 3.0, 4.0, 6.0)
 _REPORTS = ("No bounce arrived after midnight UTC {w}.", "The migration finished {w}; I verified every host.",

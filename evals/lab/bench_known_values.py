@@ -37,10 +37,10 @@ from cryptography.x509.oid import NameOID
 
 from muninn.evals.lab.bench_security_export import PROSE_FILES
 from muninn.evals.lab.bench_undeclared import fetch_debs, manual_texts
-from muninn.guards import secret_values
-from muninn.guards.config_secrets import config_values
-from muninn.guards.redact import Redactor
-from muninn.guards.setting_values import setting_values
+from muninn.guards.known import secret_values
+from muninn.guards.known.config_secrets import config_values
+from muninn.guards.known.setting_values import setting_values
+from muninn.guards.redact.redactor import Redactor
 from muninn.plugins.access import kube_secrets
 
 RESULTS = Path(__file__).resolve().parents[2] / "evals" / "results" / "security_undeclared.md"

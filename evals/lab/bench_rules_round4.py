@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from muninn.evals.lab.bench_undeclared import fetch_debs, manual_texts
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.redactor import Redactor
 
 NEW = ("password-hash", "webhook-url", "recovery-code", "expect-send", "yaml-block-secret", "table-credential",
        "prose-password")

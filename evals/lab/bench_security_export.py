@@ -36,11 +36,11 @@ from muninn.evals.lab.security_cases import (
 from muninn.export import pipeline
 from muninn.export.sync import local_files
 from muninn.export.sync_gate import SyncGate
-from muninn.guards import forms, secret_values
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.mask import mask_bytes, masking_redactor
-from muninn.guards.patterns import PatternScanner
-from muninn.guards.redact import ENCODINGS, Redactor
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known import forms, secret_values
+from muninn.guards.redact.mask import mask_bytes, masking_redactor
+from muninn.guards.redact.patterns import PatternScanner
+from muninn.guards.redact.redactor import ENCODINGS, Redactor
 from muninn.guards.rules import all_rules
 
 ROOT = lab.REPO

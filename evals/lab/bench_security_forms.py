@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable
 
 from muninn.evals.lab import forms_cases
 from muninn.evals.lab.forms_cases import Case
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.mask import mask_bytes, masking_redactor
-from muninn.guards.redact import ENCODINGS, Redactor, marker
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.redact.mask import mask_bytes, masking_redactor
+from muninn.guards.redact.redactor import ENCODINGS, Redactor, marker
 
 CLASSES: dict[str, tuple[str, Callable[[dict[str, str]], Iterable[Case]]]] = {
     "dumps": ("dumps tools print (14 layouts of xxd, hexdump, od) × UTF-8/UTF-16 LE/BE × 5 alignments",

@@ -34,10 +34,11 @@ from muninn.evals.lab.bench_security_export import PROSE_FILES
 from muninn.evals.lab.corpora import docbook
 from muninn.evals.lab.corpora.sources import HANDBOOK_CHAPTERS, POSTGRES_PAGES
 from muninn.evals.lab.undeclared_cases import CLASSES, cases, survivors
-from muninn.guards import gate_undeclared, undeclared
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.patterns import ds_findings
-from muninn.guards.redact import Redactor
+from muninn.guards.gate import gate_undeclared
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.redact.patterns import ds_findings
+from muninn.guards.redact.redactor import Redactor
+from muninn.guards.undeclared import detect as undeclared
 
 ROOT = lab.REPO
 RESULTS = ROOT / "evals" / "results" / "security_undeclared.md"
@@ -138,8 +139,8 @@ def export_cost(facts: int = 1500, values: int = 10_000) -> list[str]:
 
     from muninn.evals.bench_export import build_record
     from muninn.export import pipeline, sources
-    from muninn.guards import secret_values
-    from muninn.guards.patterns import PatternScanner
+    from muninn.guards.known import secret_values
+    from muninn.guards.redact.patterns import PatternScanner
     from muninn.guards.rules import all_rules
 
     root = Path(tempfile.mkdtemp(prefix="muninn-undeclared-cost-"))

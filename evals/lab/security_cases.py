@@ -13,7 +13,7 @@ VALUES = {
     "p@ss w0rd with $pace's": "shell-hostile",
     "Xk9-pQ2m_Zr7t!vB3n": "long-mixed",
     "correct horse battery staple": "phrase",
-    # Characters the normalised view reads specially (guards/forms.py), each in a value: one whose
+    # Characters the normalised view reads specially (guards/known/forms.py), each in a value: one whose
     # compatibility form the confusables table reads as another ASCII character (full-width `Ｉ`
     # was `l`, `［` was `(`), and escape- or tag-like runs a split breaks (`**-W%**DA…`). Two are the
     # bench's random values that leaked from 94208f4 to the fix.

@@ -31,8 +31,9 @@ from muninn.evals.lab.guard_cases_output import (
     output_shaping_plain,
     output_shaping_secret,
 )
-from muninn.guards import command_guard, sandbox
-from muninn.guards.shell_words import ShellRefusal, split
+from muninn.guards.command import guard as command_guard
+from muninn.guards.command.shell_words import ShellRefusal, split
+from muninn.plugins.access import sandbox
 
 VALUES = {"JIRA_API_TOKEN": "t -o /tmp/x *", "GRAFANA_USER": "u ser", "GRAFANA_PASSWORD": "p*w"}
 Splitter = Callable[[str], "list[str] | None"]
@@ -193,9 +194,9 @@ def main(out: Path = lab.RESULTS / "security_guard.md") -> str:
             refused = sum(w is None for w in proof_words)
             speed[label] = _timed(fn, every)
             lines.append(f"| {label} | {shell_right} | {proof_right} | {refused} | {speed[label]:.1f} |")
-        lines += ["", "Chosen: muninn's own tokenizer (`guards/shell_words.py`). Used as a splitter, bashlex parses "
-                  "bash's grammar (it sees `#`, `;`, `$(...)`) but returns words where bash would glob, brace-expand, "
-                  "split an unquoted variable or expand `~`: those rules would still be ours to add"
+        lines += ["", "Chosen: muninn's own tokenizer (`guards/command/shell_words.py`). Used as a splitter, "
+                  "bashlex parses bash's grammar (it sees `#`, `;`, `$(...)`) but returns words where bash would glob, "
+                  "brace-expand, split an unquoted variable or expand `~`: those rules would still be ours to add"
                   + (f", at {max(speed.values()) / min(speed.values()):.0f}x the time per command." if len(speed) > 1
                      else "."), ""]
         for label, fn in _splitters().items():

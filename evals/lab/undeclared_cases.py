@@ -158,7 +158,7 @@ def user_passwords(rng: random.Random) -> list[tuple[str, str]]:
 
 
 # Programs and their secret-taking options as their manuals state them, written independently of
-# guards/credential_options.py: (command before, option, spellings allowed, form, command after).
+# guards/undeclared/credential_options.py: (command before, option, spellings allowed, form, command after).
 MANUAL_OPTIONS = (
     ("mysql -u root", "-p", "attached", "{p}", "shop"),
     ("mysql -u root", "--password", "equals", "{p}", "shop"),

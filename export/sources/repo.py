@@ -29,8 +29,8 @@ from muninn.core.errors import ConfigError
 from muninn.export import markdown
 from muninn.export.facts import CRUMB, Fact, slug
 from muninn.export.sources import Options
-from muninn.guards.secret_values import source_kind, text_values
-from muninn.guards.setting_values import setting_values
+from muninn.guards.known.secret_values import source_kind, text_values
+from muninn.guards.known.setting_values import setting_values
 
 
 class RepoOptions(Options):

@@ -1,4 +1,4 @@
-"""Undeclared secrets (guards/undeclared.py) as a redaction rule: export and what an agent writes
+"""Undeclared secrets (guards/undeclared/detect.py) as a redaction rule: export and what an agent writes
 redact them like any pattern hit, with a fingerprint the owner can allow or declare.
 
 Not used by `leak purge` (nightly/purge.py): on the server a finding is reported, never rewritten.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from muninn.guards.rules import Rule
-from muninn.guards.undeclared import RULE, find
+from muninn.guards.undeclared.detect import RULE, find
 
 
 class UndeclaredSecret(Rule):

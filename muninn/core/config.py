@@ -120,7 +120,7 @@ class AccountSettings(Section):
     user: str = Field("owner", description="The CLI's user in that account; its key is kept in the keyring")
 
 
-# Forms of a secret value the redactor can match (guards/forms.py forms_of); declared here so
+# Forms of a secret value the redactor can match (guards/known/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
 Encoding = Literal["raw", "base64", "base85", "url", "hex", "json", "shell"]
 

@@ -87,7 +87,7 @@ class KnownValues:
     redactor and leak gate calls it. `declared`: the owner said each one is a secret (the vault), so
     the declared rule applies; False for values read from where secrets live, which pass the
     guessed-value filter (secret-ish, not a locator) unless `keyed` (Kubernetes Secrets, repo `.env`
-    files: the source filtered each value by its key through `guards/setting_values.py`).
+    files: the source filtered each value by its key through `guards/known/setting_values.py`).
     `refresh(settings)`, when given, reads the live source into the source's cache and returns
     warnings (a cluster that did not answer); export calls it before it gathers the values."""
 
@@ -104,7 +104,7 @@ class KnownValues:
 def register_known_values(register: Callable[[KnownValues], Any]) -> None:
     """Sources of secret values besides the known secret files: `register(KnownValues(...))` (the vault's
     store, the Kubernetes Secrets cache, the `.env` files of repo sources). Read only through
-    `muninn.guards.secret_values.known`, the one collector export, the leak gates and MCP redaction use."""
+    `muninn.guards.known.secret_values.known`, the one collector export, the leak gates and MCP redaction use."""
 
 
 @hookspec

@@ -101,7 +101,7 @@ class Area:
 
 
 # A URI the decision can judge by its text: no empty, `.` or `..` segment, no percent-escape or backslash.
-# The guard canonicalises what an agent sends first (guards/uri.py); anything else is judged "none".
+# The guard canonicalises what an agent sends first (guards/policy/uri.py); anything else is judged "none".
 _PLAIN = re.compile(r"^viking://(?!.*//)(?!.*/\.{1,2}(/|$))[^%\\\x00-\x1f]+(?<!/)$")
 
 
@@ -192,7 +192,7 @@ class Policy:
         return max(outer)[1] if outer else None
 
 
-# Area URIs must already be in the guard's canonical form (guards/uri.py leaves them unchanged):
+# Area URIs must already be in the guard's canonical form (guards/policy/uri.py leaves them unchanged):
 # a policy that needs canonicalising is a policy whose author meant something else.
 _AREA_URI = re.compile(r"^viking://resources(/[A-Za-z0-9_-][A-Za-z0-9._-]*(?<!\.))+$")
 

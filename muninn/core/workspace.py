@@ -84,7 +84,7 @@ class Workspace:
 
     @property
     def redact_allowlist(self) -> Path:
-        """Fingerprints of pattern hits the owner allowed (`export.allowlist`; muninn.guards.allowlist)."""
+        """Fingerprints of pattern hits the owner allowed (`export.allowlist`; muninn.guards.redact.allowlist)."""
         return self._override("export", "allowlist") or self.home / "redact" / "allowlist.json"
 
     @property
@@ -116,7 +116,7 @@ class Workspace:
 
     @property
     def retired_hashes(self) -> Path:
-        """Salted hashes of every value the vault replaced (muninn.guards.retired), next to the store."""
+        """Salted hashes of every value the vault replaced (muninn.guards.known.retired), next to the store."""
         return self.vault_store.with_name("retired-hashes.json")
 
     @property

@@ -2,7 +2,7 @@
 was taken from.
 
 Where. Every record of an archive's index is checked before anything is written: a server file's
-member is the one its account and URI name, its URI is already canonical (guards/uri.py) under a scope
+member is the one its account and URI name, its URI is already canonical (guards/policy/uri.py) under a scope
 the CLI walks, and the identity that read it could read it under the policy in force (a file an agent
 read lies in an area the agent reads; a file outside every area was read by the CLI). An unsealed
 archive (opened only by name) vouches for nothing, so its files go back only into areas whose text
@@ -29,9 +29,9 @@ from typing import Any
 from muninn.core import policy
 from muninn.core.config import Settings
 from muninn.core.errors import CredentialError
-from muninn.guards.leak_gate import KNOWN_VALUE
-from muninn.guards.redact import Redactor
-from muninn.guards.uri import UriRejected, canonicalize
+from muninn.guards.gate.leak_gate import KNOWN_VALUE
+from muninn.guards.policy.uri import UriRejected, canonicalize
+from muninn.guards.redact.redactor import Redactor
 from muninn.nightly import server_scan
 from muninn.nightly.backup import archive as backup_archive
 from muninn.nightly.backup import crypt as backup_crypt

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from muninn.core import policy, registry
 from muninn.core.config import Settings
-from muninn.guards import retired
+from muninn.guards.known import retired
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@ trusts it. A finding names the file, line, rule and secret id; never a value."""
 
 from __future__ import annotations
 
-from muninn.guards.allowlist import gate_allow
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import known
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.secret_values import known
+from muninn.guards.redact.allowlist import gate_allow
 from muninn.nightly.jobs import Context, JobResult
 
 

@@ -24,10 +24,10 @@ from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.export import pipeline
-from muninn.guards.allowlist import gate_allow
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.retired import Ledger
-from muninn.guards.secret_values import known as known_values
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.retired import Ledger
+from muninn.guards.known.secret_values import known as known_values
+from muninn.guards.redact.allowlist import gate_allow
 from muninn.nightly.jobs import Context, JobResult
 from muninn.nightly.scan_cache import fingerprint
 

@@ -17,7 +17,7 @@ from muninn.export import pipeline
 from muninn.export import sync as sync_mod
 from muninn.export.redaction_report import rollup
 from muninn.export.sync_gate import SyncGate
-from muninn.guards import secret_values
+from muninn.guards.known import secret_values
 from muninn.nightly.jobs import Context, JobResult
 
 REPO_KIND = "repo"

@@ -16,8 +16,8 @@ from muninn.core.errors import MuninnError
 from muninn.export import pipeline, sources
 from muninn.export.facts import Fact, render
 from muninn.export.redaction_report import rollup
-from muninn.guards.leak_gate import LeakGate
-from muninn.guards.secret_values import known
+from muninn.guards.gate.leak_gate import LeakGate
+from muninn.guards.known.secret_values import known
 from muninn.nightly.jobs import Context, JobResult, refresh
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from muninn.core import jsonl
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.redactor import Redactor
 
 _LOCK = threading.Lock()
 

@@ -1,4 +1,5 @@
-"""`muninn doctor` lines for the vault, the inventory and the last verify sweep. Names and counts only."""
+"""`muninn doctor` lines for the vault, the inventory, the last verify sweep and the sandbox proofs run in.
+Names and counts only."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, CredentialError
 from muninn.core.inventory_file import load_files
 
+from . import sandbox
 from .store import Store
 
 
@@ -68,3 +70,9 @@ def inventory(settings: Settings) -> list[Check]:
         return [Check("inventory", "fail", str(exc), "fix the entry named")]
     prereqs = sum(1 for e in entries.values() if e.entry.is_prerequisite)
     return [Check("inventory", "ok", f"{len(entries)} entries, {prereqs} prerequisite(s)")]
+
+
+def verify_sandbox(settings: Settings) -> list[Check]:
+    kind, detail = sandbox.status(settings.verify.sandbox)
+    return [Check("verify sandbox", "ok" if kind else "warn", detail,
+                  "" if kind else "apt-get install bubblewrap, or allow unprivileged user namespaces for unshare")]

@@ -18,9 +18,9 @@ from typing import BinaryIO
 
 from muninn.core.errors import ConfigError, MuninnError, Refused
 from muninn.core.secrets_file import derive_env, env_names
-from muninn.guards.mask import masking_redactor
-from muninn.guards.redact import Redactor
-from muninn.guards.secret_values import is_declared_secret, is_secretish
+from muninn.guards.known.secret_values import is_declared_secret, is_secretish
+from muninn.guards.redact.mask import masking_redactor
+from muninn.guards.redact.redactor import Redactor
 
 from .runner import RunResult, run_masked
 from .store import Store

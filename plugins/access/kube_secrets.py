@@ -21,8 +21,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from muninn.guards.config_secrets import config_values, private_keys
-from muninn.guards.setting_values import setting_values
+from muninn.guards.known.config_secrets import config_values, private_keys
+from muninn.guards.known.setting_values import setting_values
 
 # Keys whose value is public in every Secret type that has them.
 PUBLIC_KEYS = frozenset({"ca.crt", "tls.crt", "namespace", "ca-bundle.crt", "service-ca.crt"})

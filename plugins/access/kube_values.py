@@ -45,8 +45,8 @@ from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
-from muninn.guards import secret_values
-from muninn.guards.redact import Redactor
+from muninn.guards.known import secret_values
+from muninn.guards.redact.redactor import Redactor
 
 from . import kube_secrets, prereq, steps, unattended
 from .store import Store, VaultDamaged

@@ -1,5 +1,5 @@
-"""The access package's doctor lines (vault, inventory, last verify sweep), registered through the
-hook an outside plugin would use."""
+"""The access package's doctor lines (vault, inventory, last verify sweep, verify sandbox), registered
+through the hook an outside plugin would use."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     register(doctor_check.vault)
     register(doctor_check.secret_files)
     register(doctor_check.inventory)
+    register(doctor_check.verify_sandbox)
     register(kube_values.doctor)
 
 

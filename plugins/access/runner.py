@@ -35,8 +35,8 @@ from functools import partial
 from typing import BinaryIO
 
 from muninn.core.errors import ExitCode, MuninnError
-from muninn.guards.mask import JointMasker, StreamMasker
-from muninn.guards.redact import Redactor
+from muninn.guards.redact.mask import JointMasker, StreamMasker
+from muninn.guards.redact.redactor import Redactor
 
 CHUNK = 65536
 

@@ -7,7 +7,7 @@ How the sweep runs, and why:
 - Prerequisites (VPN...) are checked once, in parallel, first. A dependant of a down prerequisite
   is `skipped` with the prerequisite's sentence; without the VPN internal services answer 403,
   which would otherwise be misreported as `stale`.
-- Every proof command passes the command guard (`guards/command_guard.py`) first; a refusal is
+- Every proof command passes the command guard (`guards/command/guard.py`) first; a refusal is
   `skipped` with the guard's reason. The setup steps that run before it are the owner's own env
   scripts (`source`, `export`): commands listed among the steps are never run by the sweep.
 - `kubectl config use-context` steps are dropped and the proof gets `--context` instead: parallel
@@ -31,8 +31,10 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
 from muninn.core.inventory_file import Located, load_files
 from muninn.core.secrets_file import env_names
-from muninn.guards import command_guard, sandbox, secret_values
-from muninn.guards.redact import Redactor
+from muninn.guards.command import guard as command_guard
+from muninn.guards.known import secret_values
+from muninn.guards.redact.redactor import Redactor
+from muninn.plugins.access import sandbox
 
 from . import access_log, injection, prereq, steps
 from .classify import classify

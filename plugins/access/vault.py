@@ -22,8 +22,8 @@ from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.core.secrets_file import Located, SecretEntry, add_entry, env_names, load_files
-from muninn.guards.redact import Redactor
-from muninn.guards.retired import Ledger
+from muninn.guards.known.retired import Ledger
+from muninn.guards.redact.redactor import Redactor
 
 from . import access_log, catalog, injection
 from .injection import Refused, Secrets

@@ -10,7 +10,7 @@ import typer
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ConfigError, ExitCode
-from muninn.guards.secret_values import is_declared_secret
+from muninn.guards.known.secret_values import is_declared_secret
 
 from .vault import Vault, exec_command_line
 

@@ -1,5 +1,5 @@
 """`muninn audit`'s rows: the MCP audit log and the access log read through their own modules
-(guards/audit.py, plugins/access/access_log.py own each format) and put in one shape to filter.
+(plugins/mcp/audit.py, plugins/access/access_log.py own each format) and put in one shape to filter.
 
 Row: `{log, time, who, profile, tool, decision, target, reason, line}`. `profile` is the MCP
 profile the act came through (an access-log `who` of `mcp:<profile>`), else empty: the owner at
@@ -20,8 +20,8 @@ from typing import Any, Literal
 from muninn.core import jsonl
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
-from muninn.guards import audit
 from muninn.plugins.access import access_log
+from muninn.plugins.mcp import audit
 from muninn.plugins.search.request import parse_since
 
 Log = Literal["mcp", "access", "all"]

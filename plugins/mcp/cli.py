@@ -14,7 +14,7 @@ import typer
 from muninn.core import cliutil, registry
 from muninn.core import policy as policy_mod
 from muninn.core.errors import ConfigError, ExitCode
-from muninn.guards import tools as tool_guard
+from muninn.guards.policy import tools as tool_guard
 from muninn.plugins.mcp import rules
 
 app = typer.Typer(

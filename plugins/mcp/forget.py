@@ -27,10 +27,11 @@ from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import AuthError, ConfigError, CredentialError, NotFound, Refused, ServerError
 from muninn.export.sync import owned_everywhere
-from muninn.guards import audit, secret_values
-from muninn.guards import uri as uri_guard
-from muninn.guards.allowlist import Allowlist
+from muninn.guards.known import secret_values
+from muninn.guards.policy import uri as uri_guard
+from muninn.guards.redact.allowlist import Allowlist
 from muninn.plugins.access.access_log import default_who
+from muninn.plugins.mcp import audit
 from muninn.plugins.mcp.redaction import ValueRedactor
 
 TOOL = "forget"

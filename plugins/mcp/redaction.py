@@ -3,7 +3,7 @@
 The known values come from the one collector (`secret_values.known`): the vault's encrypted store
 (values `muninn secret add` put there included), the secrets YAML of `vault.files`, `guard.secret_files`,
 `export.secret_files` and secrets sources. The
-replacement is the shared redactor in muninn.guards.redact (one Aho-Corasick pass over the
+replacement is the shared redactor in muninn.guards.redact.redactor (one Aho-Corasick pass over the
 values, then patterns), the one the exporter and the leak gate's reports use. If a store exists
 and its key cannot open it, the server does not start. A store that is damaged (truncated,
 corrupt: `VaultDamaged`) is the one exception: its values cannot be read by anyone, muninn's own
@@ -19,9 +19,10 @@ a damaged one stops the server with the sentence `muninn redact list` gives.
 from __future__ import annotations
 
 from muninn.core.config import Settings
-from muninn.guards import secret_values, undeclared
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.redact import ENCODINGS, Redactor, marker
+from muninn.guards.known import secret_values
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.redactor import ENCODINGS, Redactor, marker
+from muninn.guards.undeclared import detect as undeclared
 from muninn.plugins.access.store import VaultDamaged
 
 

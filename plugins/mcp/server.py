@@ -19,7 +19,7 @@ from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
 from muninn.core.errors import MuninnError, Refused
-from muninn.guards import tools as tool_guard
+from muninn.guards.policy import tools as tool_guard
 from muninn.plugins.mcp import registry, rules
 from muninn.plugins.mcp.session import GuardSession
 

@@ -19,9 +19,9 @@ from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import Refused
 from muninn.core.policy import Policy, Profile
-from muninn.guards import label as label_mod
-from muninn.guards import tools as tool_guard
-from muninn.guards.audit import AuditLog
+from muninn.guards.policy import label as label_mod
+from muninn.guards.policy import tools as tool_guard
+from muninn.plugins.mcp.audit import AuditLog
 from muninn.plugins.mcp.redaction import ValueRedactor
 
 NUDGE = ("Memory is history. You have searched it {n} times in a row: for the current state of a "

@@ -134,7 +134,7 @@ def _searcher(s: Settings, profile: str | None, targets: list[str] | None) -> Se
         return Searcher(s)
     from muninn.core import policy as policy_mod
     from muninn.core.client import OpenViking
-    from muninn.guards import tools as tool_guard
+    from muninn.guards.policy import tools as tool_guard
     from muninn.plugins.search import reader_index
 
     reader = policy_mod.load_for(s).profile(profile)
@@ -192,7 +192,7 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
       muninn search "restore one file" --files | head -1 | xargs muninn read
     """
     from muninn.core.client import OpenViking
-    from muninn.guards import label
+    from muninn.guards.policy import label
     from muninn.plugins.search import doc as docmod
     from muninn.plugins.search.read_file import read_file
 
@@ -214,7 +214,7 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
 
 def _file_uri(uri: str) -> str:
     """The canonical viking:// URI of a file, or exit 2 saying what is wrong with it."""
-    from muninn.guards import uri as uri_guard
+    from muninn.guards.policy import uri as uri_guard
 
     try:
         canonical = uri_guard.file_uri(uri)

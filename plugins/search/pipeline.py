@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from muninn.core import registry
 from muninn.core.config import Settings
-from muninn.guards.undeclared import hide_found
+from muninn.guards.undeclared.detect import hide_found
 from muninn.plugins.search import briefing as briefmod
 from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import keyword, outage, relevance
@@ -219,7 +219,7 @@ def _hit(c: Candidate, d: docmod.Doc, reranker: str | None = None, best: float |
 
 def _cut(hit: Hit, d: docmod.Doc, terms: list[str], window: int) -> Hit:
     # Undeclared secrets in a file no export wrote are hidden in what is cut from it as the whole
-    # file decides (guards/undeclared.py), so a snippet never shows what recall_read hides.
+    # file decides (guards/undeclared/detect.py), so a snippet never shows what recall_read hides.
     return dataclasses.replace(hit, title=hide_found(d.title, d.text),
                                snippet=hide_found(docmod.snippet(d, terms=terms, window=window), d.text))
 

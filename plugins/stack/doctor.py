@@ -173,14 +173,6 @@ def second_model(settings: Settings) -> list[Check]:
     return [Check("second model", "ok", f"{second.model} -> {where}, served by the sidecar")]
 
 
-def verify_sandbox(settings: Settings) -> list[Check]:
-    from muninn.guards import sandbox
-
-    kind, detail = sandbox.status(settings.verify.sandbox)
-    return [Check("verify sandbox", "ok" if kind else "warn", detail,
-                  "" if kind else "apt-get install bubblewrap, or allow unprivileged user namespaces for unshare")]
-
-
 def run(settings: Settings) -> list[Check]:
     results: list[Check] = []
     for fn in registry.checks():
@@ -190,8 +182,7 @@ def run(settings: Settings) -> list[Check]:
 
 @hookimpl
 def register_checks(register: Callable[[CheckFn], None]) -> None:
-    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, second_model,
-               verify_sandbox):
+    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, second_model):
         register(fn)
 
 

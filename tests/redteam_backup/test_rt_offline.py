@@ -228,7 +228,7 @@ def test_B07_a_part_this_host_does_not_have_is_left_in_the_archive(ws) -> None:
 
 
 def test_B08_retired_hashes_from_a_backup_never_drop_or_rewrite_this_hosts_entries(ws) -> None:
-    from muninn.guards.retired import Ledger
+    from muninn.guards.known.retired import Ledger
 
     Ledger(ws.paths.retired_hashes).remember([("old-pw", "Retired-Quartz-0000aaaa11")])
     now = json.loads(ws.paths.retired_hashes.read_text())
@@ -299,7 +299,7 @@ OLD = "Retired-Quartz-a1b2c3d4e5"
 
 @pytest.fixture
 def gate(ws):
-    from muninn.guards.retired import Ledger
+    from muninn.guards.known.retired import Ledger
 
     Ledger(ws.paths.retired_hashes).remember([("old-broker-password", OLD)])
     return backup_gate.RestoreGate(ws)

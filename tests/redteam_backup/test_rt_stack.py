@@ -108,7 +108,7 @@ def test_S04_a_record_with_a_missing_member_writes_nothing(world, request) -> No
 
 
 def test_S05_a_purged_value_in_a_file_name_does_not_come_back(world) -> None:
-    from muninn.guards.retired import Ledger
+    from muninn.guards.known.retired import Ledger
 
     old = f"Retired-Opal-{uuid.uuid4().hex[:10]}"
     Ledger(world["settings"].paths.retired_hashes).remember([("old-nas-password", old)])

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from muninn.core import accounts, factfile
 from muninn.core.errors import Refused
-from muninn.guards import dates
+from muninn.guards.dates import check as dates
 from muninn.guards.rules import MARKER_PREFIX
 from muninn.plugins.mcp.registry import Output, Params, Tag, ToolSpec
 from muninn.plugins.mcp.session import GuardSession

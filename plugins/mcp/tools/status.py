@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from muninn.core.errors import ServerError
-from muninn.guards import tools as tool_guard
+from muninn.guards.policy import tools as tool_guard
 from muninn.plugins.mcp import registry
 from muninn.plugins.mcp.registry import Output, Params, ToolSpec
 from muninn.plugins.mcp.session import GuardSession

@@ -1,4 +1,4 @@
-"""The words that tell the undeclared-secret detector (guards/undeclared.py) a value is a credential:
+"""The words that tell the undeclared-secret detector (guards/undeclared/detect.py) a value is a credential:
 labels in several languages, vendor names, key-id shapes and the identifier shapes that are never one.
 
 Vendors: the services gitleaks' default config (config/gitleaks.toml, whose generic rules read

@@ -5,7 +5,7 @@
 Candidates are found by shape (length, character classes, class changes, entropy per character; not
 a word, not an identifier shape) and decided with context:
 
-- **credential-option**: a program's option that takes a secret (guards/credential_options.py);
+- **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
 - **labelled**: a label word in front of it, in any of several languages, or its table column's header,
   or a heading or `Label:` line right above a value that stands alone;
 - **vendor-pair**: a vendor's key id (`AKIA…`) on the line or next to it, or a vendor name on the line;
@@ -16,7 +16,7 @@ Identifiers survive: pure hex (commit SHAs, checksums, GPG fingerprints) unless 
 shares its line or table cell; UUIDs, digests named by their algorithm (`sha256:`, `sha256=`,
 `sha384-`), ARNs, generated Kubernetes names, IPFS ids, public keys and certificates always do.
 
-The leak gate reads the same class with its own code (guards/leak_gate.py, `_undeclared`);
+The leak gate reads the same class with its own code (guards/gate/leak_gate.py, `_undeclared`);
 tests/test_undeclared.py holds the two in agreement.
 """
 
@@ -34,8 +34,9 @@ from itertools import pairwise
 
 import ahocorasick_rs
 
-from muninn.guards import credential_options
-from muninn.guards.credential_words import (
+from muninn.guards.rules import is_placeholder, looks_random, names_a_file, ordinary_words
+from muninn.guards.undeclared import credential_options
+from muninn.guards.undeclared.credential_words import (
     ARN,
     DIGEST_PREFIX,
     FILE_PATH,
@@ -52,7 +53,6 @@ from muninn.guards.credential_words import (
     UUID,
     VENDORS,
 )
-from muninn.guards.rules import is_placeholder, looks_random, names_a_file, ordinary_words
 
 RULE = "undeclared-secret"
 CLASSES = ("credential-option", "labelled", "vendor-pair", "user-password", "bare-token")

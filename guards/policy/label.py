@@ -26,8 +26,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import cache
 
-from muninn.guards.forms import decode_escape as _decode
-from muninn.guards.forms import skeleton as _skeleton
+from muninn.guards.known.forms import decode_escape as _decode
+from muninn.guards.known.forms import skeleton as _skeleton
 
 OPEN = "<untrusted-data"
 CLOSE = "</untrusted-data>"

@@ -28,7 +28,8 @@ from muninn.core import atomic
 from muninn.core.config import Encoding, Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import CredentialError
-from muninn.guards import dumps, forms, redact
+from muninn.guards.known import dumps, forms
+from muninn.guards.redact import redactor as redact
 
 _CODE = (Path(forms.__file__), Path(redact.__file__), Path(dumps.__file__))
 

@@ -1,4 +1,4 @@
-"""Dates written without a year, read as the nearest such day to the moment of writing (guards/dates.py
+"""Dates written without a year, read as the nearest such day to the moment of writing (guards/dates/check.py
 refuses the observation when that day lies ahead). The seed's own incident: "no bounce arrived after
 midnight UTC on the 19th", written fourteen hours before the 19th.
 
@@ -180,7 +180,7 @@ def yearless_times(text: str, now: datetime, local: tzinfo | None = None) -> Ite
                 yield m.group(0), moment, True
     for m in _CJK.finditer(text):
         if text[:m.start()].rstrip()[-1:] in ("年", "년") or text[:m.start()].rstrip()[-1:].isdigit():
-            continue          # the year is there: guards/date_grammar.py reads it
+            continue          # the year is there: guards/dates/grammar.py reads it
         if (moment := _month_day(int(m.group("m")), int(m.group("d")), now)) is not None:
             yield m.group(0).strip(), moment, True
     for m in _ON_DAY.finditer(text):

@@ -8,7 +8,7 @@ view of the stream (issue 47 §5; the export's views do the same for files):
 - escaped: every character as `\\u00XX`, `\\xXX`, `&#NN;` or `%XX`, decoded;
 - reversed (`rev`);
 - base32 runs, decoded;
-- dumps (`od -c`, `xxd`, `hexdump -C`, byte lists), read by guards/dumps.py.
+- dumps (`od -c`, `xxd`, `hexdump -C`, byte lists), read by guards/known/dumps.py.
 
 Each view keeps, per character, where in the stream it came from, so a match hides the span that spelled
 it. Values shorter than `MIN` characters are left to the value pass: in a view with its separators taken
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 import ahocorasick_rs
 
-from muninn.guards.dumps import ByteNeedles, needle_bytes
+from muninn.guards.known.dumps import ByteNeedles, needle_bytes
 
 MIN = 8
 _SEPARATORS = frozenset(" \t\r\n-_.:,;|/\\'\"`")

@@ -17,8 +17,8 @@ import re
 import shlex
 from collections.abc import Iterator
 
-from muninn.guards.secret_values import text_values
-from muninn.guards.setting_values import credential_key, embedded, setting_values
+from muninn.guards.known.secret_values import text_values
+from muninn.guards.known.setting_values import credential_key, embedded, setting_values
 
 _BLOCK = re.compile(r"-----BEGIN ([^\n-]+)-----[\s\S]*?-----END \1-----")
 _NETRC = re.compile(r"(?m)^\s*(?:machine\s+\S+|default\b)")

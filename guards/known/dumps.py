@@ -1,5 +1,5 @@
 """The bytes a text spells when a tool printed them as a dump: the byte view that value matching runs
-over, beside the text's own characters (`guards/forms.py` owns the forms; this module reads dumps).
+over, beside the text's own characters (`guards/known/forms.py` owns the forms; this module reads dumps).
 
     byte_runs("00000000: 5a71 3723 6b50 3278  Zq7#kP2x")   # [Run(b"Zq7#kP2x", starts, ends)]
 

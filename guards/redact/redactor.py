@@ -14,7 +14,7 @@ detect-secrets' hex-entropy plugin, commit hashes in JSON included: accepted, be
 keys look exactly like that.
 
 This module is the one redaction path shared by the exporter, the MCP outputs, the audit log and
-stream masking (`guards/mask.py`). The leak gate (`guards/leak_gate.py`) deliberately does not use
+stream masking (`guards/redact/mask.py`). The leak gate (`guards/gate/leak_gate.py`) deliberately does not use
 it: a second opinion must not share the first one's bugs.
 """
 
@@ -30,9 +30,8 @@ from typing import Literal
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards import secret_values
-from muninn.guards.allowlist import Allowlist
-from muninn.guards.forms import (
+from muninn.guards.known import secret_values
+from muninn.guards.known.forms import (
     ENCODINGS,
     ByteNeedles,
     escape_end,
@@ -41,7 +40,8 @@ from muninn.guards.forms import (
     needle_views,
     text_views,
 )
-from muninn.guards.patterns import PatternScanner
+from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.patterns import PatternScanner
 
 __all__ = ["ENCODINGS", "Encoding", "Hit", "Redacted", "Redactor", "encoded_forms", "marker"]
 # A value cut at a boundary (a title cut at 80 characters) keeps a prefix: one this long is hidden.
@@ -78,7 +78,7 @@ def marker(name: str) -> str:
 
 
 def encoded_forms(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
-    """Every needle for `value` in `encodings` (the shared table: `guards/forms.py`)."""
+    """Every needle for `value` in `encodings` (the shared table: `guards/known/forms.py`)."""
     return forms_of(value, encodings)
 
 
@@ -124,7 +124,7 @@ class Tables:
 class Redactor:
     """Redacts known values (`known`: value -> secret id) and, with `patterns`, pattern hits.
 
-    `encodings` adds the encoded forms of every value (`guards/forms.py`); stream masking uses
+    `encodings` adds the encoded forms of every value (`guards/known/forms.py`); stream masking uses
     `Redactor(known, patterns=False, encodings=ENCODINGS)`. Export also turns on `views`: values
     are matched on the normalised view too (split by markup, invisible characters or a wrap), and a
     text that ends (or a line that ends, or stops at `…`) in a prefix of a value hides the prefix.
@@ -134,7 +134,7 @@ class Redactor:
                  encodings: Sequence[Encoding] = ("raw",), *, scanner: PatternScanner | None = None,
                  views: bool = False, allow: Callable[[str, str], bool] | None = None,
                  tables: Tables | None = None) -> None:
-        """`tables`: `Tables.of(known, encodings, views)` made earlier (guards/redact_cache.py keeps them
+        """`tables`: `Tables.of(known, encodings, views)` made earlier (guards/redact/cache.py keeps them
         sealed between processes); the automata are built from them here either way."""
         t = tables if tables is not None else Tables.of(known, encodings, views)
         self._ids = [(secret_id, enc) for _, secret_id, enc in t.needles]
@@ -160,7 +160,7 @@ class Redactor:
         self.reach = 3 * self.longest
         self.scanner = scanner if scanner is not None else (PatternScanner() if patterns else None)
         self.views = t.views
-        # The owner's allowlist (guards/allowlist.py): (rule, matched text) -> allowed. Pattern hits
+        # The owner's allowlist (guards/redact/allowlist.py): (rule, matched text) -> allowed. Pattern hits
         # only: the value pass never asks it.
         self.allow = allow
         self._view = _Needles(t.view) if t.views else None
@@ -175,7 +175,7 @@ class Redactor:
                   scanner: PatternScanner | None = None, tables: Tables | None = None) -> Redactor:
         """What becomes a fact file: the exporter's text and what an agent writes through MCP. Every
         form of the table, the normalised view and cut prefixes; pattern hits the owner allowed
-        (guards/allowlist.py) stay, known values never do. One constructor, so a reader of an exported
+        (guards/redact/allowlist.py) stay, known values never do. One constructor, so a reader of an exported
         file and of a remembered one sees the same text."""
         return cls(known, patterns=True, encodings=ENCODINGS, views=True, scanner=scanner, tables=tables,
                    allow=allowlist.redactor_allow() if allowlist is not None else None)

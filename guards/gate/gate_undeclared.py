@@ -1,6 +1,6 @@
-"""The leak gate's own reading of undeclared secrets (guards/leak_gate.py calls it).
+"""The leak gate's own reading of undeclared secrets (guards/gate/leak_gate.py calls it).
 
-Deliberately not the redactor's detector (guards/undeclared.py): a second opinion must not share the
+Deliberately not the redactor's detector (guards/undeclared/detect.py): a second opinion must not share the
 first one's bugs, so this is separate code with its own, narrower reading of the same class. What
 it flags after redaction is a detector miss, and the file is dropped. Narrower on purpose: a drop
 removes a whole fact from search, so it reads only the high-precision part of the class:

@@ -1,5 +1,5 @@
-"""The one table of forms a known secret value can take in text: the exec masker (`guards/mask.py`),
-export redaction (`guards/redact.py`) and the leak gate (`guards/leak_gate.py`) all read it, so a
+"""The one table of forms a known secret value can take in text: the exec masker (`guards/redact/mask.py`),
+export redaction (`guards/redact/redactor.py`) and the leak gate (`guards/gate/leak_gate.py`) all read it, so a
 form added here is caught by all three.
 
     forms_of("Zq7#kP2x", ENCODINGS)   # {"Zq7#kP2x": "raw", "WnE3I2tQMng": "base64", ..., "Zq7\\#kP2x": "shell"}
@@ -37,8 +37,8 @@ from confusable_homoglyphs import confusables
 from muninn.core.config import Encoding
 
 # The byte view (printed dumps) is part of the table: export and the gate read it through here.
-from muninn.guards.dumps import ByteNeedles as ByteNeedles
-from muninn.guards.dumps import needle_bytes as needle_bytes
+from muninn.guards.known.dumps import ByteNeedles as ByteNeedles
+from muninn.guards.known.dumps import needle_bytes as needle_bytes
 
 ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
 

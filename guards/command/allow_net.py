@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 
-from muninn.guards.argspec import (
+from muninn.guards.command.argspec import (
     HOST,
     INT,
     NAME,
@@ -27,7 +27,7 @@ from muninn.guards.argspec import (
     one_of,
     value,
 )
-from muninn.guards.shell_words import Word
+from muninn.guards.command.shell_words import Word
 
 # --- curl ---------------------------------------------------------------------------------------------
 _WRITE_OUT_VARS = ("http_code|response_code|time_total|time_connect|time_namelookup|time_starttransfer|"

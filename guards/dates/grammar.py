@@ -1,4 +1,4 @@
-"""The date forms the observation check reads besides ISO and named months (guards/dates.py), by class:
+"""The date forms the observation check reads besides ISO and named months (guards/dates/check.py), by class:
 
 - numbers with any one separator, year first (`2027_03_01`, `2027:03:01`, `2027 03 01`), a two-digit
   year (`01.03.27`, zero-padded, so a version 1.3.27 is not one), a month and a year (`03/2027`);

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from muninn.guards.argspec import (
+from muninn.guards.command.argspec import (
     INT,
     NAME,
     SWITCH,
@@ -26,8 +26,8 @@ from muninn.guards.argspec import (
     one_of,
     value,
 )
-from muninn.guards.secret_fields import no_secret_fields
-from muninn.guards.shell_words import Word
+from muninn.guards.command.secret_fields import no_secret_fields
+from muninn.guards.command.shell_words import Word
 
 
 def _no_file_values(tool: Tool, prefixes: tuple[str, ...]) -> Tool:

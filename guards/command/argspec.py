@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from muninn.guards.shell_words import Word
+from muninn.guards.command.shell_words import Word
 
 Check = Callable[[str], str | None]          # a value's validator: None, or what is wrong
 ArgsCheck = Callable[[list[Word]], str | None]

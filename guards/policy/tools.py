@@ -15,7 +15,7 @@ from typing import ParamSpec
 
 from muninn.core import registry
 from muninn.core.policy import AGENT_FORBIDDEN, Access, Profile
-from muninn.guards import uri as uri_guard
+from muninn.guards.policy import uri as uri_guard
 
 P = ParamSpec("P")
 

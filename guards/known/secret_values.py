@@ -38,7 +38,7 @@ from dotenv import dotenv_values
 
 from muninn.core import registry, yamlfile
 from muninn.core.errors import ConfigError
-from muninn.guards.credential_words import FILE_PATH
+from muninn.guards.undeclared.credential_words import FILE_PATH
 
 if TYPE_CHECKING:
     from muninn.core.config import Settings

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from muninn.guards.argspec import Check
+from muninn.guards.command.argspec import Check
 
 # Secret-ish words, in the spellings fields use. Matched against whole words after splitting.
 _SECRET = frozenset(

@@ -1,6 +1,6 @@
 """Masking a child's stdout/stderr as it streams, so no known secret value reaches the reader.
 
-Matching is the redactor's value pass (`guards/redact.py`, one Aho-Corasick pass, no patterns:
+Matching is the redactor's value pass (`guards/redact/redactor.py`, one Aho-Corasick pass, no patterns:
 a pattern has no bounded length, so it cannot be matched safely across reads). This module adds
 only the streaming:
 
@@ -11,7 +11,7 @@ only the streaming:
 - Bytes are decoded as UTF-8 with `surrogateescape`: binary output passes through unchanged
   apart from masked spans, and a multi-byte character split across reads is reassembled.
 
-What is masked (best effort; the one table of forms is `guards/forms.py`, shared with export
+What is masked (best effort; the one table of forms is `guards/known/forms.py`, shared with export
 redaction and the leak gate):
 - raw: the value exactly as stored;
 - base64 (standard and URL-safe) at the three byte alignments a value can sit at inside a longer
@@ -23,7 +23,7 @@ redaction and the leak gate):
 - any of these wrapped over lines at any width (PEM, `base64`, `xxd -p`, a terminal), `\\n` or
   `\\r\\n`: the value pass also matches with line breaks taken out, and the hold-back covers a
   value with a break after every character (`Redactor.reach`).
-Then the stream's views (guards/stream_views.py, issue 47 §5): UTF-16, zero-width characters,
+Then the stream's views (guards/redact/stream_views.py, issue 47 §5): UTF-16, zero-width characters,
 backspaces, characters grouped or spaced apart, every character escaped (`\\u00XX`, `\\xXX`, `&#NN;`,
 `%XX`), reversed, base32, and dumps (`od -c`, `xxd`, `hexdump -C`, byte lists). The hold-back grows to
 the longest view (six characters a value character, and a dump's columns): the last few hundred
@@ -40,8 +40,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
-from muninn.guards.redact import ENCODINGS, Encoding, Hit, Redacted, Redactor, marker
-from muninn.guards.stream_views import StreamViews, merged
+from muninn.guards.redact.redactor import ENCODINGS, Encoding, Hit, Redacted, Redactor, marker
+from muninn.guards.redact.stream_views import StreamViews, merged
 
 _SURROGATES = re.compile(r"[\udc80-\udcff]+")
 

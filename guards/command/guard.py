@@ -7,7 +7,7 @@ How it judges, and why:
 - The line is split the way bash splits it (`shell_words`), and anything bash would treat as
   more than plain words outside single quotes is refused: shlex read `hostname -f#;touch x` as
   one command where bash runs two.
-- The first word must name a tool with a spec (`command_rules`, `command_rules_net`); the spec
+- The first word must name a tool with a spec (`allow_cloud`, `allow_net`); the spec
   lists every verb a proof may use and every option with its arity and a check of its value.
   Every other option, spelling, prefix or verb is refused, so the reads that print credentials
   and the flags that write, run programs or read configs are refused because nobody listed them.
@@ -23,9 +23,22 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from muninn.guards import command_rules, command_rules_net
-from muninn.guards.argspec import HOST, INT, NAME, PATH, SWITCH, Refused, Tool, Verb, one_of, parse, read_option, value
-from muninn.guards.shell_words import ShellRefusal, Word, split
+from muninn.guards.command import allow_cloud, allow_net
+from muninn.guards.command.argspec import (
+    HOST,
+    INT,
+    NAME,
+    PATH,
+    SWITCH,
+    Refused,
+    Tool,
+    Verb,
+    one_of,
+    parse,
+    read_option,
+    value,
+)
+from muninn.guards.command.shell_words import ShellRefusal, Word, split
 
 
 @dataclass(frozen=True)
@@ -38,7 +51,7 @@ class Verdict:
         return self.allowed
 
 
-TOOLS: dict[str, Tool] = {**command_rules.TOOLS, **command_rules_net.TOOLS}
+TOOLS: dict[str, Tool] = {**allow_cloud.TOOLS, **allow_net.TOOLS}
 # Named so the refusal says why: each runs another command the guard cannot see.
 _WRAPPERS = {"bash", "sh", "zsh", "dash", "fish", "eval", "exec", "xargs", "env", "nohup", "timeout", "watch",
              "nice", "command", "builtin", "source", ".", "time", "strace", "parallel", "python", "python3",
@@ -163,8 +176,8 @@ def _check(command: str, variables: Collection[str] | None, *, remote: bool) -> 
             if remote:
                 raise Refused("ssh inside an ssh command is refused")
             _ssh(words[1:])
-        elif tool in command_rules_net.CUSTOM:
-            command_rules_net.CUSTOM[tool](words[1:])
+        elif tool in allow_net.CUSTOM:
+            allow_net.CUSTOM[tool](words[1:])
         elif tool in TOOLS:
             parse(TOOLS[tool], words[1:])
         else:

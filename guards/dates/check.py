@@ -3,7 +3,7 @@
 Memory is history. An agent once recorded a "verification" of something due 14 hours later,
 and the thing it claimed had not happened then happened. So an observation whose time, or any
 explicit date or timestamp in its text, title or tags, lies after now is refused with the reason,
-unless the caller marks it as a plan. So is wording that can only point after now (date_words.py):
+unless the caller marks it as a plan. So is wording that can only point after now (words.py):
 "tomorrow", "tmrw", "next Monday", "in two days", "48h from now", "the week after next". So is an
 observation_at before the account existed: nothing was observed there then.
 
@@ -11,11 +11,11 @@ Dates are read in the forms people write them: ISO, `2027/03/01`, `01.03.2027` (
 month-first; the earliest reading counts), named months with ordinals, "of" and other languages and
 scripts ("the 1st of March 2027", "March the 1st, 2027", "1er mars 2027", "1 марта 2027", "March
 2027"), the named ones resolved by dateparser in the languages whose month names they use; and the
-classes of guards/date_grammar.py (any separator, ISO weeks, ordinal days, CJK, labelled epochs). The
+classes of guards/dates/grammar.py (any separator, ISO weeks, ordinal days, CJK, labelled epochs). The
 text is read in three views (`views`): as written, NFKC without invisible characters, and with
 look-alike letters resolved, so `２０２７-０３-０１`, `2027-\u200b03-01` and a Cyrillic `о` in `tоmorrow`
 are what they show. A date without a year ("on the 19th", "Dec 19", "on Christmas Day", "12月19日") and a
-clock time today ("at 23:00 tonight") are read as the day a report would mean (date_yearless.py) and
+clock time today ("at 23:00 tonight") are read as the day a report would mean (yearless.py) and
 refused when that lies ahead. Ambiguous wording is let through: "finished in 3 hours" is a
 duration, "tonight" may be this very night, and a bare "on Monday", "at 18:00" or "in March" is as
 often the past one. A check that refused those would refuse ordinary incident write-ups.
@@ -29,10 +29,10 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
-from muninn.guards.date_grammar import grammar_times
-from muninn.guards.date_words import SKEW, ahead_words
-from muninn.guards.date_yearless import yearless_times
-from muninn.guards.forms import _INVISIBLE, skeleton
+from muninn.guards.dates.grammar import grammar_times
+from muninn.guards.dates.words import SKEW, ahead_words
+from muninn.guards.dates.yearless import yearless_times
+from muninn.guards.known.forms import _INVISIBLE, skeleton
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
 _YMD = re.compile(r"\b(\d{4})([/.-])(\d{1,2})\2(\d{1,2})\b")         # 2027/03/01, 2027-3-1

@@ -11,8 +11,8 @@ cannot be checked against a guessed password without the file (0600).
 What it never does:
 - **No inline switch.** Only this file allows anything. A comment in a note (`pragma: allowlist
   secret`, `gitleaks:allow`, `# nosec`) is text an agent can write; detect-secrets' own pragma filter
-  is off (guards/patterns.py) and nothing here reads notes.
-- **No known values.** The value pass (guards/redact.py) runs before patterns and ignores this file;
+  is off (guards/redact/patterns.py) and nothing here reads notes.
+- **No known values.** The value pass (guards/redact/redactor.py) runs before patterns and ignores this file;
   `muninn redact allow` refuses a fingerprint that is a known value's under any rule, and the leak
   gate never lets a known value through whatever this file says.
 
@@ -37,7 +37,7 @@ from typing import Any
 
 from muninn.core import atomic
 from muninn.core.errors import ConfigError
-from muninn.guards.forms import ENCODINGS, forms_of
+from muninn.guards.known.forms import ENCODINGS, forms_of
 
 VERSION = 1
 DIGEST_BYTES = 12

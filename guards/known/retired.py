@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core import atomic
-from muninn.guards.forms import ENCODINGS, fold_needle, folded, folded_text, forms_of
+from muninn.guards.known.forms import ENCODINGS, fold_needle, folded, folded_text, forms_of
 
 
 def _digest(salt: bytes, value: str) -> str:
@@ -60,7 +60,7 @@ class Ledger:
 
     def remember(self, values: Iterable[tuple[str, str]]) -> int:
         """Record (secret id, value) pairs; returns how many were new. Saves when anything was.
-        Each value's forms (`guards/forms.py`: base64, hex, URL, JSON, shell, base85) are hashed too,
+        Each value's forms (`guards/known/forms.py`: base64, hex, URL, JSON, shell, base85) are hashed too,
         and its folded view (any case, split or separator spelling), each pointing at the value's own
         digest (`of`), so a rotated value's encoded and case-changed copies are still found."""
         added = 0

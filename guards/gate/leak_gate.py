@@ -1,9 +1,9 @@
 """The leak gate: an independent second opinion over rendered files, before anything is synced.
 
-It shares no matching code with the redactor (`guards/redact.py`, `guards/patterns.py`,
+It shares no matching code with the redactor (`guards/redact/redactor.py`, `guards/redact/patterns.py`,
 `guards/rules/`): its own Aho-Corasick automaton (over str, where the redactor's is over bytes) and
 its own short table of high-precision patterns. What it shares is the table of forms a value takes
-(`guards/forms.py`: encodings, the normalised view, the folded view of paths), so a form the
+(`guards/known/forms.py`: encodings, the normalised view, the folded view of paths), so a form the
 redactor hides is one the gate looks for. It reads every file's relative path as well as its text.
 In the seed project it was exactly such a separate scanner that caught what the
 redactor missed. A file it flags is dropped, not repaired: the fix belongs in the redaction, and
@@ -25,8 +25,8 @@ from typing import Any
 import ahocorasick_rs
 
 from muninn.core.config import Encoding
-from muninn.guards import gate_undeclared
-from muninn.guards.forms import (
+from muninn.guards.gate import gate_undeclared
+from muninn.guards.known.forms import (
     ENCODINGS,
     ByteNeedles,
     forms_of,
@@ -126,7 +126,7 @@ def _has_letters_and_digits(value: str) -> bool:
 
 def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]:
     """Pattern findings only (no known values), one per match. `allow` is the owner's allowlist
-    (guards/allowlist.py): a match whose exact text it allows is not a finding."""
+    (guards/redact/allowlist.py): a match whose exact text it allows is not a finding."""
     out: list[Finding] = []
     lines = _Lines(text)
     lowered = text.lower()
@@ -154,7 +154,7 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
             if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
-    # Undeclared secrets, by the gate's own reading (guards/gate_undeclared.py). The allowlist is
+    # Undeclared secrets, by the gate's own reading (guards/gate/gate_undeclared.py). The allowlist is
     # asked about the line's text pieces: what the owner allowed in the detector's reading stays.
     for line in gate_undeclared.scan_lines(text):
         if allow is None or not _allowed_on(text, line, allow):

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from muninn.guards.credential_words import LABELS, SETTING_WORDS, USER_LABELS
-from muninn.guards.secret_fields import secret_field, words
-from muninn.guards.secret_values import is_credential_value, is_guessed_secret
+from muninn.guards.command.secret_fields import secret_field, words
+from muninn.guards.known.secret_values import is_credential_value, is_guessed_secret
+from muninn.guards.undeclared.credential_words import LABELS, SETTING_WORDS, USER_LABELS
 
 # One-word credential labels (`pass`, `pwd`, `pin`, `passwort`) name a setting's secret too.
 _CREDENTIAL_WORDS = frozenset({w for w in LABELS if re.fullmatch(r"[a-z]+", w)} | set(SETTING_WORDS))
