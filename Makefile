@@ -4,6 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check -q
 STAMP := $(VENV)/.installed
+PYTEST_WORKERS ?= 2
 
 .PHONY: install demo test lint bench eval-corpora down clean
 
@@ -27,7 +28,9 @@ test: install
 	$(BIN)/muninn server install
 	# The outside clients of the tests (the MCP Inspector CLI, Codex), from their lockfile.
 	cd tests/inspector && npm ci --no-audit --no-fund --ignore-scripts
-	$(BIN)/pytest -q
+	# Two workers (PYTEST_WORKERS=0 runs in one process); a file's tests stay on one worker, so its module
+	# fixtures are built once. Each worker starts its own session stack in its own temp dir, on free ports.
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 lint: install
 	$(BIN)/ruff check .
