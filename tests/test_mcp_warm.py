@@ -60,7 +60,7 @@ def _session(tmp_path: Path, rerank_on: bool) -> GuardSession:
 def model(monkeypatch: pytest.MonkeyPatch) -> SlowModel:
     m = SlowModel()
 
-    def load(cfg) -> SlowModel:
+    def load(cfg, ranking=None) -> SlowModel:
         m.loads += 1
         time.sleep(0.3)     # long enough for a search to arrive while it loads
         return m
@@ -125,7 +125,7 @@ def test_what_a_reader_warms(session_for, model: SlowModel, tools: str, rerank_o
 
 def test_a_reranker_that_cannot_load_is_said_by_the_search_not_the_warm_up(session_for,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(cfg):
+    def fail(cfg, ranking=None):
         raise rerank.RerankUnavailable("no weights here", fix="install them")
 
     monkeypatch.setattr(rerank, "load", fail)

@@ -14,7 +14,7 @@ from muninn.plugins.search.pipeline import Searcher
 from muninn.plugins.search.state import Services
 
 MEMBERS = ("settings", "cfg", "client", "index", "index_problem", "vector", "fetcher", "dense", "second", "watch",
-           "readable", "drop_index", "reranker", "rerank_problem")
+           "readable", "drop_index", "reranker", "rerank_problem", "ranking")
 
 
 @pytest.fixture
