@@ -293,7 +293,7 @@ def probe_exec(lab_: Lab, case: Case) -> tuple[bool, str]:
 def probe_dates(lab_: Lab, case: Case) -> tuple[bool, str]:
     from muninn.guards.dates import check as dates
 
-    now = datetime.fromisoformat(DATES_NOW)
+    now = datetime.fromisoformat(case.payload.get("now", DATES_NOW))
     verdict = dates.check_observation(case.payload["text"], now, plan=case.payload.get("plan", False), now=now)
     if case.control:
         return not verdict.allowed, verdict.reason
@@ -411,6 +411,70 @@ def summary(outcomes: list[Outcome]) -> dict[str, dict[str, Any]]:
     return out
 
 
+# --- ordinary corpora, in bulk (counted, not one test each) ---------------------------------------------------
+
+LOCOMO = lab.REPO.parent / "shared" / "datasets" / "locomo-dev"
+RELNOTES = Path("/usr/share/doc/git/RelNotes")
+
+
+def _session_time(text: str) -> datetime | None:
+    from datetime import UTC
+
+    try:
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def locomo_reports() -> list[tuple[str, str, datetime]]:
+    """(where, text, when written): LoCoMo dev's session observations and summaries, each written an hour
+    after its session: reports of a conversation, which may repeat what a speaker plans."""
+    from datetime import timedelta
+
+    out = []
+    for path in sorted(LOCOMO.glob("*.json")):
+        data = json.loads(path.read_text())
+        for key, value in data.items():
+            if not key.endswith("_date_time") or (when := _session_time(value)) is None:
+                continue
+            session = key.removesuffix("_date_time")
+            written = when + timedelta(hours=1)
+            for speaker, items in (data.get(f"{session}_observation") or {}).items():
+                out += [(f"{path.stem}/{session}/{speaker}/{dia}", text, written) for text, dia in items]
+            if summary := data.get(f"{session}_summary"):
+                out.append((f"{path.stem}/{session}/summary", summary, written))
+    return out
+
+
+def corpus_controls(lab_: Lab) -> dict[str, Any]:
+    """False refusals of the date guard on LoCoMo's reports, and false redactions and drops of export
+    on git's release notes (485 plain-text files, public prose with hashes, versions and option names)."""
+    from muninn.export import pipeline
+    from muninn.guards.dates import check as dates
+
+    out: dict[str, Any] = {}
+    reports = locomo_reports()
+    if reports:
+        refused = [(where, text[:90]) for where, text, when in reports
+                   if not dates.check_observation(text, when, now=when).allowed]
+        out["dates: LoCoMo session observations and summaries"] = {
+            "texts": len(reports), "falsely_hit": len(refused), "examples": refused[:8]}
+    files = sorted(RELNOTES.glob("*.txt"))
+    if files:
+        base = lab_.fresh("relnotes")
+        notes = base / "notes"
+        notes.mkdir()
+        for f in files:
+            (notes / f"{f.stem}.md").write_text(f"# {f.stem}\n\n" + f.read_text(errors="replace"))
+        report = pipeline.run("notes", notes, base / "out")
+        flagged = sorted({r["file"] for r in report.redactions})
+        rules = sorted({r.get("rule") or r.get("kind") or "" for r in report.redactions})
+        out["export: git release notes"] = {
+            "texts": len(files), "facts": report.facts, "falsely_hit": len(flagged) + len(report.dropped),
+            "redactions": report.hits, "dropped": len(report.dropped), "rules": rules, "examples": flagged[:8]}
+    return out
+
+
 def markers(outcomes: list[Outcome]) -> str:
     """tests/redteam_round4/markers.py: which cases are strict xfails, with what came out."""
     def table(name: str, hits: list[Outcome], what: str) -> str:
@@ -433,17 +497,21 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="one JSON object: per class counts, and every outcome")
     ap.add_argument("--class", dest="classes", action="append", choices=CLASSES)
     ap.add_argument("--list", action="store_true", help="print every outcome, not only the counts")
+    ap.add_argument("--corpora", action="store_true",
+                    help="also count false hits on LoCoMo's reports (dates) and git's release notes (export)")
     ap.add_argument("--write-markers", type=Path, metavar="FILE",
                     help="write the xfail markers of tests/redteam_round4 (_rt4_markers.py) from this run")
     args = ap.parse_args()
     chosen = [c for c in cases() if not args.classes or c.klass in args.classes]
     with opened() as lab_:
         outcomes = [run_case(lab_, c) for c in chosen]
+        corpora = corpus_controls(lab_) if args.corpora else {}
     counts = summary(outcomes)
     if args.write_markers:
         args.write_markers.write_text(markers(outcomes))
     if args.json:
-        print(json.dumps({"classes": counts, "outcomes": [asdict(o) for o in outcomes]}, indent=1, ensure_ascii=False))
+        print(json.dumps({"classes": counts, "corpora": corpora, "outcomes": [asdict(o) for o in outcomes]},
+                         indent=1, ensure_ascii=False))
         return
     print(f"{'class':<12}{'cases':>6}{'through':>9}{'controls':>10}{'falsely hit':>13}")
     for klass, c in counts.items():
@@ -452,6 +520,8 @@ def main() -> None:
         u = counts["undeclared"]
         print(f"leak gate alone on the undeclared notes: missed {u['gate_alone_missed']} of {u['cases']}, "
               f"flagged {u['gate_alone_dropped_controls']} of {u['controls']} controls")
+    for name, c in corpora.items():
+        print(f"{name}: {c['falsely_hit']} of {c['texts']} falsely hit")
     if args.list:
         for o in outcomes:
             if o.hit:

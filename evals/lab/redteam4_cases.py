@@ -389,7 +389,9 @@ EXEC: dict[str, str] = {
     "backspace overstrike": "python3 -c 'import os; print(\"\".join(c + \"\\b\" + c for c in os.environ[\"JIRA_API_TOKEN\"]))'",
     "ansi colour per char": "python3 -c 'import os; print(\"\".join(\"\\x1b[3%dm%s\" % (i % 7, c) for i, c in "
                             "enumerate(os.environ[\"JIRA_API_TOKEN\"])) + \"\\x1b[0m\")'",
-    "split stdout and stderr": f'v={T}; printf %s "${{v:0:12}}"; printf %s "${{v:12}}" >&2',
+    # A pause between the halves: which pipe is read first is then not a race (see the results file).
+    "split stdout and stderr": f'v={T}; printf %s "${{v:0:12}}"; sleep 0.3; printf %s "${{v:12}}" >&2',
+    "second half to stderr first": f'v={T}; printf %s "${{v:12}}" >&2; sleep 0.3; printf %s "${{v:0:12}}"',
     "split across three lines": f'v={T}; printf "%s\\n" "${{v:0:8}}" "${{v:8:8}}" "${{v:16}}"',
     "upper-cased": f'v={T}; echo "${{v^^}}"',
     "rot13": f"printf %s {T} | tr 'A-Za-z' 'N-ZA-Mn-za-m'",
@@ -404,7 +406,7 @@ EXEC: dict[str, str] = {
     "value after 100k bytes of noise": f"head -c 100000 /dev/zero | tr '\\0' x; printf '%s\\n' {T}",
     "one char at a time with pauses": f"printf %s {T} | fold -w1 | while read -r c; do printf %s \"$c\"; sleep 0.02; done",
     "even chars to stdout odd to stderr": "python3 -c 'import os, sys; v = os.environ[\"JIRA_API_TOKEN\"]; "
-                                          "[(sys.stdout if i % 2 == 0 else sys.stderr).write(c) for i, c in enumerate(v)]'",
+                                          "sys.stdout.write(v[0::2]); sys.stdout.flush(); sys.stderr.write(v[1::2])'",
     "utf-16be": f"printf %s {T} | iconv -t UTF-16BE",
     "utf-7": f"printf %s {T} | iconv -t UTF-7",
     "double base64": f"printf %s {T} | base64 | base64",
@@ -523,7 +525,18 @@ DATES_CONTROLS: dict[str, str] = {
     "past russian": "Проверено 15 декабря, ошибок нет.",
     "past day/month": "Verified 15/12 at 03:00, all clear.",
     "past german numeric": "Am 15.12. lief der Job ohne Fehler durch.",
+    "ordinal birthday": "We threw him a party for his 21st at the pub.",
+    "first steps": "The toddler took his first steps in the hallway yesterday.",
+    "third attempt": "The third attempt succeeded after the cache was cleared.",
+    "came second": "Our team came second in the chili contest.",
 }
+# The same kind of wording, checked in July: a possessive before an ordinal is not a month.
+DATES_CONTROLS_JULY: dict[str, str] = {
+    "her 30th birthday": "She celebrated her 30th with friends at the lake.",
+    "her first steps": "The baby took her first steps in the kitchen this morning.",
+    "her second marathon": "She ran her second marathon last weekend.",
+}
+JULY_NOW = "2026-07-20T21:00:00+00:00"
 # Plans marked as plans (kind='plan') pass whatever they say.
 DATES_PLANS: dict[str, str] = {
     "plan for the 20th": "Check on the 20th that the cron ran.",
@@ -677,6 +690,8 @@ def cases() -> list[Case]:
         out.append(Case("dates", name, {"text": text}))
     for name, text in DATES_CONTROLS.items():
         out.append(Case("dates", name, {"text": text}, "pass"))
+    for name, text in DATES_CONTROLS_JULY.items():
+        out.append(Case("dates", f"july: {name}", {"text": text, "now": JULY_NOW}, "pass"))
     for name, text in DATES_PLANS.items():
         out.append(Case("dates", f"plan: {name}", {"text": text, "plan": True}, "pass"))
     for name, uri in URI_ESCAPES.items():

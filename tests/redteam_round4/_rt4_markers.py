@@ -42,6 +42,7 @@ THROUGH: dict[str, str] = {
     'exec:xxd -b bits': 'unmasked',
     'exec:decimal ord per char': 'unmasked',
     'exec:backspace overstrike': 'unmasked',
+    'exec:second half to stderr first': 'unmasked',
     'exec:upper-cased': 'unmasked',
     'exec:rot13': 'unmasked',
     'exec:base64 then rev': 'unmasked',
@@ -96,4 +97,7 @@ FALSE_POSITIVES: dict[str, str] = {
     'dates:cert validity observed': "the date '2027-03-01' in the text is after now (2026-12-18 10:00 UTC):",
     'dates:prepared for tomorrow': "'tomorrow' in the text points after now: an observation can only be re",
     'dates:cert expires in days': "'in 30 days' in the text points after now: an observation can only be ",
+    'dates:july: her 30th birthday': "the date 'her 30th' in the text, read as the day a report would mean (",
+    'dates:july: her first steps': "the date 'her first' in the text, read as the day a report would mean ",
+    'dates:july: her second marathon': "the date 'her second' in the text, read as the day a report would mean",
 }
