@@ -246,8 +246,30 @@ def probe_known(lab_: Lab, case: Case) -> tuple[bool, str]:
     return form in verdict.text, "written as is" if form in verdict.text else "redacted"
 
 
+def _export_log(lab_: Lab, lines: list[dict[str, Any]]) -> tuple[str, Any]:
+    """Lines written into an observation log by hand, exported by the `observations` source."""
+    from muninn.export import pipeline
+    from muninn.guards.known import secret_values
+
+    base = lab_.fresh("log")
+    log = base / "observations.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = pipeline.run("observations", log, base / "out", known=secret_values.known(lab_.settings))
+    seen = [json.dumps(asdict(report), default=str, ensure_ascii=False)]
+    seen += [p.read_text(errors="replace") for p in sorted((base / "out").rglob("*")) if p.is_file()]
+    return "\n".join(seen), report
+
+
 def probe_hook(lab_: Lab, case: Case) -> tuple[bool, str]:
     from muninn.nightly import observe
+
+    if "log" in case.payload:
+        written, report = _export_log(lab_, case.payload["log"])
+        if case.control:
+            return bool(report.hits or report.dropped or report.facts < len(case.payload["log"])), \
+                f"hits={report.hits} facts={report.facts}"
+        leaked = [s for s in case.secrets if s in written]
+        return bool(leaked), f"left: {leaked}" if leaked else f"hits={report.hits} dropped={len(report.dropped)}"
 
     log = observe.log_for(lab_.settings).path
     log.unlink(missing_ok=True)

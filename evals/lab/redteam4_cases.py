@@ -347,6 +347,30 @@ HOOK: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "undeclared netrc in output": (_hook(tool_response={"stdout": "machine api.example.com login ops password Nt7Rc-Lq2-Wz9"}),
                                    ("Nt7Rc-Lq2-Wz9",)),
 }
+# Lines written into the observation log by hand (write access to the log file), then exported by the
+# `observations` source: (lines, secrets).
+_TS = "2026-12-01T10:00:00Z"
+
+
+def _line(**over: Any) -> dict[str, Any]:
+    return {"ts": _TS, "tool": "Bash", "input": "ls", "output": "ok", "session": "s1", **over}
+
+
+LOG: dict[str, tuple[list[dict[str, Any]], tuple[str, ...]]] = {
+    "pin as a number in output": ([_line(output={"code": int(PIN)})], (PIN,)),
+    "value base32 in output": ([_line(output=base64.b32encode(V.encode()).decode())],
+                               (base64.b32encode(V.encode()).decode(),)),
+    "value as decimal code points": ([_line(output=" ".join(str(ord(c)) for c in V))],
+                                     (" ".join(str(ord(c)) for c in V),)),
+    "value as the timestamp": ([_line(ts=V)], (V,)),
+    "value in an unknown field": ([_line(extra=V, cwd=f"/srv/{V}")], (V,)),
+    "undeclared token hex dump": ([_line(output=_DUMP)], ("6768 705f 5271 384c",)),
+    "value as the agent name": ([_line(agent=V[::-1])], (V[::-1],)),
+}
+LOG_CONTROLS: dict[str, list[dict[str, Any]]] = {
+    "ordinary lines": [_line(), _line(ts="2026-12-01T10:05:00Z", input="git log --oneline -1",
+                                      output="e83c516 fix: retry on 503")],
+}
 HOOK_CONTROLS: dict[str, dict[str, Any]] = {
     "ordinary ls": _hook(),
     "git log output": _hook(tool_input={"command": "git log --oneline -3"},
@@ -682,6 +706,10 @@ def cases() -> list[Case]:
         out.append(Case("hook", name, {"payload": payload}, secrets=secrets))
     for name, payload in HOOK_CONTROLS.items():
         out.append(Case("hook", name, {"payload": payload}, "pass"))
+    for name, (lines, secrets) in LOG.items():
+        out.append(Case("hook", f"log: {name}", {"log": lines}, secrets=secrets))
+    for name, lines in LOG_CONTROLS.items():
+        out.append(Case("hook", f"log: {name}", {"log": lines}, "pass"))
     for name, command in EXEC.items():
         out.append(Case("exec", name, {"command": command}))
     for name, command in EXEC_CONTROLS.items():
