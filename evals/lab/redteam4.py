@@ -238,6 +238,13 @@ def probe_known(lab_: Lab, case: Case) -> tuple[bool, str]:
         if case.control:
             return bool(report.hits or report.dropped) or form not in written, f"hits={report.hits}"
         return form in written, f"hits={report.hits} dropped={len(report.dropped)}"
+    if case.payload["channel"] == "restore name":
+        # The form as a file name: only forms a file name can hold (one line, no slash).
+        name = form.replace("/", "_").replace("\n", "")
+        verdict = lab_.gate.check(f"{RAVEN_AREA}/notes/{name}.md", b"# Note\n\nNothing secret here.\n")
+        if case.control:
+            return verdict.text is None, f"held: {verdict.reasons}" if verdict.text is None else ""
+        return verdict.text is not None, "name let through" if verdict.text is not None else "held"
     verdict = lab_.gate.check(f"{RAVEN_AREA}/notes/restored.md", text.encode("utf-8"))
     if verdict.text is None:
         return (True, f"held: {verdict.reasons}") if case.control else (False, "held")

@@ -73,6 +73,14 @@ UNDECLARED: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "table with unlabelled column": (
         "hosts.md", "# Hosts\n\n| host | login | |\n|---|---|---|\n| backup01 | root | Fj3k9Lm2Qp8xWt |\n"
                     "| web02 | deploy | Hq5Zr8Nw2Lc7Vb |\n", ("Fj3k9Lm2Qp8xWt", "Hq5Zr8Nw2Lc7Vb")),
+    "csv with password column": ("accounts.md", "# Accounts\n\n```csv\nservice,user,password\nnas,admin,Cv8Sx2Lq9Wz\n"
+                                                "router,root,Rt5Cv7Lq2Wx\n```\n", ("Cv8Sx2Lq9Wz", "Rt5Cv7Lq2Wx")),
+    "tsv without header": ("tsv.md", "# Hosts\n\n    nas\tadmin\tTs9Vx2Lq7Wz\n    router\troot\tTs4Rx8Lq2Wn\n",
+                           ("Ts9Vx2Lq7Wz", "Ts4Rx8Lq2Wn")),
+    "html table": ("html.md", "# Zugänge\n\n<table><tr><th>Host</th><th>Passwort</th></tr>"
+                              "<tr><td>nas</td><td>Ht7Ml2Lq9Wx</td></tr></table>\n", ("Ht7Ml2Lq9Wx",)),
+    "table value in a wrapped cell": ("wrapped.md", "# Hosts\n\n| host | credentials |\n|---|---|\n"
+                                                    "| nas | user `admin`, secret `Wr9Cl2Lq7Wx` |\n", ("Wr9Cl2Lq7Wx",)),
     "table with german header": (
         "zugaenge.md", "# Zugänge\n\n| Dienst | Benutzer | Kennwort |\n|---|---|---|\n| Grafana | admin | Tr8-Ws4-Kl2m |\n",
         ("Tr8-Ws4-Kl2m",)),
@@ -271,7 +279,16 @@ KNOWN_FORMS: dict[str, str] = {
     "value with combining marks": "".join(c + "\u0301" for c in V),
     "value spaced by nbsp": "\u00a0".join(V),
 }
-CHANNELS = ("notes", "restore")
+CHANNELS = ("notes", "restore", "restore name")
+# The forms a file name can hold whole (one word, no slash): the restore gate reads a name in every form
+# it reads text in.
+NAME_FORMS = ("reversed", "base32", "base32 lower no padding", "rot13", "rot13 of the second value",
+              "base64 of utf-16le", "gzip then base64", "hex with 0x prefix per byte no separator",
+              "percent-encoded every byte lower", "mathematical bold", "cyrillic and armenian homoglyphs",
+              "value with combining marks")
+NAME_CONTROLS = {"runbook name": "restic-prune-runbook", "dated incident": "2026-12-01-incident-4471",
+                 "commit sha name": "e83c5163316f89bfbde7d9ab23ca2e25604af290",
+                 "uuid name": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"}
 
 # Ordinary text for the known-value channels: must come out byte for byte.
 KNOWN_CONTROLS: dict[str, str] = {
@@ -699,8 +716,13 @@ def cases() -> list[Case]:
         out.append(Case("undeclared", name, {"file": fname, "text": text}, "pass"))
     for channel in CHANNELS:
         for name, form in KNOWN_FORMS.items():
+            if channel == "restore name" and name not in NAME_FORMS:
+                continue
             out.append(Case("known", f"{channel}: {name}", {"channel": channel, "form": form}, secrets=(form,)))
-        for name, text in KNOWN_CONTROLS.items():
+        controls = {**KNOWN_CONTROLS, **NAME_CONTROLS} if channel == "restore name" else KNOWN_CONTROLS
+        for name, text in controls.items():
+            if channel == "restore name" and " " in text:
+                continue
             out.append(Case("known", f"{channel}: {name}", {"channel": channel, "form": text}, "pass"))
     for name, (payload, secrets) in HOOK.items():
         out.append(Case("hook", name, {"payload": payload}, secrets=secrets))
