@@ -397,11 +397,11 @@ PROBES: dict[str, Callable[[Lab, Case], tuple[bool, str]]] = {
 
 
 def gate_alone(case: Case) -> bool:
-    """The leak gate's own reading of the raw note (no redactor before it): issue 47 wants it independent,
-    so it should flag every undeclared case by itself and no control."""
-    from muninn.guards.gate.leak_gate import LeakGate
+    """The leak gate export builds (`Guards.from_known({})`), reading the raw note with no redactor before
+    it: issue 47 wants it independent, so it should flag every undeclared case by itself and no control."""
+    from muninn.export.pipeline import Guards
 
-    gate = LeakGate({})
+    gate = Guards.from_known({}).gate
     return bool(gate.scan(case.payload["text"]) or gate.scan_path(case.payload["file"]))
 
 
