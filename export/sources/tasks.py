@@ -150,19 +150,19 @@ class TasksSource:
         if dated and dated.problem:
             self.undated[source_path] = f"{m.date}: {dated.problem}"
         label = kind.replace("_", " ").capitalize()
-        context = f"{label} #{rid}"
+        lead = f"{label} #{rid}"
         if name:
-            context += f" in project {name}"
+            lead += f" in project {name}"
             if about:
-                context += f" ({about.rstrip('.')})"
-        context += "."
+                lead += f" ({about.rstrip('.')})"
+        lead += "."
         if status:
-            context += f" Status: {status}."
+            lead += f" Status: {status}."
         if date:
-            context += f" Dated {date}."
+            lead += f" Dated {date}."
         body = f"# {title}\n\n" + "\n\n".join(body_lines)
         return Fact(
-            source=self.kind, kind=kind, key=f"{kind}/{rid}", title=title, body=body, context=context,
+            source=self.kind, kind=kind, key=f"{kind}/{rid}", title=title, body=body, lead=lead,
             path=f"{slug(name or 'no-project')}/{slug(kind)}-{slug(rid)}", project=name or None,
             date=date, tags=_tags(row.get(m.tags)) if m.tags else (), breadcrumb=(name or label, title),
             source_path=source_path,
