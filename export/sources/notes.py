@@ -3,7 +3,7 @@
 A section's date is, in this order: the note's front matter `date` (what the author meant); a day
 in the section's own heading or the nearest heading above it (a journal's `## 2025-05-14`); a day
 in the file name (`2025-05-14-dns-outage.md`); the last git commit that touched the file (it
-survives a checkout); the file's mtime (which a copy resets). The context line says which rule
+survives a checkout); the file's mtime (which a copy resets). The lead line says which rule
 gave it ("dated 2025-05-14, from its file name"), not the front matter: its keys are a contract.
 
 After the context marker a section carries its parent section path and the opening line of the

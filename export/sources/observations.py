@@ -33,7 +33,7 @@ from muninn.export.sources import Options
 class ObservationOptions(Options):
     max_output: int = Field(1000, ge=0, description="Characters of each output kept")
     max_input: int = Field(1000, ge=0, description="Characters of each input kept")
-    agent: str | None = Field(None, description="Whose log this is, for the context line")
+    agent: str | None = Field(None, description="Whose log this is, for the lead line")
 
 
 def _same(text: str) -> str:

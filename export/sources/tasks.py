@@ -37,7 +37,7 @@ class TableMap(Options):
     title: str | None = Field(None, description="Title column (null: the body's first line, cut at 80 characters)")
     body: list[str] = Field(min_length=1, description="Columns joined into the body, in order")
     project: str | None = Field("project_id", description="Project name, or an id into `projects`")
-    status: str | None = Field(None, description="Status column, named in the fact's context line")
+    status: str | None = Field(None, description="Status column, named in the fact's lead line")
     date: str | None = Field(None, description="Date column: ISO text, a day, or epoch seconds, milliseconds "
                              "or microseconds; a value that is no date leaves the fact undated")
     tags: str | None = Field(None, description="Comma-separated or a JSON list")
