@@ -81,7 +81,7 @@ def export(
     """Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.
 
     Every fact is redacted by value (every secret-ish value in the --secrets files, and in a
-    secrets source itself) and by pattern, then rendered with front matter and a context line.
+    secrets source itself) and by pattern, then rendered with front matter and a lead line.
     An independent leak gate reads each rendered file; a file it flags is not written and is
     listed under `dropped` (exit 3). Paths are deterministic, so a rerun reports `unchanged`.
 
