@@ -4,7 +4,7 @@ never the matched text.
 
 Fields are redacted one by one before rendering (so a marker never breaks the front matter's
 quoting), which means a hit's line is only known once the fact is rendered. So each fact is also
-rendered once with numbered markers (`[REDACTED:auth-header#3]`, no line breaks, like the real
+rendered once with numbered markers (`[REDACTED:auth-header#<tag>.3]`, no line breaks, like the real
 ones): the line of marker #3 in that text is the line of the third hit in the real file. A marker
 left by a source that redacts before it builds its facts (observations) has no number; it gets the
 fingerprint of that source's hit with the same rule, in order, while the fact was made.
@@ -13,6 +13,7 @@ fingerprint of that source's hit with the same rule, in order, while the fact wa
 from __future__ import annotations
 
 import re
+import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,9 @@ from typing import Any
 from muninn.guards.redact.allowlist import Allowlist
 from muninn.guards.redact.redactor import Hit, Redacted, marker
 
-_NUMBERED = re.compile(r"\[REDACTED:([^\]\n#]*)(?:#(\d+))?\]")
+# A numbered marker carries the run's tag: a note may quote marker text (`[REDACTED:aws-key#7]`) and that
+# must neither be read as hit #7 nor counted as a redaction.
+_NUMBERED = re.compile(r"\[REDACTED:([^\]\n#]*)(?:#([0-9a-f]{8})\.(\d+))?\]")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class FactMarks:
     marks: list[Mark] = field(default_factory=list)
     source: list[Mark] = field(default_factory=list)    # hits a source made before the fact existed
     _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _tag: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def mark(self, text: str, hit: Hit) -> Mark:
         fp = self.allowlist.fingerprint(hit.rule, text[hit.start:hit.end]) if hit.kind == "pattern" else None
@@ -54,7 +58,7 @@ class FactMarks:
         pos = 0
         for hit in result.hits:
             pieces.append(text[pos:hit.start])
-            pieces.append(f"[REDACTED:{hit.secret_id}#{len(self.marks)}]")
+            pieces.append(f"[REDACTED:{hit.secret_id}#{self._tag}.{len(self.marks)}]")
             self.marks.append(self.mark(text, hit))
             pos = hit.end
         pieces.append(text[pos:])
@@ -76,7 +80,9 @@ class FactMarks:
             pos = m.start()
             name = m.group(1)
             if m.group(2) is not None:
-                mk = self.marks[int(m.group(2))]
+                if m.group(2) != self._tag:
+                    continue            # marker text quoted in a source, not a hit of this run
+                mk = self.marks[int(m.group(3))]
             elif (mk := next((s for s in pending if s.name == name), None)) is not None:
                 pending.remove(mk)
             else:
