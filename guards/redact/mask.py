@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from muninn.guards.redact.redactor import ENCODINGS, Encoding, Hit, Redacted, Redactor, marker
-from muninn.guards.redact.stream_views import StreamViews, merged
+from muninn.guards.redact.stream_views import StreamViews, folded, merged
 
 _SURROGATES = re.compile(r"[\udc80-\udcff]+")
 
@@ -52,6 +52,19 @@ class MaskingRedactor(Redactor):
     def __init__(self, known: Mapping[str, str], encodings: Sequence[Encoding]) -> None:
         super().__init__(known, patterns=False, encodings=tuple(encodings))
         self.stream_views = StreamViews(known)
+        # Every needle of both, folded and joined, so "is this a piece of one" is one C-level search.
+        self._pieces = "\0".join(folded(n) for n in (*self._needle_text, *self.stream_views.needles))
+
+    def is_piece(self, text: str) -> bool:
+        """Whether `text` (folded, ≥ 2 characters) is part of a form of a known value: one half of a
+        value split over two places."""
+        low = folded(text)
+        return len(low) >= 2 and "\0" not in low and low in self._pieces
+
+
+def holds_known(redactor: Redactor, text: str) -> bool:
+    """Whether `text` holds a known value in any form masking reads (the value pass and the views)."""
+    return bool(_spans(redactor, text))
 
 
 def masking_redactor(known: Mapping[str, str], encodings: Sequence[Encoding] = ENCODINGS) -> Redactor:
