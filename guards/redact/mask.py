@@ -25,11 +25,13 @@ redaction and the leak gate):
   value with a break after every character (`Redactor.reach`).
 Then the stream's views (guards/redact/stream_views.py, issue 47 §5): UTF-16, zero-width characters,
 backspaces, characters grouped or spaced apart, every character escaped (`\\u00XX`, `\\xXX`, `&#NN;`,
-`%XX`), reversed, base32, and dumps (`od -c`, `xxd`, `hexdump -C`, byte lists). The hold-back grows to
+`%XX`), any case, full-width letters, reversed and rot13 (in every view), base32 and base32hex (wrapped
+too), dumps (`od -c`, `od -td1`, `xxd`, `xxd -b`, `hexdump -C`, byte lists) and compressed blobs. The hold-back grows to
 the longest view (six characters a value character, and a dump's columns): the last few hundred
 characters of a stream wait for the next read or EOF. When stdout and stderr go to two places, one
 `JointMasker` reads both in arrival order, so a value split between them is whole when matched.
-Not caught: compression, encryption, a value truncated or with other text interleaved.
+Not caught: encryption, double encoding, a compressed blob longer than the hold-back (read only as far
+as it has arrived), a value truncated or with other text interleaved.
 """
 
 from __future__ import annotations
