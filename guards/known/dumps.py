@@ -345,8 +345,14 @@ _MAGIC: tuple[tuple[bytes, Callable[[], Callable[[bytes], bytes]]], ...] = (
     (b"\xfd7zXZ\x00", lambda: partial(lzma.LZMADecompressor().decompress, max_length=INFLATE_MAX)),
 )
 # The same magic as base64 (either alphabet) or hex spells it: a text holding none has no compressed blob.
-_COMPRESSED_HINT = re.compile(r"H4sI|QlpoO|[/_]Td6WFo|eJ[wxyz]|eN[pqrs]|eA[EFGH]|1f8b|425a68|fd377a"
-                              r"|78(?:9c|da|01)", re.I)
+# Literals, each a C-speed `in` (one regex alternation cost 20x more over a log).
+_COMPRESSED_HINTS = ("H4sI", "QlpoO", "QlpoN", "QlpoM", "/Td6WFo", "_Td6WFo", *(f"eJ{c}" for c in "wxyz"),
+                     *(f"eN{c}" for c in "opqr"), *(f"eA{c}" for c in "EFGH"),
+                     *(x for h in ("1f8b", "425a68", "fd377a", "789c", "78da", "7801") for x in (h, h.upper())))
+
+
+def _compressed_hint(text: str) -> bool:
+    return any(h in text for h in _COMPRESSED_HINTS)
 
 
 def _zlib_header(data: bytes) -> bool:
@@ -391,7 +397,7 @@ def byte_runs(text: str, blobs: bool = True) -> list[Run]:
     out: list[Run] = []
     if blobs:
         _blobs(text, out)
-    elif _COMPRESSED_HINT.search(text):
+    elif _compressed_hint(text):
         blob_runs: list[Run] = []
         _blobs(text, blob_runs)
         out += _inflate(blob_runs)

@@ -59,8 +59,6 @@ def _invisible_re() -> re.Pattern[str]:
 _SEPARATOR_RE = re.compile("[" + re.escape("".join(_SEPARATORS)) + "]+")
 
 
-# A value spread by invisible characters and separators at once (`P\u200b e l …`).
-_SPREAD = re.compile(f"(?:{_INVISIBLE.pattern}|{_SEPARATOR_RE.pattern})+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
@@ -157,10 +155,17 @@ class StreamViews:
         text = _SURROGATE.sub(lambda m: "\ufffd" * len(m.group()), text)
         low = folded(text)
         out: list[Span] = []
-        for drop, ac, ids in ((_invisible_re(), self._raw, self._ids), (_SPREAD, self._compact, self._compact_ids)):
-            if ac is not None:
-                view = drop.sub("", low)
-                out += self._find(ac, ids, view, lambda s, e, d=drop: (_back(low, d, s), _back(low, d, e - 1) + 1))
+        # Invisible characters out, then (for values spread apart, `P\u200b e l …`) separators too.
+        seen = _invisible_re().sub("", low)
+        out += self._find(self._raw, self._ids, seen,
+                          lambda s, e: (_back(low, _invisible_re(), s), _back(low, _invisible_re(), e - 1) + 1))
+        if self._compact is not None:
+            spread = _SEPARATOR_RE.sub("", seen)
+
+            def back(s: int, e: int) -> tuple[int, int]:
+                s, e = _back(seen, _SEPARATOR_RE, s), _back(seen, _SEPARATOR_RE, e - 1) + 1
+                return _back(low, _invisible_re(), s), _back(low, _invisible_re(), e - 1) + 1
+            out += self._find(self._compact, self._compact_ids, spread, back)
         if any(x in text for x in ("\\u", "\\x", "&#", "%")):
             view, where = _unescaped(text)
             out += self._find(self._raw, self._ids, folded(view), lambda s, e: (where[s][0], where[e - 1][1]))
