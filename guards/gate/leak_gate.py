@@ -33,6 +33,7 @@ from muninn.guards.known.forms import (
     needle_bytes,
     needle_views,
     text_views,
+    variants,
 )
 
 KNOWN_VALUE = "known-value"
@@ -245,10 +246,11 @@ class LeakGate:
         self._ids = list(needles.values())
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
         self._multiline = any("\n" in v or "\r" in v for v in self._values)
-        # Raw values only, in every view `forms.needle_views` reads them in.
-        self._view = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v)})
-        self._fold = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v, fold=True)})
-        self._bytes = ByteNeedles({b: i for v, i in known.items() if v for b in needle_bytes(v)})
+        # Raw values and their transforms (reversed, rot13), in every view `forms.needle_views` reads them in.
+        viewed = [(t, i) for v, i in known.items() if v for t in variants(v, encodings)]
+        self._view = _ViewNeedles({n: i for v, i in viewed for n in needle_views(v)})
+        self._fold = _ViewNeedles({n: i for v, i in viewed for n in needle_views(v, fold=True)})
+        self._bytes = ByteNeedles({b: i for v, i in viewed for b in needle_bytes(v)})
         self.patterns = patterns
         # Pattern findings only: a known value is a finding whatever the allowlist says.
         self.allow = allow

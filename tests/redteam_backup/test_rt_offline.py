@@ -341,8 +341,7 @@ GATE_PASSED = {
 }
 
 
-@pytest.mark.parametrize("form", [pytest.param(f, marks=succeeded(f"a known value as {f} passes the gate unchanged"))
-                                  for f in sorted(GATE_PASSED)])
+@pytest.mark.parametrize("form", sorted(GATE_PASSED))
 def test_C02_known_value_encodings_the_gate_may_miss(gate, form) -> None:
     assert not _leaks(gate, f"# Note\nsee {GATE_PASSED[form]} for details\n")
 
@@ -567,10 +566,8 @@ def _recover(case: str, env: dict[str, str]) -> bool:
 
 
 @pytest.mark.parametrize("case", sorted(ENV_LEAKS))
-def test_F02_variables_carrying_secrets_in_other_spellings_are_scrubbed(ws, case, request) -> None:
+def test_F02_variables_carrying_secrets_in_other_spellings_are_scrubbed(ws, case) -> None:
     env = _child_env(ws, ENV_LEAKS[case]())
-    if _recover(case, env):
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=ATTACK + f"child env: {case}"))
     assert not _recover(case, env)
 
 
