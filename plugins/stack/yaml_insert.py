@@ -51,7 +51,8 @@ def add_key(lines: list[str], mapping: yaml.MappingNode, key: str, value: str) -
     """`key: value` at the end of a mapping, in its own style (None: an empty block mapping)."""
     if mapping.flow_style:
         end = mapping.end_mark      # just after the closing brace
-        sep = ", " if mapping.value else ""
+        before = "".join(lines[:end.line]) + lines[end.line][:end.column - 1]
+        sep = "" if before.rstrip().endswith(("{", ",")) else ", "   # `{}` or a trailing comma
         return Insert(end.line, f"{sep}{key}: {value}", column=end.column - 1)
     if not mapping.value:
         return None
