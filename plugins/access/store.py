@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS secrets (
     updated_at TEXT NOT NULL
 );
 """
+# Added later (`muninn secret list`): when an id first got a value, and when its value last changed.
+# NULL in a store made before them: not known.
+DATE_COLUMNS = ("created_at", "rotated_at")
 
 
 class VaultDamaged(MuninnError):
@@ -119,6 +122,10 @@ class Store:
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.narrowed = _owner_only(self.path, fresh)
         self.db.executescript(SCHEMA)
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(secrets)")}
+        for column in DATE_COLUMNS:
+            if column not in have:
+                self.db.execute(f"ALTER TABLE secrets ADD COLUMN {column} TEXT")
 
     def close(self) -> None:
         self.db.close()
@@ -217,12 +224,14 @@ class Store:
     def _upsert(self, secret_id: str, meta: str, values: dict[str, str], source: str, now: str,
                 digest: str) -> None:
         nonce, sealed = self._seal(secret_id, values)
+        # A new id is created now; an id whose value changed (not only its metadata) is rotated now.
         self.db.execute(
-            "INSERT INTO secrets (id, meta, nonce, sealed, digest, source, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET meta=excluded.meta, "
+            "INSERT INTO secrets (id, meta, nonce, sealed, digest, source, updated_at, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET meta=excluded.meta, "
             "nonce=excluded.nonce, sealed=excluded.sealed, digest=excluded.digest, "
-            "source=excluded.source, updated_at=excluded.updated_at",
-            (secret_id, meta, nonce, sealed, digest, source, now))
+            "source=excluded.source, updated_at=excluded.updated_at, rotated_at=CASE WHEN "
+            "secrets.digest != excluded.digest THEN excluded.updated_at ELSE secrets.rotated_at END",
+            (secret_id, meta, nonce, sealed, digest, source, now, now))
 
     def put_values(self, secret_id: str, values: dict[str, str], source: str) -> None:
         """Seal `values` under `secret_id` with no secrets-YAML entry behind them: a cache of values read
@@ -264,6 +273,12 @@ class Store:
         if row is None:
             raise UnknownSecret(secret_id)
         return json.loads(row[0]) | {"source": row[1], "synced_at": row[2]}
+
+    def dates(self) -> dict[str, dict[str, str | None]]:
+        """{secret id: {source, created_at, rotated_at, updated_at}}: what `secret list` shows beside the
+        metadata. Never a value."""
+        rows = self.db.execute("SELECT id, source, created_at, rotated_at, updated_at FROM secrets ORDER BY id")
+        return {i: {"source": s, "created_at": c, "rotated_at": r, "updated_at": u} for i, s, c, r, u in rows}
 
     def all_metadata(self) -> list[dict]:
         rows = self.db.execute("SELECT meta, source, updated_at FROM secrets ORDER BY id")

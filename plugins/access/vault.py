@@ -11,17 +11,20 @@ which refuses unless its caller says it is writing to a real terminal.
 from __future__ import annotations
 
 import shlex
+import stat
 import sys
 from collections.abc import Collection, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
+from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
-from muninn.core.secrets_file import Located, SecretEntry, add_entry, env_names, load_files
+from muninn.core.secrets_file import Located, SecretEntry, add_entry, env_names, load_files, retired_text
 from muninn.guards.known.retired import Ledger
 from muninn.guards.redact.redactor import Redactor
 
@@ -29,7 +32,7 @@ from . import access_log, catalog, injection
 from .injection import Refused, Secrets
 from .results import last_verified_line
 from .runner import RunResult
-from .store import Store, SyncReport
+from .store import Store, SyncReport, UnknownSecret
 
 __all__ = ["Refused", "Vault", "exec_command_line"]
 
@@ -141,11 +144,58 @@ class Vault:
         self._log("add", secret_id=secret_id, replaced=replace)
         return found
 
+    # --- retire ------------------------------------------------------------------------------
+    def retire(self, secret_id: str) -> Path | None:
+        """Take `secret_id`'s value out of the vault for good: remembered first in the ledger of retired
+        values (salted hashes, guards/known/retired.py: the server leak scan, `leak purge` and the restore
+        gate still find it), then deleted from the store, and its metadata-only entry commented out in
+        its secrets YAML (returned; None when no file had one). A value written in a secrets file is
+        refused: the file would keep it, and every export would still redact it as a live value."""
+        if not self.store.has(secret_id):
+            raise UnknownSecret(secret_id)
+        files = [f for f in (self.settings.paths.resolve(p) for p in self.settings.vault.files) if f.exists()]
+        found = next((e for e in load_files(files) if e.entry.id == secret_id), None)
+        if found is not None and found.entry.in_file:
+            raise Refused(f"secret {secret_id!r} has its value written in {found.path} (line {found.line})",
+                          fix="delete its entry there and run `muninn vault sync`: a value whose entry is gone "
+                              "is retired the same way (kept only as a salted hash)")
+        when = datetime.now(UTC).date().isoformat()
+        text = retired_text(found.path, secret_id, when) if found is not None else None
+        Ledger(self.settings.paths.retired_hashes).remember(
+            (f"{secret_id}.{p}" if p else secret_id, v) for p, v in self.store.values(secret_id).items())
+        self.store.delete(secret_id)
+        if found is not None and text is not None:
+            atomic.write_text(found.path, text, stat.S_IMODE(found.path.stat().st_mode))
+        self._log("retire", secret_id=secret_id)
+        return found.path if found is not None else None
+
     # --- metadata ----------------------------------------------------------------------------
-    def find(self, query: str, limit: int = 10) -> list[dict]:
-        hits = catalog.rank(self.store.all_metadata(), query, catalog.SECRET_FIELDS, limit)
+    def find(self, query: str, limit: int | None = 10) -> list[dict]:
+        """By words, best first (`limit`, default 10); a query with `*`, `?` or `[` is a glob over ids and
+        services instead, every match in id order (`*`: every secret)."""
+        if catalog.is_glob(query):
+            hits = catalog.glob(self.store.all_metadata(), query, ("id", "service"))[:limit]
+        else:
+            hits = catalog.rank(self.store.all_metadata(), query, catalog.SECRET_FIELDS, limit or 10)
         self._log("find", query=query, ids=[h["id"] for h in hits])
         return hits
+
+    def list_all(self) -> list[dict]:
+        """Every secret in the vault, metadata only: id, kind, service, environment, its parts' names, its
+        entry (file:line), which inventory entries inject it (`used_by`; None when the inventory could
+        not be read), and when it was created and last rotated (None: not known, a store made before
+        muninn kept dates). Never a value."""
+        used = _used_by(self.settings)
+        dates = self.store.dates()
+        out = []
+        for meta in self.store.all_metadata():
+            sid = meta["id"]
+            out.append({"id": sid, "kind": meta.get("kind"), "service": meta.get("service"),
+                        "environment": meta.get("environment"), "parts": meta.get("parts") or [],
+                        "entry": meta.get("source"), "used_by": None if used is None else used.get(sid, []),
+                        **{k: dates.get(sid, {}).get(k) for k in ("created_at", "rotated_at", "updated_at")}})
+        self._log("list", count=len(out))
+        return sorted(out, key=lambda o: o["id"])
 
     def show(self, secret_id: str) -> dict:
         meta = self.store.metadata(secret_id)
@@ -187,3 +237,20 @@ class Vault:
         value = injection.pick_part(secret_id, self.store.values(secret_id), part)
         self._log("get", secret_id=secret_id, exit_code=0)
         return value
+
+
+def _used_by(settings: Settings) -> dict[str, list[str]] | None:
+    """{secret id: the inventory entries whose `secrets:` name it}; None when the inventory is unreadable
+    (`muninn doctor` names the problem; a list of secrets must not fail on it)."""
+    from muninn.core.inventory_file import load_files as load_inventory
+
+    try:
+        entries = load_inventory([f for f in (settings.paths.resolve(p) for p in settings.inventory.files)
+                                  if f.exists()])
+    except MuninnError:
+        return None
+    out: dict[str, list[str]] = {}
+    for entry_id, located in sorted(entries.items()):
+        for sid in located.entry.secrets:
+            out.setdefault(sid, []).append(entry_id)
+    return out
