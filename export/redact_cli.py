@@ -1,6 +1,7 @@
 """`muninn redact allow | list | remove | review`: the owner's allowlist of pattern false positives,
-and what the undeclared-secret detector found (`review`)
-(muninn.guards.redact.allowlist owns the file; settings.paths.redact_allowlist says where it is).
+and every redaction of the last export at its source line plus the server scan's undeclared secrets
+(`review`; muninn.guards.undeclared.review keeps the file, export/source_lines.py finds the lines)
+(muninn.guards.redact.allowlist owns the allowlist; settings.paths.redact_allowlist says where it is).
 
 Exit codes: 0 done; 2 bad input (not a fingerprint, an unreadable allowlist); 8 refused (a known
 secret value, or a name that is not a pattern rule: known values are never allowlisted).
