@@ -30,6 +30,7 @@ class SourceFiles:
 
     root: Path
     _lines: dict[str, list[str] | None] = field(default_factory=dict)
+    _placed: dict[tuple[str, str], list[dict[int, int]]] = field(default_factory=dict)
 
     @classmethod
     def for_path(cls, path: Path) -> SourceFiles:
@@ -57,13 +58,23 @@ class SourceFiles:
         found = self.file(source_path)
         shown = str(found) if found else source_path
         lines = self.lines(source_path) if origin is not None else None
-        return shown, (line_of(lines, *origin) if lines is not None and origin is not None else None)
+        if lines is None or origin is None:
+            return shown, None
+        # A field with several hits is placed once.
+        key = (source_path, origin[0])
+        if key not in self._placed:
+            self._placed[key] = _tightest(lines, origin[0].split("\n"))
+        return shown, line_of(lines, *origin, placed=self._placed[key])
 
 
-def line_of(source: list[str], text: str, start: int, end: int) -> int | None:
-    """The 1-based source line holding the hit at text[start:end], or None when it is not certain."""
+def line_of(source: list[str], text: str, start: int, end: int,
+            placed: list[dict[int, int]] | None = None) -> int | None:
+    """The 1-based source line holding the hit at text[start:end], or None when it is not certain.
+    `placed`: `_tightest(source, text's lines)`, when the caller has it already."""
     at = text.count("\n", 0, start)
-    places = {p[at] for p in _tightest(source, text.split("\n")) if at in p}
+    if placed is None:
+        placed = _tightest(source, text.split("\n"))
+    places = {p[at] for p in placed if at in p}
     if len(places) == 1:
         return places.pop() + 1
     hit = text[start:end]
