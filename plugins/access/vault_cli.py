@@ -106,27 +106,6 @@ def _day(stamp: str | None) -> str:
     return stamp[:10] if stamp else "-"
 
 
-@secret_app.command("retire")
-def retire(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
-    """Take a secret you no longer use out of the vault: its value is deleted from the store and kept only
-    as a salted hash among the retired values, which the server leak scan, `leak purge` and a restore
-    still look for; its entry in the secrets YAML is commented out, marked retired.
-
-    A secret whose value is written in a secrets file is refused (exit 8): delete its entry there and
-    run `muninn vault sync`, which retires a value the same way.
-
-    Once retired, the value is no longer redacted from exports as a live value: a note that still holds
-    it is caught by the leak scan on the server, not at export (`muninn redact review` lists the notes
-    that hold a secret; move it out first).
-    """
-    entry = _vault(ctx).retire(secret_id)
-    if json_out:
-        emit_json({"retired": secret_id, "entry": str(entry) if entry else None})
-        return
-    say(f"retired {secret_id}: its value left the vault and is kept as a salted hash for leak scans"
-        + (f"; its entry in {entry} is commented out" if entry else ""))
-
-
 @secret_app.command("find")
 def find(ctx: typer.Context,
          query: list[str] = typer.Argument(..., help="What the secret is for, in words; or a glob over ids and "
@@ -263,3 +242,26 @@ def _read_value(secret_id: str, stdin: bool) -> str:
     if not value.strip():
         raise ConfigError("the value is empty", key="value", fix="give the secret's value")
     return value
+
+
+@secret_app.command("retire")
+def retire(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
+    """Take a secret you no longer use out of the vault; leak scans still know its value, as a salted hash.
+
+    The value is deleted from the store and kept only as a salted hash among the retired values, which
+    the server leak scan, `leak purge` and a restore still look for; its entry in the secrets YAML is
+    commented out, marked retired.
+
+    A secret whose value is written in a secrets file is refused (exit 8): delete its entry there and
+    run `muninn vault sync`, which retires a value the same way.
+
+    Once retired, the value is no longer redacted from exports as a live value: a note that still holds
+    it is caught by the leak scan on the server, not at export (`muninn redact review` lists the notes
+    that hold a secret; move it out first).
+    """
+    entry = _vault(ctx).retire(secret_id)
+    if json_out:
+        emit_json({"retired": secret_id, "entry": str(entry) if entry else None})
+        return
+    say(f"retired {secret_id}: its value left the vault and is kept as a salted hash for leak scans"
+        + (f"; its entry in {entry} is commented out" if entry else ""))
