@@ -1,8 +1,11 @@
 """`muninn secret list`, `secret retire ID` and `secret find '*'` through the installed entry point: the
 list shows metadata only (id, kind, service, the inventory entries that use it, created and rotated
-dates; never a value, `--json` too); retire takes the value out of the vault, keeps it as a salted hash
-among the retired values (the server leak scan still finds it) and comments out its YAML entry; a value
-written in a secrets file is refused (8); an unknown id is bad input (2); a glob lists every match."""
+dates; never a value, `--json` too; `--all` the retired ones); retire keeps the value known, so export,
+exec masking and the leak gates still redact it, while get, exec, show, access exec and verify refuse
+the id (8); it keeps a salted hash for the server leak scan and comments out its YAML entry; a value
+written in a secrets file is refused (8); an unknown id is bad input (2); a re-added id is live again
+with the old value still redacted; a value sync replaced or removed stays redacted; a glob lists every
+match."""
 
 from __future__ import annotations
 
@@ -93,33 +96,109 @@ def test_find_star_is_a_glob(invoke) -> None:
     assert json.loads(invoke("secret", "find", "grafana", "--json").stdout)[0]["id"] == "grafana-admin"
 
 
-def test_retire_takes_the_value_out_and_keeps_it_known_as_retired(invoke, world: Path) -> None:
+def _ids(invoke, *flags: str) -> dict[str, list[str]]:
+    """{id: [status or why of each row]} of `secret list --json` (`--all`: retired rows too)."""
+    out: dict[str, list[str]] = {}
+    for r in json.loads(invoke("secret", "list", "--json", *flags).stdout):
+        out.setdefault(r["id"], []).append(r["why"] or r["status"])
+    return out
+
+
+def _one_sentence_refusal(result: Ended, secret_id: str) -> None:
+    assert result.exit_code == ExitCode.REFUSED, (result.exit_code, result.stderr)
+    first = result.stderr.strip().splitlines()[0]
+    assert f"secret '{secret_id}' was retired on " in first and "can no longer be used" in first, result.stderr
+    for value in (TOKEN, NEW, RESTIC, IN_FILE):
+        assert value not in result.stdout + result.stderr
+
+
+def test_retire_keeps_the_value_redacted_and_refuses_its_use(invoke, world: Path, tmp_path: Path) -> None:
     _fill(invoke)
-    settings = config.load(world)
-    assert TOKEN in secret_values.known(settings)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ops.md").write_text(f"# Ops\n\n## Grafana\n\nThe old admin token was {TOKEN} until today.\n")
     done = invoke("secret", "retire", "grafana-admin", "--json")
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout) == {"retired": "grafana-admin", "entry": str(world.parent / "secrets.yaml")}
-    # Gone from the vault and from the live known values...
-    rows = {r["id"] for r in json.loads(invoke("secret", "list", "--json").stdout)}
-    assert rows == {"restic-b2-repo", "typed-in-file"}
+    # Listed as retired with --all only; the plain list says how many it leaves out.
+    assert _ids(invoke) == {"restic-b2-repo": ["live"], "typed-in-file": ["live"]}
+    assert _ids(invoke, "--all")["grafana-admin"] == ["retired"]
+    plain = invoke("secret", "list")
+    assert "grafana-admin" not in plain.stdout and "1 retired value(s) not shown" in plain.stderr
+    every = invoke("secret", "list", "--all")
+    assert "grafana-admin" in every.stdout and "retired 20" in every.stdout and TOKEN not in every.stdout
+    # Still a known value: every consumer of the one collector redacts it (export, leak gates, restore, MCP).
     settings = config.load(world)
-    assert TOKEN not in secret_values.known(settings) and RESTIC in secret_values.known(settings)
-    assert invoke("secret", "show", "grafana-admin").exit_code == ExitCode.BAD_INPUT
-    # ...still found as a retired value, by its salted hash (what the leak scan and purge use).
+    assert secret_values.known(settings).get(TOKEN) == "grafana-admin"
+    exported = invoke("export", "notes", str(notes), "--out", str(tmp_path / "out"), "--json")
+    assert exported.exit_code == 0, exported.stderr
+    facts = "".join(p.read_text() for p in (tmp_path / "out").rglob("*.md"))
+    assert "[REDACTED:grafana-admin]" in facts and TOKEN not in facts
+    # Exec masking: another secret's command that prints it.
+    masked = invoke("secret", "exec", "restic-b2-repo", "--", "bash", "-c", "cat " + str(notes / "ops.md"))
+    assert masked.exit_code == 0 and "admin token was" in masked.stdout and TOKEN not in masked.stdout
+    # Never usable again: get, exec, show, access exec, verify, a second retire: one sentence, exit 8.
+    for argv in (("secret", "get", "grafana-admin"), ("secret", "exec", "grafana-admin", "--", "true"),
+                 ("secret", "show", "grafana-admin"), ("access", "exec", "grafana", "--", "true"),
+                 ("verify", "grafana-admin"), ("secret", "retire", "grafana-admin")):
+        _one_sentence_refusal(invoke(*argv), "grafana-admin")
+    # The server leak scan's salted hash is kept too, never the value.
     ledger = Ledger(settings.paths.retired_hashes)
-    hits = ledger.retired(secret_values.known(settings)).scan(f"old note: password {TOKEN} here")
-    assert [h.secret_id for h in hits] == ["grafana-admin"]
+    assert [h.secret_id for h in ledger.retired([]).scan(f"old note: password {TOKEN} here")] == ["grafana-admin"]
     assert TOKEN not in settings.paths.retired_hashes.read_text()
-    # Its YAML entry is commented out, not lost; the next sync neither fails nor brings it back.
+    # Its YAML entry is commented out, not lost; the next sync neither fails, brings it back nor forgets it.
     text = (world.parent / "secrets.yaml").read_text()
-    assert "# retired " in text and "# - id: grafana-admin" in text
-    assert TOKEN not in text
+    assert "# retired " in text and "# - id: grafana-admin" in text and TOKEN not in text
     assert invoke("vault", "sync").exit_code == 0
-    assert "grafana-admin" not in {r["id"] for r in json.loads(invoke("secret", "list", "--json").stdout)}
-    # The access log says who retired what, never the value.
+    assert "grafana-admin" not in _ids(invoke) and _ids(invoke, "--all")["grafana-admin"] == ["retired"]
+    assert secret_values.known(config.load(world)).get(TOKEN) == "grafana-admin"
+    # The access log says who retired what, and each refused use, never the value.
     log = settings.paths.access_log.read_text()
-    assert '"action": "retire"' in log and TOKEN not in log
+    assert '"action": "retire"' in log and '"refused": "retired"' in log and TOKEN not in log
+
+
+def test_a_retired_id_can_get_a_new_value_and_the_old_stays_redacted(invoke, world: Path) -> None:
+    _fill(invoke)
+    assert invoke("secret", "retire", "grafana-admin").exit_code == 0
+    again = invoke("secret", "add", "grafana-admin", "--stdin", "--service", "grafana", stdin=NEW)
+    assert again.exit_code == 0, again.stderr
+    assert _ids(invoke)["grafana-admin"] == ["live"]
+    assert _ids(invoke, "--all")["grafana-admin"] == ["live", "retired"]
+    known = secret_values.known(config.load(world))
+    assert known.get(NEW) == "grafana-admin" and known.get(TOKEN) == "grafana-admin"
+    # The new value is usable; the old one is masked in its output.
+    used = invoke("secret", "exec", "grafana-admin", "--", "bash", "-c", f'test -n "$GRAFANA_ADMIN" && echo {TOKEN}')
+    assert used.exit_code == 0, used.stderr
+    assert TOKEN not in used.stdout and "[REDACTED" in used.stdout
+    assert invoke("secret", "show", "grafana-admin").exit_code == 0
+    # Replacing it (--replace) keeps the replaced value as retired too.
+    other = "Th1rd-Gr4fana-Vx9q2Wz"
+    assert invoke("secret", "add", "grafana-admin", "--stdin", "--replace", stdin=other).exit_code == 0
+    assert sorted(_ids(invoke, "--all")["grafana-admin"]) == ["live", "replaced", "retired"]
+    known = secret_values.known(config.load(world))
+    assert {known.get(v) for v in (TOKEN, NEW, other)} == {"grafana-admin"}
+
+
+def test_sync_keeps_a_replaced_or_removed_value_redacted(invoke, world: Path) -> None:
+    _fill(invoke)
+    secrets = world.parent / "secrets.yaml"
+    changed = "Ch4nged-In-F1le-Kw7r"
+    secrets.write_text(secrets.read_text().replace(IN_FILE, changed))
+    synced = invoke("vault", "sync")
+    assert synced.exit_code == 0, synced.stderr
+    assert "kept as retired" in synced.stderr
+    assert _ids(invoke, "--all")["typed-in-file"] == ["live", "replaced"]
+    known = secret_values.known(config.load(world))
+    assert known.get(IN_FILE) == "typed-in-file" and known.get(changed) == "typed-in-file"
+    # An entry deleted from the file: its value is retired, not forgotten.
+    secrets.write_text("# my secrets' metadata\n" + "\n".join(
+        line for line in secrets.read_text().splitlines()[4:]) + "\n")
+    assert "typed-in-file" not in secrets.read_text()
+    assert invoke("vault", "sync").exit_code == 0
+    assert _ids(invoke, "--all")["typed-in-file"] == ["replaced", "removed"]
+    known = secret_values.known(config.load(world))
+    assert known.get(IN_FILE) == "typed-in-file" and known.get(changed) == "typed-in-file"
+    _one_sentence_refusal(invoke("secret", "exec", "typed-in-file", "--", "true"), "typed-in-file")
 
 
 def test_retire_refuses_a_value_written_in_a_file_and_an_unknown_id(invoke, world: Path) -> None:

@@ -182,7 +182,7 @@ def retired_text(path: Path, secret_id: str, when: str) -> str | None:
         lines = text.splitlines(keepends=True)
         first, end = span
         indent = " " * (len(lines[first]) - len(lines[first].lstrip()))
-        cut = [f"{indent}# retired {when} by `muninn secret retire` (its value is kept only as a salted hash):\n",
+        cut = [f"{indent}# retired {when} by `muninn secret retire` (its value stays redacted, never usable):\n",
                *(f"{indent}# {line[len(indent):]}" if line.startswith(indent) else f"# {line}"
                  for line in lines[first:end])]
         candidate = "".join([*lines[:first], *cut, *lines[end:]])

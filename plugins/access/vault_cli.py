@@ -1,7 +1,8 @@
 """`muninn vault sync` and `muninn secret list | find | show | get | exec | command | add | retire`.
 
 Exit codes: 0 done; 1 `secret find` matched nothing; 2 bad input (an unknown id, a secrets file with its
-file and line); 8 refused (`secret get` without a terminal; `secret retire` of a value written in a file).
+file and line); 8 refused (`secret get` without a terminal; `secret retire` of a value written in a file;
+`get`, `exec`, `show` of a retired id).
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def sync(
         ids = getattr(report, name)
         console.print(f"{verb}{name}: {len(ids)}" + (f"  ({', '.join(ids)})" if ids else ""), highlight=False,
                       markup=False)
+    if report.removed or report.changed:
+        say("a removed or replaced value is kept as retired: still redacted, never usable (`muninn secret list "
+            "--all`)")
     console.print(f"unchanged: {report.unchanged}", highlight=False)
 
 
@@ -81,23 +85,34 @@ def _meta_lines(meta: dict) -> list[str]:
 
 
 @secret_app.command("list")
-def list_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
+def list_cmd(ctx: typer.Context, json_out: bool = JsonOpt,
+             all_: bool = typer.Option(False, "--all", "-a", help="Retired values too (still redacted, never "
+                                       "usable), each with when and why: retired, replaced or removed.")) -> None:
     """Every secret in the vault: id, kind, service, which inventory entries use it, when it was created
-    and last rotated. Metadata only, never a value (`secret show ID` for one in full)."""
-    rows = _vault(ctx).list_all()
+    and last rotated. Metadata only, never a value (`secret show ID` for one in full). `--all` adds the
+    retired ones; `--json` rows have `status`: live or retired."""
+    vault = _vault(ctx)
+    rows = vault.list_all(retired=all_)
     if json_out:
         emit_json(rows)
         return
+    hidden = 0 if all_ else vault.retired_count()
     if not rows:
-        say("the vault holds no secret: `muninn secret add ID`, or `muninn vault sync` for the files in vault.files")
+        say("the vault holds no secret: `muninn secret add ID`, or `muninn vault sync` for the files in vault.files"
+            + (f" ({hidden} retired value(s): `--all`)" if hidden else ""))
         return
-    table = Table("id", "kind", "service", "used by", "created", "rotated")
+    table = Table("id", "kind", "service", "used by", "created", "rotated", *(("status",) if all_ else ()))
     for r in rows:
         used = "?" if r["used_by"] is None else ", ".join(r["used_by"]) or "-"
+        rotated = _day(r["rotated_at"]) if r["rotated_at"] else ("never" if r["created_at"] else "-")
+        status = ("live",) if r["status"] == "live" else (f"{r['why']} {_day(r['retired_at'])}",)
         table.add_row(r["id"], r["kind"] or "-", r["service"] or "-", used, _day(r["created_at"]),
-                      _day(r["rotated_at"]) if r["rotated_at"] else ("never" if r["created_at"] else "-"))
+                      rotated if r["status"] == "live" else "-", *(status if all_ else ()))
     console.print(table)
-    say(f"{len(rows)} secret(s); `-`: not known (stored before muninn kept dates)"
+    live = sum(r["status"] == "live" for r in rows)
+    say(f"{live} secret(s)" + (f", {len(rows) - live} retired value(s) (still redacted, never usable)" if all_
+                                else f"; {hidden} retired value(s) not shown (`--all`)" if hidden else "")
+        + "; `-`: not known (stored before muninn kept dates)"
         + ("; used by `?`: the inventory could not be read (`muninn doctor`)" if any(
             r["used_by"] is None for r in rows) else ""))
 
@@ -246,22 +261,20 @@ def _read_value(secret_id: str, stdin: bool) -> str:
 
 @secret_app.command("retire")
 def retire(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
-    """Take a secret you no longer use out of the vault; leak scans still know its value, as a salted hash.
+    """Take a secret you no longer use out of use for good; its value stays redacted, as a retired value.
 
-    The value is deleted from the store and kept only as a salted hash among the retired values, which
-    the server leak scan, `leak purge` and a restore still look for; its entry in the secrets YAML is
-    commented out, marked retired.
+    The value stays in the vault, marked retired: export, the leak gates, a restore, MCP output and
+    `exec` masking still redact it, and the server leak scan and `leak purge` find it by a salted hash.
+    `secret get`, `exec`, `show`, `access exec` and `verify` refuse the id (exit 8); `secret list --all`
+    lists it. Its entry in the secrets YAML is commented out, marked retired. `secret add ID` later gives
+    the id a new value; the retired one stays redacted.
 
     A secret whose value is written in a secrets file is refused (exit 8): delete its entry there and
     run `muninn vault sync`, which retires a value the same way.
-
-    Once retired, the value is no longer redacted from exports as a live value: a note that still holds
-    it is caught by the leak scan on the server, not at export (`muninn redact review` lists the notes
-    that hold a secret; move it out first).
     """
     entry = _vault(ctx).retire(secret_id)
     if json_out:
         emit_json({"retired": secret_id, "entry": str(entry) if entry else None})
         return
-    say(f"retired {secret_id}: its value left the vault and is kept as a salted hash for leak scans"
+    say(f"retired {secret_id}: no longer usable; its value stays redacted from exports, MCP output and logs"
         + (f"; its entry in {entry} is commented out" if entry else ""))
