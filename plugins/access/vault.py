@@ -24,6 +24,7 @@ from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.credentials import for_home
 from muninn.core.errors import ConfigError, MuninnError
+from muninn.core.inventory_file import load_files as load_inventory
 from muninn.core.secrets_file import Located, SecretEntry, add_entry, env_names, load_files, retired_text
 from muninn.guards.known.retired import Ledger
 from muninn.guards.redact.redactor import Redactor
@@ -269,8 +270,6 @@ def _row(meta: dict, used: dict[str, list[str]] | None) -> dict:
 def _used_by(settings: Settings) -> dict[str, list[str]] | None:
     """{secret id: the inventory entries whose `secrets:` name it}; None when the inventory is unreadable
     (`muninn doctor` names the problem; a list of secrets must not fail on it)."""
-    from muninn.core.inventory_file import load_files as load_inventory
-
     try:
         entries = load_inventory([f for f in (settings.paths.resolve(p) for p in settings.inventory.files)
                                   if f.exists()])
