@@ -32,7 +32,7 @@ secret_app = typer.Typer(
     help="Find a credential by what it is for, and use it without seeing it.\n\n"
     "find → show (read `use`) → exec: the value is injected into the command's environment and its "
     "output is masked. `list` shows every one (metadata only), `add` stores one, `retire` takes one out "
-    "for good. Every call is written to the access log.", no_args_is_help=True)
+    "of use for good (its value stays redacted). Every call is written to the access log.", no_args_is_help=True)
 
 
 def _vault(ctx: typer.Context) -> Vault:
