@@ -79,8 +79,8 @@ class RetiredSecret(Refused):
 
     def __init__(self, secret_id: str, when: str) -> None:
         super().__init__(f"secret {secret_id!r} was retired on {when[:10]} and can no longer be used",
-                         fix=f"`muninn secret add {secret_id}` gives it a new value (the retired one stays "
-                             "redacted); `muninn secret list --all` lists retired secrets")
+                         fix=f"to use the id again, give it a new value with `muninn secret add {secret_id}`; "
+                             "the retired value stays redacted")
 
 
 class UnknownSecret(MuninnError):

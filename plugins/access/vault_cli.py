@@ -112,7 +112,8 @@ def list_cmd(ctx: typer.Context, json_out: bool = JsonOpt,
     live = sum(r["status"] == "live" for r in rows)
     say(f"{live} secret(s)" + (f", {len(rows) - live} retired value(s) (still redacted, never usable)" if all_
                                 else f"; {hidden} retired value(s) not shown (`--all`)" if hidden else "")
-        + "; `-`: not known (stored before muninn kept dates)"
+        + ("; `-`: not known (stored before muninn kept dates)" if any(
+            r["status"] == "live" and not r["created_at"] for r in rows) else "")
         + ("; used by `?`: the inventory could not be read (`muninn doctor`)" if any(
             r["used_by"] is None for r in rows) else ""))
 
