@@ -21,6 +21,7 @@ from muninn.core import config
 from muninn.core.errors import ExitCode
 from muninn.guards.known import secret_values
 from muninn.guards.known.retired import Ledger
+from muninn.nightly.server_scan import Scanner
 
 TOKEN = "Gr4fanaAdm1n-Tok3n-Zq8w"
 NEW = "Rot4ted-Gr4fana-Qx7v2Lp"
@@ -146,6 +147,10 @@ def test_retire_keeps_the_value_redacted_and_refuses_its_use(invoke, world: Path
     ledger = Ledger(settings.paths.retired_hashes)
     assert [h.secret_id for h in ledger.retired([]).scan(f"old note: password {TOKEN} here")] == ["grafana-admin"]
     assert TOKEN not in settings.paths.retired_hashes.read_text()
+    # The server leak scan still reports it as a retired value (and a live one as known).
+    found = Scanner(settings).scan("viking://resources/x.md", f"x {TOKEN} y {RESTIC}")
+    assert sorted((f["reason"], f["secret_id"]) for f in found) == [("known-value", "restic-b2-repo"),
+                                                                    ("retired-value", "grafana-admin")]
     # Its YAML entry is commented out, not lost; the next sync neither fails, brings it back nor forgets it.
     text = (world.parent / "secrets.yaml").read_text()
     assert "# retired " in text and "# - id: grafana-admin" in text and TOKEN not in text

@@ -358,6 +358,16 @@ class Store:
         rows = self.db.execute("SELECT meta, source, updated_at FROM secrets ORDER BY id")
         return [json.loads(m) | {"source": s, "synced_at": u} for m, s, u in rows]
 
+    def retired_only(self) -> set[str]:
+        """Every retired value no live secret holds (decrypted here; for the server scan's labels)."""
+        if not self.db.execute("SELECT 1 FROM retired LIMIT 1").fetchone():
+            return set()
+        self._key(create=False)
+        live = {v for i, n, s in self.db.execute("SELECT id, nonce, sealed FROM secrets").fetchall()
+                for v in self._open(i, n, s).values()}
+        rows = self.db.execute("SELECT id, nonce, sealed FROM retired").fetchall()
+        return {v for i, n, s in rows for v in self._open(i, n, s).values()} - live
+
     def values(self, secret_id: str) -> dict[str, str]:
         """{part or '': value}, decrypted in this process. Callers inject it; they never print it. A
         retired id is refused (RetiredSecret): its value is only for redaction."""
@@ -377,6 +387,18 @@ class Store:
                                "SELECT id, nonce, sealed FROM retired ORDER BY id").fetchall()
         return [(secret_id, part, value) for secret_id, nonce, sealed in rows
                 for part, value in self._open(secret_id, nonce, sealed).items()]
+
+
+def retired_values(settings: Settings) -> set[str]:
+    """The values of `stored_values` that are only retired (no live secret of the store holds them)."""
+    path = settings.paths.vault_store
+    if not path.exists():
+        return set()
+    store = Store(path, for_home(settings), settings.vault.key_name)
+    try:
+        return store.retired_only()
+    finally:
+        store.close()
 
 
 def stored_values(settings: Settings) -> list[tuple[str, str]]:
