@@ -40,6 +40,9 @@ class FactMarks:
 
     allowlist: Allowlist
     marks: list[Mark] = field(default_factory=list)
+    # Per numbered mark: the unredacted field text and the hit's span in it, so the review can find the
+    # source line (export/source_lines.py). Held in memory for this fact only, never written.
+    origins: list[tuple[str, int, int]] = field(default_factory=list)
     source: list[Mark] = field(default_factory=list)    # hits a source made before the fact existed
     _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
     _tag: str = field(default_factory=lambda: secrets.token_hex(4))
@@ -60,16 +63,19 @@ class FactMarks:
             pieces.append(text[pos:hit.start])
             pieces.append(f"[REDACTED:{hit.secret_id}#{self._tag}.{len(self.marks)}]")
             self.marks.append(self.mark(text, hit))
+            self.origins.append((text, hit.start, hit.end))
             pos = hit.end
         pieces.append(text[pos:])
         self._seen[text] = (result.text, "".join(pieces))
         return self._seen[text]
 
-    def locate(self, file: str, numbered_text: str, seen: dict[str, set[Mark]] | None = None) -> list[dict[str, Any]]:
+    def locate(self, file: str, numbered_text: str, seen: dict[str, set[Mark]] | None = None,
+               origins: list[tuple[str, int, int] | None] | None = None) -> list[dict[str, Any]]:
         """One entry per marker in the rendered file (numbered_text: the fact rendered with numbers).
         An unnumbered marker takes the next source hit of its name made with this fact, else the one
         mark its name had in the whole run (`seen`: a neighbour's line redacted for an earlier fact),
-        else no fingerprint: several texts could be behind it."""
+        else no fingerprint: several texts could be behind it. `origins`, when given, gets one item per
+        entry: the field text and span the hit was made in (None for an unnumbered marker)."""
         out: list[dict[str, Any]] = []
         pending = list(self.source)
         seen = seen or {}
@@ -83,11 +89,17 @@ class FactMarks:
                 if m.group(2) != self._tag:
                     continue            # marker text quoted in a source, not a hit of this run
                 mk = self.marks[int(m.group(3))]
-            elif (mk := next((s for s in pending if s.name == name), None)) is not None:
+                if origins is not None:
+                    origins.append(self.origins[int(m.group(3))])
+                out.append(entry(file, line, mk))
+                continue
+            if (mk := next((s for s in pending if s.name == name), None)) is not None:
                 pending.remove(mk)
             else:
                 known = seen.get(name, set())
                 mk = next(iter(known)) if len(known) == 1 else Mark(_kind_of(name, known), name, None)
+            if origins is not None:
+                origins.append(None)
             out.append(entry(file, line, mk))
         return out
 
