@@ -37,8 +37,9 @@ from muninn.guards.known.forms import (
 
 KNOWN_VALUE = "known-value"
 KNOWN_VALUE_IN_PATH = "known-value-in-path"
-# Values the gate accepts next to a label: redaction markers and documentation placeholders.
-_HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
+# Values the gate accepts next to a label: redaction markers, documentation placeholders, and a YAML list
+# of one name (`secrets: [restic-b2-repo]` names a secret, it does not hold one).
+_HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\[[\w.-]*\]$|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
 _SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|>]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
 _KEY_QUALIFIER = re.compile(r"(?:api|access|private|signing|master|secret|client)[ _-]?$")
 _WORDCHAR = re.compile(r"[a-z0-9]", re.IGNORECASE)
@@ -154,10 +155,12 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
             if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
-    # Undeclared secrets, by the gate's own reading (guards/gate/gate_undeclared.py). The allowlist is
-    # asked about the line's text pieces: what the owner allowed in the detector's reading stays.
+    # Undeclared secrets, by the gate's own reading (guards/gate/gate_undeclared.py), on lines no named
+    # pattern has flagged already (the file is dropped either way; the named reason says more). The
+    # allowlist is asked about the line's text pieces: what the owner allowed in the detector's reading stays.
+    named = {f.line for f in out}
     for line in gate_undeclared.scan_lines(text):
-        if allow is None or not _allowed_on(text, line, allow):
+        if line not in named and (allow is None or not _allowed_on(text, line, allow)):
             out.append(Finding(gate_undeclared.RULE, None, line))
     return sorted(out, key=lambda f: (f.line, f.reason))
 
@@ -276,7 +279,9 @@ class LeakGate:
             found += [(secret_id, start) for secret_id, start, _ in self._bytes.find(text)]   # printed dumps
             out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
-            out.extend(scan(text, self.allow))
+            # As in `scan`: the guess reading adds a line only where nothing named flagged it already.
+            flagged = {f.line for f in out}
+            out.extend(f for f in scan(text, self.allow) if f.reason != gate_undeclared.RULE or f.line not in flagged)
         return sorted(set(out), key=lambda f: (f.line, f.reason, f.secret_id or ""))
 
     def scan_path(self, rel: str) -> list[Finding]:
