@@ -7,9 +7,10 @@ secret when it is *hard to guess*, by zxcvbn's estimate of the guesses an attack
 words in several lists, names, dates, keyboard walks, repeats, sequences and l33t spellings all make a
 value cheap; only what none of them explains is costly). Where to look is given by a cue (the tables
 below, written for the gate apart from the redactor's word and option tables): a credential word in
-front, an identifier naming a secret, an option that takes one, a cell under a credential header, a lone line under a credential heading, a `send` after a
-password prompt, a login beside it. Each kind of cue has its own bar (`BARS`); a value with no cue at all
-must be long and nearly all guesses (`BARE_LENGTH`, `BARE_DENSITY`).
+front, an identifier naming a secret, an option that takes one, a cell under a credential header, a
+lone line under a credential heading, a `send` after a password prompt, a login beside it. Each kind
+of cue has its own bar (`BARS`); a value with no cue at all must hold a long run that is nearly all
+guesses (`BARE_RUN`, `BARE_DENSITY`).
 
 What the gate flags after redaction is a miss of the redactor, and the file is dropped: the bars are
 set so that ordinary text (manuals, notes, the repo's docs) flags nothing (evals/results/security_round4.md).
