@@ -4,8 +4,9 @@ Cases are generated per class (evals/lab/undeclared_cases.py: 40 vendors x 7 lay
 tokens in 9 layouts x 5 lengths; 38 password labels in 30 spellings of many languages x 8 layouts and
 user/password pairs in 6 layouts; 52 program options from their manuals in every spelling, env vars,
 Ansible, .netrc, expect, Kubernetes Secrets, chpasswd). Negative tables: 17 kinds of identifiers
-engineers search for, and prose that merely names credentials. The leak gate's own reading is held in
-agreement with the detector: it never flags what the redactor left.
+engineers search for, and prose that merely names credentials. The leak gate's own reading (a guess model at
+cued places, guards/gate/gate_undeclared.py) backs the detector up: a miss in one is caught by the other, and
+the gate never flags what the redactor left.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from planted import PROSE
+from test_rules_round4 import CASES as ROUND4_CASES
+from test_rules_round4 import CONTROLS as ROUND4_CONTROLS
 
 from muninn.evals.lab.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
 from muninn.guards.gate import gate_undeclared
@@ -56,7 +60,7 @@ def test_identifiers_survive(export: Redactor, kind: str, text: str, ident: str)
     assert not undeclared.find(text), (kind, text)
 
 
-@pytest.mark.parametrize("text", [
+PLACEHOLDER_PROSE = [
     "Log in again when the session token times-out.",
     "After a bearer re-authentication the session is renewed.",
     "secret: $HOME/.config/gh/hosts.yml",
@@ -83,7 +87,10 @@ def test_identifiers_survive(export: Redactor, kind: str, text: str, ident: str)
     "machine example.com login bob password $NETRC_PW",
     "The API key id is shown as AKIAIOSFODNN7EXAMPLE in the console.",
     "Rotated the datadog key on Tuesday; see runbook/datadog-rotation.md.",
-])
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDER_PROSE)
 def test_prose_and_placeholders_are_not_secrets(text: str) -> None:
     assert [text[f.start:f.end] for f in undeclared.find(text)] == [] or text.startswith("The API key id"), text
 
@@ -118,13 +125,64 @@ def test_the_gate_never_flags_what_the_redactor_left(export: Redactor, cls: str,
     assert gate_undeclared.scan_lines(export.redact(text).text) == []
 
 
-def test_the_gates_reading_is_its_own_and_narrower() -> None:
-    flagged = [(c, t) for c, t, _ in CASES if gate_undeclared.scan_lines(t)]
-    detected = [(c, t) for c, t, _ in CASES if undeclared.find(t)]
-    assert len(flagged) >= len(CASES) // 4          # it reads the class, not a token of it
-    assert len(flagged) < len(detected)
+# Issue 47 §2: two readings of one class, independent in method (the detector's shape rules, the gate's guess
+# cost at a cued place), so that a miss in one is caught by the other. Every generated case and every round-4
+# shape is caught by at least one; each reader alone catches nearly all; what only the redactor reads is the
+# vendor pairs the gate has no vendor list for (a hex or lower-case key beside a vendor's name and nothing else).
+ROUND4 = [("round-4", text, secret) for text, secret in ROUND4_CASES.values()]
+ONLY_THE_REDACTOR_MAY_READ = {"vendor-pair"}
+MOST_ONLY_THE_REDACTOR_READS = 50      # 43 of 973 when written, all vendor pairs
+
+
+def _gate_reads(gate: LeakGate, text: str, secret: str) -> bool:
+    """The gate flags a line that holds the secret (or the line it starts on)."""
+    starts = {text.count("\n", 0, i) + 1 for i in range(len(text)) if text.startswith(secret, i)}
+    return any(f.line in starts for f in gate.scan(text))
+
+
+def tally(export: Redactor) -> dict[str, list[tuple[str, str]]]:
+    """Cases by who catches them: the redactor (the secret is gone from what export writes) and the gate
+    (it flags the secret's line in the text as written, before any redaction)."""
+    gate = LeakGate({})
+    out: dict[str, list[tuple[str, str]]] = {"both": [], "redactor only": [], "gate only": [], "neither": []}
+    for cls, text, secret in CASES + ROUND4:
+        redactor = secret not in export.redact(text).text
+        flagged = _gate_reads(gate, text, secret)
+        key = "both" if redactor and flagged else "redactor only" if redactor else "gate only" if flagged \
+            else "neither"
+        out[key].append((cls, text))
+    return out
+
+
+def test_a_miss_in_one_reading_is_caught_by_the_other(export: Redactor) -> None:
+    counts = tally(export)
+    assert counts["neither"] == []
+    assert {cls for cls, _ in counts["redactor only"]} <= ONLY_THE_REDACTOR_MAY_READ, counts["redactor only"]
+    assert len(counts["redactor only"]) <= MOST_ONLY_THE_REDACTOR_READS
+    # And the gate's reading is its own: what it flags after redaction is nothing, on every case (above,
+    # test_the_gate_never_flags_what_the_redactor_left), the round-4 shapes and the identifiers.
+    gate = LeakGate({})
+    for _, text, _ in ROUND4:
+        assert gate.scan(export.redact(text).text) == [], text
     for _, text, _ in SURVIVORS:
         assert gate_undeclared.scan_lines(text) == [], text
+
+
+CONTROLS = [*ROUND4_CONTROLS, *PROSE, *PLACEHOLDER_PROSE]
+CONTROL_FILES = sorted([*(ROOT / "examples").rglob("*.md"), *(ROOT / "examples").glob("*.yaml"),
+                        ROOT / "examples" / "observations.jsonl", ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+
+
+@pytest.mark.parametrize("text", CONTROLS)
+def test_the_gate_drops_no_ordinary_note(export: Redactor, text: str) -> None:
+    assert LeakGate({}).scan(export.redact(text).text) == [], text
+
+
+@pytest.mark.parametrize("path", CONTROL_FILES, ids=[str(p.relative_to(ROOT)) for p in CONTROL_FILES])
+def test_the_gate_drops_no_file_of_the_repo(export: Redactor, path: Path) -> None:
+    """The sample notes, the README and the docs: one false drop refuses a whole sync."""
+    found = LeakGate({}).scan(export.redact(path.read_text()).text)
+    assert [(f.reason, f.line) for f in found] == []
 
 
 def test_the_gate_reports_undeclared_secrets_by_line() -> None:
