@@ -131,7 +131,7 @@ def test_the_gate_never_flags_what_the_redactor_left(export: Redactor, cls: str,
 # vendor pairs the gate has no vendor list for (a hex or lower-case key beside a vendor's name and nothing else).
 ROUND4 = [("round-4", text, secret) for text, secret in ROUND4_CASES.values()]
 ONLY_THE_REDACTOR_MAY_READ = {"vendor-pair"}
-MOST_ONLY_THE_REDACTOR_READS = 50      # 43 of 973 when written, all vendor pairs
+MOST_ONLY_THE_REDACTOR_READS = 50      # a bound above the count in evals/results/security_round4.md
 
 
 def _gate_reads(gate: LeakGate, text: str, secret: str) -> bool:

@@ -84,8 +84,8 @@ JOINED = re.compile(r"(?:(?<![\w-])-U[ \t=]*|--user[= ]|(?<![\w-])-u[ \t=]+|--pr
                     r"|(?<![\w-])-pass(?:in|out)?[ \t]+pass:|(?<![\w-])/p:",
                     re.IGNORECASE)
 
-# log10 of the guesses a value must cost, by what points at it. A password people choose (`Sommer2291!`)
-# costs about 10^7.5; a word and a year, a version, a host name under 10^7 or fail the value checks.
+# log10 of the guesses a value must cost, by what points at it: the weaker the cue, the higher the bar. A
+# value must hold a digit and a letter, and not be a version, path, placeholder or e-mail, before it is weighed.
 BARS = {
     "label": 5.0,      # `password: …`, `the passphrase, …, is`, `PGPASSWORD=…`
     "spaced": 7.0,     # `passphrase Garten7458+`: a label with only a space after it
