@@ -22,11 +22,14 @@ import base64
 import binascii
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
+from itertools import pairwise
 
 import ahocorasick_rs
 from zxcvbn import zxcvbn
+from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 RULE = "undeclared-secret"
 
@@ -100,6 +103,9 @@ BARE_LENGTH = 20
 BARE_RUN = 16           # ... with a run this long between separators
 BARE_RUN_LOWER = 24     # ... or this long, in lower case and digits
 BARE_DENSITY = 0.85     # log10(guesses) per character: random alphanumerics score 1.0, words far less
+BARE_WORDLIKE = 0.75    # ... and fewer of its letter pairs common in words than this share (`_wordlike`)
+BARE_FLIPS = 0.5        # ... or upper, lower and digits alternating at this share of its characters
+_COMMON_SHARE = 0.95    # the common letter pairs: those that make up this share of the word lists' pairs
 _MAX_GUESSED = 40       # zxcvbn is quadratic in length: a longer value is judged by its first 40 characters
 
 _MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
@@ -107,7 +113,7 @@ _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?!.*PRIVATE)[^\n]*-----[\s\S]*?-----END
 _VALUE = re.compile(r"[^\s`'\"|<>()\[\]{},;]+")
 _QUOTED = re.compile(r"\"([^\"\n]{4,})\"|'([^'\n]{4,})'")
 # Between a label and its value: decoration, then one separator, or (spaced) none.
-_GAP = re.compile(r"(?:s|es)?[*_`'\")\]]*[ \t]*(?P<sep>:=|=>|->|[:=：|,→]|(?<=[ \t])(?:is|ist|est|es|är|er|jest|je"
+_GAP = re.compile(r"(?:s|es)?[*`'\")\]]*[ \t]*(?P<sep>:=|=>|->|[:=：|,→]|(?<=[ \t])(?:is|ist|est|es|är|er|jest|je"
                   r"|lautet|was)(?=[ \t]))?[ \t*_`'\"(]*", re.IGNORECASE)
 _IDENT_GAP = re.compile(r"['\"]?[ \t]*(?::=|[:=：])[ \t]*[\"']?")
 # A cheap first look for a line worth reading (one Aho-Corasick pass): a credential word, or the part
@@ -126,6 +132,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _BARE = re.compile(r"(?<![A-Za-z0-9+/=_~-])[A-Za-z0-9+/=_~-]{20,}(?![A-Za-z0-9+/=_~-])")
 _TRAIL = ".,:;)"
 _RUN_SPLIT = re.compile(r"[-_.=:~/]+")
+_B64 = re.compile(r"[A-Za-z0-9+/]+=*")
 
 # Values that are never a secret, whatever points at them.
 _PLACEHOLDER = re.compile(r"^(?:\$|%|<|\{\{|\*{3,}|x{3,}|\.{3,}|#)|^(?:changeme|redacted|example|secret|password)$",
@@ -262,6 +269,8 @@ def _prompts(line: str) -> bool:
 
 def _labelled(n: int, line: str) -> Iterator[tuple[int, str, str]]:
     for m in CUE.finditer(line):
+        if _in_path(line, m.start()):
+            continue   # `…/gcloud_iam_oauth-clients_credentials_create.1.gz` names a file
         gap = _GAP.match(line, m.end())
         if gap is None or gap.end() == m.end():
             continue
@@ -273,6 +282,11 @@ def _labelled(n: int, line: str) -> Iterator[tuple[int, str, str]]:
         gap = _IDENT_GAP.match(line, m.end())
         if gap is not None and (value := _value_at(line, gap.end())):
             yield n, "label", value
+
+
+def _in_path(line: str, at: int) -> bool:
+    start = max(line.rfind(" ", 0, at), line.rfind("\t", 0, at), line.rfind("|", 0, at)) + 1
+    return "/" in line[start:at] or "\\" in line[start:at]
 
 
 def _options(n: int, line: str) -> Iterator[tuple[int, str, str]]:
@@ -371,7 +385,11 @@ def _bare(n: int, line: str, m: re.Match[str]) -> Iterator[tuple[int, str, str]]
 
 
 def _base64_blob(value: str) -> bool:
-    return "+" in value or value.endswith("=") or len(value) >= 60
+    """Base64 whose `/` are its own characters, not a path's (`…/Etc/GMT+1`): long pieces between them."""
+    if not _B64.fullmatch(value):
+        return False
+    pieces = [p for p in value.split("/") if p]
+    return sum(map(len, pieces)) >= 12 * len(pieces)
 
 
 # --- what is a secret --------------------------------------------------------------------------------
@@ -412,7 +430,40 @@ def _random(value: str) -> bool:
     if not any(c.isupper() for c in run) and (len(run) < BARE_RUN_LOWER or digits < 4):
         return False   # one case only: longer, and digits all through it (`k8s` names, slugs are short)
     cut = run[:_MAX_GUESSED]
-    return guesses(cut) >= BARE_DENSITY * len(cut)
+    if guesses(cut) < BARE_DENSITY * len(cut):
+        return False
+    # zxcvbn lacks the words of identifiers (`libLLVMAArch64AsmParser`): a run of common letter pairs
+    # is one, unless its case and digits flip at most characters, as only a drawn token's do.
+    return _wordlike(run) < BARE_WORDLIKE or _flips(run) >= BARE_FLIPS * len(run)
+
+
+def _flips(run: str) -> int:
+    kinds = ["u" if c.isupper() else "l" if c.islower() else "d" for c in run]
+    return sum(a != b for a, b in pairwise(kinds))
+
+
+def _wordlike(run: str) -> float:
+    """The share of the run's letter pairs that are common in words (the bigrams of zxcvbn's word lists):
+    `libLLVMAArch64AsmParser` is made of words the lists lack, but not of letter pairs they lack."""
+    low = run.lower()
+    pairs = [low[i:i + 2] for i in range(len(low) - 1) if low[i].isalpha() and low[i + 1].isalpha()]
+    return sum(p in _common_bigrams() for p in pairs) / len(pairs) if pairs else 0.0
+
+
+@cache
+def _common_bigrams() -> frozenset[str]:
+    """The letter pairs that make up most of the letters of zxcvbn's word and name lists."""
+    counts: Counter[str] = Counter()
+    for name in ("english_wikipedia", "us_tv_and_film", "surnames", "female_names", "male_names"):
+        for word in FREQUENCY_LISTS[name]:
+            counts.update(a + b for a, b in pairwise(word) if a.isalpha() and b.isalpha())
+    total, kept, out = sum(counts.values()), 0, set()
+    for pair, n in counts.most_common():
+        if kept >= _COMMON_SHARE * total:
+            break
+        out.add(pair)
+        kept += n
+    return frozenset(out)
 
 
 def _prose_base64(value: str) -> bool:
