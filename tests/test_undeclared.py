@@ -168,7 +168,25 @@ def test_a_miss_in_one_reading_is_caught_by_the_other(export: Redactor) -> None:
         assert gate_undeclared.scan_lines(text) == [], text
 
 
-CONTROLS = [*ROUND4_CONTROLS, *PROSE, *PLACEHOLDER_PROSE]
+# Notes that name credentials, options and logins around ordinary values: what the gate's cues point at
+# here is a name, a version, a path, a placeholder, a file, a setting of the secret, not a secret.
+CUED_ORDINARY = [
+    "Reset the password with `passwd alice` and set PASS_MAX_DAYS 90 in /etc/login.defs",
+    "token expiry: 3600s", "secret_name: db-creds-v2", "token_ttl: 24h30m", "password_encryption = scram-sha-256",
+    "auth: oauth2-proxy-v7", "psk: see 1Password 'wifi-home-5g'", "password: 1Password/Infra/db-prod2",
+    "| user | role |\n|---|---|\n| admin | sre-oncall-2 |", "| db1 | admin | PostgreSQL16 |",
+    "| web01 | root | Ubuntu2204 |", "| host | user | os |\n|---|---|---|\n| db1 | postgres | RHEL9 |",
+    "admin / Grafana8 dashboards", "login root / sda1", "alice / Team-Lead-2024", "x86_64 / arm64v8",
+    "PIN 2 of the GPIO header", "pin: v1.2.3", "PSK mode: WPA2-Personal", "The token is 2FA-based since v2.",
+    "the api key, Prod2024, was rotated", "Wi-Fi key: printed on router (model FRITZ7590)",
+    "## Credentials\n\nk8s-prod-eu1\n", "Credentials for:\n- nas01.lan\n- router2\n- webserver01\n",
+    "backup codes\n- codes2024.pdf\n", "GitHub recovery codes:\n  saved in Bitwarden2\n",
+    "| name | token expiry |\n|---|---|\n| ci-bot | 2025-01-01 |",
+    "docker run -p 8080:80 nginx", "mysql -uroot -p$MYSQL_PWD shop", "7z x -p archive2.7z",
+    "openssl enc -pass pass:$KEY2 -in f", "curl --user alice:$PASS2 https://x", "--secret-name db-creds2",
+    "password required pam_unix.so sha512 shadow nullok", "expect \"login:\"\nsend \"admin2\\r\"",
+]
+CONTROLS = [*ROUND4_CONTROLS, *PROSE, *PLACEHOLDER_PROSE, *CUED_ORDINARY]
 CONTROL_FILES = sorted([*(ROOT / "examples").rglob("*.md"), *(ROOT / "examples").glob("*.yaml"),
                         ROOT / "examples" / "observations.jsonl", ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 

@@ -50,11 +50,12 @@ WORDS = (
 _WORD_ALT = "|".join(sorted((re.escape(w) for w in WORDS), key=len, reverse=True))
 # A word ends where no letter follows; in front, no letter either, but an identifier's prefix
 # (`PGPASSWORD`, `ansible_become_pass`, `DB_TOKEN`) joins on for the words that end identifiers.
-CUE = re.compile(rf"(?<![^\W\d_])(?:{_WORD_ALT})(?![^\W\d_])", re.IGNORECASE)
+CUE = re.compile(rf"(?<![^\W_])(?:{_WORD_ALT})(?![^\W\d_])", re.IGNORECASE)
 # An identifier that names a secret (an env var, a YAML or INI key, a URL parameter): a credential word
-# ends one of its parts (`PGPASSWORD`, `ansible_become_pass`, `DB_TOKEN`, `client-secret`), more parts may follow.
+# ends it (`PGPASSWORD`, `ansible_become_pass`, `DB_TOKEN`, `REDISCLI_AUTH`). One that goes on names a
+# property of the secret (`secret_name`, `token_ttl`, `password_encryption`), not the secret.
 IDENT = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*(?:[A-Za-z0-9]*(?:password|passwd|passphrase|pwd|secret"
-                   r"|token|apikey|pass)|auth|psk|pin)(?:[_.-][A-Za-z0-9]+)*(?![\w.-])", re.IGNORECASE)
+                   r"|token|apikey|pass)|[A-Za-z0-9]+_auth|psk|pin)(?![\w.-])", re.IGNORECASE)
 # Words in a prompt that asks for a secret (`expect "*assword:*"`): any case, inside a word too.
 PROMPT = re.compile(r"assword|asswort|passphrase|kennwort|\bpin\b|secret|token", re.IGNORECASE)
 # Names that stand for a login, in a table row or in front of ` / `.
@@ -96,8 +97,9 @@ BARS = {
     "column": 5.0,     # a cell under a `password` header
     "under": 6.0,      # a lone line under `Recovery codes:`, `password: >-`
     "send": 6.0,       # `send "…\r"` after an `expect "*assword:*"`
-    "user": 9.0,       # `x86_64 / aarch64`, a cell in a row with a login in it
-    "user-chosen": 6.0,  # the same with a symbol among letters and digits: a password someone chose
+    "apposition": 8.0,  # `the passphrase, tangerine-orbit-5521, is …`: a comma is a weaker tie than a colon
+    "user": 12.0,      # `x86_64 / aarch64`, a cell in a row with a login in it: no word for a secret at all
+    "user-chosen": 6.0,  # the same with a symbol among letters and digits, or their case flipping throughout
 }
 BARE_LENGTH = 20
 BARE_RUN = 16           # ... with a run this long between separators
@@ -133,6 +135,9 @@ _BARE = re.compile(r"(?<![A-Za-z0-9+/=_~-])[A-Za-z0-9+/=_~-]{20,}(?![A-Za-z0-9+/
 _TRAIL = ".,:;)"
 _RUN_SPLIT = re.compile(r"[-_.=:~/]+")
 _B64 = re.compile(r"[A-Za-z0-9+/]+=*")
+_SLUG_SPLIT = re.compile(r"[-_.]")
+_FILE_NAME = re.compile(r"\.[a-z]{2,4}$")
+_DIGITS = re.compile(r"\d+")
 
 # Values that are never a secret, whatever points at them.
 _PLACEHOLDER = re.compile(r"^(?:\$|%|<|\{\{|\*{3,}|x{3,}|\.{3,}|#)|^(?:changeme|redacted|example|secret|password)$",
@@ -274,7 +279,8 @@ def _labelled(n: int, line: str) -> Iterator[tuple[int, str, str]]:
         gap = _GAP.match(line, m.end())
         if gap is None or gap.end() == m.end():
             continue
-        kind = "label" if gap.group("sep") else "spaced"
+        sep = gap.group("sep")
+        kind = "apposition" if sep == "," else "label" if sep else "spaced"
         value = _value_at(line, gap.end())
         if value:
             yield n, kind, value
@@ -293,7 +299,10 @@ def _options(n: int, line: str) -> Iterator[tuple[int, str, str]]:
     for m in LONG_OPTION.finditer(line):
         if line[m.end():m.end() + 1] in ("=", " ", "\t"):
             start = m.end() + 1 + len(line[m.end() + 1:]) - len(line[m.end() + 1:].lstrip(" \t"))
-            if (value := _value_at(line, start)) and not value.startswith("-"):
+            value = _value_at(line, start)
+            if value.startswith("pass:"):   # openssl's `-pass pass:…`; `env:`, `file:`, `fd:` name where it is
+                value = value[5:]
+            if value and not value.startswith("-") and not value.startswith(("env:", "file:", "fd:")):
                 yield n, "option", value
     for m in JOINED.finditer(line):
         if value := _value_at(line, m.end()):
@@ -410,11 +419,22 @@ def _secret(value: str, kind: str) -> bool:
         return False   # `nginx-1.25.3`, `v2.4.1-rc3`
     if kind == "spaced" and _SETTING.match(value):
         return False   # `… key exchange Kx=RSA Enc=RC4`: a setting beside the word, not its value
+    if kind not in ("option", "send") and (_slug(value) or _FILE_NAME.search(value)):
+        return False   # `k8s-prod-eu1`, `sre-oncall-2`, `wifi-home-5g`: a name made of words
     if _HEX.fullmatch(value) and (kind == "user" or (kind == "spaced" and len(value) < 32)):
         return False   # a checksum beside a name
-    if kind == "user" and _SYMBOL.search(value) and any(c.isalpha() for c in value):
+    if kind == "user" and ((_SYMBOL.search(value) and any(c.isalpha() for c in value))
+                           or _flips(value) >= BARE_FLIPS * len(value)):
         kind = "user-chosen"
     return guesses(value) >= BARS[kind]
+
+
+def _slug(value: str) -> bool:
+    """Lower-case words joined by `-`, `_` or `.`, numbers in them short: a name someone gave a thing.
+    A drawn code has no word in it (`k7x9-m2p4q8`), a passphrase a longer number (`tangerine-orbit-5521`)."""
+    parts = _SLUG_SPLIT.split(value)
+    return (len(parts) > 1 and value.islower() and all(p.isalnum() for p in parts)
+            and all(len(d) <= 2 for d in _DIGITS.findall(value)) and any(p.isalpha() and len(p) >= 3 for p in parts))
 
 
 def _random(value: str) -> bool:
