@@ -131,7 +131,7 @@ def test_the_gate_never_flags_what_the_redactor_left(export: Redactor, cls: str,
 # vendor pairs the gate has no vendor list for (a hex or lower-case key beside a vendor's name and nothing else).
 ROUND4 = [("round-4", text, secret) for text, secret in ROUND4_CASES.values()]
 ONLY_THE_REDACTOR_MAY_READ = {"vendor-pair"}
-MOST_ONLY_THE_REDACTOR_READS = 50      # a bound above the count in evals/results/security_round4.md
+MOST_ONLY_THE_REDACTOR_READS = 80      # a bound above the count in evals/results/security_round4.md
 
 
 def _gate_reads(gate: LeakGate, text: str, secret: str) -> bool:
@@ -185,6 +185,10 @@ CUED_ORDINARY = [
     "docker run -p 8080:80 nginx", "mysql -uroot -p$MYSQL_PWD shop", "7z x -p archive2.7z",
     "openssl enc -pass pass:$KEY2 -in f", "curl --user alice:$PASS2 https://x", "--secret-name db-creds2",
     "password required pam_unix.so sha512 shadow nullok", "expect \"login:\"\nsend \"admin2\\r\"",
+    # Public names in one case, long and random to the eye: an age recipient, an onion address, an IPFS id.
+    "recipient: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
+    "http://duckduckgogg42xjoc72x3sjasowoarfbgcmvfimaftt6twagswzczad.onion/",
+    "pinned bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi",
 ]
 CONTROLS = [*ROUND4_CONTROLS, *PROSE, *PLACEHOLDER_PROSE, *CUED_ORDINARY]
 CONTROL_FILES = sorted([*(ROOT / "examples").rglob("*.md"), *(ROOT / "examples").glob("*.yaml"),

@@ -103,7 +103,6 @@ BARS = {
 }
 BARE_LENGTH = 20
 BARE_RUN = 16           # ... with a run this long between separators
-BARE_RUN_LOWER = 24     # ... or this long, in lower case and digits
 BARE_DENSITY = 0.85     # log10(guesses) per character: random alphanumerics score 1.0, words far less
 BARE_WORDLIKE = 0.75    # ... and fewer of its letter pairs common in words than this share (`_wordlike`)
 BARE_FLIPS = 0.5        # ... or upper, lower and digits alternating at this share of its characters
@@ -444,11 +443,9 @@ def _random(value: str) -> bool:
         return False
     runs = _RUN_SPLIT.split(value) if not _base64_blob(value) else [value]
     run = max(runs, key=len)
-    digits = sum(c.isdigit() for c in run)
-    if len(run) < BARE_RUN or not digits or not any(c.islower() for c in run):
-        return False
-    if not any(c.isupper() for c in run) and (len(run) < BARE_RUN_LOWER or digits < 4):
-        return False   # one case only: longer, and digits all through it (`k8s` names, slugs are short)
+    if len(run) < BARE_RUN or not (any(c.isdigit() for c in run) and any(c.islower() for c in run)
+                                   and any(c.isupper() for c in run)):
+        return False   # one case only: bech32 and base32 public names (`age1…`, onion and IPFS ids) are so
     cut = run[:_MAX_GUESSED]
     if guesses(cut) < BARE_DENSITY * len(cut):
         return False
