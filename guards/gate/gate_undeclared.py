@@ -101,7 +101,7 @@ BARS = {
     "user": 12.0,      # `x86_64 / aarch64`, a cell in a row with a login in it: no word for a secret at all
     "user-chosen": 6.0,  # the same with a symbol among letters and digits, or their case flipping throughout
 }
-BARE_LENGTH = 20
+BARE_LENGTH = 20        # a token no cue points at is read from this length on ...
 BARE_RUN = 16           # ... with a run this long between separators
 BARE_DENSITY = 0.85     # log10(guesses) per character: random alphanumerics score 1.0, words far less
 BARE_WORDLIKE = 0.75    # ... and fewer of its letter pairs common in words than this share (`_wordlike`)
@@ -175,7 +175,7 @@ def findings(text: str) -> list[tuple[int, str, str]]:
 # --- where to look -------------------------------------------------------------------------------
 
 def _slots(text: str, lines: list[str]) -> Iterator[tuple[int, str, str]]:
-    header: dict[int, str] = {}     # column index -> "cue" or "user", for the table being read
+    header: dict[int, str] = {}     # column index -> "column" or "user", for the table being read
     under = 0                       # lines left in a run under a credential heading
     prompt = 0                      # lines left after a password prompt
     cue_lines, busy = _busy_lines(text)
