@@ -185,12 +185,21 @@ CUED_ORDINARY = [
     "docker run -p 8080:80 nginx", "mysql -uroot -p$MYSQL_PWD shop", "7z x -p archive2.7z",
     "openssl enc -pass pass:$KEY2 -in f", "curl --user alice:$PASS2 https://x", "--secret-name db-creds2",
     "password required pam_unix.so sha512 shadow nullok", "expect \"login:\"\nsend \"admin2\\r\"",
+    "PSK mode: WPA2-Personal", "password policy for AD: 12 characters", "Token for CI: expires 2025-01-01",
+    "The password for db2: see vault item DB2-prod",
     # Public names in one case, long and random to the eye: an age recipient, an onion address, an IPFS id.
     "recipient: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
     "http://duckduckgogg42xjoc72x3sjasowoarfbgcmvfimaftt6twagswzczad.onion/",
     "pinned bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi",
 ]
 CONTROLS = [*ROUND4_CONTROLS, *PROSE, *PLACEHOLDER_PROSE, *CUED_ORDINARY]
+
+
+@pytest.mark.parametrize("text", ["Passwort für das NAS: Garten7458+", "mot de passe de la box : Soleil4412#"])
+def test_the_gate_reads_a_label_that_names_what_it_is_for(text: str) -> None:
+    """`<word> for <thing>: <value>`: the label and its value apart; the gate reads it (a redactor miss when
+    written, so the file is dropped rather than synced)."""
+    assert [f.reason for f in LeakGate({}).scan(text)] == [gate_undeclared.RULE]
 CONTROL_FILES = sorted([*(ROOT / "examples").rglob("*.md"), *(ROOT / "examples").glob("*.yaml"),
                         ROOT / "examples" / "observations.jsonl", ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 

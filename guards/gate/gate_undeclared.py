@@ -38,7 +38,7 @@ RULE = "undeclared-secret"
 # Credential words, lower case, in the languages notes are written in. A word here names the value
 # after it; `key` alone is too common (`key id`, `sort key`) and needs a qualifier in front of it.
 WORDS = (
-    "password", "passwd", "passphrase", "passcode", "passwort", "kennwort", "wlan-schlüssel", "wlan-key",
+    "password", "passwd", "passphrase", "passcode", "pw", "passwort", "kennwort", "wlan-schlüssel", "wlan-key",
     "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "wachtwoord", "lösenord", "losenord",
     "adgangskode", "passord", "salasana", "hasło", "haslo", "heslo", "jelszó", "jelszo", "parola", "lozinka",
     "geslo", "пароль", "şifre", "sifre", "κωδικός", "密码", "密碼", "口令", "パスワード", "비밀번호", "mật khẩu",
@@ -116,6 +116,10 @@ _QUOTED = re.compile(r"\"([^\"\n]{4,})\"|'([^'\n]{4,})'")
 # Between a label and its value: decoration, then one separator, or (spaced) none.
 _GAP = re.compile(r"(?:s|es)?[*`'\")\]]*[ \t]*(?P<sep>:=|=>|->|[:=：|,→]|(?<=[ \t])(?:is|ist|est|es|är|er|jest|je"
                   r"|lautet|was)(?=[ \t]))?[ \t*_`'\"(]*", re.IGNORECASE)
+# `for the router`, `für das NAS`, `de la box`: what the secret is for, between the word and its colon (not a
+# compound such as `PSK mode:` or `password policy:`, which names a setting).
+_NAMED_FOR = re.compile(r"[ \t]+(?:for|für|fürs|zum|zur|bei|auf|pour|de|du|des|para|per|van|voor|för|til|dla|do|of|on"
+                        r"|to|at|у|для)[ \t][^:：.;!?=|\n]{1,40}?[:：][ \t*_`'\"]*", re.IGNORECASE)
 _IDENT_GAP = re.compile(r"['\"]?[ \t]*(?::=|[:=：])[ \t]*[\"']?")
 # A cheap first look for a line worth reading (one Aho-Corasick pass): a credential word, or the part
 # of one an identifier holds (`PGPASSWORD`, `api_token`, `MYSQL_PWD`).
@@ -277,6 +281,11 @@ def _labelled(n: int, line: str) -> Iterator[tuple[int, str, str]]:
             continue   # `…/gcloud_iam_oauth-clients_credentials_create.1.gz` names a file
         gap = _GAP.match(line, m.end())
         if gap is None or gap.end() == m.end():
+            continue
+        if not gap.group("sep") and (named := _NAMED_FOR.match(line, m.end())):
+            # `Passwort für das NAS: Garten7458+`, `password for the router: …`: the label names what it is for
+            if value := _value_at(line, named.end()):
+                yield n, "label", value
             continue
         sep = gap.group("sep")
         kind = "apposition" if sep == "," else "label" if sep else "spaced"
