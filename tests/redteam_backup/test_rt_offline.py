@@ -324,6 +324,10 @@ GATE_BLOCKED = {
     "soft hyphen inside": V[:8] + "\u00ad" + V[8:],
     "retired value split over lines": OLD[:8] + "\n" + OLD[8:],
     "retired value base64": base64.b64encode(OLD.encode()).decode(),
+    # Held since issue 47 §2: the gate's guess reading flags a long uncued run that is nearly all guesses.
+    "gzip then base64": base64.b64encode(gzip.compress(V.encode(), mtime=0)).decode(),
+    "reversed": V[::-1],
+    "rot13": codecs.encode(V, "rot13"),
 }
 
 
@@ -335,9 +339,6 @@ def test_C01_known_and_retired_values_in_disguise_do_not_pass(gate, form) -> Non
 GATE_PASSED = {
     "base32": base64.b32encode(V.encode()).decode(),
     "quoted-printable": "".join(f"={b:02X}" for b in V.encode()),
-    "reversed": V[::-1],
-    "rot13": codecs.encode(V, "rot13"),
-    "gzip then base64": base64.b64encode(gzip.compress(V.encode(), mtime=0)).decode(),
 }
 
 
