@@ -170,3 +170,8 @@ def test_each_shape_is_gone_from_what_export_writes(export: Redactor, name: str,
 @pytest.mark.parametrize("text", CONTROLS)
 def test_the_same_shapes_in_ordinary_text_stay(export: Redactor, text: str) -> None:
     assert export.redact(text).text == text
+
+
+def test_an_unlabelled_box_drawn_row_beside_a_login_is_a_row(export: Redactor) -> None:
+    out = export.redact("│ nas01 │ admin │ Pelican-Torch-6610 │\n║ db2 ║ root ║ Vesper4Quill ║").text
+    assert "Pelican-Torch-6610" not in out and "Vesper4Quill" not in out, out

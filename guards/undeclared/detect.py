@@ -34,7 +34,7 @@ from itertools import pairwise
 
 import ahocorasick_rs
 
-from muninn.guards.rules import is_placeholder, looks_random, names_a_file, ordinary_words
+from muninn.guards.rules import BOX_DRAWING, is_placeholder, looks_random, names_a_file, ordinary_words
 from muninn.guards.undeclared import credential_options
 from muninn.guards.undeclared.credential_words import (
     ARN,
@@ -239,6 +239,8 @@ def find(text: str) -> list[Finding]:
         # value after `-p`): filled with NULs, same length, and nothing found on it is kept.
         skip += [m.span() for m in _MARKER.finditer(text)]
         text = _MARKER.sub(lambda m: "\0" * len(m.group(0)), text)
+    if not text.isascii():
+        text = text.translate(BOX_DRAWING)   # a box-drawn table reads as an ASCII one (same offsets)
     found = [Finding(f.start, f.end, "credential-option") for f in credential_options.find(text)]
     found += list(_shaped(text))
     return _resolve(found, sorted(skip))
@@ -294,13 +296,21 @@ def _shaped(text: str) -> Iterator[Finding]:
     def line_of(i: int) -> tuple[int, int]:
         return starts[i], (starts[i + 1] - 1 if i + 1 < n else len(text))
 
+    open_rows: set[int] = set()   # rows of a table drawn without outer bars (psql's ` a | b`)
+
     def cells(i: int) -> list[tuple[int, int]]:
         s, e = line_of(i)
         line = text[s:e]
         if not line.lstrip().startswith("|"):
-            return []
+            if i not in open_rows:
+                return []
+            return list(pairwise([s - 1, *(s + j for j, c in enumerate(line) if c == "|"), e]))
         bars = [s + j for j, c in enumerate(line) if c == "|"]
         return list(pairwise(bars))
+
+    def is_row(j: int) -> bool:
+        line = text[line_of(j)[0]:line_of(j)[1]]
+        return line.lstrip().startswith("|") or (j in open_rows and "|" in line)
 
     def context(i: int) -> tuple[_Context, list[tuple[int, int]]]:
         return _Context(words.get(i, [])), cells(i)
@@ -314,17 +324,28 @@ def _shaped(text: str) -> Iterator[Finding]:
         at = text.find(" / ", at + 3)
     headers: dict[int, list[_Context]] = {}
     if "|" in text:
-        for m in _TABLE_RULE_ANY.finditer(text):
-            i = bisect_right(starts, m.start()) - 1
+        rules = {bisect_right(starts, m.start()) - 1: m for m in _TABLE_RULE_ANY.finditer(text)}
+        for i, m in rules.items():
             if i == 0:
                 continue
+            if "+" in m.group(0) and not m.group(0).lstrip().startswith(("+", "|")):
+                # psql's `----+----`: the header above and the rows below have no outer bars
+                open_rows.add(i - 1)
+                j = i + 1
+                while j < n and "|" in text[line_of(j)[0]:line_of(j)[1]]:
+                    open_rows.add(j)
+                    j += 1
+            if not cells(i - 1):
+                continue   # a box's top border: the header is the row below it
             row = words.get(i - 1, [])
             cols = [_Context([w for w in row if a < w[0] < b]) for a, b in cells(i - 1)]
             j = i + 1
-            while j < n and text[line_of(j)[0]:line_of(j)[1]].lstrip().startswith("|"):
-                headers[j] = cols
-                if row:
-                    hot.add(j)
+            # A box draws a rule between rows too (`+---+`): they stay under the first header.
+            while j < n and (j in rules or is_row(j)):
+                if j not in rules:
+                    headers.setdefault(j, cols)
+                    if row:
+                        hot.add(j)
                 j += 1
     for i in list(words):
         hot.update((i + 1, i + 2, i + 3))
@@ -380,7 +401,10 @@ def _tokens(text: str, starts: list[int], hot: set[int], line_of) -> Iterator[re
         yield from _TOKEN.finditer(text, *line_of(j))
 
 
-_TABLE_RULE_ANY = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
+# A table's rule: markdown's `|---|:--:|`, a box's `+----+====+` (box-drawing characters read as these), psql's
+# `-----+-----`.
+_TABLE_RULE_ANY = re.compile(r"^[ \t]*[|+]?[ \t]*:?[-=]{3,}:?[ \t]*(?:[|+][ \t]*:?[-=]{3,}:?[ \t]*)*[|+]?[ \t]*$",
+                             re.MULTILINE)
 
 
 def _values(token: str, start: int) -> Iterator[tuple[str, int, str]]:
