@@ -39,6 +39,10 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                                 "Zq8uXy3Pa55w0rdTok9f8Q2mZxL4vB7nK1pR6wq0aBcDeF"),
         "PostgreSQL SCRAM": ("rolpassword | SCRAM-SHA-256$4096:Yk2Lm8Qz3Xc7Vb1N$Rt5Yu8Io1Pa4Sd7Fg0Hj3Kl6Zx9Cv2Bn5M=:"
                              "Wq3Er6Ty9Ui2Op5As8Df1Gh4Jk7Lz0Xc3Vb6Nm9Q=", "Wq3Er6Ty9Ui2Op5As8Df1Gh4Jk7Lz0Xc3Vb6Nm9Q"),
+        "MySQL native": ("authentication_string: *3B8C1F7D2A94E60B5C8D7F1E2A3B4C5D6E7F8A9B",
+                         "3B8C1F7D2A94E60B5C8D7F1E2A3B4C5D6E7F8A9B"),
+        "PostgreSQL md5": ("ALTER ROLE app PASSWORD 'md5a3556571e93b0d20722ba62be61e8c2d';",
+                           "a3556571e93b0d20722ba62be61e8c2d"),
     },
     "webhook URLs with a path token": {
         "Rocket.Chat, two segments": ("curl -X POST https://chat.example.com/hooks/Ky7Tq2WmZp9Xc4Rb3/"

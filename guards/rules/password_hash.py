@@ -20,7 +20,7 @@ import re
 from muninn.guards.rules import Rule, ordinary_words
 
 _KNOWN_IDS = r"1|2[abxy]?|3|5|6|7|y|gy|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?|bcrypt(?:-sha256)?"
-_HASH_WORDS = r"pbkdf2|scrypt|argon2|bcrypt|crypt|sha\d*|md5|scram|blake2\w?|yescrypt|ssha\d*"
+_HASH_WORDS = r"pbkdf2|scrypt|argon2|bcrypt|crypt|sha\d*|md5|scram|blake2\w?|yescrypt|ssha\d*|unsalted"
 _FIELD = r"[^\s$'\"]*"
 _END = r"[A-Za-z0-9./+=_-]{16,}"
 _END_PAIR = rf"{_END}(?::{_END})?"    # SCRAM's `StoredKey:ServerKey`
@@ -28,13 +28,14 @@ _END_PAIR = rf"{_END}(?::{_END})?"    # SCRAM's `StoredKey:ServerKey`
 _MODULAR_KNOWN = re.compile(rf"\$(?:{_KNOWN_IDS})\$[^\s:$'\"]*(?:\$[^\s:$'\"]*){{1,4}}[^\s:$'\"]{{8,}}")
 _MODULAR_ANY = re.compile(rf"\$[a-z0-9][a-z0-9-]{{0,19}}\$(?:{_FIELD}\$){{0,5}}(?P<end>{_END})")
 _PHPASS = re.compile(r"\$[PHS]\$[./0-9A-Za-z]{30,}")
-# The algorithm's name starts the match, so a word boundary is checked in `accept`.
-_ALGORITHM = re.compile(rf"(?i:[a-z0-9_]*(?:{_HASH_WORDS})[a-z0-9_:-]*)\$(?:{_FIELD}\$){{0,6}}(?P<end>{_END_PAIR})")
+# From the first `$`: `re` skips ahead to a literal fast. The algorithm's name in front is checked in `accept`.
+_ALGORITHM = re.compile(rf"\$(?:{_FIELD}\$){{0,6}}(?P<end>{_END_PAIR})")
+_ALGORITHM_NAME = re.compile(rf"(?:^|[^A-Za-z0-9$])[A-Za-z0-9_-]*(?i:{_HASH_WORDS})[A-Za-z0-9_:-]*$")
 _BRACES = re.compile(r"\{(?:[A-Z0-9]+-)*(?:S?SHA\d*|S?MD5|CRYPT|PBKDF2|PKCS5S2|ARGON2\w*|BCRYPT|SCRAM|NTLM|LANMAN)"
                      r"(?:-[A-Z0-9]+)*\}(?P<secret>[A-Za-z0-9+/=.$]{12,})", re.IGNORECASE)
 _MYSQL = re.compile(r"\*[0-9A-F]{40}(?![0-9A-Za-z])")
 _PG_MD5 = re.compile(r"md5[0-9a-f]{32}(?![0-9a-z])")
-_BOUNDED = (_ALGORITHM, _MYSQL, _PG_MD5)
+_BOUNDED = (_MYSQL, _PG_MD5)
 
 
 def _hash_like(end: str) -> bool:
@@ -52,6 +53,9 @@ class PasswordHash(Rule):
         if not super().accept(match, value):
             return False
         if match.re in _BOUNDED and match.start() > 0 and (match.string[match.start() - 1].isalnum()
-                                                            or match.string[match.start() - 1] in "_$"):
+                                                            or match.string[match.start() - 1] == "$"):
+            return False
+        if match.re is _ALGORITHM and not _ALGORITHM_NAME.search(match.string, max(0, match.start() - 48),
+                                                                  match.start()):
             return False
         return "end" not in match.re.groupindex or _hash_like(match.group("end"))
