@@ -1,8 +1,9 @@
 """Issue 47 §6, the yearless shapes round 4 left open (guards/dates/yearless.py, check.py's views): numeric
 days and months without a year (`on 19/12`, `12/19 at 23:00`, `am 19.12.`, `--12-19`), a weekday beside a day
-(`this Saturday the 19th`, `Sat 19th`), a German day alone (`am 19.`), and digits of other scripts (`١٩ ديسمبر`,
-`१९ December`). Each is refused when the day a report would mean lies ahead, allowed when it lies behind;
-counts, fractions, versions and the wordings the guard lets through on purpose stay allowed.
+(`this Saturday the 19th`, `Sat 19th`), a German day alone (`am 19.`), digits of other scripts
+(`١٩ ديسمبر`, `१९ December`) and siblings (`十二月十九日`, "the 19th of this month", "during the 19th").
+Each is refused when the day a report would mean lies ahead, allowed when it lies behind; counts, fractions,
+versions and the wordings the guard lets through on purpose stay allowed.
 
 An order that reads both ways (`12/11`: 12 November or 11 December) is refused only when both readings lie
 ahead: there is no locale setting to choose one, and a false refusal loses a true observation."""
@@ -26,7 +27,8 @@ AHEAD = {
                         "Sat. 19,", "Sunday the twentieth", "Sat 19 at 02:00", "saturday the 19th"],
     "German day alone": ["am 19.", "bis zum 20.", "vom 19. an"],
     "digits of other scripts": ["١٩ ديسمبر", "on ١٩ December", "१९ December", "on the १९th", "on ١٩/١٢",
-                                "۱۹ دسامبر", "১৯ ডিসেম্বর", "on 19/12 (٢٣:٠٠)"],
+                                "۱۹ دسامبر", "১৯ ডিসেম্বর", "on 19/12 (٢٣:٠٠)", "في ١٩/١٢"],
+    "siblings": ["十二月十九日", "on the 19th of this month", "during the 19th", "into the 20th", "до 19.12"],
 }
 BEHIND = {
     "numeric": ["on 17/12", "on 12/17", "12/17 at 23:00", "am 17.12.", "am 17.12", "on 17.12. at noon",
@@ -35,6 +37,7 @@ BEHIND = {
                         "Monday the 19th"],   # the 19th that was a Monday: October's
     "German day alone": ["am 17.", "seit dem 2."],
     "digits of other scripts": ["١٧ ديسمبر", "१७ December", "on ١٧/١٢"],
+    "siblings": ["十二月十七日", "on the 17th of this month", "during the 17th"],
 }
 NOT_DATES = [
     "12/19 tests passed", "3/4 of the hosts", "on 2/3 of nodes", "runs on 3.11", "We are running on 22.04. Next",

@@ -49,6 +49,19 @@ _NO_YEAR = r"(?!,?\s*(?:de\s+|of\s+)?'?\d{2,4}\b)(?![\w:/-]\d)"
 _DAY_MONTH = re.compile(rf"\b(?:the\s+)?(?P<d>{_DAY})\s+(?:of\s+|de\s+)?(?P<m>{_WORD}){_NO_YEAR}", re.I)
 _MONTH_DAY = re.compile(rf"\b(?P<m>{_WORD})\s+(?:the\s+)?(?P<d>{_DAY})(?![\w])(?!\.\d){_NO_YEAR}", re.I)
 _CJK = re.compile(r"(?<![年년\d])\s*(?P<m>1[0-2]|0?[1-9])\s*[月월]\s*(?P<d>3[01]|[12]\d|0?[1-9])\s*[日号일]")
+# Chinese and Japanese numerals for a month or day (`十二月十九日`), read as digits before `_CJK`.
+_CJK_NUMBER = re.compile(r"[一二三四五六七八九十]{1,3}(?=\s*[月日号])")
+_CJK_DIGIT = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
+
+
+def _cjk_number(m: re.Match[str]) -> str:
+    tens, _, ones = m.group(0).rpartition("十")
+    if "十" not in m.group(0):
+        return str(_CJK_DIGIT.get(ones, 0)) if len(ones) == 1 else m.group(0)
+    value = (_CJK_DIGIT.get(tens, 0) if tens else 1) * 10 + (_CJK_DIGIT.get(ones, 0) if ones else 0)
+    return str(value) if len(tens) <= 1 and len(ones) <= 1 else m.group(0)
+
+
 _WEEKDAYS = ("monday tuesday wednesday thursday friday saturday sunday montag dienstag mittwoch donnerstag freitag "
              "samstag sonntag").split()
 _WEEKDAY_ABBR = "mon tue tues wed thu thur thurs fri sat sun".split()
@@ -56,7 +69,7 @@ _WEEKDAY = "|".join(sorted(_WEEKDAYS + _WEEKDAY_ABBR, key=len, reverse=True))
 # A day alone, after a word that puts something on a day or a weekday ("Saturday the 19th", "Sat 19th"); a
 # following noun makes it a count ("the 3rd try").
 _ON_DAY = re.compile(
-    rf"\b(?:on|by|until|till|til|before|after|since|from|through|thru|due|as\s+of|starting"
+    rf"\b(?:on|by|until|till|til|before|after|since|from|through|thru|due|as\s+of|starting|during|into"
     rf"|(?P<wd>{_WEEKDAY})\.?,?)\s+(?:the\s+)?"
     rf"(?P<d>{_NUM_DAY}(?:st|nd|rd|th)|{_ORDINAL_WORDS})\b(?!-)", re.I)
 # A weekday and a bare day number that ends the phrase or comes with a time: "Saturday 19", "Sat. 19,",
@@ -72,8 +85,9 @@ _GERMAN_DAY = re.compile(rf"\b(?:am|vom|zum|bis\s+zum|ab\s+dem|seit\s+dem)\s+(?P
 # (`12/19 at 23:00`, `19.12. 18:30`). `/` reads both orders, `.` and `-` day first (`-` only with a time).
 # `3/4 of the hosts`, `12/19 tests passed`, `runs on 3.11`, `on 22.04. Next…` (a version ending a sentence) stay.
 _PLACE_WORDS = ("on until till til before after since from through thru due starting dated ending "
-                "am vom bis zum ab seit le du au el del hasta desde il dal op tot vanaf sinds").split()
-_DOT_PLACE_WORDS = frozenset(("am", "vom", "bis", "zum", "bis zum"))     # where a German `19.12` needs no final dot
+                "am vom bis zum ab seit le du au el del hasta desde il dal op tot vanaf sinds до في").split()
+# Where a German (or Russian) `19.12` needs no final dot.
+_DOT_PLACE_WORDS = frozenset(("am", "vom", "bis", "zum", "bis zum", "до"))
 _NUMERIC = re.compile(
     rf"(?:\b(?P<ctx>(?:bis\s+zum|as\s+of|{'|'.join(_PLACE_WORDS)}|{_WEEKDAY}))\.?,?\s+|(?<![\w/.:,-]))"
     r"(?P<a>\d{1,2})(?P<s>[/.-])(?P<b>\d{1,2})(?P<dot>\.)?(?![\d/]|[.,-]\d)"
@@ -85,6 +99,7 @@ _COUNTED = frozenset("floor floors time times attempt attempts try tries retry r
                      "century anniversary birthday generation edition version release iteration node host server "
                      "one ones person user call calls request requests reboot restart level grade inning lap "
                      "of".split())
+_OF_MONTH = re.compile(r"\s+of\s+(?:this|the|that)\s+month\b", re.I)   # "on the 19th of this month": a day
 _NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
 _HOLIDAYS: dict[str, tuple[int, int] | str] = {
     "christmas day": (12, 25), "christmas eve": (12, 24), "christmas": (12, 25), "xmas": (12, 25),
@@ -245,8 +260,9 @@ def yearless_times(text: str, now: datetime, local: tzinfo | None = None) -> Ite
             month, day = months.get(m.group("m").lower().rstrip(".")), _day_number(m.group("d"))
             if month and day and (moment := _month_day(month, day, now)) is not None:
                 yield m.group(0), moment, True
-    for m in _CJK.finditer(text):
-        if text[:m.start()].rstrip()[-1:] in ("年", "년") or text[:m.start()].rstrip()[-1:].isdigit():
+    cjk = _CJK_NUMBER.sub(_cjk_number, text) if "月" in text else text
+    for m in _CJK.finditer(cjk):
+        if cjk[:m.start()].rstrip()[-1:] in ("年", "년") or cjk[:m.start()].rstrip()[-1:].isdigit():
             continue          # the year is there: guards/dates/grammar.py reads it
         if (moment := _month_day(int(m.group("m")), int(m.group("d")), now)) is not None:
             yield m.group(0).strip(), moment, True
@@ -255,7 +271,8 @@ def yearless_times(text: str, now: datetime, local: tzinfo | None = None) -> Ite
         if wd and wd.lower() in _WEEKDAY_ABBR and not wd[0].isupper():
             continue          # "we sat 3rd", "sun 19": a lower-case abbreviation is a word
         after = _NEXT_WORD.match(text, m.end())
-        if after and text[m.end():after.start(1)].strip() == "" and after.group(1).lower() in _COUNTED:
+        if after and text[m.end():after.start(1)].strip() == "" and after.group(1).lower() in _COUNTED \
+                and not _OF_MONTH.match(text, m.end()):
             continue          # "the 19th floor", "after the 3rd attempt": a count, not a day
         if m.re is _ON_DAY and after and text[m.end():after.start(1)].strip() in ("", "of") \
                 and after.group(1).lower().rstrip(".") in months:
