@@ -6,8 +6,16 @@ Classes read, each in the view the check gives (as written, NFKC, look-alikes re
 - a day and a month name, either order, in any language dateparser's locales spell a month in
   (`19 December`, `Dec 19`, `December the 19th`, `the 19th of December`, `am 19. Dezember`,
   `le 19 décembre`, `19 декабря`), and CJK (`12月19日`, `12월 19일`), when no year follows;
-- a day of the month alone after a word that places something on a day (`on the 19th`, `by the 3rd`,
-  `until the twenty-first`), not when a noun follows (`the 19th floor`, `the 3rd attempt`);
+- a day of the month alone after a word that places something on a day or a weekday (`on the 19th`, `by the 3rd`,
+  `until the twenty-first`, `Saturday the 19th`, `Sat 19th`, `Saturday 19,`, German `am 19.`), not when a noun
+  follows (`the 19th floor`, `the 3rd attempt`); with a weekday, the day that falls on it, or the plain reading
+  if that is earlier;
+- a day and a month in numbers where they are placed as a day or come with a time (`on 19/12`, `12/19 at
+  23:00`, `am 19.12.`, `Sat 19/12`, ISO's `--12-19`), not `3/4 of the hosts`, `12/19 tests passed` or a version
+  (`runs on 3.11`). `19/12` and `12/19` read one way; `12/11` reads both, and is refused only when both
+  readings lie ahead (no setting names a locale's order, and a false refusal loses a true observation);
+- CJK numerals for the month and day (`十二月十九日`); digits of any script come as ASCII in the check's
+  second view (`١٩ ديسمبر`, `१९ December`);
 - holidays with a fixed day or Easter's (`on Christmas Day`, `New Year's Eve`, `Halloween`, `Good Friday`);
 - a clock time today (`at 23:00 tonight`, `today at 9pm`, `this evening at 21:30 UTC`), in the zone the
   text names, else the host's own (the agent writes on this host).
