@@ -29,6 +29,8 @@ PINNED: dict[str, tuple[frozenset[str], str]] = {
     "url-credentials": (frozenset({"url-password"}), f"postgres://admin:{_BODY}@db.example.com/x"),
     "auth-header": (frozenset({"authorization-header", "bearer-token"}), f"Authorization: Bearer {_BODY}"),
     "labelled-secret": (frozenset({"assigned-secret"}), f"api key: {_BODY}"),
+    "password-hash": (frozenset({"password-hash"}), f"pbkdf2_sha256$870000${_BODY[:16]}${_BODY}="),
+    "webhook-url": (frozenset({"webhook-path-token"}), f"https://chat.example.com/hooks/{_BODY[:17]}/{_BODY}"),
     # The gate's own reading of the class (guards/gate/gate_undeclared.py), not the detector's code.
     "undeclared-secret": (frozenset({gate_undeclared.RULE}), f"sshpass -p {_BODY} ssh host"),
 }
@@ -40,8 +42,6 @@ EXEMPT: dict[str, str] = {
     # (a 32+ character mixed token), but `AccountKey=`, `sig=` and webhook paths are not read as such.
     "azure-key": "no gate pattern: AccountKey= and SAS sig= are read only by the rule",
     "vendor-token": "no gate pattern: glpat-, sk-, npm_, hf_... bodies are read by gate_undeclared's bare token",
-    "webhook-url": "no gate pattern: a webhook's path token is read only by the rule",
-    "password-hash": "no gate pattern: a crypt hash is read by gate_undeclared's bare token at best",
     # Context, not a token shape: the secret is whatever follows a word or a command; the gate's
     # assigned-secret reads the labelled forms it can read with high precision.
     "prose-password": "context rule: a password named in a sentence",
