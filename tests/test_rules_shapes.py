@@ -116,6 +116,8 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                                        "cactus ribbon ember pylon"),
         "key phrase as a bullet": ("- **Passphrase:** harbor quilt seven falcon", "harbor quilt seven falcon"),
         "dashes between words": ("kdbx passphrase: crane-velvet-ozone-marsh", "crane-velvet-ozone-marsh"),
+        "in a code span": ("Set it with `vault passphrase: juniper signal hollow brick` once.",
+                           "juniper signal hollow brick"),
     },
 }
 CONTROLS = [

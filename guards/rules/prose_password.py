@@ -53,7 +53,7 @@ _PHRASE = re.compile(
     rf"(?:{_LABEL})(?:[ \t]+(?:for|of|für|pour|de|para)[ \t]+[^\s:：=]{{1,40}})?" + _PHRASE_JOIN
     + r"[ \t]*[*_`]*[ \t]*(?P<q>[\"'«“„]?)[ \t]*"
     r"(?P<secret>[^\W\d_]{2,16}(?:(?:[ \t]+|-)[^\W\d_]{2,16}){2,7})"
-    r"(?=[ \t]*(?:[\"'»”]|[.!?]?[ \t]*(?:\r?$|\n)|[.!?][ \t]+\S))",
+    r"(?=[ \t]*(?:[\"'»”`]|[.!?]?[ \t]*(?:\r?$|\n)|[.!?][ \t]+\S))",
     re.IGNORECASE | re.MULTILINE)
 _PROSE_WORDS = frozenset("""
 the a an to of in on at by for from with without into onto over under is are was were be been being am it its
