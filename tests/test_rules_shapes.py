@@ -116,6 +116,9 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                                        "cactus ribbon ember pylon"),
         "key phrase as a bullet": ("- **Passphrase:** harbor quilt seven falcon", "harbor quilt seven falcon"),
         "dashes between words": ("kdbx passphrase: crane-velvet-ozone-marsh", "crane-velvet-ozone-marsh"),
+        "Wi-Fi key": ("Wi-Fi key: saddle pepper glacier ruby", "saddle pepper glacier ruby"),
+        "seed phrase of twelve words": ("seed phrase: orbit canvas lemon tiger velvet harbor quartz meadow ember "
+                                        "falcon pylon ribbon", "orbit canvas lemon tiger velvet harbor quartz meadow"),
         "in a code span": ("Set it with `vault passphrase: juniper signal hollow brick` once.",
                            "juniper signal hollow brick"),
     },
@@ -156,6 +159,9 @@ CONTROLS = [
     "password is: not set",
     "password: same as the admin account",
     "Password: leave empty for key based login",
+    "The Wi-Fi key: printed on the router label",
+    "Recovery phrase: write it down on paper and keep it offline",
+    "Network key: WPA2 personal, rotated quarterly",
 ]
 
 _FLAT = [(f"{cls}: {name}", text, secret) for cls, cases in CASES.items() for name, (text, secret) in cases.items()]

@@ -43,16 +43,23 @@ _TRAILING = ".:,。"   # sentence punctuation; `!` and `?` are common inside pas
 # Pelican-Torch-6610 works", `wifi-passphrase-Garten7458+.md`): only a value that is plainly made up.
 _SPACED = re.compile(rf"(?:{_LABEL})[ \t_-]+(?P<secret>[^\s`'\"|,;<>()\[\]{{}}«»“”„]+)", re.IGNORECASE)
 # A passphrase of words after a clear join: "wifi password: maple orbit tundra velvet", "passphrase is: copper
-# lantern drifts north", `passphrase = "violet marble season kettle"`, "crane-velvet-ozone-marsh". 3 to 8 words
-# that end the line, the sentence or the quote; none of them a word prose is made of (`_PROSE_WORDS`), so
-# "password: see the card on the fridge" and "passphrase: must be at least five words long" stay.
+# lantern drifts north", `passphrase = "violet marble season kettle"`, "crane-velvet-ozone-marsh", a seed phrase
+# of 12 or 24 words (`PHRASE_LABELS`): 3 to 24 words that end the line, the sentence, the quote or the code span,
+# none of them a word prose is made of (`_PROSE_WORDS`), so "password: see the card on the fridge" and
+# "passphrase: must be at least five words long" stay.
 _PHRASE_JOIN = (r"[*_`'\"]*(?:[ \t]*(?:[:：=]|->|=>|→)"
                 r"|[ \t]+(?:is[ \t]+now|is|was|(?:was[ \t]+|is[ \t]+)?(?:set|changed)[ \t]+to|ist|lautet|est|es|era|é)"
                 r"(?:[ \t]*:)?(?=[ \t]))")
+# Words that name a secret made of words, besides the password labels: a Wi-Fi key, a wallet's seed phrase
+# (12 or 24 words, so up to 24 here).
+PHRASE_LABELS = ("wifi key", "wi-fi key", "wlan key", "wlan-schlüssel", "wpa key", "wpa2 key", "network key",
+                 "pre-shared key", "preshared key", "psk", "passkey", "pass phrase", "pass-phrase", "seed phrase",
+                 "recovery phrase", "mnemonic", "secret phrase", "seed words")
+_PHRASE_LABEL = "|".join(re.escape(label) for label in (*PHRASE_LABELS, *LABELS))
 _PHRASE = re.compile(
-    rf"(?:{_LABEL})(?:[ \t]+(?:for|of|für|pour|de|para)[ \t]+[^\s:：=]{{1,40}})?" + _PHRASE_JOIN
+    rf"(?:{_PHRASE_LABEL})(?:[ \t]+(?:for|of|für|pour|de|para)[ \t]+[^\s:：=]{{1,40}})?" + _PHRASE_JOIN
     + r"[ \t]*[*_`]*[ \t]*(?P<q>[\"'«“„]?)[ \t]*"
-    r"(?P<secret>[^\W\d_]{2,16}(?:(?:[ \t]+|-)[^\W\d_]{2,16}){2,7})"
+    r"(?P<secret>[^\W\d_]{2,16}(?:(?:[ \t]+|-)[^\W\d_]{2,16}){2,23})"
     r"(?=[ \t]*(?:[\"'»”`]|[.!?]?[ \t]*(?:\r?$|\n)|[.!?][ \t]+\S))",
     re.IGNORECASE | re.MULTILINE)
 _PROSE_WORDS = frozenset("""
@@ -98,14 +105,14 @@ _LOWER = tuple(re.compile(p.pattern, p.flags & ~re.IGNORECASE) for p in (_PATTER
 
 def _passphrase(value: str) -> bool:
     words = re.split(r"[ \t]+|-", value.lower())
-    return 3 <= len(words) <= 8 and not any(w in _PROSE_WORDS for w in words) \
+    return 3 <= len(words) <= 24 and not any(w in _PROSE_WORDS for w in words) \
         and not (words[0].endswith(("ed", "ly")) and len(words[0]) > 4)   # "rotated yearly …", "randomly …"
 
 
 class ProsePassword(Rule):
     name = "prose-password"
     patterns = (_PATTERN, _SPACED, _PHRASE)
-    triggers = tuple(dict.fromkeys(label.split()[0] for label in LABELS))
+    triggers = tuple(dict.fromkeys(label.split()[0] for label in (*LABELS, *PHRASE_LABELS)))
 
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False):
         lowered = text.lower() if lowered is None else lowered
