@@ -89,6 +89,11 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                                "║ ops   ║ Birch9Wren ║\n╚═══════╩════════════╝\n", "Birch9Wren"),
         "unicode bars, no border": ("│ account │ secret      │\n│─────────│─────────────│\n│ svc-ci  │ Pl4net-Orb5 │\n",
                                     "Pl4net-Orb5"),
+        "CSV with a header": ("name,email,password\nlena,lena@example.org,Hafen7Kran\nops,ops@example.org,Birch9Wren\n",
+                              "Birch9Wren"),
+        "TSV": ("host\tlogin\tpasswd\nnas\tbackup\tt0ucan!Rx\n", "t0ucan!Rx"),
+        "semicolons, quoted": ('"Benutzer";"Kennwort"\n"mkoenig";"quartz-Fig-19"\n', "quartz-Fig-19"),
+        "psql unaligned": ("usename|passwd\ngrafana|Owl7-Ledger\n(1 row)\n", "Owl7-Ledger"),
         "psql output": (" usename | passwd\n---------+-------------\n grafana | Owl7-Ledger\n(1 row)\n", "Owl7-Ledger"),
     },
     "expect scripts": {
@@ -143,6 +148,9 @@ CONTROLS = [
     "+------+----------------+\n",
     "┌──────┬──────────┐\n│ name │ version  │\n├──────┼──────────┤\n│ ruff │ 0.6.9    │\n└──────┴──────────┘\n",
     " datname  | encoding\n----------+----------\n postgres | UTF8\n(1 row)\n",
+    "name,version,license\nruff,0.6.9,MIT\nblack,24.8.0,MIT\n",
+    "user,password\nalice,(in the vault)\nbob,$BOB_PASS\n",
+    "The password, as always, is in the vault.\nSee Alice, Bob, and the on-call lead.\n",
     # expect scripts without a literal secret
     'expect "*assword*"\nsend "$env(SSH_PASS)\\r"',
     'expect {\n  -re "assword:" { send -- "$pw\\r" }\n}',

@@ -27,7 +27,7 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import pairwise
@@ -296,7 +296,8 @@ def _shaped(text: str) -> Iterator[Finding]:
     def line_of(i: int) -> tuple[int, int]:
         return starts[i], (starts[i + 1] - 1 if i + 1 < n else len(text))
 
-    open_rows: set[int] = set()   # rows of a table drawn without outer bars (psql's ` a | b`)
+    # Rows of a table drawn without outer bars -> their delimiter: psql's ` a | b`, CSV, TSV, `a;b`.
+    open_rows: dict[int, str] = {}
 
     def cells(i: int) -> list[tuple[int, int]]:
         s, e = line_of(i)
@@ -304,13 +305,13 @@ def _shaped(text: str) -> Iterator[Finding]:
         if not line.lstrip().startswith("|"):
             if i not in open_rows:
                 return []
-            return list(pairwise([s - 1, *(s + j for j, c in enumerate(line) if c == "|"), e]))
+            return list(pairwise([s - 1, *(s + j for j, c in enumerate(line) if c == open_rows[i]), e]))
         bars = [s + j for j, c in enumerate(line) if c == "|"]
         return list(pairwise(bars))
 
     def is_row(j: int) -> bool:
         line = text[line_of(j)[0]:line_of(j)[1]]
-        return line.lstrip().startswith("|") or (j in open_rows and "|" in line)
+        return line.lstrip().startswith("|") or (j in open_rows and open_rows[j] in line)
 
     def context(i: int) -> tuple[_Context, list[tuple[int, int]]]:
         return _Context(words.get(i, [])), cells(i)
@@ -330,10 +331,10 @@ def _shaped(text: str) -> Iterator[Finding]:
                 continue
             if "+" in m.group(0) and not m.group(0).lstrip().startswith(("+", "|")):
                 # psql's `----+----`: the header above and the rows below have no outer bars
-                open_rows.add(i - 1)
+                open_rows[i - 1] = "|"
                 j = i + 1
                 while j < n and "|" in text[line_of(j)[0]:line_of(j)[1]]:
-                    open_rows.add(j)
+                    open_rows[j] = "|"
                     j += 1
             if not cells(i - 1):
                 continue   # a box's top border: the header is the row below it
@@ -347,6 +348,7 @@ def _shaped(text: str) -> Iterator[Finding]:
                     if row:
                         hot.add(j)
                 j += 1
+    _delimited(text, n, words, line_of, cells, open_rows, headers, hot)
     for i in list(words):
         hot.update((i + 1, i + 2, i + 3))
 
@@ -377,6 +379,38 @@ def _shaped(text: str) -> Iterator[Finding]:
             why = _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_lines, line_of)
             if why:
                 yield Finding(vstart, vstart + len(value), why)
+
+
+_DELIMITERS = ("\t", ",", ";", "|")
+_HEADER_FIELD = re.compile(r"[ \t]*[\"']?[^\s\"'.!?]+(?:[ _-][^\s\"'.!?]+){0,2}[\"']?[ \t]*")
+
+
+def _delimited(text: str, n: int, words: dict[int, list[tuple[int, int, str]]],
+               line_of: Callable[[int], tuple[int, int]], cells: Callable[[int], list[tuple[int, int]]],
+               open_rows: dict[int, str], headers: dict[int, list[_Context]], hot: set[int]) -> None:
+    """A table with no rule line: a header of short fields, one of them a label (`user,password`,
+    `host\tlogin\tpasswd`, psql's unaligned `usename|passwd`), and the lines below it with as many delimiters."""
+    for i in sorted(words):
+        if i in headers or i in open_rows or not any(m == "label" for _, _, m in words[i]):
+            continue
+        line = text[slice(*line_of(i))]
+        for d in _DELIMITERS:
+            k = line.count(d)
+            if not k or line.lstrip().startswith("|") or not all(
+                    len(f) <= 32 and _HEADER_FIELD.fullmatch(f) for f in line.split(d)):
+                continue
+            j = i + 1
+            while j < n and text[slice(*line_of(j))].count(d) == k:
+                j += 1
+            if j == i + 1:
+                continue
+            for r in range(i, j):
+                open_rows[r] = d
+            cols = [_Context([w for w in words[i] if a < w[0] < b]) for a, b in cells(i)]
+            for r in range(i + 1, j):
+                headers.setdefault(r, cols)
+                hot.add(r)
+            break
 
 
 _LONG_TOKEN = re.compile(_TOKEN.pattern.removesuffix("{6,}") + "{" + str(STRONG_MIN) + ",}")
