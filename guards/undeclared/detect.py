@@ -6,7 +6,8 @@ Candidates are found by shape (length, character classes, class changes, entropy
 a word, not an identifier shape) and decided with context:
 
 - **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
-- **labelled**: a label word in front of it, in any of several languages, or its table column's header,
+- **labelled**: a label word in front of it, in any of several languages, or its table column's header (a
+  markdown, `+---+` or box-drawn table, psql's output, or a delimited one: CSV, TSV, `a;b`, `a|b`),
   or a heading or `Label:` line right above a value that stands alone;
 - **vendor-pair**: a vendor's key id (`AKIA…`) on the line or next to it, or a vendor name on the line;
 - **user-password**: `user / value`, or `user:value` on a line that speaks of logins;
