@@ -91,6 +91,8 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                                     "Pl4net-Orb5"),
         "CSV with a header": ("name,email,password\nlena,lena@example.org,Hafen7Kran\nops,ops@example.org,Birch9Wren\n",
                               "Birch9Wren"),
+        "box with no rule under its header": ("┌──────┬───────────┐\n│ user │ password  │\n│ ana  │ Mint3Lark │\n"
+                                              "└──────┴───────────┘", "Mint3Lark"),
         "TSV": ("host\tlogin\tpasswd\nnas\tbackup\tt0ucan!Rx\n", "t0ucan!Rx"),
         "semicolons, quoted": ('"Benutzer";"Kennwort"\n"mkoenig";"quartz-Fig-19"\n', "quartz-Fig-19"),
         "psql unaligned": ("usename|passwd\ngrafana|Owl7-Ledger\n(1 row)\n", "Owl7-Ledger"),
@@ -121,6 +123,7 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                                        "cactus ribbon ember pylon"),
         "key phrase as a bullet": ("- **Passphrase:** harbor quilt seven falcon", "harbor quilt seven falcon"),
         "dashes between words": ("kdbx passphrase: crane-velvet-ozone-marsh", "crane-velvet-ozone-marsh"),
+        "a number among the words": ("wifi password: tiger lemon 42 cloud", "tiger lemon 42 cloud"),
         "Wi-Fi key": ("Wi-Fi key: saddle pepper glacier ruby", "saddle pepper glacier ruby"),
         "seed phrase of twelve words": ("seed phrase: orbit canvas lemon tiger velvet harbor quartz meadow ember "
                                         "falcon pylon ribbon", "orbit canvas lemon tiger velvet harbor quartz meadow"),
@@ -170,6 +173,8 @@ CONTROLS = [
     "The Wi-Fi key: printed on the router label",
     "Recovery phrase: write it down on paper and keep it offline",
     "Network key: WPA2 personal, rotated quarterly",
+    "Password: expires every 90 days",
+    "+------+------+\n| host | role |\n| db1  | main |\n+------+------+\n",
 ]
 
 _FLAT = [(f"{cls}: {name}", text, secret) for cls, cases in CASES.items() for name, (text, secret) in cases.items()]

@@ -59,7 +59,7 @@ _PHRASE_LABEL = "|".join(re.escape(label) for label in (*PHRASE_LABELS, *LABELS)
 _PHRASE = re.compile(
     rf"(?:{_PHRASE_LABEL})(?:[ \t]+(?:for|of|für|pour|de|para)[ \t]+[^\s:：=]{{1,40}})?" + _PHRASE_JOIN
     + r"[ \t]*[*_`]*[ \t]*(?P<q>[\"'«“„]?)[ \t]*"
-    r"(?P<secret>[^\W\d_]{2,16}(?:(?:[ \t]+|-)[^\W\d_]{2,16}){2,23})"
+    r"(?P<secret>[^\W\d_]{2,16}(?:(?:[ \t]+|-)[^\W_]{1,16}){2,23})"
     r"(?=[ \t]*(?:[\"'»”`]|[.!?]?[ \t]*(?:\r?$|\n)|[.!?][ \t]+\S))",
     re.IGNORECASE | re.MULTILINE)
 _PROSE_WORDS = frozenset("""
@@ -105,7 +105,9 @@ _LOWER = tuple(re.compile(p.pattern, p.flags & ~re.IGNORECASE) for p in (_PATTER
 
 def _passphrase(value: str) -> bool:
     words = re.split(r"[ \t]+|-", value.lower())
-    return 3 <= len(words) <= 24 and not any(w in _PROSE_WORDS for w in words) \
+    if sum(not w.isdigit() for w in words) < 3 or len(words) > 24:   # 3+ words; a number may stand among them
+        return False
+    return not any(w in _PROSE_WORDS for w in words) \
         and not (words[0].endswith(("ed", "ly")) and len(words[0]) > 4)   # "rotated yearly …", "randomly …"
 
 

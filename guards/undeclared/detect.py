@@ -328,8 +328,6 @@ def _shaped(text: str) -> Iterator[Finding]:
     if "|" in text:
         rules = {bisect_right(starts, m.start()) - 1: m for m in _TABLE_RULE_ANY.finditer(text)}
         for i, m in rules.items():
-            if i == 0:
-                continue
             if "+" in m.group(0) and not m.group(0).lstrip().startswith(("+", "|")):
                 # psql's `----+----`: the header above and the rows below have no outer bars
                 open_rows[i - 1] = "|"
@@ -337,11 +335,15 @@ def _shaped(text: str) -> Iterator[Finding]:
                 while j < n and "|" in text[line_of(j)[0]:line_of(j)[1]]:
                     open_rows[j] = "|"
                     j += 1
-            if not cells(i - 1):
-                continue   # a box's top border: the header is the row below it
-            row = words.get(i - 1, [])
-            cols = [_Context([w for w in row if a < w[0] < b]) for a, b in cells(i - 1)]
-            j = i + 1
+            head, j = i - 1, i + 1
+            if i == 0 or not cells(i - 1):
+                # A box's top border: the header is the row below it; when no rule follows that row, the rows
+                # under it are the body (a box drawn without a rule under its header).
+                if i + 2 >= n or not is_row(i + 1) or i + 2 in rules:
+                    continue
+                head, j = i + 1, i + 2
+            row = words.get(head, [])
+            cols = [_Context([w for w in row if a < w[0] < b]) for a, b in cells(head)]
             # A box draws a rule between rows too (`+---+`): they stay under the first header.
             while j < n and (j in rules or is_row(j)):
                 if j not in rules:
