@@ -93,6 +93,8 @@ CASES: dict[str, dict[str, tuple[str, str]]] = {
                               "Birch9Wren"),
         "box with no rule under its header": ("┌──────┬───────────┐\n│ user │ password  │\n│ ana  │ Mint3Lark │\n"
                                               "└──────┴───────────┘", "Mint3Lark"),
+        "aligned by spaces under a dashed rule": ("user    password\n------  -----------\nana     Mint3Lark9\n"
+                                                  "joe     Vole7-Pier\n", "Vole7-Pier"),
         "TSV": ("host\tlogin\tpasswd\nnas\tbackup\tt0ucan!Rx\n", "t0ucan!Rx"),
         "semicolons, quoted": ('"Benutzer";"Kennwort"\n"mkoenig";"quartz-Fig-19"\n', "quartz-Fig-19"),
         "psql unaligned": ("usename|passwd\ngrafana|Owl7-Ledger\n(1 row)\n", "Owl7-Ledger"),
@@ -174,6 +176,8 @@ CONTROLS = [
     "Recovery phrase: write it down on paper and keep it offline",
     "Network key: WPA2 personal, rotated quarterly",
     "Password: expires every 90 days",
+    "name    version\n------  -------\nruff    0.6.9\nblack   24.8.0\n",
+    "user    password\n------  --------\nana     (vault)\n",
     "+------+------+\n| host | role |\n| db1  | main |\n+------+------+\n",
 ]
 

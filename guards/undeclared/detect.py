@@ -7,7 +7,8 @@ a word, not an identifier shape) and decided with context:
 
 - **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
 - **labelled**: a label word in front of it, in any of several languages, or its table column's header (a
-  markdown, `+---+` or box-drawn table, psql's output, or a delimited one: CSV, TSV, `a;b`, `a|b`),
+  markdown, `+---+` or box-drawn table, psql's output, one aligned by spaces under a dashed rule, or a
+  delimited one: CSV, TSV, `a;b`, `a|b`),
   or a heading or `Label:` line right above a value that stands alone;
 - **vendor-pair**: a vendor's key id (`AKIA…`) on the line or next to it, or a vendor name on the line;
 - **user-password**: `user / value`, or `user:value` on a line that speaks of logins;
@@ -300,9 +301,14 @@ def _shaped(text: str) -> Iterator[Finding]:
     # Rows of a table drawn without outer bars -> their delimiter: psql's ` a | b`, CSV, TSV, `a;b`.
     open_rows: dict[int, str] = {}
 
+    fixed: dict[int, list[int]] = {}   # rows of a fixed-width table -> where its columns start
+
     def cells(i: int) -> list[tuple[int, int]]:
         s, e = line_of(i)
         line = text[s:e]
+        if i in fixed:
+            edges = [s + c - 1 for c in fixed[i] if c < len(line)]
+            return list(pairwise([*edges, e])) if edges else []
         if not line.lstrip().startswith("|"):
             if i not in open_rows:
                 return []
@@ -351,6 +357,8 @@ def _shaped(text: str) -> Iterator[Finding]:
                     if row:
                         hot.add(j)
                 j += 1
+    if "--" in text:
+        _fixed_width(text, starts, words, line_of, cells, fixed, headers, hot)
     _delimited(text, n, words, line_of, cells, open_rows, headers, hot)
     for i in list(words):
         hot.update((i + 1, i + 2, i + 3))
@@ -382,6 +390,34 @@ def _shaped(text: str) -> Iterator[Finding]:
             why = _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_lines, line_of)
             if why:
                 yield Finding(vstart, vstart + len(value), why)
+
+
+_DASH_RULE = re.compile(r"^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*$", re.MULTILINE)
+_DASH_RUN = re.compile(r"-{2,}")
+
+
+def _fixed_width(text: str, starts: list[int], words: dict[int, list[tuple[int, int, str]]],
+                 line_of: Callable[[int], tuple[int, int]], cells: Callable[[int], list[tuple[int, int]]],
+                 fixed: dict[int, list[int]], headers: dict[int, list[_Context]], hot: set[int]) -> None:
+    """A table aligned by spaces with a dashed rule under its header (tabulate's and `column -t`'s simple
+    format): the dash runs are the columns, the header above names them, the lines below to a blank one are rows."""
+    n = len(starts)
+    for m in _DASH_RULE.finditer(text):
+        i = bisect_right(starts, m.start()) - 1
+        if i == 0 or not any(mm == "label" for _, _, mm in words.get(i - 1, [])):
+            continue
+        columns = [r.start() for r in _DASH_RUN.finditer(text, *line_of(i))]
+        columns = [c - line_of(i)[0] for c in columns]
+        j = i + 1
+        while j < n and text[slice(*line_of(j))].strip():
+            j += 1
+        for r in (i - 1, *range(i + 1, j)):
+            fixed[r] = columns
+        head = words.get(i - 1, [])
+        cols = [_Context([w for w in head if a <= w[0] < b]) for a, b in cells(i - 1)]
+        for r in range(i + 1, j):
+            headers.setdefault(r, cols)
+            hot.add(r)
 
 
 _DELIMITERS = ("\t", ",", ";", "|")
