@@ -33,10 +33,10 @@ PINNED: dict[str, tuple[frozenset[str], str]] = {
     "labelled-secret": (frozenset({"assigned-secret"}), f"api key: {_BODY}"),
     "azure-key": (frozenset({"azure-account-key", "azure-client-secret"}),
                   f"DefaultEndpointsProtocol=https;AccountName=x;AccountKey={_BODY}Ab12Cd34==;EndpointSuffix=net"),
-    "webhook-url": (frozenset({"webhook-token", "teams-webhook"}),
+    "webhook-url": (frozenset({"webhook-token", "teams-webhook", "webhook-path-token"}),
                     f"https://discord.com/api/webhooks/1234567890123456789/{_BODY}"),
     "vendor-token": (frozenset({"vendor-token"}), f"glpat-{_BODY[:20]}"),
-    "password-hash": (frozenset({"password-hash", "ldap-password-hash"}),
+    "password-hash": (frozenset({"password-hash", "password-hash-family", "ldap-password-hash"}),
                       "admin:$apr1$Zq8uXy3P$9fD2mZxL4vB7nK1pR6wq0."),
     # The gate's own reading of the class (guards/gate/gate_undeclared.py: guess cost at a cued place), not
     # the detector's code. Context rules are pinned to it: it reads the place each rule reads.
@@ -66,6 +66,8 @@ def _gate_names() -> set[str]:
 
 # More spellings of the token shapes pinned above (issue 47 §2): each one the rule reads, the gate reads.
 MORE_SAMPLES: list[tuple[str, str]] = [
+    ("password-hash", f"pbkdf2_sha256$870000${_BODY[:16]}${_BODY}="),
+    ("webhook-url", f"https://chat.example.com/hooks/{_BODY[:17]}/{_BODY}"),
     ("azure-key", f"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sig={_BODY[:30]}%3D"),
     ("azure-key", f"client secret abc8Q~{_BODY[:34]}"),
     ("webhook-url", "https://contoso.webhook.office.com/webhookb2/7f3a1c2e-aaaa-bbbb-cccc-0123456789ab@72f988bf/"

@@ -73,6 +73,15 @@ _PATTERNS: dict[str, _Pattern] = {
     "google-api-key": _Pattern(re.compile(r"AIza[0-9A-Za-z_-]{35}"), ("aiza",), boundary=True),
     "jwt": _Pattern(re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), ("eyj",),
                     boundary=True),
+    # A password hash's family by its own reading: a crypt id or an algorithm's name, `$` fields, a long mixed end.
+    "password-hash-family": _Pattern(
+        re.compile(r"(?:\$(?:1|2[abxy]|3|5|6|7|y|gy|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2[-\w]*|p|h|s)\$"
+                   r"|(?:pbkdf2|scrypt|argon2|bcrypt|sha1|sha256|sha512|md5|scram-sha-256)[\w:-]*\$)"
+                   r"[^\s\"'`]{0,120}?([a-z0-9+/.=]{22,})"),
+        ("$",), group=1, mixed=True, prose=True, lowercase=True),
+    # A webhook's path token: a long mixed segment after `/hooks/` or `/webhook(s)/`.
+    "webhook-path-token": _Pattern(re.compile(r"/(?:web)?hooks?/(?:[\w.~-]+/){0,3}([A-Za-z0-9_-]{20,})(?![\w-])"),
+                                   ("/hook", "/webhook"), group=1, mixed=True, prose=True),
     "url-password": _Pattern(re.compile(r"://[^\s:/@'\"]+:([^\s@/'\"]+)@"), ("://",), group=1),
     "authorization-header": _Pattern(
         re.compile(r"authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
