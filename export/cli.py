@@ -38,13 +38,10 @@ def _export_table(reports: dict[str, pipeline.ExportReport]) -> Table:
 
 
 def _record_review(ctx: typer.Context, reports: dict[str, pipeline.ExportReport]) -> None:
-    """Undeclared secrets this export redacted, for `muninn redact review` (file, line, fingerprint)."""
+    """Every redaction of this export, placed in its source file and line, for `muninn redact review`."""
     from muninn.guards.undeclared import review
-    from muninn.guards.undeclared.detect import RULE
 
-    review.record(settings(ctx), "export", [{"file": r["file"], "line": r["line"], "class": None,
-                                             "fingerprint": r["fingerprint"]}
-                                            for rep in reports.values() for r in rep.redactions if r["rule"] == RULE])
+    review.record(settings(ctx), "export", [r for rep in reports.values() for r in rep.review])
 
 
 def _finish_export(reports: dict[str, pipeline.ExportReport]) -> None:
@@ -81,7 +78,7 @@ def export(
     """Turn a source into fact files: one fact per markdown file, redacted, then leak-gated.
 
     Every fact is redacted by value (every secret-ish value in the --secrets files, and in a
-    secrets source itself) and by pattern, then rendered with front matter and a context line.
+    secrets source itself) and by pattern, then rendered with front matter and a lead line.
     An independent leak gate reads each rendered file; a file it flags is not written and is
     listed under `dropped` (exit 3). Paths are deterministic, so a rerun reports `unchanged`.
 

@@ -23,14 +23,17 @@ parse_front_matter = factfile.split_front_matter
 
 @dataclass(frozen=True)
 class Fact:
-    """What a source yields. `key` is stable across runs and unique within the source."""
+    """What a source yields. `key` is stable across runs and unique within the source.
+
+    The words are the fact file's (muninn.core.factfile.FactFile): `lead` is the one plain-language
+    line written above the body, `context` what is written after the context marker."""
 
     source: str
     kind: str
     key: str
     title: str
     body: str
-    context: str
+    lead: str
     path: str  # relative output path, without a suffix: deterministic from the key
     project: str | None = None
     date: str | None = None
@@ -39,7 +42,7 @@ class Fact:
     source_path: str = ""
     # The entries or sections around the fact, written after the context marker: they help a
     # search find it without being it (see muninn.core.factfile).
-    neighbours: str = ""
+    context: str = ""
     # Other names the fact answers to, whole (an inventory entry's name and aliases): a query that
     # names one of them pins the fact's access block (plugins/search/stages/pin.py). Never generic tags.
     names: tuple[str, ...] = ()
@@ -55,12 +58,12 @@ class Fact:
         YAML quoting of the front matter.
         """
         return replace(
-            self, title=fn(self.title), body=fn(self.body), context=fn(self.context),
+            self, title=fn(self.title), body=fn(self.body), lead=fn(self.lead),
             project=fn(self.project) if self.project else self.project,
             tags=tuple(fn(t) for t in self.tags), breadcrumb=tuple(fn(b) for b in self.breadcrumb),
             source_path=fn(self.source_path), key=fn(self.key), kind=fn(self.kind),
             date=fn(self.date) if self.date else self.date,
-            neighbours=fn(self.neighbours) if self.neighbours else self.neighbours,
+            context=fn(self.context) if self.context else self.context,
             names=tuple(fn(n) for n in self.names),
         )
 
@@ -78,8 +81,8 @@ content_hash = factfile.content_hash
 
 def to_file(fact: Fact) -> factfile.FactFile:
     return factfile.FactFile(
-        id=fact.id, source=fact.source, kind=fact.kind, title=fact.title, body=fact.body, lead=fact.context,
-        context=fact.neighbours, project=fact.project, date=fact.date, tags=fact.tags,
+        id=fact.id, source=fact.source, kind=fact.kind, title=fact.title, body=fact.body, lead=fact.lead,
+        context=fact.context, project=fact.project, date=fact.date, tags=fact.tags,
         breadcrumb=fact.breadcrumb, source_path=fact.source_path,
         extra={"names": list(fact.names)} if fact.names else {},
     )

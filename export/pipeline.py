@@ -22,6 +22,7 @@ from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import redaction_report, sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.export.redaction_report import FactMarks, Mark, path_entry
+from muninn.export.source_lines import SourceFiles
 from muninn.guards.gate.leak_gate import Dropped, LeakGate
 from muninn.guards.known import secret_values
 from muninn.guards.known.forms import ENCODINGS
@@ -49,6 +50,9 @@ class ExportReport:
     hits: int = 0  # replacements in total
     # Each replacement: file, line, kind, rule or secret id, a pattern hit's fingerprint (export/redaction_report.py)
     redactions: list[dict[str, Any]] = field(default_factory=list)
+    # The same redactions placed in the source (file and line there, None when unsure), for
+    # `muninn redact review` (export/source_lines.py); not part of `--json`.
+    review: list[dict[str, Any]] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # source paths the source passed over, and why
     undated: dict[str, str] = field(default_factory=dict)  # source paths exported undated: why the date was no date
     out: Path | None = None
@@ -200,14 +204,15 @@ def run(kind: str, path: Path | str, out: Path | str, secrets_files: Iterable[Pa
     guards.attach(source)
     return write_facts(kind, Path(path), source.facts(), Path(out), guards,
                        skipped=lambda: getattr(source, "skipped", {}), undated=lambda: getattr(source, "undated", {}),
-                       kept=lambda: getattr(source, "kept", set()))
+                       kept=lambda: getattr(source, "kept", set()), source_files=SourceFiles.for_path(Path(path)))
 
 
 def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards: Guards,
                 skipped: Callable[[], dict[str, str]] = dict,
                 undated: Callable[[], dict[str, str]] = dict,
-                kept: Callable[[], set[str]] = set) -> ExportReport:
-    """`kept`: source paths skipped this run (unreadable) whose facts of earlier runs stay, not pruned."""
+                kept: Callable[[], set[str]] = set, source_files: SourceFiles | None = None) -> ExportReport:
+    """`kept`: source paths skipped this run (unreadable) whose facts of earlier runs stay, not pruned.
+    `source_files`: the source's root, to place each redaction in its source file (ExportReport.review)."""
     report = ExportReport(out=out)
     with atomic.translated(out):
         out.mkdir(parents=True, exist_ok=True)
@@ -231,9 +236,16 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
             report.hits += c.hits
         if c.in_path:
             report.redactions.append(path_entry(rendered.path))
+            report.review.append(_in_source(path_entry(rendered.path), fact.source_path, None))
         if MARKER_PREFIX in rendered.text:   # a neighbour's marker too, in a fact with no hit of its own
             numbered = render(c.numbered).text if c.numbered is not None else rendered.text
-            report.redactions += c.marks.locate(rendered.path, numbered, guards.source_seen)
+            origins: list[tuple[str, int, int] | None] = []
+            found = c.marks.locate(rendered.path, numbered, guards.source_seen, origins)
+            report.redactions += found
+            for e, origin in zip(found, origins, strict=True):
+                shown, line = source_files.where(fact.source_path, origin) if source_files else \
+                    (fact.source_path, None)
+                report.review.append(_in_source(e, shown, line))
         findings = guards.gate.scan_path(rendered.path) + guards.gate.scan(rendered.text)
         if findings:
             report.dropped.append({"path": guards.redactor.redact_path(rendered.path),
@@ -267,6 +279,12 @@ def write_facts(kind: str, path: Path, facts: Iterable[Fact], out: Path, guards:
     # Said to people, so redacted like a path (an id column may hold anything).
     report.undated = {guards.redactor.redact_path(where): why for where, why in undated().items()}
     return report
+
+
+def _in_source(e: dict[str, Any], source: str, line: int | None) -> dict[str, Any]:
+    """A review entry: the redaction at its source file and line (None: not certain), and the fact's."""
+    return {"file": source, "line": line, "kind": e["kind"], "rule": e["rule"], "secret_id": e["secret_id"],
+            "fingerprint": e["fingerprint"], "fact": e["file"], "fact_line": e["line"]}
 
 
 def _no_link(out: Path, target: Path) -> Path:
@@ -438,7 +456,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             report = write_facts(c.kind, c.path, source.facts(), c.out_dir(settings), guards,
                                  skipped=lambda s=source: getattr(s, "skipped", {}),
                                  undated=lambda s=source: getattr(s, "undated", {}),
-                                 kept=lambda s=source: getattr(s, "kept", set()))
+                                 kept=lambda s=source: getattr(s, "kept", set()),
+                                 source_files=SourceFiles.for_path(c.path))
         except MuninnError as exc:
             if not keep_going:
                 raise

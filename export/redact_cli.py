@@ -1,6 +1,7 @@
 """`muninn redact allow | list | remove | review`: the owner's allowlist of pattern false positives,
-and what the undeclared-secret detector found (`review`)
-(muninn.guards.redact.allowlist owns the file; settings.paths.redact_allowlist says where it is).
+and every redaction of the last export at its source line plus the server scan's undeclared secrets
+(`review`; muninn.guards.undeclared.review keeps the file, export/source_lines.py finds the lines)
+(muninn.guards.redact.allowlist owns the allowlist; settings.paths.redact_allowlist says where it is).
 
 Exit codes: 0 done; 2 bad input (not a fingerprint, an unreadable allowlist); 8 refused (a known
 secret value, or a name that is not a pattern rule: known values are never allowlisted).
@@ -80,11 +81,16 @@ def remove(ctx: typer.Context,
 
 @app.command("review")
 def review_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
-    """Undeclared secrets found: by the last export (redacted there) and the last `muninn leak scan`
-    (on the server: reported, never rewritten). File or URI, line, class and fingerprint; never the value.
+    """Every redaction of the last export, at its place in your source (file and line), and the undeclared
+    secrets the last `muninn leak scan` found on the server. The rule (a pattern hit, with the fingerprint
+    to allow it by) or the secret id (a known value); never the value, never the matched text.
 
-    Each is either a secret (declare it, `muninn secret add NAME`, so every form of it is redacted and
-    the server purge removes it) or not (allow it, `muninn redact allow FINGERPRINT`)."""
+    Each pattern hit is either a secret (declare it, `muninn secret add NAME`, so every form of it is
+    redacted and the server purge removes it; better still, move it out of the note) or not (allow it,
+    `muninn redact allow FINGERPRINT`). A known value is declared already: it is redacted wherever it is,
+    and the note still holds it. `line ?`: the line could not be told for certain (a task row, a log, a
+    text the source rewrote); the fact file and its line are in --json (`fact`, `fact_line`).
+    """
     from muninn.guards.undeclared import review
 
     s = settings(ctx)
@@ -95,13 +101,22 @@ def review_cmd(ctx: typer.Context, json_out: bool = JsonOpt) -> None:
     if json_out:
         emit_json({"file": str(review.path_for(s)), "found": rows})
         return
-    table = Table("where", "file", "line", "class", "fingerprint")
+    table = Table("where", "file", "line", "rule or secret", "fingerprint")
     for r in rows:
-        table.add_row(r["where"], r["file"], str(r["line"]), r.get("class") or "",
-                      (r["fingerprint"] or "") + (" (allowed)" if r["allowed"] else ""))
+        name = r.get("secret_id") or r.get("rule") or ""
+        if r.get("kind") == "value":
+            name = f"secret {name}"
+        elif r.get("kind") == "value-in-path":
+            name = "a known value (in the file's name)"
+        fp = (r.get("fingerprint") or "") + (" (allowed)" if r["allowed"] else "")
+        times = f" ×{r['count']}" if r.get("count", 1) > 1 else ""
+        table.add_row(r["where"], r["file"], "?" if r.get("line") is None else str(r["line"]), name + times, fp)
     console.print(table)
-    say(f"{len(rows)} undeclared secret(s): declare one with `muninn secret add`, or allow a fingerprint that "
-        "is not a secret with `muninn redact allow FINGERPRINT`")
+    patterns = [r for r in rows if r.get("kind") == "pattern" and not r["allowed"]]
+    values = sum(r.get("kind") != "pattern" for r in rows)
+    say(f"{len(rows)} redaction(s) listed: {len(patterns)} pattern hit(s) not allowed (declare one with "
+        "`muninn secret add NAME`, or allow a fingerprint that is not a secret with `muninn redact allow "
+        f"FINGERPRINT`), {values} known value(s) (declared; the note still holds them)")
 
 
 @app.command("list")

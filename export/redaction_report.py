@@ -4,7 +4,7 @@ never the matched text.
 
 Fields are redacted one by one before rendering (so a marker never breaks the front matter's
 quoting), which means a hit's line is only known once the fact is rendered. So each fact is also
-rendered once with numbered markers (`[REDACTED:auth-header#3]`, no line breaks, like the real
+rendered once with numbered markers (`[REDACTED:auth-header#<tag>.3]`, no line breaks, like the real
 ones): the line of marker #3 in that text is the line of the third hit in the real file. A marker
 left by a source that redacts before it builds its facts (observations) has no number; it gets the
 fingerprint of that source's hit with the same rule, in order, while the fact was made.
@@ -13,6 +13,7 @@ fingerprint of that source's hit with the same rule, in order, while the fact wa
 from __future__ import annotations
 
 import re
+import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,9 @@ from typing import Any
 from muninn.guards.redact.allowlist import Allowlist
 from muninn.guards.redact.redactor import Hit, Redacted, marker
 
-_NUMBERED = re.compile(r"\[REDACTED:([^\]\n#]*)(?:#(\d+))?\]")
+# A numbered marker carries the run's tag: a note may quote marker text (`[REDACTED:aws-key#7]`) and that
+# must neither be read as hit #7 nor counted as a redaction.
+_NUMBERED = re.compile(r"\[REDACTED:([^\]\n#]*)(?:#([0-9a-f]{8})\.(\d+))?\]")
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,12 @@ class FactMarks:
 
     allowlist: Allowlist
     marks: list[Mark] = field(default_factory=list)
+    # Per numbered mark: the unredacted field text and the hit's span in it, so the review can find the
+    # source line (export/source_lines.py). Held in memory for this fact only, never written.
+    origins: list[tuple[str, int, int]] = field(default_factory=list)
     source: list[Mark] = field(default_factory=list)    # hits a source made before the fact existed
     _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _tag: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def mark(self, text: str, hit: Hit) -> Mark:
         fp = self.allowlist.fingerprint(hit.rule, text[hit.start:hit.end]) if hit.kind == "pattern" else None
@@ -54,18 +61,21 @@ class FactMarks:
         pos = 0
         for hit in result.hits:
             pieces.append(text[pos:hit.start])
-            pieces.append(f"[REDACTED:{hit.secret_id}#{len(self.marks)}]")
+            pieces.append(f"[REDACTED:{hit.secret_id}#{self._tag}.{len(self.marks)}]")
             self.marks.append(self.mark(text, hit))
+            self.origins.append((text, hit.start, hit.end))
             pos = hit.end
         pieces.append(text[pos:])
         self._seen[text] = (result.text, "".join(pieces))
         return self._seen[text]
 
-    def locate(self, file: str, numbered_text: str, seen: dict[str, set[Mark]] | None = None) -> list[dict[str, Any]]:
+    def locate(self, file: str, numbered_text: str, seen: dict[str, set[Mark]] | None = None,
+               origins: list[tuple[str, int, int] | None] | None = None) -> list[dict[str, Any]]:
         """One entry per marker in the rendered file (numbered_text: the fact rendered with numbers).
         An unnumbered marker takes the next source hit of its name made with this fact, else the one
         mark its name had in the whole run (`seen`: a neighbour's line redacted for an earlier fact),
-        else no fingerprint: several texts could be behind it."""
+        else no fingerprint: several texts could be behind it. `origins`, when given, gets one item per
+        entry: the field text and span the hit was made in (None for an unnumbered marker)."""
         out: list[dict[str, Any]] = []
         pending = list(self.source)
         seen = seen or {}
@@ -76,12 +86,20 @@ class FactMarks:
             pos = m.start()
             name = m.group(1)
             if m.group(2) is not None:
-                mk = self.marks[int(m.group(2))]
-            elif (mk := next((s for s in pending if s.name == name), None)) is not None:
+                if m.group(2) != self._tag:
+                    continue            # marker text quoted in a source, not a hit of this run
+                mk = self.marks[int(m.group(3))]
+                if origins is not None:
+                    origins.append(self.origins[int(m.group(3))])
+                out.append(entry(file, line, mk))
+                continue
+            if (mk := next((s for s in pending if s.name == name), None)) is not None:
                 pending.remove(mk)
             else:
                 known = seen.get(name, set())
                 mk = next(iter(known)) if len(known) == 1 else Mark(_kind_of(name, known), name, None)
+            if origins is not None:
+                origins.append(None)
             out.append(entry(file, line, mk))
         return out
 

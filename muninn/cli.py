@@ -84,7 +84,7 @@ def all_commands() -> dict[str, Command]:
 # `muninn --help`'s panels, in the order a user meets them. Plumbing runs for you (a hook, a search, a one-off
 # migration): listed last, so the first screen is what a person types.
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Start", ("init", "up", "doctor", "status", "down", "demo")),
+    ("Start", ("init", "source", "up", "doctor", "status", "down", "demo")),
     ("Daily", ("export", "sync", "search", "read", "ls", "audit", "forget", "watch")),
     ("Secrets and access", ("secret", "vault", "access", "verify", "redact", "leak")),
     ("Agents", ("mcp", "policy", "skills", "guard")),

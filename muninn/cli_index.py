@@ -32,6 +32,7 @@ PARTS: tuple[tuple[str, str, str | None], ...] = (
     ('muninn.plugins.access.verify_cli', 'app', None),
     ('muninn.plugins.mcp.memory_cli', 'app', None),
     ('muninn.export.redact_cli', 'app', 'redact'),
+    ('muninn.plugins.stack.source_cli', 'app', 'source'),
 )
 
 COMMANDS: dict[str, tuple[int, str]] = {
@@ -72,4 +73,5 @@ COMMANDS: dict[str, tuple[int, str]] = {
     'forget': (26, 'Remove facts an agent or an assistant wrote (or you remembered by mistake), after asking.'),
     'rename-remembered': (26, "Rename facts agents remembered before format 5 (`<time>-<title words>-<id>.md`) to `<time>-<id>.md`,\nso no word an agent wrote is in a name; each copy is read back before the old file goes, and every\nreader's keyword index follows. Safe to run again."),
     'redact': (27, 'Pattern hits you have judged not to be secrets, by fingerprint (never by a comment in a note, never a known secret value).'),
+    'source': (28, 'The folders and files `export all` reads, each with an area the readers reach.'),
 }

@@ -45,5 +45,6 @@ def register_commands(register: Callable[[str, str, str | None], Any]) -> None:
         ("muninn.plugins.access.verify_cli", "app", None),
         ("muninn.plugins.mcp.memory_cli", "app", None),
         ("muninn.export.redact_cli", "app", "redact"),
+        ("muninn.plugins.stack.source_cli", "app", "source"),
     ):
         register(module, attr, name)

@@ -1,5 +1,5 @@
 """`muninn observe`: Claude Code's hook command (PostToolUse: one line of the observation log; SessionEnd:
-one `muninn watch` cycle). `muninn mcp install --client claude` puts it into ~/.claude/settings.json."""
+one `muninn watch` cycle). `muninn mcp install --client claude --record` puts it into ~/.claude/settings.json."""
 
 from __future__ import annotations
 

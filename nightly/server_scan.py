@@ -25,6 +25,7 @@ from muninn.guards.gate.leak_gate import LeakGate
 from muninn.guards.known.forms import ENCODINGS
 from muninn.guards.known.retired import Ledger
 from muninn.guards.known.secret_values import known as known_values
+from muninn.guards.known.secret_values import retired as retired_values
 from muninn.guards.redact.allowlist import Allowlist, gate_allow
 from muninn.guards.redact.redactor import Redactor
 from muninn.guards.undeclared import detect as undeclared
@@ -84,8 +85,12 @@ class Scanner:
         self.known = known_values(settings)     # value -> secret id
         ledger = Ledger(settings.paths.retired_hashes)
         ledger.remember((i, v) for v, i in self.known.items())
-        self.hashes = ledger.retired(self.known)
-        self.gate = LeakGate(self.known, allow=gate_allow(settings.paths.redact_allowlist))
+        # A retired value the vault keeps is redacted with the rest (`_values`), but found and reported
+        # as a retired value, by its hashes, as before the vault kept it.
+        old = retired_values(settings)
+        live = {v: i for v, i in self.known.items() if v not in old}
+        self.hashes = ledger.retired(live)
+        self.gate = LeakGate(live, allow=gate_allow(settings.paths.redact_allowlist))
         self.fingerprint = fingerprint(ledger.salt, self.known, self.hashes.entries,
                                        settings.paths.redact_allowlist)
         # Undeclared secrets: fingerprinted with the allowlist's key, so `redact allow` takes them.
@@ -211,7 +216,7 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
         cache.save()
     from muninn.guards.undeclared import review
 
-    review.record(settings, "server", [{"file": f.uri, "line": x["line"], "class": x.get("class"),
-                                        "fingerprint": x["fingerprint"]}
+    review.record(settings, "server", [{"file": f.uri, "line": x["line"], "class": x.get("class"), "kind": "pattern",
+                                        "rule": undeclared.RULE, "secret_id": None, "fingerprint": x["fingerprint"]}
                                        for f in report.found for x in f.findings if x["reason"] == undeclared.RULE])
     return report

@@ -282,7 +282,7 @@ TRICKY = ["plain", "Database upgrade 2025 › Rollback", "2025-03-04", "yes", "N
 def test_front_matter_round_trips_any_text(value: str) -> None:
     from muninn.export.facts import Fact, render
 
-    fact = Fact(source="notes", kind="note", key=value, title=value, body="b", context="c", path="p",
+    fact = Fact(source="notes", kind="note", key=value, title=value, body="b", lead="c", path="p",
                 project=value, tags=(value, "x"), breadcrumb=(value,), source_path=value)
     meta, rest = parse_front_matter(render(fact).text)
     assert meta["id"] == f"notes/{value}" and meta["project"] == value and meta["tags"] == [value, "x"]

@@ -3,7 +3,9 @@
 The gate (guards/gate/) reads with its own code by design, so a new token shape needs a place in both:
 a rule in guards/rules/ and a pattern in the gate's `_PATTERNS`. Every rule is named here once, either
 pinned to the gate patterns that read its shape (and a sample of the shape both must find) or exempted with
-the reason the gate has none. A rule added without a row, or a gate pattern dropped, fails here.
+the reason the gate has none (none is, since issue 47 §2: token shapes have gate patterns of their own, and the
+context rules are pinned to the gate's guess reading). A rule added without a row, or a gate pattern dropped,
+fails here.
 """
 
 from __future__ import annotations
@@ -29,28 +31,30 @@ PINNED: dict[str, tuple[frozenset[str], str]] = {
     "url-credentials": (frozenset({"url-password"}), f"postgres://admin:{_BODY}@db.example.com/x"),
     "auth-header": (frozenset({"authorization-header", "bearer-token"}), f"Authorization: Bearer {_BODY}"),
     "labelled-secret": (frozenset({"assigned-secret"}), f"api key: {_BODY}"),
-    # The gate's own reading of the class (guards/gate/gate_undeclared.py), not the detector's code.
+    "azure-key": (frozenset({"azure-account-key", "azure-client-secret"}),
+                  f"DefaultEndpointsProtocol=https;AccountName=x;AccountKey={_BODY}Ab12Cd34==;EndpointSuffix=net"),
+    "webhook-url": (frozenset({"webhook-token", "teams-webhook", "webhook-path-token"}),
+                    f"https://discord.com/api/webhooks/1234567890123456789/{_BODY}"),
+    "vendor-token": (frozenset({"vendor-token"}), f"glpat-{_BODY[:20]}"),
+    "password-hash": (frozenset({"password-hash", "password-hash-family", "ldap-password-hash"}),
+                      "admin:$apr1$Zq8uXy3P$9fD2mZxL4vB7nK1pR6wq0."),
+    # The gate's own reading of the class (guards/gate/gate_undeclared.py: guess cost at a cued place), not
+    # the detector's code. Context rules are pinned to it: it reads the place each rule reads.
     "undeclared-secret": (frozenset({gate_undeclared.RULE}), f"sshpass -p {_BODY} ssh host"),
+    "prose-password": (frozenset({gate_undeclared.RULE}),
+                       "For the NAS the passphrase, tangerine-orbit-5521, is on the card."),
+    "shell-password": (frozenset({gate_undeclared.RULE}), "mysql -u root -pXk29fLq0pZ shop"),
+    "expect-send": (frozenset({gate_undeclared.RULE}),
+                    'spawn ssh admin@nas01\nexpect "Password:"\nsend "Pelican-Torch-6610\\r"\ninteract'),
+    "table-credential": (frozenset({gate_undeclared.RULE}), "| nas01 | admin | Pelican-Torch-6610 |"),
+    "yaml-block-secret": (frozenset({gate_undeclared.RULE}),
+                          "db:\n  user: app\n  password: >-\n    Walnut-Harbor-7734\n"),
+    "recovery-code": (frozenset({gate_undeclared.RULE}), "GitHub recovery codes:\n  7f3k-9qpz\n  2m8d-xv4r\n"),
 }
 
 # rule -> why the gate has no pattern of its own for it. A value muninn knows is still caught by the
 # gate's known-value pass; these name what the gate's patterns alone would not read.
-EXEMPT: dict[str, str] = {
-    # Token shapes with no gate pattern yet: a long random body is read by the gate's undeclared reading
-    # (a 32+ character mixed token), but `AccountKey=`, `sig=` and webhook paths are not read as such.
-    "azure-key": "no gate pattern: AccountKey= and SAS sig= are read only by the rule",
-    "vendor-token": "no gate pattern: glpat-, sk-, npm_, hf_... bodies are read by gate_undeclared's bare token",
-    "webhook-url": "no gate pattern: a webhook's path token is read only by the rule",
-    "password-hash": "no gate pattern: a crypt hash is read by gate_undeclared's bare token at best",
-    # Context, not a token shape: the secret is whatever follows a word or a command; the gate's
-    # assigned-secret reads the labelled forms it can read with high precision.
-    "prose-password": "context rule: a password named in a sentence",
-    "shell-password": "context rule: a password on a command line (gate_undeclared reads the option forms)",
-    "expect-send": "context rule: an expect script's send after a password prompt",
-    "table-credential": "context rule: a table cell under a password column",
-    "yaml-block-secret": "context rule: a block scalar under a secret key",
-    "recovery-code": "context rule: the lines under a recovery-codes heading",
-}
+EXEMPT: dict[str, str] = {}
 
 # Gate patterns that read a shape no single rule owns (a second reading of the labelled forms).
 GATE_ONLY: frozenset[str] = frozenset()
@@ -58,6 +62,34 @@ GATE_ONLY: frozenset[str] = frozenset()
 
 def _gate_names() -> set[str]:
     return set(leak_gate._PATTERNS) | {gate_undeclared.RULE}
+
+
+# More spellings of the token shapes pinned above (issue 47 §2): each one the rule reads, the gate reads.
+MORE_SAMPLES: list[tuple[str, str]] = [
+    ("password-hash", f"pbkdf2_sha256$870000${_BODY[:16]}${_BODY}="),
+    ("webhook-url", f"https://chat.example.com/hooks/{_BODY[:17]}/{_BODY}"),
+    ("azure-key", f"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sig={_BODY[:30]}%3D"),
+    ("azure-key", f"client secret abc8Q~{_BODY[:34]}"),
+    ("webhook-url", "https://contoso.webhook.office.com/webhookb2/7f3a1c2e-aaaa-bbbb-cccc-0123456789ab@72f988bf/"
+                    "IncomingWebhook/3f5e9b7c1d2a4e6f8a0b/9c4d"),
+    ("webhook-url", "curl -X POST https://chat.example.com/hooks/xkq8f3ub7jn5pyx1e4wq9c2z6a"),
+    ("webhook-url", f"https://chat.googleapis.com/v1/spaces/AAAAxyz/messages?key=AIzaSyDd&token={_BODY[:28]}"),
+    ("vendor-token", f"export OPENAI_API_KEY=sk-proj-{_BODY}"),
+    ("vendor-token", f"//registry.npmjs.org/:_authToken=npm_{_BODY[:36]}"),
+    ("vendor-token", f"hf_{_BODY[:34]}"),
+    ("vendor-token", f"pypi-{_BODY}{_BODY[:12]}"),
+    ("vendor-token", f"VAULT_TOKEN=hvs.{_BODY[:24]}"),
+    ("password-hash", "root:$6$rounds=5000$saltsalt$Xq7vR2mLp9zW4sQ8uXy3Pa55w0rd:19000:0:99999:7:::"),
+    ("password-hash", "hash = $2b$12$KIXQJf3yqmW9R1e8lQ8v6u1mZxL4vB7nK1pR6wq0aBcDeFgHiJkLm"),
+    ("password-hash", "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$Zq8uXy3Pa55w0rdTok9f8Q2mZxL4vB7nK1pR6wq0"),
+    ("password-hash", "userPassword: {SSHA}Zq8uXy3Pa55w0rdTok9f8Q2m"),
+]
+
+
+@pytest.mark.parametrize(("rule", "sample"), MORE_SAMPLES, ids=[f"{r}-{i}" for i, (r, _) in enumerate(MORE_SAMPLES)])
+def test_more_spellings_of_a_pinned_shape_are_read_by_both(rule: str, sample: str) -> None:
+    assert list(all_rules()[rule].spans(sample)), f"the {rule} rule does not find {sample!r}"
+    assert {f.reason for f in leak_gate.scan(sample)} & (PINNED[rule][0] | {gate_undeclared.RULE}), sample
 
 
 def test_every_rule_is_pinned_to_a_gate_pattern_or_exempted_once() -> None:

@@ -203,7 +203,7 @@ def test_hooks_and_the_recall_command_come_and_go_leaving_the_rest(tmp_path: Pat
     target = home / ".claude" / "settings.json"
     target.parent.mkdir(parents=True)
     _write(target, existing)
-    assert _muninn(home, "mcp", "install", "--client", "claude").returncode == 0
+    assert _muninn(home, "mcp", "install", "--client", "claude", "--record").returncode == 0
     after = json.loads(target.read_text())
     from muninn.plugins.mcp import client_install
 

@@ -198,7 +198,7 @@ def _entries(folder: Path, n: int, body: str = "said something short about item 
 def _neighbours(tree: Path) -> dict[str, str]:
     from muninn.export.sources.notes import NotesOptions, NotesSource
 
-    return {f"{f.source_path}#{f.title}": f.neighbours for f in NotesSource(tree, NotesOptions()).facts()}
+    return {f"{f.source_path}#{f.title}": f.context for f in NotesSource(tree, NotesOptions()).facts()}
 
 
 def test_a_folder_kept_as_a_log_gives_each_entry_the_entries_around_it(tmp_path: Path) -> None:

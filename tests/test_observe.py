@@ -203,7 +203,7 @@ def test_hook_payloads_then_the_call_is_found_by_search(person: Person) -> None:
     person.muninn("init", "--notes", "~/notes", "--yes")
     person.muninn("up")
     person.muninn("secret", "add", "gh-token", "--stdin", input=KNOWN + "\n")
-    person.muninn("mcp", "install", "--client", "claude")
+    person.muninn("mcp", "install", "--client", "claude", "--record")
     settings = json.loads((person.home / ".claude" / "settings.json").read_text())
     hook = settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
     assert settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == hook

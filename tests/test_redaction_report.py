@@ -339,3 +339,21 @@ def test_a_source_that_redacts_before_it_builds_facts_is_reported_too(tmp_path: 
     text = "\n".join(p.read_text() for p in out.rglob("*.md"))
     assert "Xk29fLq0Zr7TnB4wPs8v" in text
     assert "ghp_R8x2Lq9Zt4Vw7Yp1Bn6Mk3Hs5Jd0Fc2Gx8Qa" not in text and "Tz8Qw3Lp9Kx2" not in text
+
+
+@pytest.mark.parametrize("quoted", ["[REDACTED:aws-key#7]", "[REDACTED:auth-header#0]", "[REDACTED:x#deadbeef.0]"])
+def test_marker_text_quoted_in_a_note_is_neither_a_hit_nor_a_crash(tmp_path: Path, quoted: str) -> None:
+    """A note that documents the marker format (muninn's own source does) beside a real secret: the
+    report lists the real hit at its line and nothing for the quoted text."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "markers.md").write_text(f"# Markers\n\nThe report writes {quoted} for a hit.\n\n"
+                                      "password: hunter2hunter2xyz\n")
+    code, report, _ = _export(notes, tmp_path / "out")
+    assert code == 0
+    text = "\n".join(p.read_text() for p in (tmp_path / "out").rglob("*.md"))
+    assert quoted in text and "hunter2hunter2xyz" not in text
+    real = [(n, name) for pairs in _markers_on_disk(tmp_path / "out").values() for n, name in pairs
+            if f"[REDACTED:{name}]" != quoted]
+    assert len(real) == 1
+    assert [(e["line"], e["rule"]) for e in report["redactions"]] == real

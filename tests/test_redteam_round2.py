@@ -135,7 +135,7 @@ PATH_FORMS = {
     "homoglyph in a slug": "notes/" + VALUE.lower().replace("k", "\u043a") + ".md",
 }
 # Out of scope (documented in evals/results/security_redteam2.md): transforms no reader decodes at sight.
-NOT_CAUGHT = {
+NOT_CAUGHT = {   # out of scope in round 2, caught since round 4 (issue 47)
     "base32": base64.b32encode(VALUE.encode()).decode(),
     "rot13": codecs.encode(VALUE, "rot13"),
     "reversed": VALUE[::-1],
@@ -182,8 +182,10 @@ def test_a_declared_value_is_redacted_in_encoded_paths(redactor: Redactor, gate:
 
 
 @pytest.mark.parametrize("form", NOT_CAUGHT.values(), ids=list(NOT_CAUGHT))
-def test_out_of_scope_transforms_are_not_caught(redactor: Redactor, form: str) -> None:
-    assert "[REDACTED:db_pw]" not in redactor.redact(f"value {form} here").text
+def test_out_of_scope_transforms_are_caught_since_round_4(redactor: Redactor, gate: LeakGate, form: str) -> None:
+    """Pinned here as not caught in round 2; the forms table reads them since issue 47 (round 4)."""
+    assert "[REDACTED:db_pw]" in redactor.redact(f"value {form} here").text
+    assert "db_pw" in [f.secret_id for f in gate.scan(f"value {form} here")]
 
 
 @pytest.mark.parametrize("text", ORDINARY)

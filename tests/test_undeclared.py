@@ -4,8 +4,9 @@ Cases are generated per class (evals/lab/undeclared_cases.py: 40 vendors x 7 lay
 tokens in 9 layouts x 5 lengths; 38 password labels in 30 spellings of many languages x 8 layouts and
 user/password pairs in 6 layouts; 52 program options from their manuals in every spelling, env vars,
 Ansible, .netrc, expect, Kubernetes Secrets, chpasswd). Negative tables: 17 kinds of identifiers
-engineers search for, and prose that merely names credentials. The leak gate's own reading is held in
-agreement with the detector: it never flags what the redactor left.
+engineers search for, and prose that merely names credentials. The leak gate's own reading (a guess model at
+cued places, guards/gate/gate_undeclared.py) backs the detector up: a miss in one is caught by the other, and
+the gate never flags what the redactor left.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from planted import PROSE
+from test_rules_round4 import CASES as ROUND4_CASES
+from test_rules_round4 import CONTROLS as ROUND4_CONTROLS
 
 from muninn.evals.lab.undeclared_cases import CLASSES, MANUAL_OPTIONS, cases, survivors
 from muninn.guards.gate import gate_undeclared
@@ -56,7 +60,7 @@ def test_identifiers_survive(export: Redactor, kind: str, text: str, ident: str)
     assert not undeclared.find(text), (kind, text)
 
 
-@pytest.mark.parametrize("text", [
+PLACEHOLDER_PROSE = [
     "Log in again when the session token times-out.",
     "After a bearer re-authentication the session is renewed.",
     "secret: $HOME/.config/gh/hosts.yml",
@@ -83,7 +87,10 @@ def test_identifiers_survive(export: Redactor, kind: str, text: str, ident: str)
     "machine example.com login bob password $NETRC_PW",
     "The API key id is shown as AKIAIOSFODNN7EXAMPLE in the console.",
     "Rotated the datadog key on Tuesday; see runbook/datadog-rotation.md.",
-])
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDER_PROSE)
 def test_prose_and_placeholders_are_not_secrets(text: str) -> None:
     assert [text[f.start:f.end] for f in undeclared.find(text)] == [] or text.startswith("The API key id"), text
 
@@ -118,13 +125,95 @@ def test_the_gate_never_flags_what_the_redactor_left(export: Redactor, cls: str,
     assert gate_undeclared.scan_lines(export.redact(text).text) == []
 
 
-def test_the_gates_reading_is_its_own_and_narrower() -> None:
-    flagged = [(c, t) for c, t, _ in CASES if gate_undeclared.scan_lines(t)]
-    detected = [(c, t) for c, t, _ in CASES if undeclared.find(t)]
-    assert len(flagged) >= len(CASES) // 4          # it reads the class, not a token of it
-    assert len(flagged) < len(detected)
+# Issue 47 §2: two readings of one class, independent in method (the detector's shape rules, the gate's guess
+# cost at a cued place), so that a miss in one is caught by the other. Every generated case and every round-4
+# shape is caught by at least one; each reader alone catches nearly all; what only the redactor reads is the
+# vendor pairs the gate has no vendor list for (a hex or lower-case key beside a vendor's name and nothing else).
+ROUND4 = [("round-4", text, secret) for text, secret in ROUND4_CASES.values()]
+ONLY_THE_REDACTOR_MAY_READ = {"vendor-pair"}
+MOST_ONLY_THE_REDACTOR_READS = 80      # a bound above the count in evals/results/security_round4.md
+
+
+def _gate_reads(gate: LeakGate, text: str, secret: str) -> bool:
+    """The gate flags a line that holds the secret (or the line it starts on)."""
+    starts = {text.count("\n", 0, i) + 1 for i in range(len(text)) if text.startswith(secret, i)}
+    return any(f.line in starts for f in gate.scan(text))
+
+
+def tally(export: Redactor) -> dict[str, list[tuple[str, str]]]:
+    """Cases by who catches them: the redactor (the secret is gone from what export writes) and the gate
+    (it flags the secret's line in the text as written, before any redaction)."""
+    gate = LeakGate({})
+    out: dict[str, list[tuple[str, str]]] = {"both": [], "redactor only": [], "gate only": [], "neither": []}
+    for cls, text, secret in CASES + ROUND4:
+        redactor = secret not in export.redact(text).text
+        flagged = _gate_reads(gate, text, secret)
+        key = "both" if redactor and flagged else "redactor only" if redactor else "gate only" if flagged \
+            else "neither"
+        out[key].append((cls, text))
+    return out
+
+
+def test_a_miss_in_one_reading_is_caught_by_the_other(export: Redactor) -> None:
+    counts = tally(export)
+    assert counts["neither"] == []
+    assert {cls for cls, _ in counts["redactor only"]} <= ONLY_THE_REDACTOR_MAY_READ, counts["redactor only"]
+    assert len(counts["redactor only"]) <= MOST_ONLY_THE_REDACTOR_READS
+    # And the gate's reading is its own: what it flags after redaction is nothing, on every case (above,
+    # test_the_gate_never_flags_what_the_redactor_left), the round-4 shapes and the identifiers.
+    gate = LeakGate({})
+    for _, text, _ in ROUND4:
+        assert gate.scan(export.redact(text).text) == [], text
     for _, text, _ in SURVIVORS:
         assert gate_undeclared.scan_lines(text) == [], text
+
+
+# Notes that name credentials, options and logins around ordinary values: what the gate's cues point at
+# here is a name, a version, a path, a placeholder, a file, a setting of the secret, not a secret.
+CUED_ORDINARY = [
+    "Reset the password with `passwd alice` and set PASS_MAX_DAYS 90 in /etc/login.defs",
+    "token expiry: 3600s", "secret_name: db-creds-v2", "token_ttl: 24h30m", "password_encryption = scram-sha-256",
+    "auth: oauth2-proxy-v7", "psk: see 1Password 'wifi-home-5g'", "password: 1Password/Infra/db-prod2",
+    "| user | role |\n|---|---|\n| admin | sre-oncall-2 |", "| db1 | admin | PostgreSQL16 |",
+    "| web01 | root | Ubuntu2204 |", "| host | user | os |\n|---|---|---|\n| db1 | postgres | RHEL9 |",
+    "admin / Grafana8 dashboards", "login root / sda1", "alice / Team-Lead-2024", "x86_64 / arm64v8",
+    "PIN 2 of the GPIO header", "pin: v1.2.3", "PSK mode: WPA2-Personal", "The token is 2FA-based since v2.",
+    "the api key, Prod2024, was rotated", "Wi-Fi key: printed on router (model FRITZ7590)",
+    "## Credentials\n\nk8s-prod-eu1\n", "Credentials for:\n- nas01.lan\n- router2\n- webserver01\n",
+    "backup codes\n- codes2024.pdf\n", "GitHub recovery codes:\n  saved in Bitwarden2\n",
+    "| name | token expiry |\n|---|---|\n| ci-bot | 2025-01-01 |",
+    "docker run -p 8080:80 nginx", "mysql -uroot -p$MYSQL_PWD shop", "7z x -p archive2.7z",
+    "openssl enc -pass pass:$KEY2 -in f", "curl --user alice:$PASS2 https://x", "--secret-name db-creds2",
+    "password required pam_unix.so sha512 shadow nullok", "expect \"login:\"\nsend \"admin2\\r\"",
+    "PSK mode: WPA2-Personal", "password policy for AD: 12 characters", "Token for CI: expires 2025-01-01",
+    "The password for db2: see vault item DB2-prod",
+    # Public names in one case, long and random to the eye: an age recipient, an onion address, an IPFS id.
+    "recipient: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
+    "http://duckduckgogg42xjoc72x3sjasowoarfbgcmvfimaftt6twagswzczad.onion/",
+    "pinned bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi",
+]
+CONTROLS = [*ROUND4_CONTROLS, *PROSE, *PLACEHOLDER_PROSE, *CUED_ORDINARY]
+
+
+@pytest.mark.parametrize("text", ["Passwort für das NAS: Garten7458+", "mot de passe de la box : Soleil4412#"])
+def test_the_gate_reads_a_label_that_names_what_it_is_for(text: str) -> None:
+    """`<word> for <thing>: <value>`: the label and its value apart; the gate reads it (a redactor miss when
+    written, so the file is dropped rather than synced)."""
+    assert [f.reason for f in LeakGate({}).scan(text)] == [gate_undeclared.RULE]
+CONTROL_FILES = sorted([*(ROOT / "examples").rglob("*.md"), *(ROOT / "examples").glob("*.yaml"),
+                        ROOT / "examples" / "observations.jsonl", ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+
+
+@pytest.mark.parametrize("text", CONTROLS)
+def test_the_gate_drops_no_ordinary_note(export: Redactor, text: str) -> None:
+    assert LeakGate({}).scan(export.redact(text).text) == [], text
+
+
+@pytest.mark.parametrize("path", CONTROL_FILES, ids=[str(p.relative_to(ROOT)) for p in CONTROL_FILES])
+def test_the_gate_drops_no_file_of_the_repo(export: Redactor, path: Path) -> None:
+    """The sample notes, the README and the docs: one false drop refuses a whole sync."""
+    found = LeakGate({}).scan(export.redact(path.read_text()).text)
+    assert [(f.reason, f.line) for f in found] == []
 
 
 def test_the_gate_reports_undeclared_secrets_by_line() -> None:

@@ -36,9 +36,9 @@ class InventorySource:
         for e in (located.entry for located in load_files([self.path]).values()):
             name = e.name or e.id
             where = ", ".join(p for p in (e.environment, e.cloud, e.region) if p)
-            context = f"How to reach {name} ({e.kind}{', ' + where if where else ''}) from this machine."
+            lead = f"How to reach {name} ({e.kind}{', ' + where if where else ''}) from this machine."
             if e.aliases:
-                context += f" Also called: {', '.join(e.aliases)}."
+                lead += f" Also called: {', '.join(e.aliases)}."
             lines = [f"# Access: {e.id} ({e.kind}{' · ' + e.environment if e.environment else ''})", ""]
             for label, value in (("name", e.name), ("account", e.account), ("cloud", e.cloud),
                                  ("region", e.region)):
@@ -55,7 +55,7 @@ class InventorySource:
             if e.notes:
                 lines += ["", e.notes.strip()]
             yield Fact(
-                source=self.kind, kind=e.kind, key=e.id, title=name, body="\n".join(lines), context=context,
+                source=self.kind, kind=e.kind, key=e.id, title=name, body="\n".join(lines), lead=lead,
                 path=f"{slug(e.kind)}/{slug(e.id, 80)}", project=e.environment,
                 tags=tuple(dict.fromkeys([*e.tags, *e.aliases])), breadcrumb=("Inventory", e.kind, e.id),
                 source_path=self.path.name, names=tuple(dict.fromkeys(n for n in (e.name, *e.aliases) if n)),

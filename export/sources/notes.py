@@ -3,7 +3,7 @@
 A section's date is, in this order: the note's front matter `date` (what the author meant); a day
 in the section's own heading or the nearest heading above it (a journal's `## 2025-05-14`); a day
 in the file name (`2025-05-14-dns-outage.md`); the last git commit that touched the file (it
-survives a checkout); the file's mtime (which a copy resets). The context line says which rule
+survives a checkout); the file's mtime (which a copy resets). The lead line says which rule
 gave it ("dated 2025-05-14, from its file name"), not the front matter: its keys are a contract.
 
 After the context marker a section carries its parent section path and the opening line of the
@@ -153,7 +153,7 @@ class NotesSource:
             headings = chunk.breadcrumb if chunk.breadcrumb[0] != title else chunk.breadcrumb[1:]
             date, date_from = file_date if file_date[1] == FRONT_MATTER else _heading_date(headings) or file_date
             where = CRUMB.join(chunk.breadcrumb)
-            context = f"{kind.capitalize()} section \u201c{where}\u201d from {rel}, dated {date}, from {date_from}."
+            lead = f"{kind.capitalize()} section \u201c{where}\u201d from {rel}, dated {date}, from {date_from}."
             anchor = chunk.anchor
             # The document's own chunk sits beside the folder of its sections:
             # runbooks/db-upgrade.md and runbooks/db-upgrade/rollback.md.
@@ -162,9 +162,9 @@ class NotesSource:
                 path += "/" + "/".join(slug(a) for a in anchor.split("/"))
             yield Fact(
                 source=self.kind, kind=kind, key=f"{rel}#{anchor}" if anchor else rel,
-                title=chunk.breadcrumb[-1], body=chunk.text, context=context, path=path,
+                title=chunk.breadcrumb[-1], body=chunk.text, lead=lead, path=path,
                 project=project, date=date, tags=tags, breadcrumb=chunk.breadcrumb, source_path=rel,
-                neighbours=_parents(chunk.breadcrumb, texts) or around,
+                context=_parents(chunk.breadcrumb, texts) or around,
             )
 
 

@@ -33,7 +33,7 @@ from muninn.export.sources import Options
 class ObservationOptions(Options):
     max_output: int = Field(1000, ge=0, description="Characters of each output kept")
     max_input: int = Field(1000, ge=0, description="Characters of each input kept")
-    agent: str | None = Field(None, description="Whose log this is, for the context line")
+    agent: str | None = Field(None, description="Whose log this is, for the lead line")
 
 
 def _same(text: str) -> str:
@@ -123,7 +123,7 @@ class ObservationsSource:
                                       path=str(self.path), line=lineno)
                 yield row
 
-    def _fact(self, row: dict, neighbours: str = "") -> Fact:
+    def _fact(self, row: dict, context: str = "") -> Fact:
         ts, tool = str(row["ts"]), str(row["tool"])
         # Stable across runs and across lines moving: what happened, not where it sits in the file.
         # (A hash of the unredacted input, so redacting one more value does not rename the fact.)
@@ -132,7 +132,7 @@ class ObservationsSource:
         date = _moment(ts)
         who = self.options.agent or "the agent"
         first = _cut(raw_in.strip().splitlines()[0], 80) if raw_in.strip() else tool
-        context = f"A past tool call by {who}: {tool} at {ts}."
+        lead = f"A past tool call by {who}: {tool} at {ts}."
         body = (f"# {tool}: {first}\n\nInput:\n\n```\n{_cap(raw_in, self.options.max_input)}\n```\n\n"
                 f"Output:\n\n```\n{_cap(raw_out, self.options.max_output)}\n```")
         session = row.get("session")
@@ -140,10 +140,10 @@ class ObservationsSource:
             source=self.kind, kind="observation", key=digest, title=f"{tool}: {first}", body=body,
             # A date and the digest, no word of the tool or its input: the path is shown outside the
             # untrusted-data label (hits[].uri, briefing lines, recall_list).
-            context=context, path=f"{slug(date[:10] if date else 'undated')}/{digest}",
+            lead=lead, path=f"{slug(date[:10] if date else 'undated')}/{digest}",
             project=str(row["project"]) if row.get("project") else None, date=date,
             tags=(tool,) + ((str(session),) if session else ()), breadcrumb=(tool, first),
-            source_path=self.path.name, neighbours=neighbours,
+            source_path=self.path.name, context=context,
         )
 
 

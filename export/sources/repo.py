@@ -216,7 +216,7 @@ class RepoSource:
                       for t, a in _parts(text, self.options.max_chars * 2)]
         for chunk in chunks:
             where = CRUMB.join(chunk.breadcrumb)
-            context = f"File {path} in the {name} repository at {self.options.ref}" + \
+            lead = f"File {path} in the {name} repository at {self.options.ref}" + \
                       (f" ({where})" if len(chunk.breadcrumb) > 1 or chunk.anchor else "") + \
                       (f", last changed {date}." if date else ".")
             rel = "/".join(slug(p) for p in path.split("/"))
@@ -225,7 +225,7 @@ class RepoSource:
             key = f"{name}/{path}#{chunk.anchor}" if chunk.anchor else f"{name}/{path}"
             yield Fact(
                 source=self.kind, kind="file", key=key,
-                title=chunk.breadcrumb[-1], body=chunk.text, context=context, path=rel,
+                title=chunk.breadcrumb[-1], body=chunk.text, lead=lead, path=rel,
                 project=name, date=date, tags=(Path(path).suffix.lstrip(".") or "text",),
                 breadcrumb=(name, *path.split("/")[:-1], *chunk.breadcrumb), source_path=path,
             )

@@ -38,7 +38,7 @@ class SecretsSource:
         # The vault's own model: one definition of the format, validated the same strict way.
         for e in (located.entry for located in load_files([self.path])):
             what = " ".join(p for p in (e.environment, e.service, e.kind or "credential") if p)
-            context = (f"Credential metadata for {what}, id {e.id}. The value stays in the vault and is "
+            lead = (f"Credential metadata for {what}, id {e.id}. The value stays in the vault and is "
                        "only injected into a command that runs with it.")
             lines = [f"# {e.id}", ""]
             lines += [f"- {k}: {getattr(e, k)}" for k in EXPORTED if getattr(e, k)]
@@ -47,7 +47,7 @@ class SecretsSource:
             if e.notes:
                 lines += ["", e.notes.strip()]
             yield Fact(
-                source=self.kind, kind="secret", key=e.id, title=e.id, body="\n".join(lines), context=context,
+                source=self.kind, kind="secret", key=e.id, title=e.id, body="\n".join(lines), lead=lead,
                 path=slug(e.id, 80), project=e.service, tags=tuple(e.tags),
                 breadcrumb=("Secrets", e.service or "other", e.id), source_path=self.path.name,
             )

@@ -37,7 +37,7 @@ class TableMap(Options):
     title: str | None = Field(None, description="Title column (null: the body's first line, cut at 80 characters)")
     body: list[str] = Field(min_length=1, description="Columns joined into the body, in order")
     project: str | None = Field("project_id", description="Project name, or an id into `projects`")
-    status: str | None = Field(None, description="Status column, named in the fact's context line")
+    status: str | None = Field(None, description="Status column, named in the fact's lead line")
     date: str | None = Field(None, description="Date column: ISO text, a day, or epoch seconds, milliseconds "
                              "or microseconds; a value that is no date leaves the fact undated")
     tags: str | None = Field(None, description="Comma-separated or a JSON list")
@@ -150,19 +150,19 @@ class TasksSource:
         if dated and dated.problem:
             self.undated[source_path] = f"{m.date}: {dated.problem}"
         label = kind.replace("_", " ").capitalize()
-        context = f"{label} #{rid}"
+        lead = f"{label} #{rid}"
         if name:
-            context += f" in project {name}"
+            lead += f" in project {name}"
             if about:
-                context += f" ({about.rstrip('.')})"
-        context += "."
+                lead += f" ({about.rstrip('.')})"
+        lead += "."
         if status:
-            context += f" Status: {status}."
+            lead += f" Status: {status}."
         if date:
-            context += f" Dated {date}."
+            lead += f" Dated {date}."
         body = f"# {title}\n\n" + "\n\n".join(body_lines)
         return Fact(
-            source=self.kind, kind=kind, key=f"{kind}/{rid}", title=title, body=body, context=context,
+            source=self.kind, kind=kind, key=f"{kind}/{rid}", title=title, body=body, lead=lead,
             path=f"{slug(name or 'no-project')}/{slug(kind)}-{slug(rid)}", project=name or None,
             date=date, tags=_tags(row.get(m.tags)) if m.tags else (), breadcrumb=(name or label, title),
             source_path=source_path,

@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 from muninn.guards.dates.grammar import grammar_times
 from muninn.guards.dates.words import SKEW, ahead_words
-from muninn.guards.dates.yearless import yearless_times
+from muninn.guards.dates.yearless import LETTER, yearless_times
 from muninn.guards.known.forms import _INVISIBLE, skeleton
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\b")
@@ -50,7 +50,7 @@ _ORDINAL = {w: i for i, w in enumerate(_ORDINALS, start=1)}
 _ORDINAL.update({f"twenty-{w}": 20 + i for i, w in enumerate(_ORDINALS[:9], start=1)})
 _ORDINAL.update({"thirtieth": 30, "thirty-first": 31})
 _DAY = rf"(?:\d{{1,2}}(?:st|nd|rd|th|er|e|º|\.)?|{'|'.join(sorted(_ORDINAL, key=len, reverse=True))})"
-_NAME = r"[^\W\d_]{3,12}\.?"
+_NAME = rf"{LETTER}{{3,16}}\.?"
 _NAMED = re.compile(
     rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+|de\s+)?{_NAME},?\s+(?:de\s+)?\d{{4}}\b"      # the 1st of March 2027
     rf"|\b{_NAME}\s+(?:the\s+)?{_DAY},?\s+\d{{4}}\b"                                 # March the 1st, 2027
@@ -131,12 +131,25 @@ def _day(y: int, mo: int, d: int) -> datetime | None:
         return None
 
 
+class _AsciiDigits(dict):
+    """Any script's decimal digit as its ASCII one (`١٩` Arabic-Indic, `۱۹` Persian, `१९` Devanagari, `১৯`
+    Bengali read as `19`), one character for one; other characters stay."""
+
+    def __missing__(self, c: str) -> str:
+        self[c] = str(unicodedata.decimal(c)) if not c.isascii() and c.isdecimal() else c
+        return self[c]
+
+
+_DIGITS = _AsciiDigits()
+
+
 def views(text: str) -> list[str]:
     """The text as the check reads it: as written; NFKC with invisible characters (zero-width, soft
-    hyphen, bidi marks, fillers) removed, so a full-width `２０２７` or a `2027-\u200b03-01` is the date it
-    shows; and that view with look-alike letters resolved to the ASCII they look like (a Cyrillic `о`
-    in `tоmorrow`). The last is for the English grammar: a Cyrillic month name is read in the second."""
-    plain = "".join(c for c in unicodedata.normalize("NFKC", text)
+    hyphen, bidi marks, fillers) removed and every script's digits as ASCII ones, so a full-width `２０２７`,
+    a `2027-\u200b03-01` or an Arabic-Indic `١٩ ديسمبر` is the date it shows; and that view with look-alike
+    letters resolved to the ASCII they look like (a Cyrillic `о` in `tоmorrow`). The last is for the English
+    grammar: a Cyrillic month name is read in the second."""
+    plain = "".join(_DIGITS[c] for c in unicodedata.normalize("NFKC", text)
                     if c not in _INVISIBLE and unicodedata.category(c) != "Cf")
     if plain.isascii():
         return list(dict.fromkeys([text, plain]))

@@ -6,8 +6,16 @@ Classes read, each in the view the check gives (as written, NFKC, look-alikes re
 - a day and a month name, either order, in any language dateparser's locales spell a month in
   (`19 December`, `Dec 19`, `December the 19th`, `the 19th of December`, `am 19. Dezember`,
   `le 19 décembre`, `19 декабря`), and CJK (`12月19日`, `12월 19일`), when no year follows;
-- a day of the month alone after a word that places something on a day (`on the 19th`, `by the 3rd`,
-  `until the twenty-first`), not when a noun follows (`the 19th floor`, `the 3rd attempt`);
+- a day of the month alone after a word that places something on a day or a weekday (`on the 19th`, `by the 3rd`,
+  `until the twenty-first`, `Saturday the 19th`, `Sat 19th`, `Saturday 19,`, German `am 19.`), not when a noun
+  follows (`the 19th floor`, `the 3rd attempt`); with a weekday, the day that falls on it, or the plain reading
+  if that is earlier;
+- a day and a month in numbers where they are placed as a day or come with a time (`on 19/12`, `12/19 at
+  23:00`, `am 19.12.`, `Sat 19/12`, ISO's `--12-19`), not `3/4 of the hosts`, `12/19 tests passed` or a version
+  (`runs on 3.11`). `19/12` and `12/19` read one way; `12/11` reads both, and is refused only when both
+  readings lie ahead (no setting names a locale's order, and a false refusal loses a true observation);
+- CJK numerals for the month and day (`十二月十九日`); digits of any script come as ASCII in the check's
+  second view (`١٩ ديسمبر`, `१९ December`);
 - holidays with a fixed day or Easter's (`on Christmas Day`, `New Year's Eve`, `Halloween`, `Good Friday`);
 - a clock time today (`at 23:00 tonight`, `today at 9pm`, `this evening at 21:30 UTC`), in the zone the
   text names, else the host's own (the agent writes on this host).
@@ -41,21 +49,65 @@ _ORDINAL.update({"thirtieth": 30, "thirty-first": 31, "thirty first": 31})
 _ORDINAL_WORDS = "|".join(sorted(_ORDINAL, key=len, reverse=True)).replace(" ", r"\s+")
 _NUM_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _DAY = rf"(?:{_NUM_DAY}(?:st|nd|rd|th|er|e|º|\.)?|{_ORDINAL_WORDS})"
-_WORD = r"[^\W\d_]{3,12}(?![^\W\d_])\.?"
+# A month's name: letters, and the vowel signs Indic and Thai scripts write them with (`दिसंबर`, `ডিসেম্বর`),
+# which are marks, not letters, to `re`.
+LETTER = "(?:[^\\W\\d_]|[\u0300-\u036f\u0900-\u0dff\u0e00-\u0e7f])"
+_WORD = rf"{LETTER}{{3,16}}(?!{LETTER})\.?"
 _NO_YEAR = r"(?!,?\s*(?:de\s+|of\s+)?'?\d{2,4}\b)(?![\w:/-]\d)"
 _DAY_MONTH = re.compile(rf"\b(?:the\s+)?(?P<d>{_DAY})\s+(?:of\s+|de\s+)?(?P<m>{_WORD}){_NO_YEAR}", re.I)
 _MONTH_DAY = re.compile(rf"\b(?P<m>{_WORD})\s+(?:the\s+)?(?P<d>{_DAY})(?![\w])(?!\.\d){_NO_YEAR}", re.I)
 _CJK = re.compile(r"(?<![年년\d])\s*(?P<m>1[0-2]|0?[1-9])\s*[月월]\s*(?P<d>3[01]|[12]\d|0?[1-9])\s*[日号일]")
-# A day alone, after a word that puts something on a day; a following noun makes it a count ("the 3rd try").
+# Chinese and Japanese numerals for a month or day (`十二月十九日`), read as digits before `_CJK`.
+_CJK_NUMBER = re.compile(r"[一二三四五六七八九十]{1,3}(?=\s*[月日号])")
+_CJK_DIGIT = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
+
+
+def _cjk_number(m: re.Match[str]) -> str:
+    tens, _, ones = m.group(0).rpartition("十")
+    if "十" not in m.group(0):
+        return str(_CJK_DIGIT.get(ones, 0)) if len(ones) == 1 else m.group(0)
+    value = (_CJK_DIGIT.get(tens, 0) if tens else 1) * 10 + (_CJK_DIGIT.get(ones, 0) if ones else 0)
+    return str(value) if len(tens) <= 1 and len(ones) <= 1 else m.group(0)
+
+
+_WEEKDAYS = ("monday tuesday wednesday thursday friday saturday sunday montag dienstag mittwoch donnerstag freitag "
+             "samstag sonntag").split()
+_WEEKDAY_ABBR = "mon tue tues wed thu thur thurs fri sat sun".split()
+_WEEKDAY = "|".join(sorted(_WEEKDAYS + _WEEKDAY_ABBR, key=len, reverse=True))
+# A day alone, after a word that puts something on a day or a weekday ("Saturday the 19th", "Sat 19th"); a
+# following noun makes it a count ("the 3rd try").
 _ON_DAY = re.compile(
-    rf"\b(?:on|by|until|till|til|before|after|since|from|through|thru|due|as\s+of|starting)\s+(?:the\s+)?"
+    rf"\b(?:on|by|until|till|til|before|after|since|from|through|thru|due|as\s+of|starting|during|into"
+    rf"|(?P<wd>{_WEEKDAY})\.?,?)\s+(?:the\s+)?"
     rf"(?P<d>{_NUM_DAY}(?:st|nd|rd|th)|{_ORDINAL_WORDS})\b(?!-)", re.I)
+# A weekday and a bare day number that ends the phrase or comes with a time: "Saturday 19", "Sat. 19,",
+# "Sat 19 at 02:00"; not "Sat 3 people" (a count), "Sat 19 Dec" (the month form reads it) or "Sat 19.12" (numeric).
+_CLOCK_AFTER = r"\s+(?:at\s+|um\s+|à\s+|@\s*)?(?:(?:[01]?\d|2[0-3])[:h][0-5]\d|(?:1[0-2]|0?[1-9])\s*[ap]\.?m\b\.?)"
+_WEEKDAY_NUMBER = re.compile(
+    rf"\b(?P<wd>{_WEEKDAY})\.?,?\s+(?P<d>{_NUM_DAY})(?![\d/]|[.,:-]\d)"
+    rf"(?=[ \t]*(?:[,;:)!?]|\.(?!\d)|$)|[ \t]+(?:and|but)\b|{_CLOCK_AFTER})", re.I | re.M)
+# A day alone in German, its number ending in a dot: "am 19.", "bis zum 20." (not "am 19. Dezember", the month form's).
+_GERMAN_DAY = re.compile(rf"\b(?:am|vom|zum|bis\s+zum|ab\s+dem|seit\s+dem)\s+(?P<d>{_NUM_DAY})\.(?!\d|\.\d)", re.I)
+# A day and a month in numbers, no year. Read only where the numbers are placed as a day: after a word that
+# places something on a day or a weekday (`on 19/12`, `am 19.12.`, `Sat 19/12`), or with a time after them
+# (`12/19 at 23:00`, `19.12. 18:30`). `/` reads both orders, `.` and `-` day first (`-` only with a time).
+# `3/4 of the hosts`, `12/19 tests passed`, `runs on 3.11`, `on 22.04. Next…` (a version ending a sentence) stay.
+_PLACE_WORDS = ("on until till til before after since from through thru due starting dated ending "
+                "am vom bis zum ab seit le du au el del hasta desde il dal op tot vanaf sinds до في").split()
+# Where a German (or Russian) `19.12` needs no final dot.
+_DOT_PLACE_WORDS = frozenset(("am", "vom", "bis", "zum", "bis zum", "до"))
+_NUMERIC = re.compile(
+    rf"(?:\b(?P<ctx>(?:bis\s+zum|as\s+of|{'|'.join(_PLACE_WORDS)}|{_WEEKDAY}))\.?,?\s+|(?<![\w/.:,-]))"
+    r"(?P<a>\d{1,2})(?P<s>[/.-])(?P<b>\d{1,2})(?P<dot>\.)?(?![\d/]|[.,-]\d)"
+    rf"(?P<clock>{_CLOCK_AFTER}\b)?", re.I)
+_ISO_NO_YEAR = re.compile(r"(?<![\w-])--(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])(?![\w-])")
 # Nouns an ordinal counts ("the 19th floor", "after the 3rd attempt"): then it is no day of the month.
 _COUNTED = frozenset("floor floors time times attempt attempts try tries retry retries run runs round rounds place "
                      "step steps item items line lines row rows column page pages chapter section percentile "
                      "century anniversary birthday generation edition version release iteration node host server "
                      "one ones person user call calls request requests reboot restart level grade inning lap "
                      "of".split())
+_OF_MONTH = re.compile(r"\s+of\s+(?:this|the|that)\s+month\b", re.I)   # "on the 19th of this month": a day
 _NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
 _HOLIDAYS: dict[str, tuple[int, int] | str] = {
     "christmas day": (12, 25), "christmas eve": (12, 24), "christmas": (12, 25), "xmas": (12, 25),
@@ -148,6 +200,44 @@ def _day_alone(d: int, now: datetime) -> datetime | None:
     return nearest([x for y, m in months if (x := _safe(y, m, d))], now)
 
 
+def _weekday_day(d: int, weekday: str, now: datetime) -> datetime | None:
+    """A day beside its weekday: the nearest such day that falls on it, or the plain reading if that is
+    earlier (a wrong weekday is a slip as often as the day is)."""
+    plain = _day_alone(d, now)
+    key = weekday.lower().rstrip(".,")
+    names = [w[:3] for w in _WEEKDAYS[:7]]
+    german = [w[:3] for w in _WEEKDAYS[7:]]
+    wanted = names.index(key[:3]) if key[:3] in names else german.index(key[:3]) if key[:3] in german else None
+    if wanted is None:
+        return plain
+    months = [(now.year + (now.month - 1 + k) // 12, (now.month - 1 + k) % 12 + 1) for k in (-3, -2, -1, 0, 1)]
+    fitting = [x for y, m in months if (x := _safe(y, m, d)) and x.weekday() == wanted]
+    read = nearest(fitting, now) if fitting else None
+    return min((x for x in (plain, read) if x is not None), default=None)
+
+
+def _numeric(m: re.Match[str], now: datetime) -> datetime | None:
+    ctx = " ".join((m.group("ctx") or "").lower().split())
+    if not ctx and not m.group("clock"):
+        return None
+    if m.group("s") == "-" and not m.group("clock"):
+        return None                 # `12-19` is a range as often
+    if m.group("s") == "/" and re.match(r"\s+of\b", m.string[m.end():]):
+        return None                 # "on 2/3 of the nodes": a fraction
+    weekday = bool(ctx) and re.fullmatch(_WEEKDAY, ctx) is not None
+    # Elsewhere a dotted pair is a version (`3.11`, `22.04`) unless a final dot follows and the sentence goes
+    # on: "on 19.12. the alerts stopped", not "running on 22.04. Next".
+    sentence_goes_on = m.group("dot") and re.match(r"(?:,|\s+[a-z])", m.string[m.end():])
+    if m.group("s") == "." and not (m.group("clock") or weekday or ctx in _DOT_PLACE_WORDS or sentence_goes_on):
+        return None
+    if ctx and len(ctx) <= 4 and ctx in _WEEKDAY_ABBR and not m.group("ctx")[0].isupper():
+        return None                 # "sat", "sun" lower case are words
+    a, b = int(m.group("a")), int(m.group("b"))
+    orders = [(b, a), (a, b)] if m.group("s") == "/" else [(b, a)]
+    readings = [x for mo, d in orders if 1 <= mo <= 12 and (x := _month_day(mo, d, now)) is not None]
+    return min(readings, default=None)     # both orders read: refused only when each lies ahead
+
+
 def _holiday(rule: tuple[int, int] | str, now: datetime) -> datetime | None:
     if isinstance(rule, tuple):
         return _month_day(*rule, now)
@@ -178,16 +268,40 @@ def yearless_times(text: str, now: datetime, local: tzinfo | None = None) -> Ite
             month, day = months.get(m.group("m").lower().rstrip(".")), _day_number(m.group("d"))
             if month and day and (moment := _month_day(month, day, now)) is not None:
                 yield m.group(0), moment, True
-    for m in _CJK.finditer(text):
-        if text[:m.start()].rstrip()[-1:] in ("年", "년") or text[:m.start()].rstrip()[-1:].isdigit():
+    cjk = _CJK_NUMBER.sub(_cjk_number, text) if "月" in text else text
+    for m in _CJK.finditer(cjk):
+        if cjk[:m.start()].rstrip()[-1:] in ("年", "년") or cjk[:m.start()].rstrip()[-1:].isdigit():
             continue          # the year is there: guards/dates/grammar.py reads it
         if (moment := _month_day(int(m.group("m")), int(m.group("d")), now)) is not None:
             yield m.group(0).strip(), moment, True
-    for m in _ON_DAY.finditer(text):
+    for m in (*_ON_DAY.finditer(text), *_WEEKDAY_NUMBER.finditer(text)):
+        wd = m.group("wd")
+        if wd and wd.lower() in _WEEKDAY_ABBR and not wd[0].isupper():
+            continue          # "we sat 3rd", "sun 19": a lower-case abbreviation is a word
         after = _NEXT_WORD.match(text, m.end())
-        if after and text[m.end():after.start(1)].strip() == "" and after.group(1).lower() in _COUNTED:
+        if after and text[m.end():after.start(1)].strip() == "" and after.group(1).lower() in _COUNTED \
+                and not _OF_MONTH.match(text, m.end()):
             continue          # "the 19th floor", "after the 3rd attempt": a count, not a day
-        if (day := _day_number(m.group("d"))) and (moment := _day_alone(day, now)) is not None:
+        if m.re is _ON_DAY and after and text[m.end():after.start(1)].strip() in ("", "of") \
+                and after.group(1).lower().rstrip(".") in months:
+            continue          # "Sat 19th Dec": the month form reads it, with its year if one follows
+        day = _day_number(m.group("d"))
+        moment = (_weekday_day(day, wd, now) if wd else _day_alone(day, now)) if day else None
+        if moment is not None:
+            yield m.group(0), moment, True
+    for m in _GERMAN_DAY.finditer(text):
+        after = _NEXT_WORD.match(text, m.end())
+        if after and (after.group(1).lower().rstrip(".") in months or after.group(1).lower() in _COUNTED):
+            continue          # "am 19. Dezember": the month form reads it
+        if re.match(r"\s*\d", text[m.end():]):
+            continue
+        if (moment := _day_alone(int(m.group("d")), now)) is not None:
+            yield m.group(0), moment, True
+    for m in _NUMERIC.finditer(text):
+        if (moment := _numeric(m, now)) is not None:
+            yield m.group(0).strip(), moment, True
+    for m in _ISO_NO_YEAR.finditer(text):
+        if (moment := _month_day(int(m.group("m")), int(m.group("d")), now)) is not None:
             yield m.group(0), moment, True
     for m in _HOLIDAY.finditer(text):
         if _HOLIDAY_YEAR.match(text, m.end()):

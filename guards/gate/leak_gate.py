@@ -33,12 +33,14 @@ from muninn.guards.known.forms import (
     needle_bytes,
     needle_views,
     text_views,
+    variants,
 )
 
 KNOWN_VALUE = "known-value"
 KNOWN_VALUE_IN_PATH = "known-value-in-path"
-# Values the gate accepts next to a label: redaction markers and documentation placeholders.
-_HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
+# Values the gate accepts next to a label: redaction markers, documentation placeholders, and a YAML list
+# of one name (`secrets: [restic-b2-repo]` names a secret, it does not hold one).
+_HARMLESS = re.compile(r"^(?:\[redacted:[^\]]*\]|\[[\w.-]*\]$|\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|[*x.]{3,})", re.IGNORECASE)
 _SEPARATOR = r"[\"'`*_\]]*\s*(?:[:=|>]|:=|=>|\sis\s)\s*[*_]*\s*[\"'`]?"
 _KEY_QUALIFIER = re.compile(r"(?:api|access|private|signing|master|secret|client)[ _-]?$")
 _WORDCHAR = re.compile(r"[a-z0-9]", re.IGNORECASE)
@@ -71,6 +73,15 @@ _PATTERNS: dict[str, _Pattern] = {
     "google-api-key": _Pattern(re.compile(r"AIza[0-9A-Za-z_-]{35}"), ("aiza",), boundary=True),
     "jwt": _Pattern(re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), ("eyj",),
                     boundary=True),
+    # A password hash's family by its own reading: a crypt id or an algorithm's name, `$` fields, a long mixed end.
+    "password-hash-family": _Pattern(
+        re.compile(r"(?:\$(?:1|2[abxy]|3|5|6|7|y|gy|apr1|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2[-\w]*|p|h|s)\$"
+                   r"|(?:pbkdf2|scrypt|argon2|bcrypt|sha1|sha256|sha512|md5|scram-sha-256)[\w:-]*\$)"
+                   r"[^\s\"'`]{0,120}?([a-z0-9+/.=]{22,})"),
+        ("$",), group=1, mixed=True, prose=True, lowercase=True),
+    # A webhook's path token: a long mixed segment after `/hooks/` or `/webhook(s)/`.
+    "webhook-path-token": _Pattern(re.compile(r"/(?:web)?hooks?/(?:[\w.~-]+/){0,3}([A-Za-z0-9_-]{20,})(?![\w-])"),
+                                   ("/hook", "/webhook"), group=1, mixed=True, prose=True),
     "url-password": _Pattern(re.compile(r"://[^\s:/@'\"]+:([^\s@/'\"]+)@"), ("://",), group=1),
     "authorization-header": _Pattern(
         re.compile(r"authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest)\s+)?([^\s\"'`]{8,})"),
@@ -78,6 +89,35 @@ _PATTERNS: dict[str, _Pattern] = {
     # Spaces, not a line break: `…/terminfo/l/linux-basic` then the next line's checksum is no header.
     "bearer-token": _Pattern(re.compile(r"(?:bearer|basic)[ \t]+([a-z0-9._~+/=-]{12,})"), ("bearer", "basic"),
                              group=1, mixed=True, boundary=True, lowercase=True, prose=True),
+    # Token shapes the redaction rules read too (tests/test_gate_pins_rules.py pins each to its rule),
+    # written here again so that a slip in one regex is not a slip in both.
+    "azure-account-key": _Pattern(re.compile(r"(?:accountkey=[a-z0-9+/]{40,}=*|[?&]sig=[a-z0-9%+/=]{20,})"),
+                                  ("accountkey=", "sig="), mixed=True, lowercase=True),
+    "azure-client-secret": _Pattern(re.compile(r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+                                    ("q~",), mixed=True, boundary=True),
+    # The token piece of a chat webhook's path (Discord's id, then the token; Mattermost, Rocket.Chat, any
+    # `/hooks/…`): digits in it and not a slug of words (`/hooks/post-receive`).
+    "webhook-token": _Pattern(re.compile(r"/(?:web)?hooks?/(?:[\w-]{1,40}/)?([A-Za-z0-9_-]{20,})(?![\w/.-])"),
+                              ("/hook", "/webhook"), group=1, mixed=True, prose=True),
+    "teams-webhook": _Pattern(re.compile(r"\.office\.com/webhook(?:b2)?/([^\s\"'<>)\]]{20,})"),
+                              ("office.com/webhook",), group=1, mixed=True),
+    # Prefixed tokens: GitLab, OpenAI and Anthropic, npm, PyPI, SendGrid, Vault, Hugging Face, DigitalOcean.
+    "vendor-token": _Pattern(
+        re.compile(r"(?:gl(?:pat|dt|ft|rt|soat|cbt)-[\w-]{20,}|sk-(?:proj-|ant-[a-z0-9]+-)?[\w-]{20,}"
+                   r"|npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])|pypi-[\w-]{50,}|SG\.[\w-]{22}\.[\w-]{43}|hv[sbr]\.[\w-]{24,}"
+                   r"|hf_[A-Za-z0-9]{30,}|do[po]_v1_[0-9a-f]{64})"),
+        ("glpat-", "gldt-", "glft-", "glrt-", "glsoat-", "glcbt-", "sk-", "npm_", "pypi-", "sg.", "hvs.", "hvb.",
+         "hvr.", "hf_", "_v1_"), mixed=True, prose=True, boundary=True),
+    # crypt(3) and PHC strings (`$apr1$salt$hash`, `$6$rounds=5000$salt$hash`, `$2b$12$…`, `$argon2id$v=19$…`):
+    # the id, one to four `$`-ended fields, and a hash of 8+ characters of the crypt alphabet.
+    "password-hash": _Pattern(
+        re.compile(r"\$(?:apr1|1|2[abxy]?|5|6|7|y|gy|md5|sha1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?)\$"
+                   r"((?:[^\s$:'\"]*\$){1,4}[./A-Za-z0-9+=-]{8,})"),
+        ("$1$", "$2", "$5$", "$6$", "$7$", "$y$", "$gy$", "$apr1$", "$md5", "$sha1$", "$argon2", "$scrypt$",
+         "$pbkdf2"), group=1),
+    "ldap-password-hash": _Pattern(
+        re.compile(r"\{(?:s?sha(?:256|512)?|s?md5|crypt|pbkdf2[\w-]*)\}([a-z0-9+/=.$]{12,})"),
+        ("{ssha", "{sha", "{smd5", "{md5}", "{crypt}", "{pbkdf2"), group=1, lowercase=True),
     # Starts at the noun; `key` needs a qualifier in front (`api key`, `SECRET_KEY`), checked in code.
     "assigned-secret": _Pattern(
         re.compile(r"(password|passwd|pwd|passphrase|secret|token|key)s?(?![a-z])" + _SEPARATOR
@@ -154,10 +194,12 @@ def scan(text: str, allow: Callable[[str], bool] | None = None) -> list[Finding]
             if allow is not None and allow(value):
                 continue
             out.append(Finding(name, None, lines.at(start)))
-    # Undeclared secrets, by the gate's own reading (guards/gate/gate_undeclared.py). The allowlist is
-    # asked about the line's text pieces: what the owner allowed in the detector's reading stays.
+    # Undeclared secrets, by the gate's own reading (guards/gate/gate_undeclared.py), on lines no named
+    # pattern has flagged already (the file is dropped either way; the named reason says more). The
+    # allowlist is asked about the line's text pieces: what the owner allowed in the detector's reading stays.
+    named = {f.line for f in out}
     for line in gate_undeclared.scan_lines(text):
-        if allow is None or not _allowed_on(text, line, allow):
+        if line not in named and (allow is None or not _allowed_on(text, line, allow)):
             out.append(Finding(gate_undeclared.RULE, None, line))
     return sorted(out, key=lambda f: (f.line, f.reason))
 
@@ -245,10 +287,11 @@ class LeakGate:
         self._ids = list(needles.values())
         self._ac = ahocorasick_rs.AhoCorasick(self._values) if self._values else None
         self._multiline = any("\n" in v or "\r" in v for v in self._values)
-        # Raw values only, in every view `forms.needle_views` reads them in.
-        self._view = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v)})
-        self._fold = _ViewNeedles({n: i for v, i in known.items() if v for n in needle_views(v, fold=True)})
-        self._bytes = ByteNeedles({b: i for v, i in known.items() if v for b in needle_bytes(v)})
+        # Raw values and their transforms (reversed, rot13), in every view `forms.needle_views` reads them in.
+        viewed = [(t, i) for v, i in known.items() if v for t in variants(v, encodings)]
+        self._view = _ViewNeedles({n: i for v, i in viewed for n in needle_views(v)})
+        self._fold = _ViewNeedles({n: i for v, i in viewed for n in needle_views(v, fold=True)})
+        self._bytes = ByteNeedles({b: i for v, i in viewed for b in needle_bytes(v)})
         self.patterns = patterns
         # Pattern findings only: a known value is a finding whatever the allowlist says.
         self.allow = allow
@@ -276,7 +319,9 @@ class LeakGate:
             found += [(secret_id, start) for secret_id, start, _ in self._bytes.find(text)]   # printed dumps
             out += [Finding(KNOWN_VALUE, secret_id, lines.at(start)) for secret_id, start in found]
         if self.patterns:
-            out.extend(scan(text, self.allow))
+            # As in `scan`: the guess reading adds a line only where nothing named flagged it already.
+            flagged = {f.line for f in out}
+            out.extend(f for f in scan(text, self.allow) if f.reason != gate_undeclared.RULE or f.line not in flagged)
         return sorted(set(out), key=lambda f: (f.line, f.reason, f.secret_id or ""))
 
     def scan_path(self, rel: str) -> list[Finding]:

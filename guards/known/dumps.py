@@ -4,6 +4,9 @@ over, beside the text's own characters (`guards/known/forms.py` owns the forms; 
     byte_runs("00000000: 5a71 3723 6b50 3278  Zq7#kP2x")   # [Run(b"Zq7#kP2x", starts, ends)]
 
 Layouts read, each wherever it stands in a text (a value may run over several lines of one dump):
+- bit tables: `xxd -b` (eight binary digits a byte, ASCII column left out);
+- decimal and octal tables: `od -td1`/`-tu1`/`-to1`/`-b`, with or without offsets (each line read
+  both ways when its digits allow it: the layout does not say which);
 - hex tables: `xxd`, `hexdump -C`, `hexdump`/`hexdump -x`, `od -x`/`-tx1`/`-tx2`/`-tx4` with or
   without offsets (`-An`): offset column and ASCII column left out; groups of 4 or 8 digits read
   both big-endian (xxd) and little-endian (od, hexdump), since the layout does not say which;
@@ -14,7 +17,10 @@ Layouts read, each wherever it stands in a text (a value may run over several li
   (Python `repr(bytes)`, C strings, bash `$'…'`);
 - code points: `U+005A U+0071` (read as characters, then UTF-8);
 - uuencode lines (`uuencode`, `binascii.b2a_uu`): a line whose length character matches its length;
-- base64 and hex blobs, decoded from their start (for UTF-16: UTF-8 copies are needles of `forms_of`).
+- base64 and hex blobs, decoded from their start (for UTF-16: UTF-8 copies are needles of `forms_of`);
+- compressed data (gzip, zlib, bzip2, xz by their magic bytes) in any run above, inflated (the first
+  `INFLATE_MAX` bytes): `gzip | base64` of a value is the value. Each inflated byte maps to the whole
+  run that spelled the compressed stream.
 
 Each run keeps, per byte, where in the text it came from, so a match hides the span that spelled it.
 A run is only worth reading when it is at least as long as the shortest value (`MIN_BYTES`).
@@ -24,19 +30,30 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bz2
+import lzma
 import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Generic, TypeVar
 
 import ahocorasick_rs
 
 MIN_BYTES = 6
+INFLATE_MAX = 1 << 20      # bytes inflated per compressed run: a bomb costs no more than this
 T = TypeVar("T")
 
 _HEX = "0-9a-fA-F"
 # xxd: `00000000: 5a71 3723 …  Zq7#…`; its groups are in byte order.
 _XXD = re.compile(rf"^[{_HEX}]{{6,16}}: ((?:[{_HEX}]{{2}})+(?: (?:[{_HEX}]{{2}})+)*)", re.M)
+# xxd -b: `00000000: 01101010 01110100 …  jt`.
+_XXD_BITS = re.compile(rf"^[{_HEX}]{{6,16}}: ([01]{{8}}(?: [01]{{8}})*)", re.M)
+_BITS = re.compile(r"[01]{8}")
+# od -td1 / -tu1 / -to1 / -b: an optional 7-digit offset (octal or decimal), then numbers of 1-3 digits.
+_NUMBERS = re.compile(r"^(?:\d{7})?((?:[ \t]+-?\d{1,3}){2,32})[ \t]*$", re.M)
+_NUMBER = re.compile(r"-?\d+")
 # hexdump -C, hexdump, od -x/-tx*: an optional offset, then groups of one width, then `|ascii|` or nothing.
 # The offset, when there is one, is the first group: told apart by its width (7 or 8 digits, the rest 2-8).
 _TABLE = re.compile(rf"^[ \t]{{0,4}}([{_HEX}]{{2,8}}(?![^\s|])(?:[ \t]{{1,4}}[{_HEX}]{{2,8}}(?![^\s|]))*)"
@@ -146,13 +163,18 @@ def _tables(text: str, out: list[Run]) -> None:
         out += b.runs
 
 
-def _xxd(text: str, out: list[Run]) -> None:
+def _bit_groups(builder: _Builder, text: str, start: int, end: int, little: bool) -> None:
+    for g in _BITS.finditer(text, start, end):
+        builder.add(int(g.group(), 2), g.start(), g.end())
+
+
+def _xxd(text: str, out: list[Run], regex: re.Pattern[str] = _XXD, groups: Callable[..., None] = _hex_groups) -> None:
     b = _Builder()
-    for m, next_line in _lines(_XXD, text):
+    for m, next_line in _lines(regex, text):
         if not next_line:
             b.cut()
         first = len(b)
-        _hex_groups(b, text, m.start(1), m.end(1), little=False)
+        groups(b, text, m.start(1), m.end(1), little=False)
         # The ASCII column is the line's last characters, one a byte, after two spaces.
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end - (text[line_end - 1] == "\r")
@@ -161,6 +183,23 @@ def _xxd(text: str, out: list[Run]) -> None:
             b.show(first, column)
     b.cut()
     out += b.runs
+
+
+def _numbers(text: str, out: list[Run]) -> None:
+    """od's decimal and octal byte tables, read once as decimal and once as octal."""
+    for base in (10, 8):
+        b = _Builder()
+        for m, next_line in _lines(_NUMBERS, text):
+            cells = [(int(g.group(), base) if base == 10 or not {"8", "9"} & set(g.group())
+                      else None, g) for g in _NUMBER.finditer(text, m.start(1), m.end(1))]
+            if not next_line or any(n is None or not -128 <= n <= 255 for n, _ in cells):
+                b.cut()
+            if any(n is None or not -128 <= n <= 255 for n, _ in cells):
+                continue
+            for n, g in cells:
+                b.add(n, g.start(), g.end())
+        b.cut()
+        out += b.runs
 
 
 def _od_c(text: str, out: list[Run]) -> None:
@@ -299,23 +338,74 @@ def _blobs(text: str, out: list[Run]) -> None:
         out += b.runs
 
 
+# Compressed streams by their magic bytes, each with a decompressor of at most `INFLATE_MAX` bytes.
+_MAGIC: tuple[tuple[bytes, Callable[[], Callable[[bytes], bytes]]], ...] = (
+    (b"\x1f\x8b", lambda: partial(zlib.decompressobj(wbits=31).decompress, max_length=INFLATE_MAX)),
+    (b"BZh", lambda: partial(bz2.BZ2Decompressor().decompress, max_length=INFLATE_MAX)),
+    (b"\xfd7zXZ\x00", lambda: partial(lzma.LZMADecompressor().decompress, max_length=INFLATE_MAX)),
+)
+# The same magic as base64 (either alphabet) or hex spells it: a text holding none has no compressed blob.
+# Literals, each a C-speed `in` (one regex alternation cost 20x more over a log).
+_COMPRESSED_HINTS = ("H4sI", "QlpoO", "QlpoN", "QlpoM", "/Td6WFo", "_Td6WFo", *(f"eJ{c}" for c in "wxyz"),
+                     *(f"eN{c}" for c in "opqr"), *(f"eA{c}" for c in "EFGH"),
+                     *(x for h in ("1f8b", "425a68", "fd377a", "789c", "78da", "7801") for x in (h, h.upper())))
+
+
+def _compressed_hint(text: str) -> bool:
+    return any(h in text for h in _COMPRESSED_HINTS)
+
+
+def _zlib_header(data: bytes) -> bool:
+    return len(data) > 2 and data[0] & 0x0F == 8 and data[0] >> 4 <= 7 and (data[0] << 8 | data[1]) % 31 == 0
+
+
+def inflated(data: bytes) -> bytes | None:
+    """What a compressed stream at the start of `data` holds (as much as inflates, bounded), or None."""
+    makers = [make for magic, make in _MAGIC if data.startswith(magic)]
+    if not makers and _zlib_header(data):
+        makers.append(lambda: partial(zlib.decompressobj().decompress, max_length=INFLATE_MAX))
+    try:
+        return makers[0]()(data) or None if makers else None
+    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
+        return None
+
+
+def _inflate(runs: list[Run]) -> list[Run]:
+    """A run per run that holds a compressed stream: its inflated bytes, each spelled by the whole run."""
+    out: list[Run] = []
+    for run in runs:
+        data = inflated(run.data)
+        if data is not None and len(data) >= MIN_BYTES:
+            start, end = run.starts[0], run.ends[-1]
+            out.append(Run(data, [start] * len(data), [end] * len(data), [-1] * len(data)))
+    return out
+
+
 # Cheap tests for whether a reader can find anything at all: most texts hold no dump.
 _MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
-                       r"|\d[ \t]*,[ \t\r\n]*-?\d|^[!-M][ -`]{4,60}$"
+                       r"|\d[ \t]*,[ \t\r\n]*-?\d|^[!-M][ -`]{4,60}$|[01]{8} [01]{8}"
+                       r"|^(?:\d{7})?[ \t]+-?\d{1,3}[ \t]+-?\d"
                        r"|^(?:[0-7]{7})?(?:   [^\s\\]|  \\[0abfnrtv]){2}", re.M)
 
 
 def byte_runs(text: str, blobs: bool = True) -> list[Run]:
-    """Every run of bytes a dump in `text` spells (see the module's list of layouts). `blobs=False`
-    leaves out whole base64 and hex blobs (stream masking's value pass reads those as encodings)."""
+    """Every run of bytes a dump in `text` spells (see the module's list of layouts), and what a
+    compressed stream in any of them inflates to. `blobs=False` leaves out whole base64 and hex blobs
+    (stream masking's value pass reads those as encodings) unless they hold a compressed stream."""
     if len(text) < MIN_BYTES:
         return []
     out: list[Run] = []
     if blobs:
         _blobs(text, out)
+    elif _compressed_hint(text):
+        blob_runs: list[Run] = []
+        _blobs(text, blob_runs)
+        out += _inflate(blob_runs)
     if not _MAY_DUMP.search(text):
-        return out
+        return out + _inflate(out) if blobs else out
     _xxd(text, out)
+    _xxd(text, out, _XXD_BITS, _bit_groups)
+    _numbers(text, out)
     _tables(text, out)
     _od_c(text, out)
     _lists(text, out)
@@ -324,7 +414,7 @@ def byte_runs(text: str, blobs: bool = True) -> list[Run]:
     if "+" in text:
         _code_points(text, out)
     _uu(text, out)
-    return out
+    return out + _inflate(out)
 
 
 def needle_bytes(value: str) -> list[bytes]:

@@ -6,7 +6,13 @@ form added here is caught by all three.
 
 Forms (each best effort, see `forms_of`): raw; base64 (standard and URL-safe, three alignments);
 URL (`quote`, `quote_plus`); hex (lower, upper); JSON string escapes; shell quoting as bash prints
-it (`printf %q`, `declare -p`, `${x@Q}`) and as Python's `shlex.quote` writes it.
+it (`printf %q`, `declare -p`, `${x@Q}`) and as Python's `shlex.quote` writes it; base32 and base32hex
+(five alignments, either case); quoted-printable (as `quopri` writes it, and every byte `=XX`).
+
+Transforms (`variants`): the value reversed (`rev`) and rot13'd. A variant is searched like the value
+itself, in the normalised and folded views too, so a reversed value spaced apart (`c b a`) or a rot13
+one upper-cased is still found. Case, full-width letters (NFKC), spacing and markup are not forms:
+the views below undo them.
 
 Besides the forms, `normalise` gives the view that value matching also runs over: NFKC, invisible
 characters (zero-width, soft hyphen, bidi marks) and markdown emphasis/code marks taken out, and
@@ -22,8 +28,10 @@ split through the run (`**-W%**DA…`) stops the text from decoding it (`needle_
 from __future__ import annotations
 
 import base64
+import codecs
 import html
 import json
+import quopri
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -102,14 +110,57 @@ def json_forms(value: str) -> list[str]:
 _UESC = re.compile(r"\\u[0-9a-f]{4}")
 
 
+def _cores(encoded: Callable[[bytes], bytes], block: int, bits: int, raw: bytes) -> list[str]:
+    """The characters of `encoded(prefix + raw)` that depend on `raw` alone, at each of the `block` byte
+    alignments a value can sit at inside a longer stream (`bits` bits a character)."""
+    out = []
+    for align in range(block):
+        enc = encoded(b"\0" * align + raw).decode()
+        out.append(enc[-(-align * 8 // bits):((align + len(raw)) * 8) // bits])
+    return out
+
+
+def base32_forms(raw: bytes) -> list[str]:
+    """base32 (RFC 4648, `base32(1)`) and base32hex, in upper and lower case (`| tr A-Z a-z`, TOTP
+    secrets, onion names), at the five alignments; cores of ≥ 8 characters."""
+    cores = [c for encode in (base64.b32encode, base64.b32hexencode) for c in _cores(encode, 5, 5, raw)]
+    return [f for f in dict.fromkeys(x for c in cores for x in (c, c.lower())) if len(f) >= 8]
+
+
+def qp_forms(raw: bytes) -> list[str]:
+    """Quoted-printable: as `quopri` (and mail) writes it, space and tab encoded too, when that differs
+    from the value; and every byte as `=XX` (upper and lower-case hex), which every decoder reads."""
+    every = "".join(f"={b:02X}" for b in raw)
+    forms = [quopri.encodestring(raw, quotetabs=True).decode("ascii").replace("=\n", ""), every, every.lower()]
+    return [f for f in dict.fromkeys(forms) if f.encode() != raw]
+
+
+# Transforms of the value itself, each searched like the value (the views included); see `variants`.
+TRANSFORMS: dict[Encoding, Callable[[str], str]] = {
+    "reversed": lambda v: v[::-1],
+    "rot13": lambda v: codecs.encode(v, "rot13"),
+}
+
+
+def variants(value: str, encodings: Sequence[Encoding] = ENCODINGS) -> dict[str, Encoding]:
+    """The value and what `TRANSFORMS` make of it (those in `encodings`): variant -> its name. A
+    palindrome or a value with no letters (for rot13) gives fewer."""
+    out: dict[str, Encoding] = {value: "raw"}
+    for name, transform in TRANSFORMS.items():
+        if name in encodings:
+            out.setdefault(transform(value), name)
+    return out
+
+
 def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
     """Every needle for `value` in the chosen encodings: form -> encoding name.
 
     base64 is matched at the 3 byte alignments a value can sit at inside a longer encoded stream,
     keeping only the characters that depend on the value alone (a match needs the value to be
     ≥ ~4 bytes and loses 1–2 characters at each edge, which stay visible). Wrapped forms are
-    matched by the callers, which also search with line breaks taken out. Gzip, double encoding
-    and other transforms are not caught.
+    matched by the callers, which also search with line breaks taken out. The `TRANSFORMS` of the
+    value (reversed, rot13) are needles too, raw; compressed blobs (gzip, zlib) are read by the byte
+    view (`dumps.byte_runs`), not enumerated. Double encoding is not caught.
     """
     out: dict[str, Encoding] = {}
     if "raw" in encodings:
@@ -139,6 +190,15 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
     if "shell" in encodings:
         for form in shell_forms(value):
             out.setdefault(form, "shell")
+    if "base32" in encodings:
+        for form in base32_forms(raw):
+            out.setdefault(form, "base32")
+    if "qp" in encodings:
+        for form in qp_forms(raw):
+            out.setdefault(form, "qp")
+    for form, name in variants(value, encodings).items():
+        if name != "raw":
+            out.setdefault(form, name)
     return out
 
 

@@ -210,6 +210,13 @@ def known(settings: Settings, extra: Iterable[Path] = (), *, stores: bool = True
     return out.values
 
 
+def retired(settings: Settings) -> set[str]:
+    """The known values that are only retired (`KnownValues.retired`): `known` redacts them like any
+    other; the server leak scan reports a hit as a retired value."""
+    return {v for source in registry.known_value_stores() if source.retired is not None
+            for v in source.retired(settings)}
+
+
 def refresh(settings: Settings) -> list[str]:
     """Read every live source of known values into its cache (export calls this before `known`);
     warnings for sources that could not be read, whose cached values stay in use."""

@@ -25,11 +25,13 @@ redaction and the leak gate):
   value with a break after every character (`Redactor.reach`).
 Then the stream's views (guards/redact/stream_views.py, issue 47 §5): UTF-16, zero-width characters,
 backspaces, characters grouped or spaced apart, every character escaped (`\\u00XX`, `\\xXX`, `&#NN;`,
-`%XX`), reversed, base32, and dumps (`od -c`, `xxd`, `hexdump -C`, byte lists). The hold-back grows to
+`%XX`), any case, full-width letters, reversed and rot13 (in every view), base32 and base32hex (wrapped
+too), dumps (`od -c`, `od -td1`, `xxd`, `xxd -b`, `hexdump -C`, byte lists) and compressed blobs. The hold-back grows to
 the longest view (six characters a value character, and a dump's columns): the last few hundred
 characters of a stream wait for the next read or EOF. When stdout and stderr go to two places, one
 `JointMasker` reads both in arrival order, so a value split between them is whole when matched.
-Not caught: compression, encryption, a value truncated or with other text interleaved.
+Not caught: encryption, double encoding, a compressed blob longer than the hold-back (read only as far
+as it has arrived), a value truncated or with other text interleaved.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from muninn.guards.redact.redactor import ENCODINGS, Encoding, Hit, Redacted, Redactor, marker
-from muninn.guards.redact.stream_views import StreamViews, merged
+from muninn.guards.redact.stream_views import StreamViews, folded, merged
 
 _SURROGATES = re.compile(r"[\udc80-\udcff]+")
 
@@ -52,6 +54,19 @@ class MaskingRedactor(Redactor):
     def __init__(self, known: Mapping[str, str], encodings: Sequence[Encoding]) -> None:
         super().__init__(known, patterns=False, encodings=tuple(encodings))
         self.stream_views = StreamViews(known)
+        # Every needle of both, folded and joined, so "is this a piece of one" is one C-level search.
+        self._pieces = "\0".join(folded(n) for n in (*self._needle_text, *self.stream_views.needles))
+
+    def is_piece(self, text: str) -> bool:
+        """Whether `text` (folded, ≥ 2 characters) is part of a form of a known value: one half of a
+        value split over two places."""
+        low = folded(text)
+        return len(low) >= 2 and "\0" not in low and low in self._pieces
+
+
+def holds_known(redactor: Redactor, text: str) -> bool:
+    """Whether `text` holds a known value in any form masking reads (the value pass and the views)."""
+    return bool(_spans(redactor, text))
 
 
 def masking_redactor(known: Mapping[str, str], encodings: Sequence[Encoding] = ENCODINGS) -> Redactor:

@@ -33,6 +33,7 @@ from muninn.core.config import Encoding
 from muninn.guards.known import secret_values
 from muninn.guards.known.forms import (
     ENCODINGS,
+    TRANSFORMS,
     ByteNeedles,
     escape_end,
     forms_of,
@@ -47,6 +48,7 @@ __all__ = ["ENCODINGS", "Encoding", "Hit", "Redacted", "Redactor", "encoded_form
 # A value cut at a boundary (a title cut at 80 characters) keeps a prefix: one this long is hidden.
 CUT_MIN = 6
 PATH_MARKER = "redacted"
+VIEWED = frozenset({"raw", *TRANSFORMS})   # needles the normalised and folded views search for
 DFA_MAX_NEEDLES = 2_000   # see Redactor.__init__: above this the DFA's build costs more than its search saves
 # Line breaks a value may be wrapped over (PEM, base64(1), `xxd -p`, a terminal): see _spans.
 _BREAKS = re.compile(rb"[\r\n]")
@@ -105,8 +107,10 @@ class Tables:
             if value:
                 for form, enc in encoded_forms(value, encodings).items():
                     needles.setdefault(form, (secret_id, enc))
-        # Views hold raw values only: a split base64 form is not worth 5x the automaton.
-        raw = [(i, n) for i, (n, (_, enc)) in enumerate(needles.items()) if enc == "raw"]
+        # Views hold raw values and their transforms (reversed, rot13: `forms.TRANSFORMS`) only: a split
+        # base64 form is not worth 5x the automaton.
+        viewed = [(i, n) for i, (n, (_, enc)) in enumerate(needles.items()) if enc in VIEWED]
+        raw = [(i, n) for i, n in viewed if needles[n][1] == "raw"]
         # Cut prefixes: an automaton over the first CUT_MIN characters of each value finds where a
         # prefix may start; a bisect per line end would cost ~1 ms a line with 10,000 values.
         heads: dict[str, list[int]] = {}
@@ -115,9 +119,9 @@ class Tables:
                 heads.setdefault(n[:CUT_MIN], []).append(i)
         # `None` keys (a view too short to be one) are dropped here, not by the automaton's owner.
         return cls(needles=[(form, sid, enc) for form, (sid, enc) in needles.items()],
-                   view={v: i for i, n in raw for v in needle_views(n) if v} if views else {},
-                   fold={v: i for i, n in raw for v in needle_views(n, fold=True) if v},
-                   dumped={b: i for i, n in raw for b in needle_bytes(n)} if views else {},
+                   view={v: i for i, n in viewed for v in needle_views(n) if v} if views else {},
+                   fold={v: i for i, n in viewed for v in needle_views(n, fold=True) if v},
+                   dumped={b: i for i, n in viewed for b in needle_bytes(n)} if views else {},
                    heads=heads, views=views)
 
 

@@ -6,9 +6,13 @@ view of the stream (issue 47 §5; the export's views do the same for files):
 - grouped: the characters spaced, dashed or dotted apart (`P e l i c a n`, `P-e-l-i-c-a-n`), every
   separator taken out (values compared the same way);
 - escaped: every character as `\\u00XX`, `\\xXX`, `&#NN;` or `%XX`, decoded;
-- reversed (`rev`);
-- base32 runs, decoded;
-- dumps (`od -c`, `xxd`, `hexdump -C`, byte lists), read by guards/known/dumps.py.
+- case and compatibility forms: every view is read lower-cased and NFKC'd one character for one, so an
+  upper-cased value (`tr a-z A-Z`) or one in full-width letters is the value;
+- transforms of the value (guards/known/forms.py `variants`: reversed as `rev` prints it, rot13): searched
+  as needles in every view, so a reversed value spaced apart is found too;
+- base32 and base32hex runs (wrapped over lines too), decoded;
+- dumps (`od -c`, `od -td1`, `xxd`, `xxd -b`, `hexdump -C`, byte lists) and compressed blobs (`gzip | base64`),
+  read by guards/known/dumps.py.
 
 Each view keeps, per character, where in the stream it came from, so a match hides the span that spelled
 it. Values shorter than `MIN` characters are left to the value pass: in a view with its separators taken
@@ -20,18 +24,22 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import unicodedata
 from collections.abc import Mapping
 
 import ahocorasick_rs
 
 from muninn.guards.known.dumps import ByteNeedles, needle_bytes
+from muninn.guards.known.forms import variants
 
 MIN = 8
 _SEPARATORS = frozenset(" \t\r\n-_.:,;|/\\'\"`")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#(\d{1,7});|&#[xX]([0-9a-fA-F]{1,6});"
                      r"|%([0-9a-fA-F]{2})")
 _SURROGATE = re.compile(r"[\ud800-\udfff]+")
-_BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}|[a-z2-7]{16,}={0,6}")
+# base32 or base32hex, in one case, wrapped over lines at any width (`base32` wraps at 76).
+_BASE32 = re.compile(r"[A-Z0-9]{16,}(?:\r?\n[A-Z0-9]{2,})*={0,6}|[a-z0-9]{16,}(?:\r?\n[a-z0-9]{2,})*={0,6}")
+_WRAP = re.compile(r"[\r\n=]")
 Span = tuple[int, int, str]
 
 
@@ -51,8 +59,29 @@ def _invisible_re() -> re.Pattern[str]:
 _SEPARATOR_RE = re.compile("[" + re.escape("".join(_SEPARATORS)) + "]+")
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
 def _compact(text: str) -> str:
     return "".join(c for c in text if c not in _SEPARATORS)
+
+
+def _one_for_one(ch: str, changed: str) -> str:
+    return changed if len(changed) == 1 else ch
+
+
+def _nfkc_run(m: re.Match[str]) -> str:
+    return "".join(_one_for_one(c, unicodedata.normalize("NFKC", c)) for c in m.group())
+
+
+def folded(text: str) -> str:
+    """`text` lower-cased and NFKC'd (full-width `Ｐ` is `P`), each character to one character, so offsets
+    stay; a character that would become several (`ß`, `ﬁ`, `İ`) stays as it is."""
+    if text.isascii():
+        return text.lower()
+    text = _NON_ASCII.sub(_nfkc_run, text)
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else "".join(_one_for_one(c, c.lower()) for c in text)
 
 
 def _back(text: str, drop: re.Pattern[str], at: int) -> int:
@@ -96,14 +125,18 @@ class StreamViews:
 
     def __init__(self, known: Mapping[str, str]) -> None:
         values = {v: i for v, i in known.items() if len(v) >= MIN}
-        self._ids = list(values.values())
-        self._raw = ahocorasick_rs.AhoCorasick(list(values), matchkind=ahocorasick_rs.MatchKind.Standard) \
-            if values else None
-        compact = {_compact(v): i for v, i in values.items() if len(_compact(v)) >= MIN}
+        # Each value and its transforms, in the folded spelling every view is read in.
+        spelt = {t: i for v, i in values.items() for t in variants(v)}
+        lowered = {folded(t): i for t, i in spelt.items()}
+        self.needles = list(lowered)
+        self._ids = list(lowered.values())
+        self._raw = ahocorasick_rs.AhoCorasick(list(lowered), matchkind=ahocorasick_rs.MatchKind.Standard) \
+            if lowered else None
+        compact = {_compact(v): i for v, i in lowered.items() if len(_compact(v)) >= MIN}
         self._compact_ids = list(compact.values())
         self._compact = ahocorasick_rs.AhoCorasick(list(compact), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if compact else None
-        self._dumps = ByteNeedles({b: i for v, i in values.items() for b in needle_bytes(v)})
+        self._dumps = ByteNeedles({b: i for t, i in spelt.items() for b in needle_bytes(t)})
         self.longest = max((len(v) for v in values), default=0)
 
     def __bool__(self) -> bool:
@@ -120,27 +153,33 @@ class StreamViews:
             return []
         # Undecodable bytes (kept as lone surrogates) one character for one: never inside a value.
         text = _SURROGATE.sub(lambda m: "\ufffd" * len(m.group()), text)
+        low = folded(text)
         out: list[Span] = []
-        for drop, ac, ids in ((_invisible_re(), self._raw, self._ids),
-                              (_SEPARATOR_RE, self._compact, self._compact_ids)):
-            view = drop.sub("", text) if ac is not None else text
-            if view != text:
-                out += self._find(ac, ids, view, lambda s, e, d=drop: (_back(text, d, s), _back(text, d, e - 1) + 1))
-        flipped = text[::-1]
-        n = len(text)
-        out += self._find(self._raw, self._ids, flipped, lambda s, e: (n - e, n - s))
+        # Invisible characters out, then (for values spread apart, `P\u200b e l …`) separators too.
+        seen = _invisible_re().sub("", low)
+        out += self._find(self._raw, self._ids, seen,
+                          lambda s, e: (_back(low, _invisible_re(), s), _back(low, _invisible_re(), e - 1) + 1))
+        if self._compact is not None:
+            spread = _SEPARATOR_RE.sub("", seen)
+
+            def back(s: int, e: int) -> tuple[int, int]:
+                s, e = _back(seen, _SEPARATOR_RE, s), _back(seen, _SEPARATOR_RE, e - 1) + 1
+                return _back(low, _invisible_re(), s), _back(low, _invisible_re(), e - 1) + 1
+            out += self._find(self._compact, self._compact_ids, spread, back)
         if any(x in text for x in ("\\u", "\\x", "&#", "%")):
             view, where = _unescaped(text)
-            out += self._find(self._raw, self._ids, view, lambda s, e: (where[s][0], where[e - 1][1]))
+            out += self._find(self._raw, self._ids, folded(view), lambda s, e: (where[s][0], where[e - 1][1]))
         for m in _BASE32.finditer(text):
-            body = m.group(0).rstrip("=")
-            try:
-                decoded = base64.b32decode(body.upper() + "=" * (-len(body) % 8)).decode("latin-1")
-            except (binascii.Error, ValueError):
-                continue
-            if self._raw.find_matches_as_indexes(decoded):
-                found = self._raw.find_matches_as_indexes(decoded)[0][0]
-                out.append((m.start(), m.end(), self._ids[found]))
+            body = _WRAP.sub("", m.group(0)).upper()
+            for decode in (base64.b32decode, base64.b32hexdecode):
+                try:
+                    decoded = folded(decode(body + "=" * (-len(body) % 8)).decode("utf-8", "replace"))
+                except (binascii.Error, ValueError):
+                    continue
+                found = self._raw.find_matches_as_indexes(decoded)
+                if found:
+                    out.append((m.start(), m.end(), self._ids[found[0][0]]))
+                    break
         out += [(start, end, sid) for sid, start, end in self._dumps.find(text, blobs=False)]
         return out
 

@@ -52,6 +52,14 @@ def ordinary_words(value: str) -> bool:
     return bool(pieces) and all(_ORDINARY_PIECE.fullmatch(p) for p in pieces)
 
 
+# Box-drawing characters as the ASCII a table is drawn with, one character for one (offsets stay): a table
+# printed by psql, tabulate, a TUI or a spreadsheet export (`│ user │ password │`, `├───┼───┤`, `╞═══╪═══╡`)
+# reads as `| user | password |` and `+---+---+`.
+BOX_DRAWING = str.maketrans(
+    "│┃║╎╏┆┇┊┋" "─━═╌╍┄┅┈┉" "┌┐└┘├┤┬┴┼╔╗╚╝╠╣╦╩╬╒╓╕╖╘╙╛╜╞╟╡╢╤╥╧╨╪╫┏┓┗┛┣┫┳┻╋",
+    "|" * 9 + "-" * 9 + "+" * 45)
+
+
 # A path's start: `/`, or `~/`, `./`, `../`, `$HOME/` (a start that already says "a file").
 _PATH_START = re.compile(r"(?:~|\.\.?|\$\{?[A-Za-z_]\w*\}?)?/")
 

@@ -1,6 +1,7 @@
 """What an `expect` script sends after a password prompt: `expect "Password:"` then `send "v\r"`
-(also `-re`, `expect_user`, pexpect's `child.sendline("v")` after `child.expect("assword")`). The value
-has no label of its own; the prompt a few lines above is its label."""
+(also `-re`, `expect_user`, a pattern line in an `expect {…}` block, `exp_send`, `send -s --`, Perl's
+`$exp->expect(…)` then `$exp->send("v\n")`, pexpect's `child.sendline("v")` after `child.expect("assword")`).
+The value has no label of its own; the prompt a few lines above is its label."""
 
 from __future__ import annotations
 
@@ -9,10 +10,17 @@ from collections.abc import Iterator
 
 from muninn.guards.rules import Rule, is_placeholder
 
-_PROMPT = re.compile(r"expect(?:_user|_out)?\b[^\n]*?(?:pass(?:word|phrase|code)?|pin|secret|token|kennwort|passwort)"
-                     r"|\.expect\([^\n)]*(?:assword|assphrase|pin|secret|token)", re.IGNORECASE)
-_SEND = re.compile(r"(?:\bsend(?:_user)?[ \t]+(?:--[ \t]+)?|\.send(?:line)?\([ \t]*[rbu]?)"
-                   r"([\"'{])(?P<secret>[^\"'}\n\\$\[]{3,}?)(?:\\[rn])*[\"'}]")
+# The prompt as scripts match it: `"Password:"`, `"*assword*"`, `-re "(P|p)assword"`, `[Pp]ass(word|phrase)`.
+_SECRET_WORD = r"(?:ass(?:word|phrase|code|wort|[(?])|pass\b|\bpin\b|secret|token|kennwort)"
+_PROMPT = re.compile(
+    rf"expect(?:_user|_out)?\b[^\n]*?{_SECRET_WORD}"                      # Tcl, Perl's ->expect, pexpect's .expect
+    rf"|^[ \t]*(?:-(?:re|ex|gl)[ \t]+)?[\"{{/][^\n]*?{_SECRET_WORD}",      # a pattern line of an `expect {` block
+    re.IGNORECASE | re.MULTILINE)
+# Tcl's `send`/`exp_send` with options (`-s`, `-i $id`, `--`), Perl's `->send(`, pexpect's `.send(`/`.sendline(`;
+# the value may hold Tcl escapes (`\$`), not a variable.
+_SEND = re.compile(r"(?:\b(?:exp_)?send(?:_user)?[ \t]+(?:-[-a-z]*[ \t]+(?:\$\w+[ \t]+)?)*"
+                   r"|(?:\.|->)send(?:line)?\([ \t]*[rbu]?)"
+                   r"([\"'{])(?P<secret>(?:[^\"'}\n\\$\[]|\\[^rn\n]){3,}?)(?:\\[rn])*[\"'}]")
 _WINDOW = 3     # lines between the prompt and the send
 
 

@@ -1,6 +1,7 @@
 """Passwords told in prose or under a label in another language: "the root password was v",
 "password → v", "password changed to v", `Passwort: v`, `mot de passe : v`, `contraseña = v`,
-`senha: v`, `пароль: v`, `パスワード：v`, `密码：v`.
+`senha: v`, `пароль: v`, `パスワード：v`, `密码：v`; and a passphrase of words ("wifi password: maple orbit
+tundra velvet", `_PHRASE`).
 
 Prose says `password` far more often than it gives one, so the value must look made up
 (`_made_up`: letters and digits, a symbol, or a capital inside, and 6+ characters): "the password
@@ -41,6 +42,39 @@ _TRAILING = ".:,。"   # sentence punctuation; `!` and `?` are common inside pas
 # The label and the value side by side, a space or a file name's `-`/`_` between them ("the vpn password
 # Pelican-Torch-6610 works", `wifi-passphrase-Garten7458+.md`): only a value that is plainly made up.
 _SPACED = re.compile(rf"(?:{_LABEL})[ \t_-]+(?P<secret>[^\s`'\"|,;<>()\[\]{{}}«»“”„]+)", re.IGNORECASE)
+# A passphrase of words after a clear join: "wifi password: maple orbit tundra velvet", "passphrase is: copper
+# lantern drifts north", `passphrase = "violet marble season kettle"`, "crane-velvet-ozone-marsh", a seed phrase
+# of 12 or 24 words (`PHRASE_LABELS`): 3 to 24 words that end the line, the sentence, the quote or the code span,
+# none of them a word prose is made of (`_PROSE_WORDS`), so "password: see the card on the fridge" and
+# "passphrase: must be at least five words long" stay.
+_PHRASE_JOIN = (r"[*_`'\"]*(?:[ \t]*(?:[:：=]|->|=>|→)"
+                r"|[ \t]+(?:is[ \t]+now|is|was|(?:was[ \t]+|is[ \t]+)?(?:set|changed)[ \t]+to|ist|lautet|est|es|era|é)"
+                r"(?:[ \t]*:)?(?=[ \t]))")
+# Words that name a secret made of words, besides the password labels: a Wi-Fi key, a wallet's seed phrase
+# (12 or 24 words, so up to 24 here).
+PHRASE_LABELS = ("wifi key", "wi-fi key", "wlan key", "wlan-schlüssel", "wpa key", "wpa2 key", "network key",
+                 "pre-shared key", "preshared key", "psk", "passkey", "pass phrase", "pass-phrase", "seed phrase",
+                 "recovery phrase", "mnemonic", "secret phrase", "seed words")
+_PHRASE_LABEL = "|".join(re.escape(label) for label in (*PHRASE_LABELS, *LABELS))
+_PHRASE = re.compile(
+    rf"(?:{_PHRASE_LABEL})(?:[ \t]+(?:for|of|für|pour|de|para)[ \t]+[^\s:：=]{{1,40}})?" + _PHRASE_JOIN
+    + r"[ \t]*[*_`]*[ \t]*(?P<q>[\"'«“„]?)[ \t]*"
+    r"(?P<secret>[^\W\d_]{2,16}(?:(?:[ \t]+|-)[^\W_]{1,16}){2,23})"
+    r"(?=[ \t]*(?:[\"'»”`]|[.!?]?[ \t]*(?:\r?$|\n)|[.!?][ \t]+\S))",
+    re.IGNORECASE | re.MULTILINE)
+_PROSE_WORDS = frozenset("""
+the a an to of in on at by for from with without into onto over under is are was were be been being am it its
+this that these those there you your yours we our us they them their he she his her him i me my mine and or nor
+but not no none as if then than so such same all any some each every only also just very can cannot could would
+should will shall may might must do does did done has have had get got see ask use used set unset change changed
+reset enter type choose pick leave keep stored saved kept shared sent given found written printed listed shown
+managed rotated generated required needed known unknown empty blank default prompted twice once when where which
+who what how why whatever please note check contact via per about after before until since below above following
+previous next new old usual different optional least most more less long short strong weak case sensitive
+password passwords passphrase passphrases secret key token pin code login user account admin root vault file
+der die das den dem des ein eine einen ist sind im auf mit von zu und oder nicht kein keine siehe steht liegt
+le la les un une est dans sur avec du et ou pas voir el los las es en con y ver
+""".split())
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+|^[A-Za-z]+\d*(?:\.\d+)+$")
 _EXTENSION = re.compile(r"\.(?:md|txt|markdown|org|rst|adoc|yaml|yml|json)$", re.IGNORECASE)
 
@@ -66,16 +100,32 @@ def _plainly_made_up(value: str) -> bool:
     return letters and digits and (capital or symbol) and not value.isupper()
 
 
+_LOWER = tuple(re.compile(p.pattern, p.flags & ~re.IGNORECASE) for p in (_PATTERN, _SPACED, _PHRASE))
+
+
+def _passphrase(value: str) -> bool:
+    words = re.split(r"[ \t]+|-", value.lower())
+    if sum(not w.isdigit() for w in words) < 3 or len(words) > 24:   # 3+ words; a number may stand among them
+        return False
+    return not any(w in _PROSE_WORDS for w in words) \
+        and not (words[0].endswith(("ed", "ly")) and len(words[0]) > 4)   # "rotated yearly …", "randomly …"
+
+
 class ProsePassword(Rule):
     name = "prose-password"
-    patterns = (_PATTERN, _SPACED)
-    triggers = tuple(dict.fromkeys(label.split()[0] for label in LABELS))
+    patterns = (_PATTERN, _SPACED, _PHRASE)
+    triggers = tuple(dict.fromkeys(label.split()[0] for label in (*LABELS, *PHRASE_LABELS)))
 
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False):
         lowered = text.lower() if lowered is None else lowered
         if not checked and not any(t in lowered for t in self.triggers):
             return
-        for m in _PATTERN.finditer(text):
+        # The patterns ignore case: over the lower-cased text without IGNORECASE they run ~10x faster (the
+        # values are read from `text` at the same offsets); when lower-casing changed the length, as written.
+        same = len(lowered) == len(text)
+        haystack = lowered if same else text
+        pattern, spaced, phrase = _LOWER if same else (_PATTERN, _SPACED, _PHRASE)
+        for m in pattern.finditer(haystack):
             if m.start() > 0 and text[m.start() - 1].isalnum():
                 continue   # `mypassword`, `Xpasswort`
             start, end = m.span("secret")
@@ -83,7 +133,7 @@ class ProsePassword(Rule):
                 end -= 1
             if _made_up(text[start:end]):
                 yield start, end
-        for m in _SPACED.finditer(text):
+        for m in spaced.finditer(haystack):
             if m.start() > 0 and text[m.start() - 1].isalnum():
                 continue
             start, end = m.span("secret")
@@ -93,4 +143,9 @@ class ProsePassword(Rule):
                 end -= 1
             if _plainly_made_up(text[start:end]):
                 yield start, end
+        for m in phrase.finditer(haystack):
+            if m.start() > 0 and text[m.start() - 1].isalnum():
+                continue
+            if _passphrase(m.group("secret")):
+                yield m.span("secret")
 

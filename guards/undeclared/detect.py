@@ -6,7 +6,9 @@ Candidates are found by shape (length, character classes, class changes, entropy
 a word, not an identifier shape) and decided with context:
 
 - **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
-- **labelled**: a label word in front of it, in any of several languages, or its table column's header,
+- **labelled**: a label word in front of it, in any of several languages, or its table column's header (a
+  markdown, `+---+` or box-drawn table, psql's output, one aligned by spaces under a dashed rule, or a
+  delimited one: CSV, TSV, `a;b`, `a|b`),
   or a heading or `Label:` line right above a value that stands alone;
 - **vendor-pair**: a vendor's key id (`AKIA…`) on the line or next to it, or a vendor name on the line;
 - **user-password**: `user / value`, or `user:value` on a line that speaks of logins;
@@ -27,14 +29,14 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import pairwise
 
 import ahocorasick_rs
 
-from muninn.guards.rules import is_placeholder, looks_random, names_a_file, ordinary_words
+from muninn.guards.rules import BOX_DRAWING, is_placeholder, looks_random, names_a_file, ordinary_words
 from muninn.guards.undeclared import credential_options
 from muninn.guards.undeclared.credential_words import (
     ARN,
@@ -239,6 +241,8 @@ def find(text: str) -> list[Finding]:
         # value after `-p`): filled with NULs, same length, and nothing found on it is kept.
         skip += [m.span() for m in _MARKER.finditer(text)]
         text = _MARKER.sub(lambda m: "\0" * len(m.group(0)), text)
+    if not text.isascii():
+        text = text.translate(BOX_DRAWING)   # a box-drawn table reads as an ASCII one (same offsets)
     found = [Finding(f.start, f.end, "credential-option") for f in credential_options.find(text)]
     found += list(_shaped(text))
     return _resolve(found, sorted(skip))
@@ -294,13 +298,27 @@ def _shaped(text: str) -> Iterator[Finding]:
     def line_of(i: int) -> tuple[int, int]:
         return starts[i], (starts[i + 1] - 1 if i + 1 < n else len(text))
 
+    # Rows of a table drawn without outer bars -> their delimiter: psql's ` a | b`, CSV, TSV, `a;b`.
+    open_rows: dict[int, str] = {}
+
+    fixed: dict[int, list[int]] = {}   # rows of a fixed-width table -> where its columns start
+
     def cells(i: int) -> list[tuple[int, int]]:
         s, e = line_of(i)
         line = text[s:e]
+        if i in fixed:
+            edges = [s + c - 1 for c in fixed[i] if c < len(line)]
+            return list(pairwise([*edges, e])) if edges else []
         if not line.lstrip().startswith("|"):
-            return []
+            if i not in open_rows:
+                return []
+            return list(pairwise([s - 1, *(s + j for j, c in enumerate(line) if c == open_rows[i]), e]))
         bars = [s + j for j, c in enumerate(line) if c == "|"]
         return list(pairwise(bars))
+
+    def is_row(j: int) -> bool:
+        line = text[line_of(j)[0]:line_of(j)[1]]
+        return line.lstrip().startswith("|") or (j in open_rows and open_rows[j] in line)
 
     def context(i: int) -> tuple[_Context, list[tuple[int, int]]]:
         return _Context(words.get(i, [])), cells(i)
@@ -314,18 +332,34 @@ def _shaped(text: str) -> Iterator[Finding]:
         at = text.find(" / ", at + 3)
     headers: dict[int, list[_Context]] = {}
     if "|" in text:
-        for m in _TABLE_RULE_ANY.finditer(text):
-            i = bisect_right(starts, m.start()) - 1
-            if i == 0:
-                continue
-            row = words.get(i - 1, [])
-            cols = [_Context([w for w in row if a < w[0] < b]) for a, b in cells(i - 1)]
-            j = i + 1
-            while j < n and text[line_of(j)[0]:line_of(j)[1]].lstrip().startswith("|"):
-                headers[j] = cols
-                if row:
-                    hot.add(j)
+        rules = {bisect_right(starts, m.start()) - 1: m for m in _TABLE_RULE_ANY.finditer(text)}
+        for i, m in rules.items():
+            if "+" in m.group(0) and not m.group(0).lstrip().startswith(("+", "|")):
+                # psql's `----+----`: the header above and the rows below have no outer bars
+                open_rows[i - 1] = "|"
+                j = i + 1
+                while j < n and "|" in text[line_of(j)[0]:line_of(j)[1]]:
+                    open_rows[j] = "|"
+                    j += 1
+            head, j = i - 1, i + 1
+            if i == 0 or not cells(i - 1):
+                # A box's top border: the header is the row below it; when no rule follows that row, the rows
+                # under it are the body (a box drawn without a rule under its header).
+                if i + 2 >= n or not is_row(i + 1) or i + 2 in rules:
+                    continue
+                head, j = i + 1, i + 2
+            row = words.get(head, [])
+            cols = [_Context([w for w in row if a < w[0] < b]) for a, b in cells(head)]
+            # A box draws a rule between rows too (`+---+`): they stay under the first header.
+            while j < n and (j in rules or is_row(j)):
+                if j not in rules:
+                    headers.setdefault(j, cols)
+                    if row:
+                        hot.add(j)
                 j += 1
+    if "--" in text:
+        _fixed_width(text, starts, words, line_of, cells, fixed, headers, hot)
+    _delimited(text, n, words, line_of, cells, open_rows, headers, hot)
     for i in list(words):
         hot.update((i + 1, i + 2, i + 3))
 
@@ -358,6 +392,66 @@ def _shaped(text: str) -> Iterator[Finding]:
                 yield Finding(vstart, vstart + len(value), why)
 
 
+_DASH_RULE = re.compile(r"^[ \t]*-{2,}(?:[ \t]+-{2,})+[ \t]*$", re.MULTILINE)
+_DASH_RUN = re.compile(r"-{2,}")
+
+
+def _fixed_width(text: str, starts: list[int], words: dict[int, list[tuple[int, int, str]]],
+                 line_of: Callable[[int], tuple[int, int]], cells: Callable[[int], list[tuple[int, int]]],
+                 fixed: dict[int, list[int]], headers: dict[int, list[_Context]], hot: set[int]) -> None:
+    """A table aligned by spaces with a dashed rule under its header (tabulate's and `column -t`'s simple
+    format): the dash runs are the columns, the header above names them, the lines below to a blank one are rows."""
+    n = len(starts)
+    for m in _DASH_RULE.finditer(text):
+        i = bisect_right(starts, m.start()) - 1
+        if i == 0 or not any(mm == "label" for _, _, mm in words.get(i - 1, [])):
+            continue
+        columns = [r.start() for r in _DASH_RUN.finditer(text, *line_of(i))]
+        columns = [c - line_of(i)[0] for c in columns]
+        j = i + 1
+        while j < n and text[slice(*line_of(j))].strip():
+            j += 1
+        for r in (i - 1, *range(i + 1, j)):
+            fixed[r] = columns
+        head = words.get(i - 1, [])
+        cols = [_Context([w for w in head if a <= w[0] < b]) for a, b in cells(i - 1)]
+        for r in range(i + 1, j):
+            headers.setdefault(r, cols)
+            hot.add(r)
+
+
+_DELIMITERS = ("\t", ",", ";", "|")
+_HEADER_FIELD = re.compile(r"[ \t]*[\"']?[^\s\"'.!?]+(?:[ _-][^\s\"'.!?]+){0,2}[\"']?[ \t]*")
+
+
+def _delimited(text: str, n: int, words: dict[int, list[tuple[int, int, str]]],
+               line_of: Callable[[int], tuple[int, int]], cells: Callable[[int], list[tuple[int, int]]],
+               open_rows: dict[int, str], headers: dict[int, list[_Context]], hot: set[int]) -> None:
+    """A table with no rule line: a header of short fields, one of them a label (`user,password`,
+    `host\tlogin\tpasswd`, psql's unaligned `usename|passwd`), and the lines below it with as many delimiters."""
+    for i in sorted(words):
+        if i in headers or i in open_rows or not any(m == "label" for _, _, m in words[i]):
+            continue
+        line = text[slice(*line_of(i))]
+        for d in _DELIMITERS:
+            k = line.count(d)
+            if not k or line.lstrip().startswith("|") or not all(
+                    len(f) <= 32 and _HEADER_FIELD.fullmatch(f) for f in line.split(d)):
+                continue
+            j = i + 1
+            while j < n and text[slice(*line_of(j))].count(d) == k:
+                j += 1
+            if j == i + 1:
+                continue
+            for r in range(i, j):
+                open_rows[r] = d
+            cols = [_Context([w for w in words[i] if a < w[0] < b]) for a, b in cells(i)]
+            for r in range(i + 1, j):
+                headers.setdefault(r, cols)
+                hot.add(r)
+            break
+
+
 _LONG_TOKEN = re.compile(_TOKEN.pattern.removesuffix("{6,}") + "{" + str(STRONG_MIN) + ",}")
 
 
@@ -380,7 +474,10 @@ def _tokens(text: str, starts: list[int], hot: set[int], line_of) -> Iterator[re
         yield from _TOKEN.finditer(text, *line_of(j))
 
 
-_TABLE_RULE_ANY = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
+# A table's rule: markdown's `|---|:--:|`, a box's `+----+====+` (box-drawing characters read as these), psql's
+# `-----+-----`.
+_TABLE_RULE_ANY = re.compile(r"^[ \t]*[|+]?[ \t]*:?[-=]{3,}:?[ \t]*(?:[|+][ \t]*:?[-=]{3,}:?[ \t]*)*[|+]?[ \t]*$",
+                             re.MULTILINE)
 
 
 def _values(token: str, start: int) -> Iterator[tuple[str, int, str]]:

@@ -122,7 +122,7 @@ class AccountSettings(Section):
 
 # Forms of a secret value the redactor can match (guards/known/forms.py forms_of); declared here so
 # the setting and the redactor name the same ones without config importing the guards.
-Encoding = Literal["raw", "base64", "base85", "url", "hex", "json", "shell"]
+Encoding = Literal["raw", "base64", "base85", "url", "hex", "json", "shell", "base32", "qp", "reversed", "rot13"]
 
 
 class KeyringSettings(Section):

@@ -31,7 +31,9 @@ class ExitCode(IntEnum):
     PREREQUISITE_DOWN = 7, ("a prerequisite is down (`access exec`): "
                             "`prerequisite 'vpn' is down: connect the VPN and retry`")
     REFUSED = 8, ("refused: `secret get` without a real terminal, a multi-part secret without `--part`, "
-                  "a call the MCP guard denied, `init` over an existing file (named; nothing written)")
+                  "a call the MCP guard denied, `init` over an existing file (named; nothing written), "
+                  "`secret retire` of a value written in a secrets file, a retired secret's id "
+                  "(`secret get`/`exec`/`show`, `access exec`, `verify`)")
     SYNC_INCOMPLETE = 9, "sync incomplete: a manifest file missing after wait"
     SEARCH_CONTRACT = 10, ("search: a stage broke its contract (wrong number of scores, a NaN) "
                            "or the keyword index is unreadable")

@@ -60,7 +60,8 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 class FactFile:
     """One fact file, field by field. `extra` holds keys beyond KEYS (a remembered observation's
     `written_by`, `trust`), rendered after them in their given order. `lead` is the one-line
-    plain-language lead; `context` the neighbouring context written after the marker."""
+    plain-language lead; `context` the neighbouring context written after the marker. The same
+    words mean the same in export's Fact and search's Doc (docs/architecture.md#a-facts-words)."""
 
     id: str
     source: str

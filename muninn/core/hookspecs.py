@@ -98,6 +98,9 @@ class KnownValues:
     # key's short value passed the credential rule, which `known` must not undo.
     keyed: bool = False
     refresh: Callable[[Settings], list[str]] | None = None
+    # Values among `values` that are retired (the vault's `secret retire`, a replaced value): redacted
+    # everywhere, but the server leak scan reports them as retired values, as it did their hashes.
+    retired: Callable[[Settings], Iterable[str]] | None = None
 
 
 @hookspec

@@ -249,7 +249,9 @@ def _build(doc: yamlfile.Document) -> Policy:
             name=name, kind=r.kind, account=r.account, user=r.user, areas=dict(r.areas),
             read_prefixes=reads, write_prefixes=writes, tools=tools,
             remember_to=areas[r.remember_to] if r.remember_to else None,
-            # An agent's writes are untrusted by default: other readers must read them as data.
+            # An agent's writes are untrusted by default: other readers must read them as data. An assistant's
+            # are trusted: a person drives those sessions, and the label goes by area, so an untrusted
+            # assistant would mark every note it may write as untrusted, the owner's own included.
             trusted=r.trusted if r.trusted is not None else r.kind != "agent",
         )
     for i, name in enumerate(model.untrusted):

@@ -10,6 +10,8 @@ with a warning (core/config.py). Every figure named below is in evals/results/.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -78,5 +80,11 @@ def profile_of(model: str) -> dict[str, Any]:
 
 
 def resolve(model: str, overrides: dict[str, Any] | None = None) -> Ranking:
-    """The ranking in use beside `model`: its profile, then `search.ranking`'s overrides, which always win."""
-    return Ranking(**{**profile_of(model), **(overrides or {})})
+    """The ranking in use beside `model`: its profile, then `search.ranking`'s overrides, which always win.
+    Settings.ranking asks on every read (a search reads it several times): the frozen result is shared."""
+    return _resolve(model, json.dumps(overrides or {}, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=64)
+def _resolve(model: str, overrides: str) -> Ranking:
+    return Ranking(**{**profile_of(model), **json.loads(overrides)})

@@ -164,3 +164,66 @@ def _entry_in(text: str, path: Path, secret_id: str) -> Located | None:
         except ConfigError:
             return None
     return next((e for e in entries if e.entry.id == secret_id), None)
+
+
+def retired_text(path: Path, secret_id: str, when: str) -> str | None:
+    """`path`'s text with `secret_id`'s metadata-only entry commented out under a line saying it was
+    retired on `when` (`muninn secret retire`): the owner still sees what it was, and no loader reads
+    it. None when the file has no entry of that id. Every other entry must read exactly as before,
+    or it is refused by name with nothing written (a layout this cannot cut cleanly)."""
+    text = path.read_text(encoding="utf-8")
+    before = {e.entry.id: e.entry for e in load_files([path])}
+    if secret_id not in before:
+        return None
+    if before[secret_id].in_file:
+        raise ValueError("retired_text comments out metadata only: a value would stay in the file")
+    span = _entry_lines(text, secret_id)
+    if span is not None:
+        lines = text.splitlines(keepends=True)
+        first, end = span
+        indent = " " * (len(lines[first]) - len(lines[first].lstrip()))
+        cut = [f"{indent}# retired {when} by `muninn secret retire` (its value stays redacted, never usable):\n",
+               *(f"{indent}# {line[len(indent):]}" if line.startswith(indent) else f"# {line}"
+                 for line in lines[first:end])]
+        candidate = "".join([*lines[:first], *cut, *lines[end:]])
+        if not candidate.endswith("\n"):
+            candidate += "\n"
+        with tempfile.TemporaryDirectory(prefix="muninn-secrets-") as tmp:
+            scratch = Path(tmp) / path.name
+            scratch.write_text(candidate, encoding="utf-8")
+            try:
+                after = {e.entry.id: e.entry for e in load_files([scratch])}
+            except ConfigError:
+                after = None
+        if after is not None and after == {k: v for k, v in before.items() if k != secret_id}:
+            return candidate
+    raise ConfigError(f"cannot cut the entry of {secret_id!r} out of {path}'s layout", path=str(path),
+                      fix=f"delete the `- id: {secret_id}` entry by hand (or comment it out), then rerun")
+
+
+def _entry_lines(text: str, secret_id: str) -> tuple[int, int] | None:
+    """The 0-based [first, end) lines of the block-style sequence item whose `id` is `secret_id`."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    seq = root
+    if isinstance(root, yaml.MappingNode) and len(root.value) == 1 and root.value[0][0].value == "secrets":
+        seq = root.value[0][1]
+    if not isinstance(seq, yaml.SequenceNode) or seq.flow_style:
+        return None
+    for item in seq.value:
+        if not isinstance(item, yaml.MappingNode) or item.flow_style:
+            continue
+        if any(k.value == "id" and getattr(v, "value", None) == secret_id for k, v in item.value):
+            return item.start_mark.line, _last_line(item) + 1
+    return None
+
+
+def _last_line(node: yaml.Node) -> int:
+    """The last line a node's own text is on: a block collection's end mark is where the next item
+    starts, so it is read from its last child."""
+    if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.value and not node.flow_style:
+        last = node.value[-1]
+        return _last_line(last[1] if isinstance(last, tuple) else last)
+    return node.end_mark.line - (1 if node.end_mark.column == 0 else 0)

@@ -18,6 +18,7 @@ from muninn.export import sync as sync_mod
 from muninn.export.redaction_report import rollup
 from muninn.export.sync_gate import SyncGate
 from muninn.guards.known import secret_values
+from muninn.guards.undeclared import review
 from muninn.nightly.jobs import Context, JobResult
 
 REPO_KIND = "repo"
@@ -100,6 +101,8 @@ def refresh(ctx: Context) -> JobResult:
         reports = pipeline.run_all(s, kinds=lambda kind: kind != REPO_KIND, keep_going=True)
         data["exported"] = {name: r.as_summary() for name, r in reports.items()}
         data["redactions"] = rollup({name: e["redactions"] for name, e in data["exported"].items()})
+        # `muninn redact review` lists the last export's redactions, this one's as much as a manual one's.
+        review.record(s, "export", [r for rep in reports.values() for r in rep.review])
         failures += [f"export {name}: {exc.message}" for name, exc in pipeline.failed(reports).items()]
         leaks = [f"export {name}: the leak gate dropped {d['path']}: {d['reason']}"
                  for name, r in reports.items() for d in r.dropped]

@@ -8,7 +8,8 @@ order is stable.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from fnmatch import fnmatchcase
 
 SECRET_FIELDS = {"id": 3.0, "service": 3.0, "tags": 2.0, "environment": 2.0, "kind": 2.0, "username": 1.0,
                  "url": 1.0, "notes": 1.0, "use": 1.0}
@@ -41,3 +42,15 @@ def rank(records: Iterable[dict], query: str, fields: Mapping[str, float], limit
     scored = [(score(r, words, fields), r) for r in records]
     ordered = sorted(scored, key=lambda x: (-x[0], x[1]["id"]))
     return [r | {"score": round(s, 2)} for s, r in ordered if s > 0][:limit]
+
+
+def is_glob(query: str) -> bool:
+    """A query with `*`, `?` or `[` is a shell-style pattern (`*`, `grafana-*`), not words."""
+    return any(c in query for c in "*?[")
+
+
+def glob(records: Iterable[dict], pattern: str, fields: Sequence[str]) -> list[dict]:
+    """The records one of whose `fields` matches `pattern` as a whole (case-insensitive), in id order."""
+    pattern = pattern.strip().lower()
+    return sorted((r for r in records if r.get("id")
+                   and any(fnmatchcase(str(r.get(f) or "").lower(), pattern) for f in fields)), key=lambda r: r["id"])

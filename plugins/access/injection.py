@@ -14,12 +14,13 @@ import shlex
 import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import BinaryIO
 
 from muninn.core.errors import ConfigError, MuninnError, Refused
 from muninn.core.secrets_file import derive_env, env_names
 from muninn.guards.known.secret_values import is_declared_secret, is_secretish
-from muninn.guards.redact.mask import masking_redactor
+from muninn.guards.redact.mask import MaskingRedactor, holds_known, masking_redactor
 from muninn.guards.redact.redactor import Redactor
 
 from .runner import RunResult, run_masked
@@ -174,19 +175,40 @@ def expand_references(argv: Sequence[str], names: Mapping[str, str]) -> Sequence
 # `secret exec -- muninn ...` still finds its workspace).
 SECRET_VARIABLES = frozenset({"MUNINN_PASSPHRASE", "MUNINN_OV_ROOT_KEY", "KEYRING_CRYPTFILE_PASSWORD"})
 SECRET_PREFIXES = ("KEYRING_PROPERTY_",)      # keyrings.alt reads a backend's settings (its password too) so
+# A name that says it holds a password or passphrase (`BACKUP_PASSPHRASE`, `PGPASSWORD`): the caller's own
+# secret, held back whatever its value (muninn cannot know a value it never saw). Where one is kept
+# (`PASSWORD_STORE_DIR`, `…_FILE`) is not one.
+_SECRET_NAME = re.compile(r"PASSPHRASE|PASSWORD|PASSWD", re.I)
+_WHERE_NAME = re.compile(r"_(?:DIR|FILE|PATH|HOME|CMD|COMMAND|PROGRAM|LENGTH|POLICY)$", re.I)
+
+
+def _secret_name(name: str) -> bool:
+    return name in SECRET_VARIABLES or name.startswith(SECRET_PREFIXES) \
+        or (_SECRET_NAME.search(name) is not None and _WHERE_NAME.search(name) is None)
 
 
 def child_env(base: Mapping[str, str], injection: Injection) -> dict[str, str]:
-    """`base` without muninn's secret variables and any variable whose name or value holds a known value
-    in any form the masking knows (invisible characters taken out), then the injected variables."""
+    """`base` without secret-named variables (muninn's own, and any named a password or passphrase) and
+    without any variable whose name or value holds a known value in any form masking reads (stream views
+    included: reversed, case, base32, dumps, …) or a value of muninn's own secret variables; nor any two
+    whose values, joined either way, hold one (a value split over two variables). Then the injected ones."""
+    own = {value: name for name, value in base.items()
+           if (name in SECRET_VARIABLES or name.startswith(SECRET_PREFIXES)) and len(value) >= 6}
+    readers = [injection.redactor, *([masking_redactor(own)] if own else [])]
+
     def holds(text: str) -> bool:
         shown = "".join(c for c in text if unicodedata.category(c) != "Cf")
-        return any(injection.redactor.redact_values(t).hits for t in dict.fromkeys((text, shown)))
+        return any(holds_known(r, t) for r in readers for t in dict.fromkeys((text, shown)))
 
     kept = {name: value for name, value in base.items()
-            if name not in SECRET_VARIABLES and not name.startswith(SECRET_PREFIXES)
-            and not holds(value) and not holds(name)}
-    return {**kept, **injection.env}
+            if not _secret_name(name) and not holds(value) and not holds(name)}
+    pieces = [name for name, value in kept.items() if any(_is_piece(r, value) for r in readers)]
+    split = {n for a, b in permutations(pieces, 2) if holds(kept[a] + kept[b]) for n in (a, b)}
+    return {**{n: v for n, v in kept.items() if n not in split}, **injection.env}
+
+
+def _is_piece(redactor: Redactor, text: str) -> bool:
+    return isinstance(redactor, MaskingRedactor) and redactor.is_piece(text)
 
 
 def run(command: Sequence[str] | str, injection: Injection, *, stdout: BinaryIO, stderr: BinaryIO,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from muninn.core.hookspecs import KnownValues, hookimpl
-from muninn.plugins.access.store import stored_values
+from muninn.plugins.access.store import retired_values, stored_values
 
 
 @hookimpl
@@ -25,6 +25,6 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 def register_known_values(register: Callable[[Callable[..., Any]], Any]) -> None:
     from muninn.plugins.access import kube_values
 
-    register(KnownValues("vault", stored_values))
+    register(KnownValues("vault", stored_values, retired=retired_values))
     register(KnownValues("kubernetes", kube_values.cached, declared=False, keyed=True,
                          refresh=kube_values.refresh))

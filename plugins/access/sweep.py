@@ -40,7 +40,7 @@ from . import access_log, injection, prereq, steps
 from .classify import classify
 from .injection import Injection, Secrets
 from .results import Result, ResultStore, now_iso
-from .store import VaultDamaged
+from .store import RetiredSecret, VaultDamaged
 from .vault import Vault
 
 
@@ -104,14 +104,19 @@ def plan(settings: Settings, ids: Sequence[str] = (), vault: Vault | None = None
     """Every item the sweep would run (or only `ids` and the prerequisites they need)."""
     entries = load_files([settings.paths.resolve(f) for f in settings.inventory.files])
     metas: list[dict] = []
+    store = None
     if vault is not None or settings.paths.vault_store.exists():
-        metas = (vault or Vault.open(settings)).store.all_metadata()
+        store = (vault or Vault.open(settings)).store
+        metas = store.all_metadata()
     names = {m["id"]: list(env_names(m).values()) for m in metas}
     items = _inventory_items(entries, names) + _secret_items(metas, entries)
     if ids:
         wanted = set(ids)
         known = {i.id for i in items}
         missing = wanted - known
+        for gone in sorted(missing):
+            if store is not None and (when := store.retired_on(gone)):
+                raise RetiredSecret(gone, when)
         if missing:
             raise ConfigError(f"nothing to verify for {', '.join(sorted(missing))}: no inventory entry with "
                               "`verify`, secret with `check`, or prerequisite has that id",
@@ -189,8 +194,13 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
     redactor = secrets.redactor([s for i in runnable for s in i.secrets])
     # Decrypt up front, in this thread: the store's connection is not shared with the workers.
     injected: dict[tuple[str, str], Injection] = {}
-    for item in runnable:
-        injected[(item.kind, item.id)] = Injection(secrets.env(item.secrets), redactor)
+    for item in list(runnable):
+        try:
+            injected[(item.kind, item.id)] = Injection(secrets.env(item.secrets), redactor)
+        except RetiredSecret as exc:   # an entry still naming a retired secret: that item only, said
+            runnable.remove(item)
+            results[(item.kind, item.id)] = Result(item.kind, item.id, "skipped", exc.message, item.command,
+                                                   now_iso())
     serial = [i for i in runnable if i.serial]
     free = [i for i in runnable if not i.serial]
 

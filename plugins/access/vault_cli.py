@@ -1,4 +1,9 @@
-"""`muninn vault sync` and `muninn secret find | show | get | exec`."""
+"""`muninn vault sync` and `muninn secret list | find | show | get | exec | command | add | retire`.
+
+Exit codes: 0 done; 1 `secret find` matched nothing; 2 bad input (an unknown id, a secrets file with its
+file and line); 8 refused (`secret get` without a terminal; `secret retire` of a value written in a file;
+`get`, `exec`, `show` of a retired id).
+"""
 
 from __future__ import annotations
 
@@ -7,23 +12,27 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
 from muninn.core.errors import ConfigError, ExitCode
 from muninn.guards.known.secret_values import is_declared_secret
 
+from . import catalog
 from .vault import Vault, exec_command_line
 
 vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.\n\n"
                         "\b\nExamples:\n"
                         "  muninn vault sync                   (every file in vault.files)\n"
                         "  muninn vault sync ~/secrets.yaml --dry-run\n"
+                        "  muninn secret list                  (what is in it: metadata only)\n"
                         "  muninn secret find jira             (then: muninn secret show ID)",
                         no_args_is_help=True)
 secret_app = typer.Typer(
     help="Find a credential by what it is for, and use it without seeing it.\n\n"
     "find → show (read `use`) → exec: the value is injected into the command's environment and its "
-    "output is masked. Every call is written to the access log.", no_args_is_help=True)
+    "output is masked. `list` shows every one (metadata only), `add` stores one, `retire` takes one out "
+    "of use for good (its value stays redacted). Every call is written to the access log.", no_args_is_help=True)
 
 
 def _vault(ctx: typer.Context) -> Vault:
@@ -51,6 +60,9 @@ def sync(
         ids = getattr(report, name)
         console.print(f"{verb}{name}: {len(ids)}" + (f"  ({', '.join(ids)})" if ids else ""), highlight=False,
                       markup=False)
+    if report.removed or report.changed:
+        say("a removed or replaced value is kept as retired: still redacted, never usable (`muninn secret list "
+            "--all`)")
     console.print(f"unchanged: {report.unchanged}", highlight=False)
 
 
@@ -72,11 +84,55 @@ def _meta_lines(meta: dict) -> list[str]:
     return lines
 
 
+@secret_app.command("list")
+def list_cmd(ctx: typer.Context, json_out: bool = JsonOpt,
+             all_: bool = typer.Option(False, "--all", "-a", help="Retired values too (still redacted, never "
+                                       "usable), each with when and why: retired, replaced or removed.")) -> None:
+    """Every secret in the vault: id, kind, service, which inventory entries use it, when it was created
+    and last rotated. Metadata only, never a value (`secret show ID` for one in full). `--all` adds the
+    retired ones; `--json` rows have `status`: live or retired."""
+    vault = _vault(ctx)
+    rows = vault.list_all(retired=all_)
+    if json_out:
+        emit_json(rows)
+        return
+    hidden = 0 if all_ else vault.retired_count()
+    if not rows:
+        say("the vault holds no secret: `muninn secret add ID`, or `muninn vault sync` for the files in vault.files"
+            + (f" ({hidden} retired value(s): `--all`)" if hidden else ""))
+        return
+    table = Table("id", "kind", "service", "used by", "created", "rotated", *(("status",) if all_ else ()))
+    for r in rows:
+        used = "?" if r["used_by"] is None else ", ".join(r["used_by"]) or "-"
+        rotated = _day(r["rotated_at"]) if r["rotated_at"] else ("never" if r["created_at"] else "-")
+        status = ("live",) if r["status"] == "live" else (f"{r['why']} {_day(r['retired_at'])}",)
+        table.add_row(r["id"], r["kind"] or "-", r["service"] or "-", used, _day(r["created_at"]),
+                      rotated if r["status"] == "live" else "-", *(status if all_ else ()))
+    console.print(table)
+    live = sum(r["status"] == "live" for r in rows)
+    say(f"{live} secret(s)" + (f", {len(rows) - live} retired value(s) (still redacted, never usable)" if all_
+                                else f"; {hidden} retired value(s) not shown (`--all`)" if hidden else "")
+        + ("; `-`: not known (stored before muninn kept dates)" if any(
+            r["status"] == "live" and not r["created_at"] for r in rows) else "")
+        + ("; used by `?`: the inventory could not be read (`muninn doctor`)" if any(
+            r["used_by"] is None for r in rows) else ""))
+
+
+def _day(stamp: str | None) -> str:
+    return stamp[:10] if stamp else "-"
+
+
 @secret_app.command("find")
-def find(ctx: typer.Context, query: list[str] = typer.Argument(..., help="What the secret is for, in words."),
-         limit: int = typer.Option(10, "--limit", "-n"), json_out: bool = JsonOpt) -> None:
-    """Search ids, services, tags, notes and `use` lines. Prints metadata, never a value."""
-    hits = _vault(ctx).find(" ".join(query), limit=limit)
+def find(ctx: typer.Context,
+         query: list[str] = typer.Argument(..., help="What the secret is for, in words; or a glob over ids and "
+                                           "services (`'*'`, `'grafana-*'`: quote it from the shell)."),
+         limit: int = typer.Option(None, "--limit", "-n", help="At most this many (words: 10 unless given; a "
+                                   "glob: every match)."),
+         json_out: bool = JsonOpt) -> None:
+    """Search ids, services, tags, notes and `use` lines, best first; a glob (`*`, `?`, `[`) matches ids and
+    services instead, in id order. Prints metadata, never a value."""
+    words = " ".join(query)
+    hits = _vault(ctx).find(words, limit=limit if limit is not None or catalog.is_glob(words) else 10)
     if json_out:
         emit_json(hits)
         return
@@ -202,3 +258,24 @@ def _read_value(secret_id: str, stdin: bool) -> str:
     if not value.strip():
         raise ConfigError("the value is empty", key="value", fix="give the secret's value")
     return value
+
+
+@secret_app.command("retire")
+def retire(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
+    """Take a secret you no longer use out of use for good; its value stays redacted, as a retired value.
+
+    The value stays in the vault, marked retired: export, the leak gates, a restore, MCP output and
+    `exec` masking still redact it, and the server leak scan and `leak purge` find it by a salted hash.
+    `secret get`, `exec`, `show`, `access exec` and `verify` refuse the id (exit 8); `secret list --all`
+    lists it. Its entry in the secrets YAML is commented out, marked retired. `secret add ID` later gives
+    the id a new value; the retired one stays redacted.
+
+    A secret whose value is written in a secrets file is refused (exit 8): delete its entry there and
+    run `muninn vault sync`, which retires a value the same way.
+    """
+    entry = _vault(ctx).retire(secret_id)
+    if json_out:
+        emit_json({"retired": secret_id, "entry": str(entry) if entry else None})
+        return
+    say(f"retired {secret_id}: no longer usable; its value stays redacted from exports, MCP output and logs"
+        + (f"; its entry in {entry} is commented out" if entry else ""))

@@ -83,7 +83,8 @@ def config_cmd(
     ctx: typer.Context,
     client: ClientKind = typer.Option(ClientKind.generic, "--client", help="Which client's config format."),
     profile: str = typer.Option(None, "--profile", "-p", help="The reader in policy.yaml the client runs as "
-                                "(default: the policy's only agent reader)."),
+                                "(default: for claude and codex the policy's only assistant reader, as `mcp "
+                                "install` writes; for generic its only agent reader)."),
     policy: Path = PolicyOpt,
     show_rules: bool = typer.Option(False, "--rules", help="Print the rules block for the agent's instructions "
                                     "file (CLAUDE.md, AGENTS.md) instead of the snippet."),
@@ -94,25 +95,45 @@ def config_cmd(
     not in the policy."""
     s = cliutil.settings(ctx)
     pol = policy_mod.load_for(s, policy)
-    prof = _reader(pol, profile, "agent")
+    prof = _reader(pol, profile, client.value)
     if show_rules:
         typer.echo(rules.rules_block(prof.tools), nl=False)
         return
     env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
     typer.echo(rules.client_config(client.value, prof.name, env, policy))
+    cliutil.say(_runs_as(prof))
     if client == ClientKind.claude:
         cliutil.say("or: " + rules.claude_add_line(prof.name, env, policy))
 
 
-def _reader(pol: policy_mod.Policy, name: str | None, kind: str) -> policy_mod.Profile:
-    """`name`, else the policy's only reader of `kind`; exit 2 naming the readers otherwise."""
+# The reader kind a client runs as when --profile is not given, the same in `mcp config` and `mcp install`:
+# Claude Code and Codex are coding-assistant sessions; any other client is taken for the local agent.
+CLIENT_KIND = {"claude": "assistant", "codex": "assistant", "generic": "agent"}
+
+
+def _reader(pol: policy_mod.Policy, name: str | None, client: str) -> policy_mod.Profile:
+    """`name`, else the policy's only reader of the client's kind (CLIENT_KIND); an assistant client
+    whose policy has no assistant reader gets the only agent reader, the narrower one. Exit 2 naming the
+    readers otherwise."""
     if name is None:
-        found = [p.name for p in pol.profiles.values() if p.kind == kind]
+        kinds = [CLIENT_KIND[client], *(["agent"] if CLIENT_KIND[client] == "assistant" else [])]
+        for kind in kinds:
+            found = [p.name for p in pol.profiles.values() if p.kind == kind]
+            if found:
+                break
         if len(found) != 1:
             raise ConfigError(f"name the reader with --profile (readers in the policy: "
                               f"{', '.join(sorted(pol.profiles)) or 'none'})", path=str(pol.path))
         name = found[0]
     return pol.profile(name)   # a profile the policy lacks: exit 2, naming the ones it has
+
+
+def _runs_as(prof: policy_mod.Profile) -> str:
+    """One line on stderr: which reader the client acts as and what it may write, labelled how."""
+    writes = sorted(a for a, lv in prof.areas.items() if lv in ("write", "manage"))
+    label = "trusted" if prof.trusted else "labelled untrusted for every other reader"
+    where = f"writes into {', '.join(writes)} ({label})" if writes else "writes nothing"
+    return f"reader {prof.name!r} ({prof.kind}): {where}; --profile NAME for another reader"
 
 
 class Scope(StrEnum):
@@ -138,14 +159,25 @@ def install_cmd(
     policy: Path = PolicyOpt,
     uninstall: bool = typer.Option(False, "--uninstall", help="Take muninn's entries out again; everything else "
                                    "in each file stays as it was."),
+    record: bool = typer.Option(None, "--record/--no-record", help="Add (or remove) the `muninn observe` hook that "
+                                "records every tool call's input and output, redacted, in the observation log, "
+                                "synced to the OpenViking server when a session ends. Default: what the last "
+                                "install chose, off on a first install. Claude Code only."),
 ) -> None:
     """Connect Claude Code to muninn by writing into Claude Code's own files, keeping everything else
-    they hold: the `muninn` entry of `mcpServers` in ~/.claude.json (or a project's .mcp.json); the
-    `muninn observe` hook for PostToolUse and SessionEnd in ~/.claude/settings.json (each tool call goes
-    into the observation log, and the session's calls are synced when it ends); and the /recall
-    command (~/.claude/commands/recall.md), which searches as the same reader. Run it again after moving
-    muninn or its config; `--uninstall` removes exactly what it added. Prints each file and what
-    changed. Exit 2 when a file is not valid JSON (named; nothing written) or the reader is an owner.
+    they hold: the `muninn` entry of `mcpServers` in ~/.claude.json (or a project's .mcp.json), and the
+    /recall command (~/.claude/commands/recall.md), which searches as the same reader. The reader is the
+    one `mcp config --client claude` prints (the policy's only assistant reader unless --profile).
+
+    Recording is a choice: only with `--record` does the `muninn observe` hook for PostToolUse and
+    SessionEnd go into ~/.claude/settings.json, and then every tool call's input and output (file
+    contents, command output), redacted and capped, goes into the observation log, synced to the
+    OpenViking server when the session ends. A first install records nothing; a later one keeps what
+    the last chose; `--no-record` takes the hook out.
+
+    Run it again after moving muninn or its config; `--uninstall` removes exactly what it added. Prints
+    each file and what changed. Exit 2 when a file is not valid JSON (named; nothing written) or the
+    reader is an owner.
 
     `--client codex`: the `muninn` server in $CODEX_HOME/config.toml (default ~/.codex; with --scope
     project, the project's .codex/config.toml), as one marked block; Codex gets no hooks and no /recall
@@ -155,6 +187,9 @@ def install_cmd(
     from muninn.plugins.mcp import client_install as inst
 
     if client == InstallClient.codex:
+        if record:
+            raise typer.BadParameter("Codex has no hooks: nothing can be recorded (--record is Claude Code's)",
+                                     param_hint="--record")
         _install_codex(ctx, profile, scope, project, policy, uninstall)
         return
     where = inst.Plan(person=Path.home(), project=project.expanduser().absolute() if scope == Scope.project else None)
@@ -165,25 +200,38 @@ def install_cmd(
                    inst.edit_json(where.settings_file, inst.drop_hooks, inst.HOOKS),
                    inst.remove_command(where.command_file)]
     else:
-        s, prof = _assistant(ctx, profile, policy)
+        s, prof = _assistant(ctx, profile, policy, client.value)
         env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
         args = ["mcp", "--profile", prof.name]
         if policy is not None:
             args += ["--policy", str(policy.expanduser().absolute())]
         entry = inst.server_entry(rules.command(), args, env)
+        if record is None:   # keep the last install's choice; a first install records nothing
+            record = inst.has_hooks(inst.checked(where.settings_file, inst.HOOKS))
         observe = inst.shell_line(env, [*rules.command(), "observe"])
+        hooks = inst.set_hooks(observe) if record else inst.drop_hooks
         changes = [inst.edit_json(where.servers_file, inst.set_server(entry), inst.SERVERS),
-                   inst.edit_json(where.settings_file, inst.set_hooks(observe), inst.HOOKS),
+                   inst.edit_json(where.settings_file, hooks, inst.HOOKS),
                    inst.write_command(where.command_file, prof.name)]
     for c in changes:
         typer.echo(f"{c.path}: {c.what}")
+    if not uninstall:
+        cliutil.say(_runs_as(prof))
+        cliutil.say(RECORDING if record else NOT_RECORDING)
 
 
-def _assistant(ctx: typer.Context, profile: str | None, policy: Path | None) -> tuple[Any, Any]:
-    """The settings and the reader a client's sessions act as: never an owner (exit 2)."""
+RECORDING = ("recording: every tool call's input and output (file contents, command output) goes, redacted, "
+             "into the observation log and is synced to the OpenViking server when a session ends; "
+             "`--no-record` stops it")
+NOT_RECORDING = ("not recording tool calls: `--record` adds the `muninn observe` hook, which keeps every tool "
+                 "call's input and output, redacted, in the observation log, synced when a session ends")
+
+
+def _assistant(ctx: typer.Context, profile: str | None, policy: Path | None, client: str) -> tuple[Any, Any]:
+    """The settings and the reader a client's sessions act as (as `mcp config` picks it): never an owner."""
     s = cliutil.settings(ctx)
     pol = policy_mod.load_for(s, policy)
-    prof = _reader(pol, profile, "assistant")
+    prof = _reader(pol, profile, client)
     if prof.kind == "owner":
         raise ConfigError(f"reader {prof.name!r} is an owner: an assistant's sessions must not act as the owner",
                           path=str(pol.path), fix="pass --profile with an assistant or agent reader")
@@ -199,10 +247,12 @@ def _install_codex(ctx: typer.Context, profile: str | None, scope: Scope, projec
     if uninstall:
         change = codex_install.uninstall(path)
     else:
-        s, prof = _assistant(ctx, profile, policy)
+        s, prof = _assistant(ctx, profile, policy, "codex")
         env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
         change = codex_install.install(path, rules.client_config("codex", prof.name, env, policy))
     typer.echo(f"{change.path}: {change.what}")
+    if not uninstall:
+        cliutil.say(_runs_as(prof))
 
 
 @guard_app.command("check")

@@ -146,6 +146,15 @@ def is_ours(hook: object) -> bool:
     return len(words) >= 2 and words[-1] == "observe" and (words[-2] == "muninn" or Path(words[-2]).name == "muninn")
 
 
+def has_hooks(data: dict[str, Any]) -> bool:
+    """Whether the settings hold a `muninn observe` hook on any of muninn's events (a recording install)."""
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    return any(is_ours(h) for event in HOOK_EVENTS for g in hooks.get(event) or []
+               if isinstance(g, dict) and isinstance(g.get("hooks"), list) for h in g["hooks"])
+
+
 def set_hooks(command: str) -> Callable[[dict[str, Any]], str | None]:
     def change(data: dict[str, Any]) -> str | None:
         hooks = data.setdefault("hooks", {})

@@ -24,6 +24,7 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
     from muninn.plugins.mcp import doctor_check
 
     register(doctor_check.guard_policy)
+    register(doctor_check.source_reach)
 
 
 @hookimpl

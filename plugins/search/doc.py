@@ -1,5 +1,5 @@
 """A fact file as search reads it, through its format's owner (muninn.core.factfile): front
-matter, then one context line, then the body.
+matter, then one lead line, then the body.
 
 A body may end in neighbouring context (the lines a conversation turn answers, the section a
 paragraph sits in), after a `<!-- context -->` marker line. That context is there to help a
@@ -30,9 +30,13 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
 @dataclass
 class Doc:
+    """A fact file as search reads it. `context` means what FactFile.context means (the text after the
+    context marker); `fact` is what comes before the marker, lead line included. `body` here is all of
+    the text after the front matter (lead line, fact and context), not FactFile.body."""
+
     uri: str
     text: str                    # the whole (possibly truncated) file as read
-    body: str                    # text after the front matter
+    body: str                    # text after the front matter: lead line, fact, context marker, context
     meta: dict[str, Any] = field(default_factory=dict)
     content_hash: str = ""
 
@@ -60,6 +64,7 @@ class Doc:
 
     @property
     def context(self) -> str:
+        """The neighbouring context after the marker (FactFile.context)."""
         return self._split[1]
 
     @cached_property

@@ -6,7 +6,7 @@ function of that evidence and the ranking profile (muninn/core/ranking_profile.p
 order:
 
     fuse           the candidate lists as one union, by reciprocal rank (what content is read for)
-    by_features    linear fusion: a weighted sum of z-scored features
+    linear         linear fusion: a weighted sum of z-scored features
     rerank_head    which candidates the cross-encoder reads
     after_rerank   its scores blended with fusion's (or fusion's order kept when it is unsure)
     with_recency   a small prior for newer facts, on scores scaled to the best
@@ -24,6 +24,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search.doc import Doc
@@ -54,12 +55,6 @@ def rrf(lists: dict[str, list[Candidate]], k: int = 60, weights: dict[str, float
     for cand in out:
         cand.stage_scores["fusion"] = round(cand.score, 6)
     return out
-
-
-def by_features(cands: list[Candidate], features: dict[str, dict[str, float]],
-                weights: dict[str, float]) -> list[Candidate]:
-    """Linear fusion of `features` (name -> uri -> value) with `weights` (name -> weight)."""
-    return linear(cands, features, weights)
 
 
 def linear(cands: list[Candidate], features: dict[str, dict[str, float]], weights: dict[str, float],
@@ -252,8 +247,17 @@ def per_file(cands: list[Candidate], file_of: dict[str, str], limit: int, window
     return out + later if window is not None and len(out) >= window else out
 
 
-def feature_weights(features: Iterable[object], ranking: Ranking) -> tuple[dict[str, float], dict[str, float]]:
+class Weighed(Protocol):
+    """What ranking reads of a fusion feature (features.Feature has more; this module does not import it)."""
+
+    name: str
+
+    def weight(self, r: Ranking) -> float: ...
+
+    def blend(self, r: Ranking) -> float: ...
+
+
+def feature_weights(features: Iterable[Weighed], ranking: Ranking) -> tuple[dict[str, float], dict[str, float]]:
     """(weight, blend) of each feature by name, in the order of the sums."""
     fs = list(features)
-    return ({f.name: f.weight(ranking) for f in fs},    # type: ignore[attr-defined]
-            {f.name: f.blend(ranking) for f in fs})     # type: ignore[attr-defined]
+    return {f.name: f.weight(ranking) for f in fs}, {f.name: f.blend(ranking) for f in fs}

@@ -50,7 +50,7 @@ sources:                             # what `muninn export all` and `muninn sync
                                      # sub-folder named by the kind
   - {{kind: observations, path: observations.jsonl, area: {sessions}, options: {{agent: your assistant}}}}
                                      # Claude Code's tool calls, one line each (`muninn observe` writes it;
-                                     # `muninn mcp install --client claude` adds its hook)
+                                     # `muninn mcp install --client claude --record` adds its hook)
   # - {{kind: tasks, path: tasks.db, area: viking://resources/roadmap}}
   # - {{kind: repo, path: ~/src/infra, area: viking://resources/repos, name: infra, options: {{ref: main}}}}
 """
@@ -86,6 +86,8 @@ readers:
     user: assistant
     areas: {{notes: write, agent: read, sessions: read}}
     remember_to: notes
+    trusted: true                # you watch these sessions: what they write into notes reads as yours.
+                                 # false: labelled untrusted for every other reader (sessions left alone)
 
   agent:                         # the local agent: untrusted, what it writes is labelled for every other reader
     kind: agent

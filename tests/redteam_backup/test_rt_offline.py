@@ -324,6 +324,10 @@ GATE_BLOCKED = {
     "soft hyphen inside": V[:8] + "\u00ad" + V[8:],
     "retired value split over lines": OLD[:8] + "\n" + OLD[8:],
     "retired value base64": base64.b64encode(OLD.encode()).decode(),
+    # Held since issue 47 §2: the gate's guess reading flags a long uncued run that is nearly all guesses.
+    "gzip then base64": base64.b64encode(gzip.compress(V.encode(), mtime=0)).decode(),
+    "reversed": V[::-1],
+    "rot13": codecs.encode(V, "rot13"),
 }
 
 
@@ -335,14 +339,10 @@ def test_C01_known_and_retired_values_in_disguise_do_not_pass(gate, form) -> Non
 GATE_PASSED = {
     "base32": base64.b32encode(V.encode()).decode(),
     "quoted-printable": "".join(f"={b:02X}" for b in V.encode()),
-    "reversed": V[::-1],
-    "rot13": codecs.encode(V, "rot13"),
-    "gzip then base64": base64.b64encode(gzip.compress(V.encode(), mtime=0)).decode(),
 }
 
 
-@pytest.mark.parametrize("form", [pytest.param(f, marks=succeeded(f"a known value as {f} passes the gate unchanged"))
-                                  for f in sorted(GATE_PASSED)])
+@pytest.mark.parametrize("form", sorted(GATE_PASSED))
 def test_C02_known_value_encodings_the_gate_may_miss(gate, form) -> None:
     assert not _leaks(gate, f"# Note\nsee {GATE_PASSED[form]} for details\n")
 
@@ -567,10 +567,8 @@ def _recover(case: str, env: dict[str, str]) -> bool:
 
 
 @pytest.mark.parametrize("case", sorted(ENV_LEAKS))
-def test_F02_variables_carrying_secrets_in_other_spellings_are_scrubbed(ws, case, request) -> None:
+def test_F02_variables_carrying_secrets_in_other_spellings_are_scrubbed(ws, case) -> None:
     env = _child_env(ws, ENV_LEAKS[case]())
-    if _recover(case, env):
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=ATTACK + f"child env: {case}"))
     assert not _recover(case, env)
 
 

@@ -1,5 +1,5 @@
 """Plain retrievers over the same sections muninn exports, with no muninn wrapping: no front matter, no
-context line, no fusion, no rerank. They are the floor the product must clear.
+lead line, no fusion, no rerank. They are the floor the product must clear.
 
 - dense, one per installable embedding model (`MODELS`; the harness's `--baselines`): "breadcrumb + body"
   embedded in this process by the sidecar's own loader (plugins.embed.model: same 256-token window, the

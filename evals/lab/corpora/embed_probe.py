@@ -3,8 +3,9 @@
     python -m muninn.evals.lab.corpora.embed_probe EXPORT_DIR [--sample 40]
 
 1. Token budget, over every fact file under EXPORT_DIR, with the sidecar's own tokenizer: how many
-   of its `embed.max_tokens` word pieces the front matter and the context line take, and how many
-   facts lose part of their body past the cut.
+   of its `embed.max_tokens` word pieces the front matter and the lead line take, and how many
+   facts lose part of their body past the cut. (The output still labels the lead line `context line`,
+   the name evals/results/corpora.md quotes.)
 2. Which text the stored vector is: a sample of the files is written into a fresh account, then
    OpenViking `find` is asked with four candidate texts of each file. The score it returns for that
    file is the cosine between the stored vector and the query's vector; a score of 1.000 names the
@@ -30,7 +31,7 @@ from muninn.plugins.embed.model import model_path
 def split_file(text: str) -> dict[str, str]:
     """The candidate texts of one rendered fact file."""
     meta, rest = parse_front_matter(text)
-    head, _, body = rest.partition("\n\n")          # the context line, then the body
+    head, _, body = rest.partition("\n\n")          # the lead line, then the body
     front = text[: len(text) - len(rest)]
     crumb = str(meta.get("breadcrumb") or "")
     return {"whole file": text, "front matter": front, "context line": head, "body": body.strip(),

@@ -97,8 +97,8 @@ REMEMBER = ToolSpec(
     description=(
         "Record an observation in this reader's own area of the shared memory. Only after it "
         "happened: a text or observed_at dated after now is refused, unless kind='plan'. Do not "
-        "write secret values (they are redacted anyway). Other readers see it labelled as written by "
-        "an agent."
+        "write secret values (they are redacted anyway). Other readers see who wrote it; an untrusted "
+        "reader's writing (an agent's) reaches them labelled as untrusted data."
     ),
     params=RememberParams, handler=handle, access="write", read_only=False, destructive=False, idempotent=False,
     init_agent=True,

@@ -1,5 +1,5 @@
 """Fusion's evidence: the candidate lists as one union (RRF, ranking.fuse), then every candidate of the
-union scored on the same features (features.py) for linear fusion (ranking.by_features). Linear fusion needs
+union scored on the same features (features.py) for linear fusion (ranking.linear). Linear fusion needs
 both lists; RRF order stays when the embedding sidecar is down."""
 
 from __future__ import annotations
@@ -68,4 +68,4 @@ class Linear:
                 if f.shown:
                     c.stage_scores[f.shown] = round(state.features[f.name].get(c.uri, 0.0), 4)
         weights, _ = ranking.feature_weights(used, state.ranking)
-        state.fused = ranking.by_features(state.fused, state.features, weights)
+        state.fused = ranking.linear(state.fused, state.features, weights)
