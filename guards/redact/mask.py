@@ -166,6 +166,8 @@ class JointMasker:
         self._decoders = [codecs.getincrementaldecoder("utf-8")(errors="surrogateescape") for _ in outputs]
         self._text = ""
         self._tags: list[int] = []
+        self._reads: list[int] = []     # per character, which feed() brought it (where two pieces meet)
+        self._count = 0
         self._open = set(range(len(outputs)))
         self._dead: set[int] = set()
         self._lock = threading.Lock()
@@ -192,10 +194,12 @@ class JointMasker:
     def _add(self, stream: int, piece: str) -> None:
         self._text += piece
         self._tags += [stream] * len(piece)
+        self._count += 1
+        self._reads += [self._count] * len(piece)
 
     def _release(self, cut: int) -> None:
         text, tags = self._text, self._tags
-        spans = _spans(self.redactor, text)
+        spans = _joint_spans(self.redactor, text, tags, self._reads)
         parts: dict[int, list[str]] = {i: [] for i in range(len(self.outputs))}
         pos = 0
         for start, end, secret_id in spans:
@@ -207,7 +211,7 @@ class JointMasker:
             self.hits.append(secret_id)
             pos = end
         self._route(text, tags, pos, cut, parts)
-        self._text, self._tags = text[cut:], tags[cut:]
+        self._text, self._tags, self._reads = text[cut:], tags[cut:], self._reads[cut:]
         for i, chunks in parts.items():
             if chunks and i not in self._dead:
                 try:
@@ -224,6 +228,47 @@ class JointMasker:
                 if run < end:
                     parts[tags[run]].append(text[run:i])
                 run = i
+
+
+def _runs(reads: list[int]) -> list[range]:
+    """The stretch each read brought, in arrival order."""
+    out: list[range] = []
+    start = 0
+    for i in range(1, len(reads) + 1):
+        if i == len(reads) or reads[i] != reads[start]:
+            out.append(range(start, i))
+            start = i
+    return out
+
+
+def _joint_spans(redactor: Redactor, text: str, tags: list[int], reads: list[int]) -> list[tuple[int, int, str]]:
+    """Spans to hide in the joint text, also where two streams' reads reached us in the other order than
+    they were written: one reader thread per pipe, so `printf A; printf B >&2` can arrive as B then A.
+    Each view swaps neighbouring reads of two streams (pairs from the first read, then from the second); a
+    match there hides everything between its first and last character in the joint text. Two more views
+    put one stream's text whole before the other's. A value cut into several pieces that arrive more than
+    one read out of order on both sides is not put back together."""
+    found = _spans(redactor, text)
+    if len(set(tags)) < 2:
+        return found
+    runs = _runs(reads)
+    orders: list[list[int]] = []
+    for first in (0, 1):
+        order: list[range] = list(runs[:first])
+        for i in range(first, len(runs), 2):
+            pair = runs[i:i + 2]
+            swap = len(pair) == 2 and tags[pair[0].start] != tags[pair[1].start]
+            order += pair[::-1] if swap else pair
+        orders.append([j for r in order for j in r])
+    # Each stream whole, then the other: a piece several reads late is beside its other half again.
+    apart = [[j for j, t in enumerate(tags) if t == stream] for stream in (0, 1)]
+    orders += [apart[0] + apart[1], apart[1] + apart[0]]
+    for where in orders:
+        view = "".join(text[j] for j in where)
+        for start, end, sid in _spans(redactor, view):
+            picked = where[start:end]
+            found.append((min(picked), max(picked) + 1, sid))
+    return merged(found)
 
 
 def mask_bytes(redactor: Redactor, chunks: Sequence[bytes]) -> bytes:

@@ -36,7 +36,6 @@ THROUGH: dict[str, str] = {
     'hook:log: undeclared token hex dump': "left: ['6768 705f 5271 384c']",
     'exec:decimal ord per char': 'unmasked',
     'exec:backspace overstrike': 'unmasked',
-    'exec:second half to stderr first': 'unmasked',
     'exec:base64 then rev': 'unmasked',
     'exec:even chars to stdout odd to stderr': 'unmasked',
     'exec:double base64': 'unmasked',
