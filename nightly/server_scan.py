@@ -217,6 +217,6 @@ def scan(settings: Settings, scanner: Scanner | None = None, *, full: bool = Fal
     from muninn.guards.undeclared import review
 
     review.record(settings, "server", [{"file": f.uri, "line": x["line"], "class": x.get("class"), "kind": "pattern",
-                                        "rule": undeclared.RULE, "secret_id": None, "fingerprint": x["fingerprint"]}
+                                        "rule": undeclared.RULE, "secret_id": None, "fingerprint": x.get("fingerprint")}
                                        for f in report.found for x in f.findings if x["reason"] == undeclared.RULE])
     return report
