@@ -206,6 +206,29 @@ class Ended:
     stderr: str
 
 
+@dataclass
+class CliHome:
+    """A fresh HOME after `muninn init --notes HOME/notes --yes`, with the real CLI run as a subprocess in it."""
+
+    path: Path
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        home = self.path
+        env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
+               "XDG_CONFIG_HOME": str(home / ".config")}
+        return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
+                              cwd=home, timeout=120)
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> CliHome:
+    home = CliHome(tmp_path / "h")
+    (home.path / "notes").mkdir(parents=True)
+    done = home.run("init", "--notes", str(home.path / "notes"), "--yes")
+    assert done.returncode == 0, done.stderr
+    return home
+
+
 @pytest.fixture
 def run_muninn(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """The installed entry point (`muninn.cli.main`) in this process, as a shell would run it; `stdin`,

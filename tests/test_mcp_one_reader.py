@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -17,18 +15,9 @@ from muninn.core import policy
 from muninn.plugins.mcp import client_install
 
 
-def _muninn(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
-    return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
-                          cwd=home, timeout=120)
-
-
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "h"
-    (home / "notes").mkdir(parents=True)
-    done = _muninn(home, "init", "--notes", str(home / "notes"), "--yes")
-    assert done.returncode == 0, done.stderr
+def home(cli_home) -> Path:
+    home = cli_home.path
     return home
 
 
@@ -36,10 +25,10 @@ def _profile(args: list[str]) -> str:
     return args[args.index("--profile") + 1]
 
 
-def test_claude_gets_the_same_reader_from_config_and_install(home: Path) -> None:
-    printed = _muninn(home, "mcp", "config", "--client", "claude")
+def test_claude_gets_the_same_reader_from_config_and_install(home: Path, cli_home) -> None:
+    printed = cli_home.run("mcp", "config", "--client", "claude")
     assert printed.returncode == 0, printed.stderr
-    installed = _muninn(home, "mcp", "install", "--client", "claude")
+    installed = cli_home.run("mcp", "install", "--client", "claude")
     assert installed.returncode == 0, installed.stderr
     from_config = _profile(json.loads(printed.stdout)["mcpServers"]["muninn"]["args"])
     from_install = _profile(json.loads((home / ".claude.json").read_text())["mcpServers"]["muninn"]["args"])
@@ -47,17 +36,17 @@ def test_claude_gets_the_same_reader_from_config_and_install(home: Path) -> None
     assert "reader 'assistant' (assistant)" in printed.stderr and "reader 'assistant' (assistant)" in installed.stderr
 
 
-def test_codex_gets_the_same_reader_from_config_and_install(home: Path) -> None:
-    printed = _muninn(home, "mcp", "config", "--client", "codex")
-    installed = _muninn(home, "mcp", "install", "--client", "codex")
+def test_codex_gets_the_same_reader_from_config_and_install(home: Path, cli_home) -> None:
+    printed = cli_home.run("mcp", "config", "--client", "codex")
+    installed = cli_home.run("mcp", "install", "--client", "codex")
     assert printed.returncode == 0 and installed.returncode == 0, printed.stderr + installed.stderr
     written = tomllib.loads((home / ".codex" / "config.toml").read_text())
     assert _profile(tomllib.loads(printed.stdout)["mcp_servers"]["muninn"]["args"]) == "assistant"
     assert _profile(written["mcp_servers"]["muninn"]["args"]) == "assistant"
 
 
-def test_any_other_client_is_the_local_agent_labelled_untrusted(home: Path) -> None:
-    printed = _muninn(home, "mcp", "config")
+def test_any_other_client_is_the_local_agent_labelled_untrusted(home: Path, cli_home) -> None:
+    printed = cli_home.run("mcp", "config")
     assert printed.returncode == 0, printed.stderr
     assert _profile(json.loads(printed.stdout)["mcpServers"]["muninn"]["args"]) == "agent"
     assert "reader 'agent' (agent): writes into agent (labelled untrusted" in printed.stderr
@@ -68,27 +57,27 @@ def _hooked(home: Path) -> bool:
     return path.exists() and client_install.has_hooks(json.loads(path.read_text()))
 
 
-def test_recording_is_chosen_kept_and_taken_out(home: Path) -> None:
-    first = _muninn(home, "mcp", "install", "--client", "claude")
+def test_recording_is_chosen_kept_and_taken_out(home: Path, cli_home) -> None:
+    first = cli_home.run("mcp", "install", "--client", "claude")
     assert first.returncode == 0, first.stderr
     assert not _hooked(home) and "not recording tool calls" in first.stderr and "--record" in first.stderr
     assert (home / ".claude.json").exists() and (home / ".claude" / "commands" / "recall.md").exists()
 
-    chosen = _muninn(home, "mcp", "install", "--client", "claude", "--record")
+    chosen = cli_home.run("mcp", "install", "--client", "claude", "--record")
     assert chosen.returncode == 0 and _hooked(home), chosen.stderr
     assert "every tool call's input and output" in chosen.stderr and "synced" in chosen.stderr
 
-    again = _muninn(home, "mcp", "install", "--client", "claude")        # the last choice is kept
+    again = cli_home.run("mcp", "install", "--client", "claude")        # the last choice is kept
     assert again.returncode == 0 and _hooked(home) and "recording:" in again.stderr
 
-    off = _muninn(home, "mcp", "install", "--client", "claude", "--no-record")
+    off = cli_home.run("mcp", "install", "--client", "claude", "--no-record")
     assert off.returncode == 0 and not _hooked(home), off.stderr
     assert "removed the `muninn observe` hook" in off.stdout
     assert "muninn" in json.loads((home / ".claude.json").read_text())["mcpServers"]   # the server stays
 
 
-def test_codex_cannot_record_and_nothing_is_written(home: Path) -> None:
-    done = _muninn(home, "mcp", "install", "--client", "codex", "--record")
+def test_codex_cannot_record_and_nothing_is_written(home: Path, cli_home) -> None:
+    done = cli_home.run("mcp", "install", "--client", "codex", "--record")
     assert done.returncode == 2 and "Codex has no hooks" in done.stderr
     assert not (home / ".codex" / "config.toml").exists()
 

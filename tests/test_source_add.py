@@ -5,7 +5,6 @@ its area, and `muninn doctor` says so with the fix; `muninn source add PATH` add
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,20 +16,11 @@ from muninn.core import config, policy
 from muninn.plugins.stack import yaml_insert
 
 
-def _muninn(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
-    return subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True, env=env,
-                          cwd=home, timeout=120)
-
-
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "h"
-    (home / "notes").mkdir(parents=True)
+def home(cli_home) -> Path:
+    home = cli_home.path
     (home / "Work Notes").mkdir()
     (home / "Work Notes" / "vpn.md").write_text("# VPN\nThe office VPN is wg0.\n")
-    done = _muninn(home, "init", "--notes", str(home / "notes"), "--yes")
-    assert done.returncode == 0, done.stderr
     return home
 
 
@@ -43,19 +33,19 @@ def _comments(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip().startswith("#") or " # " in line]
 
 
-def _doctor(home: Path) -> list[dict]:
-    done = _muninn(home, "doctor", "--json")
+def _doctor(cli_home) -> list[dict]:
+    done = cli_home.run("doctor", "--json")
     return json.loads(done.stdout)["checks"]
 
 
-def _reach(home: Path) -> list[dict]:
-    return [c for c in _doctor(home) if c["name"].startswith(("reach ", "source reach"))]
+def _reach(cli_home) -> list[dict]:
+    return [c for c in _doctor(cli_home) if c["name"].startswith(("reach ", "source reach"))]
 
 
-def test_source_add_gives_the_folder_an_area_every_reader_reaches(home: Path) -> None:
+def test_source_add_gives_the_folder_an_area_every_reader_reaches(home: Path, cli_home) -> None:
     cfg, pol_file = _files(home)
     before_cfg, before_pol = cfg.read_text(), pol_file.read_text()
-    done = _muninn(home, "source", "add", "Work Notes", "--no-apply")
+    done = cli_home.run("source", "add", "Work Notes", "--no-apply")
     assert done.returncode == 0, done.stderr
     assert "viking://resources/work-notes" in done.stdout and "muninn policy apply" in done.stderr
 
@@ -74,33 +64,33 @@ def test_source_add_gives_the_folder_an_area_every_reader_reaches(home: Path) ->
     assert _comments(pol_file.read_text()) == _comments(before_pol)
     assert [ln for ln in cfg.read_text().splitlines() if ln in before_cfg.splitlines()] == before_cfg.splitlines()
 
-    again = _muninn(home, "source", "add", "Work Notes", "--no-apply")
+    again = cli_home.run("source", "add", "Work Notes", "--no-apply")
     assert again.returncode == 0 and "already" in again.stdout, again.stderr
     assert policy.load(pol_file).areas == pol.areas and config.load(cfg, environ={}).sources == settings.sources
 
 
-def test_doctor_warns_on_an_exported_area_no_reader_reaches_and_its_fix_works(home: Path) -> None:
+def test_doctor_warns_on_an_exported_area_no_reader_reaches_and_its_fix_works(home: Path, cli_home) -> None:
     cfg, _ = _files(home)
-    assert [c["level"] for c in _reach(home)] == ["ok"]
+    assert [c["level"] for c in _reach(cli_home)] == ["ok"]
     # What the user did: a second `sources:` entry by hand, nothing in the policy.
     wiki = home / "wiki"
     wiki.mkdir()
     text = cfg.read_text().replace("  # - {kind: tasks", f"  - {{kind: notes, path: {wiki}, area: "
                                    "viking://resources/wiki, name: .}\n  # - {kind: tasks", 1)
     cfg.write_text(text)
-    (warned,) = _reach(home)
+    (warned,) = _reach(cli_home)
     assert warned["level"] == "warn" and "viking://resources/wiki" in warned["detail"], warned
     assert f"muninn source add {wiki}" in warned["fix"]
 
-    fixed = _muninn(home, "source", "add", str(wiki), "--no-apply")
+    fixed = cli_home.run("source", "add", str(wiki), "--no-apply")
     assert fixed.returncode == 0, fixed.stderr
     assert "already has the notes source" in fixed.stdout and "added the area wiki" in fixed.stdout
-    assert [c["level"] for c in _reach(home)] == ["ok"]
+    assert [c["level"] for c in _reach(cli_home)] == ["ok"]
     assert cfg.read_text() == text       # the source was there: muninn.yaml is not touched
 
 
-def test_like_copies_another_areas_levels(home: Path) -> None:
-    done = _muninn(home, "source", "add", "Work Notes", "--area", "work", "--like", "sessions", "--no-apply")
+def test_like_copies_another_areas_levels(home: Path, cli_home) -> None:
+    done = cli_home.run("source", "add", "Work Notes", "--area", "work", "--like", "sessions", "--no-apply")
     assert done.returncode == 0, done.stderr
     pol = policy.load(_files(home)[1])
     assert {p.name: p.areas.get("work") for p in pol.profiles.values()} == \
@@ -113,10 +103,10 @@ def test_like_copies_another_areas_levels(home: Path) -> None:
     (["Work Notes", "--area", "notes"], "already holds"),
     (["Work Notes", "--like", "nope"], "not an area"),
 ])
-def test_a_refusal_is_exit_2_and_writes_nothing(home: Path, args: list[str], words: str) -> None:
+def test_a_refusal_is_exit_2_and_writes_nothing(home: Path, args: list[str], words: str, cli_home) -> None:
     cfg, pol_file = _files(home)
     before = cfg.read_text(), pol_file.read_text()
-    done = _muninn(home, "source", "add", *args, "--no-apply")
+    done = cli_home.run("source", "add", *args, "--no-apply")
     assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert (cfg.read_text(), pol_file.read_text()) == before
 
