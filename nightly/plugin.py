@@ -14,6 +14,7 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     from muninn.nightly.jobs import (
         acl_drift,
         backup,
+        backup_offsite,
         backup_verify,
         completeness,
         leak_gate,
@@ -36,6 +37,7 @@ def register_jobs(register: Callable[[str, Callable[..., Any]], Any]) -> None:
     register("verify", verify.verify)
     register("backup", backup.backup_job)
     register("backup-verify", backup_verify.verify_job)
+    register("backup-offsite", backup_offsite.offsite_job)
     register("mirror", mirror.mirror)
 
 
@@ -45,6 +47,7 @@ def register_checks(register: Callable[[Callable[..., Any]], None]) -> None:
 
     register(doctor_check.nightly_timer)
     register(doctor_check.nightly_last_run)
+    register(doctor_check.offsite_backup)
 
 
 @hookimpl

@@ -27,6 +27,14 @@ from muninn.core.errors import ConfigError, MuninnError
 Kind = Literal["cron", "systemd"]
 MARK = "# muninn:"
 UNITS = ("muninn-nightly.service", "muninn-nightly.timer", "muninn-watch.service")
+OFFSITE_UNITS = ("muninn-offsite.service", "muninn-offsite.timer")
+OFFSITE_PUSH = "backup offsite push --fresh --json"
+
+
+def hourly_offsite(settings: Settings) -> bool:
+    """Seed 002's storage is in the hourly host backup: with an off-host destination, direct writes reach
+    it within the hour (a fresh sealed backup, then its copy)."""
+    return bool(settings.nightly.offsite.repository) and settings.nightly.offsite.hourly
 
 
 @dataclass
@@ -75,8 +83,12 @@ def cron_lines(settings: Settings, config: Path | None, at: str = "03:15") -> li
     log = settings.paths.nightly_reports / "cron.log"
     nightly = f"{prefix} nightly --json > {shlex.quote(str(log))} 2>&1"
     watch = f"{prefix} watch >> {shlex.quote(str(settings.paths.nightly_reports / 'watch.log'))} 2>&1"
-    return [f"{minute} {hour} * * * {_cron_escape(nightly)} {MARK}nightly",
-            f"@reboot {_cron_escape(watch)} {MARK}watch"]
+    lines = [f"{minute} {hour} * * * {_cron_escape(nightly)} {MARK}nightly",
+             f"@reboot {_cron_escape(watch)} {MARK}watch"]
+    if hourly_offsite(settings):
+        offsite = f"{prefix} {OFFSITE_PUSH} > {shlex.quote(str(settings.paths.nightly_reports / 'offsite.log'))} 2>&1"
+        lines.append(f"{(minute + 30) % 60} * * * * {_cron_escape(offsite)} {MARK}offsite")
+    return lines
 
 
 def _crontab() -> str:
@@ -120,7 +132,7 @@ def units(settings: Settings, config: Path | None, at: str = "03:15") -> dict[st
     hour, minute = _at(at)
     env = "".join(f"Environment={_systemd_quote(f'{k}={v}')}\n" for k, v in environment(settings, config).items())
     cmd = " ".join(_systemd_quote(part) for part in command())
-    return {
+    out = {
         "muninn-nightly.service": "[Unit]\nDescription=muninn nightly jobs\n\n[Service]\nType=oneshot\n"
                                   f"{env}ExecStart={cmd} nightly --json\n",
         "muninn-nightly.timer": f"[Unit]\nDescription=muninn nightly at {hour:02d}:{minute:02d}\n\n[Timer]\n"
@@ -130,6 +142,13 @@ def units(settings: Settings, config: Path | None, at: str = "03:15") -> dict[st
                                 f"[Service]\n{env}ExecStart={cmd} watch\nRestart=on-failure\nRestartSec=30\n\n"
                                 "[Install]\nWantedBy=default.target\n",
     }
+    if hourly_offsite(settings):
+        out["muninn-offsite.service"] = ("[Unit]\nDescription=muninn backup copied off the host\n\n[Service]\n"
+                                         f"Type=oneshot\n{env}ExecStart={cmd} {OFFSITE_PUSH}\n")
+        out["muninn-offsite.timer"] = ("[Unit]\nDescription=muninn off-host backup, hourly\n\n[Timer]\n"
+                                       f"OnCalendar=*-*-* *:{(minute + 30) % 60:02d}:00\nPersistent=true\n\n"
+                                       "[Install]\nWantedBy=timers.target\n")
+    return out
 
 
 def install_systemd(settings: Settings, config: Path | None, at: str = "03:15", start: bool = True) -> Installed:
@@ -145,7 +164,9 @@ def install_systemd(settings: Settings, config: Path | None, at: str = "03:15", 
         out.warnings.append("units written but not enabled: run `systemctl --user daemon-reload && systemctl "
                             "--user enable --now muninn-nightly.timer muninn-watch.service`")
         return out
-    for args in (["daemon-reload"], ["enable", "--now", "muninn-nightly.timer", "muninn-watch.service"]):
+    timers = ["muninn-nightly.timer", "muninn-watch.service"] + (["muninn-offsite.timer"] if hourly_offsite(settings)
+                                                                 else [])
+    for args in (["daemon-reload"], ["enable", "--now", *timers]):
         proc = subprocess.run([systemctl, "--user", *args], capture_output=True, text=True)
         out.ran.append(shlex.join(["systemctl", "--user", *args]))
         if proc.returncode != 0:
@@ -187,7 +208,8 @@ def _unit_config(text: str) -> str | None:
 
 def environment_problem(settings: Settings) -> str | None:
     """A unit or cron line whose MUNINN_CONFIG names a file that is gone would fail every night silently."""
-    configs = [_unit_config((unit_dir() / n).read_text()) for n in UNITS if (unit_dir() / n).exists()]
+    configs = [_unit_config((unit_dir() / n).read_text()) for n in (*UNITS, *OFFSITE_UNITS)
+               if (unit_dir() / n).exists()]
     if shutil.which("crontab"):
         configs += [_cron_config(line) for line in read_crontab().splitlines() if MARK in line]
     for config in configs:

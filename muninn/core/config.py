@@ -311,6 +311,19 @@ class ExportSettings(Section):
                                    "(`muninn redact allow`; default: <workspace>/redact/allowlist.json)")
 
 
+class OffsiteSettings(Section):
+    """Backups that leave the host: the sealed archives copied into a restic repository."""
+
+    repository: str | None = Field(None, description="restic repository for off-host copies of the sealed "
+                                   "backups: a path on another disk, or `sftp:user@host:/path` (unset: backups "
+                                   "stay on this host)")
+    restic: Path | None = Field(None, description="The restic binary (default: `restic` on PATH)")
+    keep_hourly: int = Field(24, ge=0, description="Hourly copies the repository keeps, besides the daily and "
+                             "weekly ones of keep_backups and keep_weekly_backups")
+    hourly: bool = Field(True, description="`nightly install` also schedules `muninn backup offsite push "
+                         "--fresh` every hour, so direct writes reach the other host within the hour")
+
+
 class NightlySettings(Section):
     """`muninn nightly`: what counts as drift."""
 
@@ -328,6 +341,7 @@ class NightlySettings(Section):
                                     "included), under server/ in the mirror")
     keep_weekly_backups: int = Field(4, ge=0, description="Besides the last keep_backups daily backups, the newest "
                                      "backup of each of this many earlier weeks is kept")
+    offsite: OffsiteSettings = Field(default_factory=OffsiteSettings)
 
 
 class Settings(Section):

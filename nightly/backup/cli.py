@@ -11,6 +11,7 @@ from muninn.core.errors import ConfigError
 from muninn.nightly.backup import make as backup
 from muninn.nightly.backup import restore as backup_restore
 from muninn.nightly.backup.key_cli import PassFileOpt, passphrase
+from muninn.nightly.backup.offsite_cli import app as offsite_app
 
 UnsealedOpt = typer.Option(False, "--allow-unsealed", help="Open a plain (unsealed) archive, as made before "
                            "backups were sealed. Anyone able to write the file chose its contents: only for a file "
@@ -108,6 +109,8 @@ def verify(
             f"{len(report.problems)} problem(s)")
     backup_verify.raise_for(report)
 
+
+app.add_typer(offsite_app, name="offsite")
 
 key_app = typer.Typer(help="The backup key: export it once, import it on a new host.", no_args_is_help=True)
 app.add_typer(key_app, name="key")

@@ -107,13 +107,17 @@ def stamp(path: Path) -> datetime:
 
 def expired(paths: list[Path], daily: int, weekly: int) -> list[Path]:
     """What retention removes, as restic's --keep-daily/--keep-weekly count: each rule on its own over
-    every backup, and a backup stays when any rule keeps it. The newest `daily` stay, and the newest
-    of each of the last `weekly` weeks that have one."""
+    every backup, and a backup stays when any rule keeps it. The newest `daily` stay, the newest of each
+    of the last `daily` days (so hourly off-host pushes do not crowd out the nights), and the newest of
+    each of the last `weekly` weeks that have one."""
     ordered = sorted(paths)
     keep = set(ordered[-daily:]) if daily else set()
+    days: dict[object, Path] = {}
     weeks: dict[tuple[int, int], Path] = {}
-    for p in ordered:
-        weeks[stamp(p).isocalendar()[:2]] = p        # later ones overwrite: the newest of its week
+    for p in ordered:                                 # later ones overwrite: the newest of its day or week
+        days[stamp(p).date()] = p
+        weeks[stamp(p).isocalendar()[:2]] = p
+    keep |= set(sorted(days.values())[-daily:]) if daily else set()
     keep |= set(sorted(weeks.values())[-weekly:]) if weekly else set()
     return [p for p in ordered if p not in keep]
 
