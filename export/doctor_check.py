@@ -3,11 +3,14 @@ validate, and its path is there. What `export all` would stop on or skip, said b
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 from muninn.core import registry
 from muninn.core.checks import Check
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError
-from muninn.export import pipeline
+from muninn.export import pipeline, remote_tree
 
 
 def sources(settings: Settings) -> list[Check]:
@@ -31,6 +34,9 @@ def sources(settings: Settings) -> list[Check]:
             out.append(Check(name, "fail", str(exc), "fix the option named (see docs/configuration.md, sources)"))
             continue
         path = settings.paths.resolve(src.path)
+        if src.remote:
+            out.append(_mirror(name, src.remote, path))
+            continue
         if not path.exists() and getattr(known[src.kind], "absent_is_empty", False):
             out.append(Check(name, "ok", f"{path} (not written yet: empty)"))
             continue
@@ -40,3 +46,15 @@ def sources(settings: Settings) -> list[Check]:
             continue
         out.append(Check(name, "ok", str(path)))
     return out
+
+
+def _mirror(name: str, remote: str, mirror: Path) -> Check:
+    """A remote tree: how old its local mirror is (no network call: `export all` pulls)."""
+    state = mirror / remote_tree.STATE
+    if not state.exists():
+        return Check(name, "warn", f"{remote}: not pulled yet (into {mirror})",
+                     "run `muninn export all`; check `ssh` reaches the host without a prompt")
+    hours = (time.time() - state.stat().st_mtime) / 3600
+    level = "ok" if hours <= 48 else "warn"
+    return Check(name, level, f"{remote}: mirror {mirror}, pulled {hours:.1f} h ago",
+                 "" if level == "ok" else "the last pulls failed: run `muninn export all` and read its warning")

@@ -19,7 +19,7 @@ from typing import Any
 from muninn.core import atomic, factfile, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
-from muninn.export import redaction_report, sources
+from muninn.export import redaction_report, remote_tree, sources
 from muninn.export.facts import Fact, render, unique_paths
 from muninn.export.redaction_report import FactMarks, Mark, path_entry
 from muninn.export.source_lines import SourceFiles
@@ -350,6 +350,8 @@ class Configured:
     area: str
     name: str
     options: dict[str, Any]
+    remote: str | None = None
+    known_hosts: Path | None = None
 
     @property
     def at_root(self) -> bool:
@@ -396,7 +398,8 @@ def configured(settings: Settings, check_old: bool = True) -> list[Configured]:
                                fix="give one of them a different `name:`")
         seen[(s.area, name)] = i
         sources.get(s.kind)
-        out.append(Configured(i, s.kind, settings.paths.resolve(s.path), s.area, name, s.options))
+        out.append(Configured(i, s.kind, settings.paths.resolve(s.path), s.area, name, s.options, s.remote,
+                              settings.paths.resolve(s.known_hosts) if s.known_hosts else None))
     for c in out:
         if c.at_root:
             _check_root(settings, doc, c, out, check_old)
@@ -445,6 +448,14 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
         name = c.uri
         if progress is not None:
             progress(len(entries), name)
+        pulled = None
+        if c.remote:
+            try:
+                pulled = remote_tree.pull_or_keep(c.remote, c.path, c.options.get("pattern", "**/*.md"),
+                                                  c.known_hosts)
+            except MuninnError as exc:      # no mirror yet: as a path that is absent, the others still run
+                reports[name] = ExportReport(out=c.out_dir(settings), error=exc)
+                continue
         # A log no call has been written to yet is empty; a notes tree that is not there is a fault.
         if not c.path.exists() and not getattr(sources.get(c.kind), "absent_is_empty", False):
             reports[name] = ExportReport(out=c.out_dir(settings), error=ConfigError(
@@ -462,6 +473,8 @@ def run_all(settings: Settings, extra_secrets: Iterable[Path] = (),
             if not keep_going:
                 raise
             report = ExportReport(out=c.out_dir(settings), error=exc)
+        if pulled is not None and pulled.warning:
+            report.skipped[c.remote or ""] = pulled.warning
         reports[name] = report
     return reports
 

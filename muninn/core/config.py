@@ -298,6 +298,11 @@ class SourceSettings(Section):
                                          "area's root, for a source that is alone in its area (`muninn init` "
                                          "writes it for the notes, so they are not under notes/notes/)")
     options: dict[str, Any] = Field(default_factory=dict, description="The source's own options")
+    remote: str | None = Field(None, pattern=r"^ssh://", description="A tree on another host, "
+                               "`ssh://[user@]host[:port]/path`, pulled read-only into `path` (the local mirror, "
+                               "0700) before each export, through your ssh agent or keys; host keys are checked")
+    known_hosts: Path | None = Field(None, description="With `remote`: the known_hosts file that pins the host's "
+                                     "key (default: ssh's own)")
 
 
 class ExportSettings(Section):

@@ -58,6 +58,8 @@ class ExitCode(IntEnum):
                           "or a file in it names a place outside what the backup was taken from")
     RESTORE_HELD = 23, ("restore held back file(s) the leak gate refused: named, kept sealed in "
                         "<home>/backups/held/, everything else restored")
+    REMOTE_UNREACHABLE = 28, ("a source's remote tree (`remote: ssh://…`) could not be pulled and there is no "
+                              "earlier mirror to export from (the host and ssh's reason named)")
     OFFSITE_FAILED = 29, ("the off-host backup repository could not be reached, opened or checked (restic's "
                           "reason named); nothing local was changed")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
