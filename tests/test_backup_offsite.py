@@ -42,7 +42,7 @@ def restic_bin(tmp_path_factory) -> Path:
     return where / "x" / "usr" / "bin" / "restic"
 
 
-def _with_offsite(path: Path, repository: Path, restic_bin: Path, **over) -> None:
+def _with_offsite(path: Path, repository: Path | str, restic_bin: Path, **over) -> None:
     cfg = yaml.safe_load(path.read_text())
     cfg.setdefault("nightly", {})["offsite"] = {"repository": str(repository), "restic": str(restic_bin), **over}
     path.write_text(yaml.safe_dump(cfg))
@@ -190,3 +190,28 @@ def test_the_hourly_copy_is_scheduled_with_the_nightly_timer(world) -> None:
     assert "backup offsite push --fresh" in units["muninn-offsite.service"]
     assert "OnCalendar=*-*-* *:45:00" in units["muninn-offsite.timer"]
     assert any("backup offsite push --fresh" in line for line in timers.cron_lines(world["settings"], world["config"]))
+
+
+def test_a_repository_over_sftp_on_another_host_takes_the_copies(world, tmp_path) -> None:
+    """restic's sftp backend through an ssh config of the user's (an alias that pins the host key; ssh reads
+    the passwd entry's home, not $HOME, so the test names its file), against Debian's openssh-server."""
+    from conftest import SESSION_DIR, free_port
+    from sshd import running
+
+    with running(tmp_path / "sshd", free_port(), SESSION_DIR / "cache") as server:
+        home = tmp_path / "user"
+        (home / ".ssh").mkdir(parents=True, mode=0o700)
+        (home / ".ssh" / "config").write_text(
+            f"Host backuphost\n  HostName 127.0.0.1\n  Port {server.port}\n  User {server.user}\n"
+            f"  IdentityFile {server.key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {server.known_hosts}\n"
+            "  StrictHostKeyChecking yes\n  BatchMode yes\n")
+        cfg = tmp_path / "muninn.yaml"
+        cfg.write_text(world["config"].read_text())
+        _with_offsite(cfg, f"sftp:backuphost:{tmp_path / 'far' / 'repo'}", world["restic"],
+                      options=[f"sftp.command=ssh -F {home / '.ssh' / 'config'} backuphost -s sftp"])
+        env = {**world["env"], "MUNINN_CONFIG": str(cfg)}
+        assert cli(env, "backup", "offsite", "init").returncode == 0
+        pushed = cli(env, "backup", "offsite", "push", "--json")
+        assert pushed.returncode == 0, pushed.stderr
+        assert json.loads(pushed.stdout)["sent"], pushed.stdout
+        assert (tmp_path / "far" / "repo" / "config").is_file()

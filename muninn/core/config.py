@@ -323,6 +323,8 @@ class OffsiteSettings(Section):
                                    "backups: a path on another disk, or `sftp:user@host:/path` (unset: backups "
                                    "stay on this host)")
     restic: Path | None = Field(None, description="The restic binary (default: `restic` on PATH)")
+    options: list[str] = Field(default_factory=list, description="Extended options for restic, each `key=value` "
+                               "as after its `-o`, e.g. `sftp.command=ssh -F ~/.ssh/backup_config backuphost -s sftp`")
     keep_hourly: int = Field(24, ge=0, description="Hourly copies the repository keeps, besides the daily and "
                              "weekly ones of keep_backups and keep_weekly_backups")
     hourly: bool = Field(True, description="`nightly install` also schedules `muninn backup offsite push "

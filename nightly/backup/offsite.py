@@ -87,6 +87,10 @@ def _env(settings: Settings) -> dict[str, str]:
     return env
 
 
+def _options(settings: Settings) -> list[str]:
+    return [arg for option in settings.nightly.offsite.options for arg in ("-o", option)]
+
+
 def restic(settings: Settings, *args: str, what: str, timeout: float = 3600) -> subprocess.CompletedProcess:
     """One restic command against the configured repository; a failure is one sentence naming what failed."""
     if not configured(settings):
@@ -94,7 +98,8 @@ def restic(settings: Settings, *args: str, what: str, timeout: float = 3600) -> 
                           fix="set it to a path on another disk or `sftp:user@host:/path`, then "
                               "`muninn backup offsite init`")
     try:
-        done = subprocess.run([restic_binary(settings), *args], env=_env(settings), capture_output=True,
+        done = subprocess.run([restic_binary(settings), *_options(settings), *args], env=_env(settings),
+                              capture_output=True,
                               text=True, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         raise OffsiteFailed(f"restic {what} took longer than {timeout:.0f} s",
@@ -122,8 +127,8 @@ def _fix(stderr: str) -> str:
 
 def init(settings: Settings) -> str:
     """Create the repository, or prove an existing one opens with our password."""
-    probe = subprocess.run([restic_binary(settings), "cat", "config"], env=_env(settings), capture_output=True,
-                           text=True, timeout=120) if configured(settings) else None
+    probe = subprocess.run([restic_binary(settings), *_options(settings), "cat", "config"], env=_env(settings),
+                           capture_output=True, text=True, timeout=120) if configured(settings) else None
     if probe is not None and probe.returncode == 0:
         return "opened"
     restic(settings, "init", what="create the repository")
