@@ -65,7 +65,7 @@ _TIME_KEYS = ("epoch|unix|unixtime|ts|timestamp|time|datetime|date|exp|expires|e
               "deadline|due|eta|when|at|after|before|scheduled|start|end|valid|validity")
 _EPOCH = re.compile(
     r"(?:(?<![\w.])(?P<key>[A-Za-z][A-Za-z0-9_.-]{0,40}?)[\"']?\s*[:=]\s*[\"']?|(?<![\w@])@"
-    r"|(?<![\w.])(?:unix|posix|epoch)(?:\s+(?:time(?:stamp)?|seconds|secs|ms|millis(?:econds)?))?\s*[:=]?\s*)"
+    r"|(?<![\w.])(?i:unix|posix|epoch)(?i:\s+(?:time(?:stamp)?|seconds|secs|ms|millis(?:econds)?))?\s*[:=]?\s*)"
     r"(?P<n>\d{10}|\d{13})(?:\.\d+)?(?![\w]|\.\d)")
 _KEY_END = re.compile(rf"(?:^|[_.-])(?:{_TIME_KEYS})$|(?<=[a-z0-9])(?:{_TIME_KEYS.title()})$|^(?:{_TIME_KEYS})$")
 
