@@ -41,6 +41,9 @@ AHEAD: dict[str, list[str]] = {
     ],
     "era years": ["令和9年1月5日に確認済み。", "民国116年1月完成。", "BE 2570 audit closed.",
                   "ตรวจแล้ว 5 มกราคม 2570"],
+    # A state cue lets a date or "in N units" through, not a forward keyword: "Due nxt week." has been
+    # refused since round 2 (tests/test_redteam_round2.py), and these are the same wording.
+    "a state with a forward keyword": ["Maintenance is scheduled for next Tuesday.", "The review is tomorrow."],
     "future events still refused beside a state": [
         "Valid until the 22nd, verified on the 23rd.", "Tomorrow's run passed.",
         "The cert renews in two days, confirmed.", "Verified on Christmas Day: all green.",
@@ -66,9 +69,9 @@ ALLOWED: dict[str, list[str]] = {
     ],
     "a future state": [
         "The cert is valid until 2027-06-30.", "Token expires on 2027-01-15.", "The invoice is due on the 28th.",
-        "Maintenance is scheduled for next Tuesday.", "The licence expires in 45 days; ticket opened.",
+        "The licence expires in 45 days; ticket opened.",
         "Das Zertifikat ist gültig bis 31.03.2027.", "Le certificat est valable jusqu'au 1 mars 2027.",
-        "The review is tomorrow.",
+        "The window is on the 28th.",
     ],
     "a past act naming a future event": [
         "Prepared the runbook for next week's failover drill.", "Booked the room for tomorrow's retro.",

@@ -92,7 +92,13 @@ def _is_duration(text: str, start: int, end: int) -> bool:
     return bool(_DURATION.search(" ".join(before + after)))
 
 
+# The words every "next" phrase holds: the long alternation runs only on a text that has one.
+_NEXT_HINT = re.compile(r"n[aä]chste|kommende|prochain|pr[oó]xim|siguiente|que\s+vi[e]ne|prossim|que\s+vem|volgende|"
+                        r"komende|aanstaande|следующ|будущ|qui\s+vient|à\s+venir", re.I)
+
+
 def foreign_matches(text: str) -> list[re.Match[str]]:
     """Wording of the classes above."""
-    out = [*_NEXT_ANY.finditer(text), *_CJK_NEXT.finditer(text), *_CJK_IN.finditer(text)]
+    out = [*(_NEXT_ANY.finditer(text) if _NEXT_HINT.search(text) else ()), *_CJK_NEXT.finditer(text),
+           *_CJK_IN.finditer(text)]
     return out + [m for m in _IN.finditer(text) if not _is_duration(text, m.start(), m.end())]

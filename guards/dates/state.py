@@ -47,14 +47,17 @@ _CLAIM = re.compile(r"(?<!\w)(?:\w+ed|was|were|ran|passed|went|came|saw|had|did|
                     r"broke|failed|fell|rose|began|begun|won|lost|sent|wrote|read|been)(?!\w)", re.I)
 
 
-def stated(text: str, start: int, end: int) -> bool:
+def stated(text: str, start: int, end: int, states: bool = True) -> bool:
     """Whether the date or forward word at text[start:end] ends a state, or names (as a possessive, "for
-    tomorrow's review") the future event a past act prepared for: "checked for tomorrow" names none."""
+    tomorrow's review") the future event a past act prepared for: "checked for tomorrow" names none.
+    Without `states`, a state cue does not count (a forward keyword: "Due nxt week." stays refused)."""
     clause = _CLAUSE.split(text[max(0, start - 160):start])[-1]
     if (plan := [p for p in _PLAN.finditer(clause)]) and not _CLAIM.search(clause[plan[-1].end():]):
         return True
     m = _BEFORE.search(clause[-60:])
     if m is None:
         return False
-    return bool(m.group("state")) or bool(re.match(r"['’]s(?!\w)", text[end:end + 3])) \
+    if m.group("state"):
+        return states
+    return bool(re.match(r"['’]s(?!\w)", text[end:end + 3])) \
         or text[start:end].rstrip().endswith(("'s", "’s"))
