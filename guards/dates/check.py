@@ -18,7 +18,10 @@ are what they show. A date without a year ("on the 19th", "Dec 19", "on Christma
 clock time today ("at 23:00 tonight") are read as the day a report would mean (yearless.py) and
 refused when that lies ahead. Ambiguous wording is let through: "finished in 3 hours" is a
 duration, "tonight" may be this very night, and a bare "on Monday", "at 18:00" or "in March" is as
-often the past one. A check that refused those would refuse ordinary incident write-ups.
+often the past one. A check that refused those would refuse ordinary incident write-ups. For the same
+reason a future STATE ("valid until 2027-03-01", "expires in 30 days"), a future event a past act was for
+("prepared the slides for tomorrow's review") and a plan worded as a plan are let through (state.py):
+only a future EVENT reported as having happened is refused.
 """
 
 from __future__ import annotations
