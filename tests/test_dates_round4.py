@@ -47,7 +47,10 @@ AHEAD: dict[str, list[str]] = {
     "future events still refused beside a state": [
         "Valid until the 22nd, verified on the 23rd.", "Tomorrow's run passed.",
         "The cert renews in two days, confirmed.", "Verified on Christmas Day: all green.",
-        "I will confirm the backup passed on the 23rd.",
+        "I will confirm the backup passed on the 23rd.", "Verified: no bounce will arrive after midnight on the 22nd.",
+        "Checked, the backup is due on the 22nd and it passed.", "Upcoming check on the 22nd passed.",
+        "Deadline 2026-12-22 met, verified.", "Confirmed the run set for 2026-12-22 completed.",
+        "The job ends on the 22nd successfully.", "Status is 2026-12-22: all green.",
     ],
 }
 ALLOWED: dict[str, list[str]] = {

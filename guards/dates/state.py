@@ -26,7 +26,7 @@ _STATE = (
     r"|g[uü]ltig\s+bis|l[aä]uft\s+(?:bis|am)|f[aä]llig(?:\s+am)?|geplant(?:\s+f[uü]r)?|verschoben\s+auf"
     r"|valable\s+jusqu['’]?(?:au|à)|expire|pr[ée]vue?s?|[ée]ch[ée]ance|v[aá]lid[oa]\s+hasta|vence|caduca"
     r"|previst[oa]|programad[oa]|valid[oa]\s+fino\s+a[l]?|scade|scadenza|pianificat[oa]|geldig\s+tot"
-    r"|verloopt|gepland|is|are|being|действител[ен]\w*\s+до|истекает|запланирован\w*|有效期至|到期|预定|予定|期限"
+    r"|verloopt|gepland|действител[ен]\w*\s+до|истекает|запланирован\w*|有效期至|到期|预定|予定|期限"
 )
 # A past act whose object is a future event: "for tomorrow's review", "ahead of next week's audit".
 _FOR = r"(?:for|ahead\s+of|in\s+preparation\s+for|to\s+prepare\s+for|f[uü]r|pour|para|per|voor)"
@@ -39,25 +39,45 @@ _CLAUSE = re.compile(r"[.;!?\n]")
 # backup passed on the 20th" still claims the 20th).
 _PLAN = re.compile(
     r"(?<!\w)(?:will|shall|['’]ll|going\s+to|plans?\s+to|planning|hop(?:es|ing)\s+to|intends?\s+to|"
-    r"wants?\s+to|(?:is|are|am)\s+(?:preparing|organi[sz]ing|hosting|attending|participating|considering|"
+    r"wants?\s+to|(?:is|are|am)\s+(?:(?:also|still|now|currently|busy)\s+)?(?:preparing|organi[sz]ing|hosting|attending|participating|considering|"
     r"thinking\s+(?:of|about)|getting\s+ready)|upcoming|looking\s+forward|excited\s+(?:about|for)|"
     r"werde[nt]?|wird|vais|vont|va\s+a|voy\s+a|vamos\s+a|vou|vai|zal|zullen|собира\w+|планиру\w+|将|予定)(?!\w)",
     re.I)
 _CLAIM = re.compile(r"(?<!\w)(?:\w+ed|was|were|ran|passed|went|came|saw|had|did|got|found|done|held|showed|shown|"
-                    r"broke|failed|fell|rose|began|begun|won|lost|sent|wrote|read|been)(?!\w)", re.I)
+                    r"broke|failed|fell|rose|began|begun|won|lost|sent|wrote|read|been|green|fine|ok|okay|"
+                    r"success\w*|succeeded|met|clean|complete|worked|no\s+(?:errors?|alerts?|issues?|bounces?|"
+                    r"incidents?|failures?))(?!\w)", re.I)
+# Verbs that report speech: "Nate mentioned his upcoming tournament on 30 December" claims nothing about it.
+# After the date only an outcome makes it an event ("organizing a show next month to showcase works aimed
+# at ..." holds a participle, not an outcome).
+_OUTCOME = re.compile(r"(?<!\w)(?:passed|went|ran|green|fine|ok|okay|success\w*|succeeded|met|clean|completed?|"
+                      r"finished|done|verified|confirmed|worked|held|failed|resolved|fixed|arrived|happened|"
+                      r"no\s+(?:errors?|alerts?|issues?|bounces?|incidents?|failures?))(?!\w)", re.I)
+_REPORTING = frozenset("mentioned said told shared talked discussed explained added noted asked replied".split())
+# A past act coordinated after the object ("prepared the slides for tomorrow's review and sent them round")
+# belongs to the same subject; any other claim after the date in its sentence ("due on the 20th and it
+# passed", "set for 2026-12-20 completed", "for the 20th's run: passed") makes it an event.
+_SAME_SUBJECT = re.compile(r"\s+(?:and|then)\s+(?=(?:\w+ed|sent|wrote|took|gave|made|put|left)\b)", re.I)
+
+
+def _claims(text: str) -> bool:
+    return any(m.group(0).lower() not in _REPORTING for m in _CLAIM.finditer(text))
 
 
 def stated(text: str, start: int, end: int, states: bool = True) -> bool:
     """Whether the date or forward word at text[start:end] ends a state, or names (as a possessive, "for
-    tomorrow's review") the future event a past act prepared for: "checked for tomorrow" names none.
-    Without `states`, a state cue does not count (a forward keyword: "Due nxt week." stays refused)."""
+    tomorrow's review") the future event a past act prepared for: "checked for tomorrow" names none; or
+    stands in a plan worded as a plan. Without `states`, a state cue does not count (a forward keyword:
+    "Due nxt week." stays refused). A claim after it in its sentence makes it an event whatever came before."""
+    after = _SAME_SUBJECT.split(_CLAUSE.split(text[end:end + 160])[0])[0]
+    if _OUTCOME.search(after):
+        return False
     clause = _CLAUSE.split(text[max(0, start - 160):start])[-1]
-    if (plan := [p for p in _PLAN.finditer(clause)]) and not _CLAIM.search(clause[plan[-1].end():]):
+    if _PLAN.search(clause) and not _claims(_PLAN.sub(" ", clause)):
         return True
     m = _BEFORE.search(clause[-60:])
     if m is None:
         return False
     if m.group("state"):
         return states
-    return bool(re.match(r"['’]s(?!\w)", text[end:end + 3])) \
-        or text[start:end].rstrip().endswith(("'s", "’s"))
+    return bool(re.match(r"['’]s(?!\w)", text[end:end + 3])) or text[start:end].rstrip().endswith(("'s", "’s"))
