@@ -18,7 +18,10 @@ are what they show. A date without a year ("on the 19th", "Dec 19", "on Christma
 clock time today ("at 23:00 tonight") are read as the day a report would mean (yearless.py) and
 refused when that lies ahead. Ambiguous wording is let through: "finished in 3 hours" is a
 duration, "tonight" may be this very night, and a bare "on Monday", "at 18:00" or "in March" is as
-often the past one. A check that refused those would refuse ordinary incident write-ups.
+often the past one. A check that refused those would refuse ordinary incident write-ups. For the same
+reason a future STATE ("valid until 2027-03-01", "expires in 30 days"), a future event a past act was for
+("prepared the slides for tomorrow's review") and a plan worded as a plan are let through (state.py):
+only a future EVENT reported as having happened is refused.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 from muninn.guards.dates.grammar import grammar_times
+from muninn.guards.dates.state import stated
 from muninn.guards.dates.words import SKEW, ahead_words
 from muninn.guards.dates.yearless import LETTER, yearless_times
 from muninn.guards.known.forms import _INVISIBLE, skeleton
@@ -121,6 +125,8 @@ def _named(span: str) -> datetime | None:
     text = " ".join(str(_ORDINAL.get(w.lower(), w)) for w in words if w.lower() != "the")
     parsed = dateparser.parse(text, languages=languages, settings={
         "PREFER_DAY_OF_MONTH": "first", "REQUIRE_PARTS": ["month", "year"], "RETURN_AS_TIMEZONE_AWARE": False})
+    if parsed and parsed.year >= 2400:     # a Thai Buddhist year (`20 ธันวาคม 2568`): 543 ahead of ours
+        parsed = parsed.replace(year=parsed.year - 543) if _day(parsed.year - 543, parsed.month, parsed.day) else None
     return parsed.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC) if parsed else None
 
 
@@ -216,6 +222,21 @@ def parse_when(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _claimed(texts: list[str], written: str) -> bool:
+    """Whether some occurrence of `written` is a claim, not the end of a state ("valid until 2027-03-01")
+    nor what a past act prepared for (state.py)."""
+    spots = [(t, i) for t in texts for i in _occurrences(t, written)]
+    return not spots or any(not stated(t, i, i + len(written)) for t, i in spots)
+
+
+def _occurrences(text: str, written: str) -> list[int]:
+    out, i = [], text.find(written)
+    while i >= 0:
+        out.append(i)
+        i = text.find(written, i + 1)
+    return out
+
+
 def check_observation(text: str, observed_at: datetime | None = None, *, plan: bool = False,
                       now: datetime | None = None, not_before: datetime | None = None) -> DateDecision:
     """Refuse an observation that claims a time after `now` (the earliest reading of each date counts),
@@ -234,16 +255,17 @@ def check_observation(text: str, observed_at: datetime | None = None, *, plan: b
         mentioned = mentioned_times(text)
     except TooManyDates as exc:
         return DateDecision(False, f"{exc}: split it into smaller observations, or set kind='plan'")
+    seen = views(text)
     for written, moment, date_only in mentioned:
         # A bare date is in the future only when the whole day is: today's date is fine.
-        if moment > now + SKEW:
+        if moment > now + SKEW and _claimed(seen, written):
             what = "the date" if date_only else "the time"
             return DateDecision(False, f"{what} {written!r} in the text is after now ({now:%Y-%m-%d %H:%M} UTC): "
                                        "an observation can only be recorded after it happened; "
                                        "set kind='plan' if this is a plan")
     for view in views(text):
         for written, moment, date_only in yearless_times(view, now):
-            if moment > now + SKEW:
+            if moment > now + SKEW and _claimed([view], written):
                 what = "the date" if date_only else "the time"
                 return DateDecision(False, f"{what} {written!r} in the text, read as the day a report would mean "
                                            f"({moment:%Y-%m-%d %H:%M} UTC), is after now ({now:%Y-%m-%d %H:%M} UTC): "

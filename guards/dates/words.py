@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from muninn.guards.dates.foreign import foreign_matches
+from muninn.guards.dates.state import stated
+
 # Clocks drift a little between the agent's host and ours; more than this is a claim about later.
 SKEW = timedelta(minutes=5)
 
@@ -100,12 +103,14 @@ def _is_duration(text: str, start: int, end: int) -> bool:
 
 
 def ahead_words(text: str) -> list[str]:
-    """Wording that can only mean a moment after the one it is written in, as written."""
-    out = [m.group(0) for m in (*_AHEAD.finditer(text), *_CJK_AHEAD.finditer(text))]
-    for m in (*_FROM_NOW.finditer(text), *_NOW_PLUS.finditer(text)):
-        if _amount(m) > SKEW:
-            out.append(m.group(0))
-    for m in _IN.finditer(text):
-        if _amount(m) > SKEW and not _is_duration(text, m.start(), m.end()):
-            out.append(m.group(0))
-    return out
+    """Wording that can only mean a moment after the one it is written in, as written; not the end of a
+    state or what a past act prepared for ("expires in 30 days", "for tomorrow's review": state.py)."""
+    # A state cue lets through a date and "in N units" ("expires in 30 days"), not a forward keyword or
+    # `now+2d` ("Due nxt week.", "Expires now+2d." are pinned as refused since round 2): those pass only as
+    # a plan or as what a past act prepared for.
+    keywords = [*_AHEAD.finditer(text), *_CJK_AHEAD.finditer(text), *foreign_matches(text)]
+    keywords += [m for m in _NOW_PLUS.finditer(text) if _amount(m) > SKEW]
+    amounts = [m for m in _FROM_NOW.finditer(text) if _amount(m) > SKEW]
+    amounts += [m for m in _IN.finditer(text) if _amount(m) > SKEW and not _is_duration(text, m.start(), m.end())]
+    return [m.group(0) for m in keywords if not stated(text, m.start(), m.end(), states=False)] \
+        + [m.group(0) for m in amounts if not stated(text, m.start(), m.end())]

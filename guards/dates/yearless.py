@@ -100,6 +100,16 @@ _NUMERIC = re.compile(
     rf"(?:\b(?P<ctx>(?:bis\s+zum|as\s+of|{'|'.join(_PLACE_WORDS)}|{_WEEKDAY}))\.?,?\s+|(?<![\w/.:,-]))"
     r"(?P<a>\d{1,2})(?P<s>[/.-])(?P<b>\d{1,2})(?P<dot>\.)?(?![\d/]|[.,-]\d)"
     rf"(?P<clock>{_CLOCK_AFTER}\b)?", re.I)
+# A day alone with a clock time after it: "the 20th at 03:00", "the 3rd @ 9pm" (a possessive before it
+# makes it a count: "her 30th at 8pm" is a birthday party).
+_DAY_AT_CLOCK = re.compile(
+    rf"(?<!\w)(?<!her\s)(?<!his\s)(?<!my\s)(?<!our\s)(?<!their\s)(?<!your\s)(?<!its\s)"
+    rf"(?:the\s+)?(?P<d>{_NUM_DAY}(?:st|nd|rd|th)|{_ORDINAL_WORDS}),?{_CLOCK_AFTER}", re.I)
+_APOSTROPHE_HINT = re.compile(r"['’‘`´]\d\d(?!\d)")
+# A year written with an apostrophe: "Dec 20 '26", "20 December '26", "Dec '26".
+_APOSTROPHE_YEAR = re.compile(
+    rf"\b(?:(?:the\s+)?(?P<d1>{_DAY})\s+(?:of\s+)?(?P<m1>{_WORD})|(?P<m2>{_WORD})(?:\s+(?:the\s+)?(?P<d2>{_DAY}))?)"
+    r",?\s*['’‘`´](?P<y>\d{2})(?![\w'’])", re.I)
 _ISO_NO_YEAR = re.compile(r"(?<![\w-])--(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])(?![\w-])")
 # Nouns an ordinal counts ("the 19th floor", "after the 3rd attempt"): then it is no day of the month.
 _COUNTED = frozenset("floor floors time times attempt attempts try tries retry retries run runs round rounds place "
@@ -109,25 +119,149 @@ _COUNTED = frozenset("floor floors time times attempt attempts try tries retry r
                      "of".split())
 _OF_MONTH = re.compile(r"\s+of\s+(?:this|the|that)\s+month\b", re.I)   # "on the 19th of this month": a day
 _NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
-_HOLIDAYS: dict[str, tuple[int, int] | str] = {
-    "christmas day": (12, 25), "christmas eve": (12, 24), "christmas": (12, 25), "xmas": (12, 25),
-    "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
-    "new years day": (1, 1), "valentine's day": (2, 14), "valentines day": (2, 14), "halloween": (10, 31),
-    "st patrick's day": (3, 17), "st. patrick's day": (3, 17), "independence day": (7, 4),
-    "easter sunday": "easter", "easter monday": "easter+1", "good friday": "easter-2", "easter": "easter",
+# Holidays by the day they fall on, in the languages their names are written in: a fixed day (month, day),
+# or Easter's (Western) shifted by days, or Thanksgiving's rule. Orthodox Christmas is 7 January.
+_FIXED: dict[tuple[int, int], str] = {
+    (12, 24): "christmas eve|xmas eve|heiligabend|heiliger abend|heiligen abend|nochebuena|veille de noël|"
+              "réveillon de noël|vigilia di natale|la vigilia|kerstavond|julafton|juleaften|julaften|jouluaatto|"
+              "wigilia|wigilię|štědrý den|véspera de natal|noite de natal|평안의 밤|크리스마스 이브|平安夜|"
+              "クリスマスイブ|クリスマス・イブ",
+    (12, 25): "christmas day|christmas|xmas|weihnachten|weihnachtstag|erster weihnachtstag|1. weihnachtstag|"
+              "noël|jour de noël|navidad|día de navidad|natale|giorno di natale|dia de natal|kerstmis|kerstdag|"
+              "eerste kerstdag|juldagen|juledag|første juledag|joulupäivä|boże narodzenie|圣诞节|聖誕節|圣诞|聖誕|"
+              "クリスマス|크리스마스|성탄절",
+    (12, 26): "boxing day|st stephen's day|st. stephen's day|saint stephen's day|stephen's day|zweiter weihnachtstag|"
+              "2. weihnachtstag|stephanstag|stefanitag|santo stefano|sant esteve|san esteban|tweede kerstdag|"
+              "annandag jul|annandagen|anden juledag|andre juledag|tapaninpäivä|drugi dzień świąt|"
+              "lá fhéile stiofáin|saint-étienne",
+    (12, 31): "new year's eve|new years eve|silvester|sylvester|silvesterabend|nochevieja|saint-sylvestre|"
+              "la saint sylvestre|réveillon du nouvel an|san silvestro|oudejaarsavond|oudjaar|nyårsafton|"
+              "nytårsaften|nyttårsaften|uudenvuodenaatto|sylwester|hogmanay|大晦日|跨年夜",
+    (1, 1): "new year's day|new years day|neujahr|neujahrstag|jour de l'an|nouvel an|año nuevo|capodanno|"
+            "dia de ano novo|ano novo|nieuwjaarsdag|nieuwjaar|nyårsdagen|nytårsdag|uudenvuodenpäivä|nowy rok|"
+            "новый год|元旦|元日|새해 첫날",
+    (1, 6): "epiphany|heilige drei könige|dreikönigstag|épiphanie|día de reyes|epifania|befana|driekoningen|"
+            "trettondedag jul|trettondagen|loppiainen|trzech króli",
+    (1, 7): "orthodox christmas|рождество христово|рождество",
+    (2, 14): "valentine's day|valentines day|valentinstag|saint-valentin|san valentín|san valentino|"
+             "valentijnsdag|alla hjärtans dag|walentynki|情人节|情人節|バレンタインデー|밸런타인데이",
+    (3, 17): "st patrick's day|st. patrick's day|saint patrick's day|paddy's day|lá fhéile pádraig",
+    (5, 1): "may day|tag der arbeit|maifeiertag|fête du travail|primero de mayo|día del trabajo|primo maggio|"
+            "festa dei lavoratori|dia do trabalhador|dag van de arbeid|första maj|vappu|święto pracy|"
+            "первомай|劳动节|勞動節",
+    (7, 4): "independence day|fourth of july|4th of july",
+    (7, 14): "bastille day|fête nationale",
+    (8, 15): "assumption day|mariä himmelfahrt|ferragosto|assomption|asunción|assunzione|maria-tenhemelopneming|"
+             "wniebowzięcie",
+    (10, 3): "tag der deutschen einheit",
+    (10, 31): "halloween|reformationstag",
+    (11, 1): "all saints' day|all saints day|allerheiligen|toussaint|todos los santos|ognissanti|"
+             "dia de todos os santos|alla helgons dag|pyhäinpäivä|wszystkich świętych",
+    (11, 11): "armistice day|veterans day|remembrance day|martinstag|st. martin's day|saint-martin|"
+              "sint-maarten|光棍节",
+    (12, 6): "nikolaustag|st. nicholas day|saint nicholas day|saint-nicolas|san nicolás|sinterklaas",
+    (12, 8): "immaculate conception|inmaculada concepción|immacolata|mariä empfängnis",
 }
-_HOLIDAY = re.compile(r"\b(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+").replace("'", "['’]?")
-                                          for h in sorted(_HOLIDAYS, key=len, reverse=True)) + r")\b"
+_EASTER: dict[int, str] = {
+    -48: "rosenmontag|carnival monday",
+    -47: "shrove tuesday|mardi gras|pancake day|faschingsdienstag|fastnachtsdienstag|martes de carnaval|"
+         "martedì grasso|carnaval|karneval|carnevale",
+    -46: "ash wednesday|aschermittwoch|mercredi des cendres|miércoles de ceniza|mercoledì delle ceneri|"
+         "aswoensdag|askonsdag|popielec",
+    -7: "palm sunday|palmsonntag|rameaux|domingo de ramos|domenica delle palme|palmzondag|palmesøndag",
+    -3: "maundy thursday|holy thursday|gründonnerstag|jeudi saint|jueves santo|giovedì santo|witte donderdag|"
+        "skärtorsdag|skærtorsdag|wielki czwartek",
+    -2: "good friday|karfreitag|vendredi saint|viernes santo|venerdì santo|sexta-feira santa|goede vrijdag|"
+        "långfredag|langfredag|pitkäperjantai|wielki piątek|受难日|聖金曜日",
+    -1: "holy saturday|karsamstag|sábado santo|sabato santo|stille zaterdag|påskafton|wielka sobota",
+    0: "easter sunday|easter|ostersonntag|ostern|pâques|dimanche de pâques|pascua|domingo de pascua|pasqua|"
+       "páscoa|pasen|paaszondag|påskdagen|påsk|påske|pääsiäinen|wielkanoc|复活节|復活節|イースター|부활절",
+    1: "easter monday|ostermontag|lundi de pâques|lunes de pascua|pasquetta|lunedì dell'angelo|"
+       "tweede paasdag|paasmaandag|annandag påsk|anden påskedag|poniedziałek wielkanocny",
+    39: "ascension day|christi himmelfahrt|ascension|ascensión|ascensione|hemelvaartsdag|kristi himmelsfärdsdag|"
+        "wniebowstąpienie",
+    49: "pentecost|whit sunday|whitsunday|pfingsten|pfingstsonntag|pentecôte|pentecostés|pentecoste|pinksteren|"
+        "pingstdagen|pinse|zielone świątki",
+    50: "whit monday|pfingstmontag|lundi de pentecôte|lunes de pentecostés|lunedì di pentecoste|"
+        "tweede pinksterdag|pinsemandag",
+    60: "corpus christi|fronleichnam|fête-dieu|jueves de corpus",
+}
+_HOLIDAYS: dict[str, tuple[int, int] | str] = {}
+for _day_of, _names in _FIXED.items():
+    _HOLIDAYS.update({n: _day_of for n in _names.split("|")})
+for _shift, _names in _EASTER.items():
+    _HOLIDAYS.update({n: f"easter{_shift:+d}" for n in _names.split("|")})
+_HOLIDAYS.update({n: "thanksgiving" for n in ("thanksgiving", "thanksgiving day")})
+
+
+def _holiday_key(name: str) -> str:
+    return re.sub(r"[.'’\s-]", "", name.lower())
+
+
+_HOLIDAY_KEYS = {_holiday_key(n): rule for n, rule in _HOLIDAYS.items()}
+
+
+def _holiday_name(name: str) -> str:
+    pattern = re.escape(name).replace(r"\ ", r"[\s-]*").replace("'", "['’]?").replace(r"\.", r"\.?")
+    pattern = pattern.replace(r"\-", r"[\s-]*")
+    # Scripts written without spaces (`平安夜にバックアップ`) have no word boundary to look for.
+    if any("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in name):
+        return pattern
+    return rf"(?<!\w){pattern}(?!\w)"
+
+
+_HOLIDAY = re.compile("(?:" + "|".join(_holiday_name(h) for h in sorted(_HOLIDAYS, key=len, reverse=True)) + ")"
                       r"(?!\s*,?\s*\d{4})", re.I)
+# Three hundred names in one alternation cost ~10 ms a text when tried at every position: it is tried only
+# where a word starts that begins a name (or, for scripts without spaces, where its first character is).
+_HOLIDAY_FIRST = frozenset(re.split(r"[\s'’.-]", h)[0] for h in _HOLIDAYS if h.isascii() or " " in h or
+                           not any("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in h))
+_HOLIDAY_CJK_FIRST = frozenset(h[0] for h in _HOLIDAYS if h[0] >= "\u3040")
+_WORD_START = re.compile(r"(?<!\w)\w+")
+
+
+def _holidays_in(text: str) -> Iterator[re.Match[str]]:
+    for w in _WORD_START.finditer(text):
+        if w.group(0).lower() in _HOLIDAY_FIRST and (m := _HOLIDAY.match(text, w.start())):
+            yield m
+    if any(c in _HOLIDAY_CJK_FIRST for c in text):
+        for i, c in enumerate(text):
+            if c in _HOLIDAY_CJK_FIRST and (m := _HOLIDAY.match(text, i)):
+                yield m
+
+
+# "last Christmas", "this past Easter", "letzte Weihnachten": the one behind, whichever is nearer.
+_PAST_WORD = re.compile(r"(?:last|past|previous|letzte[nmrs]?|vergangene[nmrs]?|dernier|dernière|pasad[oa]|"
+                        r"scors[oa]|passat[oa]|vorig[e]?|förra|прошл\w+)\s+$", re.I)
 _HOLIDAY_YEAR = re.compile(r"\s*(?:day|eve)?\s*,?\s*(?:of\s+)?'?\d{2,4}\b", re.I)
 _CLOCK = r"(?P<h>2[0-3]|[01]?\d)(?:[:.h](?P<mi>[0-5]\d))?(?!\d)\s*(?P<ap>[ap]\.?m\.?)?"
 _ZONE = r"(?:\s*(?P<z>UTC|GMT|Z)\b)?"
 _TODAY = r"(?:tonight|today|this\s+(?:evening|afternoon|morning))"
 _LATER_TODAY = re.compile(rf"\bat\s+{_CLOCK}{_ZONE}\s+{_TODAY}\b|\b{_TODAY}\s+at\s+"
                           + (_CLOCK + _ZONE).replace(">", "2>"), re.I)
+# The same in other languages, either order, a word or two apart in one clause: "aujourd'hui à 21h00",
+# "à 21h00 aujourd'hui", "heute um 21 Uhr", "hoy a las 21:00", "stasera alle 21", "vandaag om 21:00",
+# "сегодня в 21:00", "今天21点", "今夜21時". An evening word makes a morning hour the evening's.
+_EVENING = (r"ce\s+soir|heute\s+abend|heute\s+nacht|esta\s+noche|stasera|questa\s+sera|hoje\s+[àa]\s+noite|"
+            r"esta\s+noite|vanavond|vannacht|сегодня\s+вечером|вечером|今晚|今夜|今晩|오늘\s*밤")
+_FOREIGN_TODAY = (rf"{_EVENING}|aujourd['’]\s?hui|cet\s+apr[eè]s-midi|heute(?:\s+nachmittag)?|hoy|esta\s+tarde|"
+                  r"oggi(?:\s+pomeriggio)?|hoje|vandaag|vanmiddag|сегодня|今天|今日|本日|오늘")
+_FOREIGN_CLOCK = (r"(?P<h>2[0-3]|[01]?\d)\s*(?:[:：hH]\s*(?P<mi>[0-5]\d)?|\s*uhr(?:\s*(?P<mi2>[0-5]\d))?|"
+                  r"\s*heures?|\s*[点點時时시](?:\s*(?P<mi3>[0-5]?\d)\s*[分분])?(?P<half>半)?)(?!\d)")
+_CLOCK_PREP = r"(?:(?:à|a\s+las|a\s+la|alle|às|as|um|gegen|vers|om|в|о|at)\s+)?"
+_WORDS_BETWEEN = r"(?:[\s,]+[^\W\d][\w'’-]*){0,2}?[\s,]*"
+_TODAY_HINT = re.compile(_FOREIGN_TODAY, re.I)
+_LATER_TODAY_FOREIGN = re.compile(
+    rf"(?<!\w)(?P<today>{_FOREIGN_TODAY})(?:\s*(?:的|の|に|は)?\s*(?:晚上|下午|夜)?){_WORDS_BETWEEN}{_CLOCK_PREP}"
+    rf"{_FOREIGN_CLOCK}"
+    rf"|(?<![\w:]){_FOREIGN_CLOCK.replace('(?P<', '(?P<x')}{_WORDS_BETWEEN}(?P<xtoday>{_FOREIGN_TODAY})(?!\w)",
+    re.I)
 _NOT_MONTHS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun "
-    "and for since from until version release build ago set the day days may".split())
+    "and for since from until version release build ago set the day days may".split()
+    # English possessives and pronouns some locale spells a month as ("her" is September in one): "her 30th"
+    # is a birthday, "her first steps" a count.
+    + "her his its our their your my him she they them this that these those one each every any".split())
 
 
 _VERBS = frozenset({"may", "march"})   # English months that are verbs too: a lower-case one before a number
@@ -238,11 +372,19 @@ def _numeric(m: re.Match[str], now: datetime) -> datetime | None:
     return min(readings, default=None)     # both orders read: refused only when each lies ahead
 
 
-def _holiday(rule: tuple[int, int] | str, now: datetime) -> datetime | None:
+def _holiday(rule: tuple[int, int] | str, now: datetime, past: bool = False) -> datetime | None:
+    """The nearest day the holiday falls on (see `nearest`); with `past` ("last Christmas"), the one behind."""
+    years = (now.year - 1, now.year, now.year + 1)
     if isinstance(rule, tuple):
-        return _month_day(*rule, now)
-    shift = int(rule[6:] or 0)
-    return nearest([easter(y) + timedelta(days=shift) for y in (now.year - 1, now.year, now.year + 1)], now)
+        days = [x for y in years if (x := _safe(y, *rule))]
+    elif rule == "thanksgiving":      # the fourth Thursday of November
+        days = [date(y, 11, 1) + timedelta(days=(3 - date(y, 11, 1).weekday()) % 7 + 21) for y in years]
+    else:
+        days = [easter(y) + timedelta(days=int(rule[6:] or 0)) for y in years]
+    if past:
+        behind = [d for d in days if datetime.combine(d, time(), UTC) <= now]
+        return datetime.combine(max(behind), time(), UTC) if behind else None
+    return nearest(days, now)
 
 
 def _later_today(m: re.Match[str], now: datetime, local: tzinfo) -> datetime | None:
@@ -256,6 +398,15 @@ def _later_today(m: re.Match[str], now: datetime, local: tzinfo) -> datetime | N
     zone = UTC if z else local
     today = now.astimezone(zone).date()
     return datetime.combine(today, time(hour, int(mi or 0)), zone).astimezone(UTC)
+
+
+def _later_today_foreign(m: re.Match[str], now: datetime, local: tzinfo) -> datetime:
+    g = {k.removeprefix("x"): v for k, v in m.groupdict().items() if v is not None}
+    hour = int(g["h"])
+    minute = 30 if g.get("half") else int(g.get("mi") or g.get("mi2") or g.get("mi3") or 0)
+    if hour < 12 and re.fullmatch(_EVENING, g["today"], re.I):
+        hour += 12        # "ce soir à 9h" is 21:00
+    return datetime.combine(now.astimezone(local).date(), time(hour, minute), local).astimezone(UTC)
 
 
 def yearless_times(text: str, now: datetime, local: tzinfo | None = None) -> Iterator[Found]:
@@ -300,17 +451,27 @@ def yearless_times(text: str, now: datetime, local: tzinfo | None = None) -> Ite
     for m in _NUMERIC.finditer(text):
         if (moment := _numeric(m, now)) is not None:
             yield m.group(0).strip(), moment, True
+    for m in _DAY_AT_CLOCK.finditer(text):
+        if (day := _day_number(m.group("d"))) and (moment := _day_alone(day, now)) is not None:
+            yield m.group(0), moment, True
+    for m in _APOSTROPHE_YEAR.finditer(text) if _APOSTROPHE_HINT.search(text) else ():
+        month = months.get((m.group("m1") or m.group("m2")).lower().rstrip("."))
+        day = _day_number(m.group("d1") or m.group("d2") or "1")
+        if month and day and (found := _safe(2000 + int(m.group("y")), month, day)):
+            yield m.group(0), datetime.combine(found, time(), UTC), True
     for m in _ISO_NO_YEAR.finditer(text):
         if (moment := _month_day(int(m.group("m")), int(m.group("d")), now)) is not None:
             yield m.group(0), moment, True
-    for m in _HOLIDAY.finditer(text):
+    for m in _holidays_in(text):
         if _HOLIDAY_YEAR.match(text, m.end()):
             continue          # "Christmas Day 2025": a year is given
-        rule = _HOLIDAYS.get(re.sub(r"[’']", "'", " ".join(m.group(0).lower().split())))
-        rule = rule or _HOLIDAYS.get(" ".join(m.group(0).lower().replace("'", "").replace("’", "").split()))
-        if rule is not None and (moment := _holiday(rule, now)) is not None:
+        rule = _HOLIDAY_KEYS.get(_holiday_key(m.group(0)))
+        past = _PAST_WORD.search(text[max(0, m.start() - 24):m.start()]) is not None
+        if rule is not None and (moment := _holiday(rule, now, past)) is not None:
             yield m.group(0), moment, True
     zone = local or datetime.now().astimezone().tzinfo or UTC
+    for m in _LATER_TODAY_FOREIGN.finditer(text) if _TODAY_HINT.search(text) else ():
+        yield m.group(0), _later_today_foreign(m, now, zone), False
     for m in _LATER_TODAY.finditer(text):
         if (moment := _later_today(m, now, zone)) is not None:
             yield m.group(0), moment, False
