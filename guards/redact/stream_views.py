@@ -43,9 +43,10 @@ _WRAP = re.compile(r"[\r\n=]")
 Span = tuple[int, int, str]
 
 
-# ANSI escape sequences (colours, erase), NUL, backspace, carriage return and the format characters
+# ANSI escape sequences (colours, erase), a character a backspace overstrikes (`a\bb` shows `b`: bold,
+# underline and man pages), NUL, backspace, carriage return and the format characters
 # (Unicode's Cf: zero-width, bidi marks, soft hyphen, BOM, tags); tests/test_exec_forms.py checks the ranges.
-_INVISIBLE = re.compile("(?:\x1b\\[[0-9;?]*[A-Za-z]"
+_INVISIBLE = re.compile("(?:\x1b\\[[0-9;?]*[A-Za-z]|[^\x08\r\n]\x08"
                         "|[\x00\x08\r\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
                         "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
                         "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
