@@ -63,8 +63,8 @@ _GROUP = re.compile(rf"[{_HEX}]+")
 _OD_C = re.compile(r"^(?:[0-7]{7})?((?:   [^\s\\]|  \\[0abfnrtv\\]|  \\[0-7]|    | [0-7]{3}|  \*\*){2,32})"
                    r"[ \t]*$", re.M)
 _OD_ESC = {"0": 0, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
-# 0x5a, 0x71 … / 5a:71:37 … / 5a 71 37 …
-_HEX_LIST = re.compile(rf"0[xX][{_HEX}]{{2}}(?:[\s,]{{1,8}}0[xX][{_HEX}]{{2}})+"
+# 0x5a, 0x71 … / 0x5A0x71… / 5a:71:37 … / 5a 71 37 …
+_HEX_LIST = re.compile(rf"0[xX][{_HEX}]{{2}}(?:[\s,]{{0,8}}0[xX][{_HEX}]{{2}})+"
                        rf"|(?<![{_HEX}:-])[{_HEX}]{{2}}(?:(?::|-|[ \t]{{1,2}}|:?\r?\n[ \t]*)[{_HEX}]{{2}}){{3,}}"
                        rf"(?![{_HEX}])")
 _DEC_LIST = re.compile(r"(?<![\d.])-?\d{1,3}(?:[ \t]*,[ \t\r\n]*-?\d{1,3}){3,}(?![\d.])")
@@ -332,6 +332,11 @@ def _blobs(text: str, out: list[Run], back: list[Run] | None = None) -> None:
             continue                 # a number: nothing encoded
         kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n="]
         _b64_run(chars, kept, out)
+        if "/" in chars:
+            # A path's last part (`notes/<base64>`): `/` is base64 too, so the run began at the wrong place.
+            cut = chars.rindex("/") + 1
+            if len(chars) - cut >= 16:
+                _b64_run(chars[cut:], kept[cut:], out)
         # The same blob as `rev` prints it (each line reversed): read back to front, line by line.
         order = [p for line in _line_spans(text, m.start(), m.end()) for p in reversed(line)]
         _b64_run("".join(text[p] for p in order), order, out if back is None else back)
@@ -468,7 +473,8 @@ def _inflate(runs: list[Run]) -> list[Run]:
 
 
 # Cheap tests for whether a reader can find anything at all: most texts hold no dump.
-_MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
+_MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|0[xX][{_HEX}]{{2}}0[xX]"
+                       rf"|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
                        r"|\d[ \t]*,[ \t\r\n]*-?\d|^[!-M][ -`]{4,60}$|[01]{8} [01]{8}"
                        r"|^(?:\d{7})?[ \t]+-?\d{1,3}[ \t]+-?\d"
                        r"|^(?:[0-7]{7})?(?:   [^\s\\]|  \\[0abfnrtv]){2}|[01]{16}|\d{2,7}[ \t]{1,3}\d{2,7}[ \t]{1,3}\d",

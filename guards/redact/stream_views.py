@@ -43,14 +43,18 @@ _WRAP = re.compile(r"[\r\n=]")
 Span = tuple[int, int, str]
 
 
-# ANSI escape sequences (colours, erase), a character a backspace overstrikes (`a\bb` shows `b`: bold,
-# underline and man pages), NUL, backspace, carriage return and the format characters
+# ANSI escape sequences (colours, erase), NUL, backspace, carriage return and the format characters
 # (Unicode's Cf: zero-width, bidi marks, soft hyphen, BOM, tags); tests/test_exec_forms.py checks the ranges.
-_INVISIBLE = re.compile("(?:\x1b\\[[0-9;?]*[A-Za-z]|[^\x08\r\n]\x08"
+_INVISIBLE = re.compile("(?:\x1b\\[[0-9;?]*[A-Za-z]"
                         "|[\x00\x08\r\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
                         "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
                         "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
                         "\U000e0001\U000e0020-\U000e007f])+")
+
+
+# A character a backspace overstrikes: `a\bb` shows `b` (bold `c\bc`, underline `_\bc`, man pages). Read as a
+# second view beside the one that only drops the backspaces (`P\be\bl…` interleaved).
+_OVERSTRUCK = re.compile("[^\x08\r\n]\x08")
 
 
 def _invisible_re() -> re.Pattern[str]:
@@ -167,6 +171,14 @@ class StreamViews:
                 s, e = _back(seen, _SEPARATOR_RE, s), _back(seen, _SEPARATOR_RE, e - 1) + 1
                 return _back(low, _invisible_re(), s), _back(low, _invisible_re(), e - 1) + 1
             out += self._find(self._compact, self._compact_ids, spread, back)
+        if "\x08" in low:
+            shown = _OVERSTRUCK.sub("", low)
+            view = _invisible_re().sub("", shown)
+
+            def rendered(s: int, e: int) -> tuple[int, int]:
+                s, e = _back(shown, _invisible_re(), s), _back(shown, _invisible_re(), e - 1) + 1
+                return _back(low, _OVERSTRUCK, s), _back(low, _OVERSTRUCK, e - 1) + 1
+            out += self._find(self._raw, self._ids, view, rendered)
         if any(x in text for x in ("\\u", "\\x", "&#", "%")):
             view, where = _unescaped(text)
             out += self._find(self._raw, self._ids, folded(view), lambda s, e: (where[s][0], where[e - 1][1]))
