@@ -332,14 +332,23 @@ def _blobs(text: str, out: list[Run], back: list[Run] | None = None) -> None:
             continue                 # a number: nothing encoded
         kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n="]
         _b64_run(chars, kept, out)
+        if "\n" in m.group().rstrip("\r\n="):
+            # The last line may be the next word, not the blob's end (`…zzJe\nafter`): read without it too.
+            last = m.group().rstrip("\r\n=").rindex("\n")
+            short = _WRAP.sub("", m.group()[:last])
+            if len(short) >= 16:
+                _b64_run(short, kept[:len(short)], out)
         if "/" in chars:
             # A path's last part (`notes/<base64>`): `/` is base64 too, so the run began at the wrong place.
             cut = chars.rindex("/") + 1
             if len(chars) - cut >= 16:
                 _b64_run(chars[cut:], kept[cut:], out)
         # The same blob as `rev` prints it (each line reversed): read back to front, line by line.
-        order = [p for line in _line_spans(text, m.start(), m.end()) for p in reversed(line)]
-        _b64_run("".join(text[p] for p in order), order, out if back is None else back)
+        lines = _line_spans(text, m.start(), m.end())
+        for kept_lines in (lines, lines[:-1]) if len(lines) > 1 else (lines,):
+            order = [p for line in kept_lines for p in reversed(line)]
+            if len(order) >= 16:
+                _b64_run("".join(text[p] for p in order), order, out if back is None else back)
 
 
 def _line_spans(text: str, start: int, end: int) -> list[list[int]]:
@@ -415,7 +424,7 @@ _NATO_WORDS = {w: w[0] for w in ("alfa", "alpha", "bravo", "charlie", "delta", "
 _NATO_WORDS.update({"zero": "0", "one": "1", "two": "2", "three": "3", "tree": "3", "four": "4", "fower": "4",
                     "five": "5", "fife": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "niner": "9"})
 _NATO_WORD = "|".join(sorted((re.escape(w) for w in _NATO_WORDS), key=len, reverse=True))
-_NATO = re.compile(rf"\b(?:{_NATO_WORD})\b(?:[ \t,;/]{{1,3}}(?:{_NATO_WORD})\b){{5,}}", re.I)
+_NATO = re.compile(rf"\b(?:{_NATO_WORD})\b(?:[ \t,;/_.-]{{1,3}}(?:{_NATO_WORD})\b){{5,}}", re.I)
 _NATO_ONE = re.compile(rf"\b(?:{_NATO_WORD})\b", re.I)
 
 
@@ -481,7 +490,7 @@ _MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|0[xX][{_HEX}
                        re.M)
 _MAY_NATO = re.compile(r"\b(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliet|kilo|lima|mike"
                        r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu)"
-                       r"[ \t,;/]", re.I)
+                       r"[ \t,;/_.-]", re.I)
 
 
 _PRINTABLE = re.compile(rb"[\t\n\r -~]{16,}")
@@ -494,11 +503,11 @@ def _nested(runs: list[Run], depth: int) -> list[Run]:
     if depth:
         return out
     for run in runs:
-        if not _PRINTABLE.fullmatch(run.data):
-            continue
-        for inner in byte_runs(run.data.decode("latin-1"), True, depth + 1):
-            out.append(Run(inner.data, [run.starts[s] for s in inner.starts], [run.ends[e - 1] for e in inner.ends],
-                           [-1] * len(inner.data), inner.caseless))
+        for m in _PRINTABLE.finditer(run.data):
+            at = m.start()
+            for inner in byte_runs(m.group().decode("latin-1"), True, depth + 1):
+                out.append(Run(inner.data, [run.starts[at + s] for s in inner.starts],
+                               [run.ends[at + e - 1] for e in inner.ends], [-1] * len(inner.data), inner.caseless))
     return out
 
 
