@@ -76,6 +76,8 @@ CONTROLS = {
     "a callsign": "Tower, this is November Seven Two Echo Tango Alfa, request taxi.",
     "an ordinary hex dump": "00000000: 7f45 4c46 0201 0100 0000 0000 0000 0000  .ELF............\n",
     "od of a greeting": "0000000 104 101 108 108 111  44  32 119 111 114 108 100  10\n",
+    "base64 of a sentence in a tool's JSON": json.dumps({"stdout": base64.b64encode(
+        b"The printer on floor two is out of toner again.").decode()}),
     "base64 of a sentence, reversed": base64.b64encode(b"The printer on floor two is out of toner.").decode()[::-1],
 }
 

@@ -498,7 +498,7 @@ def _values(token: str, start: int) -> Iterator[tuple[str, int, str]]:
     yield token, start, ""
 
 
-def _encodes_prose(value: str) -> bool:
+def encodes_prose(value: str) -> bool:
     """Whether `value` is base64 of ordinary text (a sentence someone encoded): random to the eye, a
     sentence to anyone who decodes it. A key or token decodes to bytes, not to words and spaces."""
     body = value.rstrip("=")
@@ -549,7 +549,7 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
         return "labelled" if line_label else "vendor-pair" if vendor else None
     versionish = bool(_VERSION.search(value)) and kind != "strong"
     if kind == "strong":
-        return None if _encodes_prose(value) else "bare-token"
+        return None if encodes_prose(value) else "bare-token"
     if versionish or names_a_file(value) or (value.startswith(("/", "~/", "./")) and value.count("/") >= 2):
         return None
     if i in key_lines or (i - 1) in key_lines or (i + 1) in key_lines:
