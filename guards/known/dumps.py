@@ -18,6 +18,10 @@ Layouts read, each wherever it stands in a text (a value may run over several li
 - code points: `U+005A U+0071` (read as characters, then UTF-8);
 - uuencode lines (`uuencode`, `binascii.b2a_uu`): a line whose length character matches its length;
 - base64 and hex blobs, decoded from their start (for UTF-16: UTF-8 copies are needles of `forms_of`);
+- decimal code points apart by spaces (`print(*map(ord, v))`), bit strings (`basenc --base2msbf`, bytes
+  of eight bits apart), NATO spelling (matched in any case), `xxd -e` little-endian words, `0x4A0x74`;
+- base64 read back to front (`base64 | rev`), and any run that spells printable text read once more
+  (`base64 | base64`, hex of base64);
 - compressed data (gzip, zlib, bzip2, xz by their magic bytes) in any run above, inflated (the first
   `INFLATE_MAX` bytes): `gzip | base64` of a value is the value. Each inflated byte maps to the whole
   run that spelled the compressed stream.

@@ -170,7 +170,7 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
     ≥ ~4 bytes and loses 1–2 characters at each edge, which stay visible). Wrapped forms are
     matched by the callers, which also search with line breaks taken out. The `TRANSFORMS` of the
     value (reversed, rot13) are needles too, raw; compressed blobs (gzip, zlib) are read by the byte
-    view (`dumps.byte_runs`), not enumerated. Double encoding is not caught.
+    view (`dumps.byte_runs`), not enumerated; so is one blob inside another (`base64 | base64`).
     """
     out: dict[str, Encoding] = {}
     if "raw" in encodings:
