@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from muninn.guards.rules import MARKER_PREFIX, Rule, all_rules
-from muninn.guards.undeclared.detect import encodes_prose
+from muninn.guards.rules import MARKER_PREFIX, Rule, all_rules, encodes_prose
 
 DS_PREFIX = "ds:"
 _DISABLED_PLUGINS = {"IPPublicDetector"}
