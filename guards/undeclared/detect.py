@@ -6,12 +6,15 @@ Candidates are found by shape (length, character classes, class changes, entropy
 a word, not an identifier shape) and decided with context:
 
 - **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
+- **credential-line**: a line whose format says where its secret is: `.pgpass`, an SNMP community, an
+  `ipsec.secrets` PSK, a `chap-secrets` row (guards/undeclared/credential_lines.py);
 - **labelled**: a label word in front of it, in any of several languages, or its table column's header (a
   markdown, `+---+` or box-drawn table, psql's output, one aligned by spaces under a dashed rule, or a
   delimited one: CSV, TSV, `a;b`, `a|b`),
   or a heading or `Label:` line right above a value that stands alone;
 - **vendor-pair**: a vendor's key id (`AKIA…`) on the line or next to it, or a vendor name on the line;
-- **user-password**: `user / value`, or `user:value` on a line that speaks of logins;
+- **user-password**: `user / value`, or `user:value` on a line that speaks of logins or with a login's
+  own name (`root:value`, `admin:value`);
 - **bare-token**: random enough to need no context (upper, lower and digits, 20+ characters).
 
 Identifiers survive: pure hex (commit SHAs, checksums, GPG fingerprints) unless a label or vendor
@@ -24,7 +27,6 @@ tests/test_undeclared.py holds the two in agreement.
 
 from __future__ import annotations
 
-import base64
 import math
 import re
 from bisect import bisect_right
@@ -36,8 +38,15 @@ from itertools import pairwise
 
 import ahocorasick_rs
 
-from muninn.guards.rules import BOX_DRAWING, is_placeholder, looks_random, names_a_file, ordinary_words
-from muninn.guards.undeclared import credential_options
+from muninn.guards.rules import (
+    BOX_DRAWING,
+    encodes_prose,
+    is_placeholder,
+    looks_random,
+    names_a_file,
+    ordinary_words,
+)
+from muninn.guards.undeclared import credential_lines, credential_options
 from muninn.guards.undeclared.credential_words import (
     ARN,
     DIGEST_PREFIX,
@@ -47,6 +56,7 @@ from muninn.guards.undeclared.credential_words import (
     K8S_NAME,
     KEY_IDS,
     LABELS,
+    LOGIN_NAMES,
     LVM_UUID,
     NOT_LABELS,
     PUBLIC_BLOCK,
@@ -57,7 +67,7 @@ from muninn.guards.undeclared.credential_words import (
 )
 
 RULE = "undeclared-secret"
-CLASSES = ("credential-option", "labelled", "vendor-pair", "user-password", "bare-token")
+CLASSES = ("credential-option", "credential-line", "labelled", "vendor-pair", "user-password", "bare-token")
 STRONG_MIN = 20
 
 _MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
@@ -79,6 +89,7 @@ VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*)?")
 _NAME_VALUE = re.compile(r"(?P<name>[^\W\d][\w.@-]*)(?:[=:：]|:=)(?P<value>.+)")
 _SYMBOL = re.compile(r"[^\w./-]")
 _USER_PAIR = re.compile(r"(?P<user>[\w.@+-]{2,64})[ \t]+/[ \t]+$")
+_LOGIN_PAIR = re.compile(r"(?<![\w.@-])(?:" + "|".join(sorted(LOGIN_NAMES)) + r"):(?=[^\s:]{6})", re.IGNORECASE)
 _URL_SECRET_PARAM = re.compile(r"[?&#](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth"
                                r"|credential|code))=(?P<value>[^&#\s]+)", re.IGNORECASE)
 
@@ -244,6 +255,7 @@ def find(text: str) -> list[Finding]:
     if not text.isascii():
         text = text.translate(BOX_DRAWING)   # a box-drawn table reads as an ASCII one (same offsets)
     found = [Finding(f.start, f.end, "credential-option") for f in credential_options.find(text)]
+    found += [Finding(s, e, "credential-line") for s, e in credential_lines.find(text)]
     found += list(_shaped(text))
     return _resolve(found, sorted(skip))
 
@@ -326,6 +338,7 @@ def _shaped(text: str) -> Iterator[Finding]:
     # Lines where context can decide: context words, a key id next to them, a ` / ` pair, a table row
     # whose header speaks, a line under a heading that does. Elsewhere only a strong token can.
     hot = set(words) | {j for i in key_lines for j in (i - 1, i, i + 1)}
+    hot.update(bisect_right(starts, m.start()) - 1 for m in _LOGIN_PAIR.finditer(text))   # `root:<value>`
     at = text.find(" / ")
     while at >= 0:
         hot.add(bisect_right(starts, at) - 1)
@@ -498,21 +511,6 @@ def _values(token: str, start: int) -> Iterator[tuple[str, int, str]]:
     yield token, start, ""
 
 
-def _encodes_prose(value: str) -> bool:
-    """Whether `value` is base64 of ordinary text (a sentence someone encoded): random to the eye, a
-    sentence to anyone who decodes it. A key or token decodes to bytes, not to words and spaces."""
-    body = value.rstrip("=")
-    if len(body) < 16 or not re.fullmatch(r"[A-Za-z0-9+/_-]+", body):
-        return False
-    try:
-        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if "-" in body or "_" in body else None)
-        plain = raw.decode("ascii")
-    except (ValueError, UnicodeDecodeError):
-        return False
-    wordy = sum(c.isalpha() or c in " ,.'" for c in plain)
-    return plain.count(" ") >= 3 and wordy >= 0.9 * len(plain)
-
-
 def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_lines, line_of) -> str | None:
     ctx, row = context(i)
     if any(s < vstart + len(value) and vstart < e for s, e, _ in ctx.words):
@@ -549,7 +547,7 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
         return "labelled" if line_label else "vendor-pair" if vendor else None
     versionish = bool(_VERSION.search(value)) and kind != "strong"
     if kind == "strong":
-        return None if _encodes_prose(value) else "bare-token"
+        return None if encodes_prose(value) else "bare-token"
     if versionish or names_a_file(value) or (value.startswith(("/", "~/", "./")) and value.count("/") >= 2):
         return None
     if i in key_lines or (i - 1) in key_lines or (i + 1) in key_lines:
@@ -558,8 +556,8 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
         return "vendor-pair"
     if ctx.has("label"):
         return "labelled"
-    if _USER_PAIR.search(text, ls, vstart) or (named and named != "url-param" and
-                                               (ctx.has("user") or (col is not None and col.has("user")))):
+    if _USER_PAIR.search(text, ls, vstart) or (named and named != "url-param" and (
+            ctx.has("user") or (col is not None and col.has("user")) or named.lower() in LOGIN_NAMES)):
         return "user-password"
     if above is not None and (above.has("vendor")):
         return "vendor-pair"
