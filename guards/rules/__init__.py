@@ -10,6 +10,7 @@ leak reports, so renaming one needs a migration.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from typing import ClassVar
@@ -50,6 +51,21 @@ def ordinary_words(value: str) -> bool:
     a short acronym, a short number or a short word with its version."""
     pieces = [p for p in _SEPARATORS.split(value) if p]
     return bool(pieces) and all(_ORDINARY_PIECE.fullmatch(p) for p in pieces)
+
+
+def encodes_prose(value: str) -> bool:
+    """Whether `value` is base64 of ordinary text (a sentence someone encoded): random to the eye, a
+    sentence to anyone who decodes it. A key or token decodes to bytes, not to words and spaces."""
+    body = value.rstrip("=")
+    if len(body) < 16 or not re.fullmatch(r"[A-Za-z0-9+/_-]+", body):
+        return False
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if "-" in body or "_" in body else None)
+        plain = raw.decode("utf-8")   # prose in any language: a key decodes to bytes that are rarely UTF-8
+    except (ValueError, UnicodeDecodeError):
+        return False
+    wordy = sum(c.isalpha() or c in " ,.'" for c in plain)
+    return plain.count(" ") >= 3 and wordy >= 0.9 * len(plain)
 
 
 # Box-drawing characters as the ASCII a table is drawn with, one character for one (offsets stay): a table
