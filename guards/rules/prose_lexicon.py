@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import cache
 
-from muninn.guards.undeclared.lexicon import COPULA, PASSWORD, PIN
+import ahocorasick_rs
+
+from muninn.guards.undeclared.lexicon import COPULA, PASSWORD, PASSWORD_WORDS, PIN, PIN_WORDS
 
 _VALUE = r"[^\s`'\"|,;<>()\[\]{}«»“”„「」]+"
 _QUALIFIER = r"(?:[ \t]+[^\s:：=.,;!?«»\"“”„()<>|]{1,30}){0,4}?"
@@ -38,8 +41,8 @@ _BEFORE = re.compile(
     r"(?:[^\s:：=.,;!?]{1,30}[ \t]+){0,3}$", re.IGNORECASE)
 _VALUE_AT = re.compile(_VALUE)
 # What has a PIN, right in front of a lower-case `pin` ("door pin 4821", "sim pin 1234").
-_PIN_OWNER = re.compile(r"(?:door|safe|sim|card|bank|atm|phone|mobile|alarm|gate|lock|keypad|locker|debit|credit"
-                        r"|garage|bike|tresor|handy|karte|router|wps|bluetooth|voicemail|parental)[ _-]$",
+_PIN_OWNER = re.compile(r"(?<![^\W_])(?:door|safe|sim|card|bank|atm|phone|mobile|alarm|gate|lock|keypad|locker"
+                        r"|debit|credit|garage|bike|tresor|handy|karte|router|wps|bluetooth|voicemail|parental)[ _-]$",
                         re.IGNORECASE)
 _ANY_LABEL = re.compile(rf"(?:{PASSWORD})|(?P<pin>{PIN})", re.IGNORECASE)
 _ANSWER_START = re.compile(r"[ \t>*_—–-]*(?:(?:a|answer|antwort|réponse|respuesta)[ \t]*[:：.)][ \t]*)?[*_`'\"«“„]*",
@@ -61,25 +64,53 @@ def _trim(text: str, start: int, end: int) -> int:
     return end
 
 
-def spans(text: str, made_up: Callable[[str], bool], plainly: Callable[[str], bool]) -> Iterator[tuple[int, int]]:
-    for m in _LABEL_FIRST.finditer(text):
-        if not _bounded(text, m.start("label"), m.end("label")):
+def _prefix(entry: str) -> str:
+    """The literal an entry of the lexicon starts with, lower case (`passw(?:o|ö)rt` -> `passw`)."""
+    out = ""
+    for c in entry:
+        if c in "()[]?*+{|\\.":
+            return out[:-1] if c in "?*{" else out
+        out += c
+    return out
+
+
+@cache
+def _starts() -> ahocorasick_rs.AhoCorasick:
+    """Where a label may start: one Aho-Corasick pass over the lower-cased text for every entry's literal
+    start, then the patterns anchored there (a search with the whole alternation at every position of a
+    manual is ~100x slower)."""
+    words = {_prefix(e).lower() for e in (*PASSWORD_WORDS, *PIN_WORDS)}
+    return ahocorasick_rs.AhoCorasick(sorted(w for w in words if w), matchkind=ahocorasick_rs.MatchKind.Standard)
+
+
+def spans(text: str, made_up: Callable[[str], bool], plainly: Callable[[str], bool],
+          lowered: str | None = None) -> Iterator[tuple[int, int]]:
+    lowered = text.lower() if lowered is None else lowered
+    if len(lowered) != len(text):
+        starts = sorted({m.start() for m in _ANY_LABEL.finditer(text)})   # offsets would not line up
+    else:
+        starts = sorted({s for _, s, _ in _starts().find_matches_as_indexes(lowered, overlapping=True)})
+    for at in starts:
+        if at and text[at - 1].isascii() and text[at - 1].isalnum():
             continue
-        start, end = m.start("secret"), _trim(text, *m.span("secret"))
-        if (plainly if m.group("q").strip() else made_up)(text[start:end]):
-            yield start, end
-    for m in _PIN_FIRST.finditer(text):
-        # `pin 18` is a header's pin; a bare lower-case `pin` needs a join ("the pin is 4711", "pin: 4711")
-        if m.group("q") and not m.group("join"):
-            continue   # "PIN code reset procedure 2024": words, then a number, nothing joining them
-        if _bounded(text, m.start("label"), m.end("label")) and (
-                m.group("join") or m.group("label") != "pin" or _PIN_OWNER.search(text, 0, m.start())):
+        if (m := _LABEL_FIRST.match(text, at)) and _bounded(text, m.start("label"), m.end("label")):
+            start, end = m.start("secret"), _trim(text, *m.span("secret"))
+            if (plainly if m.group("q").strip() else made_up)(text[start:end]):
+                yield start, end
+        if (m := _PIN_FIRST.match(text, at)) and _pin_ok(text, m):
             yield m.span("secret")
-    for m in _ANY_LABEL.finditer(text):
-        if not _bounded(text, m.start(), m.end()):
-            continue
-        yield from _before(text, m, plainly)
-        yield from _answer(text, m, plainly)
+        if (m := _ANY_LABEL.match(text, at)) and _bounded(text, m.start(), m.end()):
+            yield from _before(text, m, plainly)
+            yield from _answer(text, m, plainly)
+
+
+def _pin_ok(text: str, m: re.Match[str]) -> bool:
+    """Words after the label need a join ("PIN code reset procedure 2024" has none); `pin 18` is a header's
+    pin: a bare lower-case `pin` needs a join or an owner in front ("door pin 4821")."""
+    if m.group("q") and not m.group("join"):
+        return False
+    return _bounded(text, m.start("label"), m.end("label")) and bool(
+        m.group("join") or m.group("label") != "pin" or _PIN_OWNER.search(text, max(0, m.start() - 24), m.start()))
 
 
 def _value_ok(value: str, pin: bool, plainly: Callable[[str], bool]) -> bool:

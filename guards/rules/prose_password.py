@@ -121,7 +121,7 @@ class ProsePassword(Rule):
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False):
         lowered = text.lower() if lowered is None else lowered
         # Every language's labels, in the three orders a sentence puts label and value (prose_lexicon.py).
-        yield from prose_lexicon.spans(text, _made_up, _plainly_made_up)
+        yield from prose_lexicon.spans(text, _made_up, _plainly_made_up, lowered)
         if not any(t in lowered for t in self._words):
             return
         # The patterns ignore case: over the lower-cased text without IGNORECASE they run far faster (the

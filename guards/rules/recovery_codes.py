@@ -17,6 +17,8 @@ _CODE_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|\|)?[ \t]*`?"
                         r"(?P<secret>(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:[- ][a-z0-9]{4,6}){0,3}|\d{6,12})"
                         r"`?[ \t]*\|?[ \t]*\r?$", re.IGNORECASE)
 _MAX_CODES = 24
+# Every heading of the lexicon holds one of these (`codes`, `códigos`, `kody`, `koder`, `коды`, `コード`, `码`).
+_STEMS = ("cod", "cód", "kod", "kód", "kood", "код", "κωδικ", "コード", "码", "碼", "코드", "رموز", "mã ")
 
 
 class RecoveryCodes(Rule):
@@ -27,6 +29,8 @@ class RecoveryCodes(Rule):
 
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False) -> Iterator[tuple[int, int]]:
         lowered = text.lower() if lowered is None else lowered
+        if not any(w in lowered for w in _STEMS):
+            return
         for heading in _HEADING.finditer(lowered):
             pos = text.find("\n", heading.end())
             taken = skipped = 0

@@ -11,7 +11,7 @@ right after one that names it (`<td>password</td><td>v</td>`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from muninn.guards.rules import BOX_DRAWING, Rule, is_placeholder, looks_random
 from muninn.guards.undeclared.lexicon import PASSWORD, PIN
@@ -21,7 +21,6 @@ _LOGINS = frozenset("admin administrator root user ubuntu pi postgres sa operato
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MADE_UP = re.compile(r"(?=[^\s]*[A-Z])(?=[^\s]*[a-z])(?=[^\s]*\d)[^\s|./\\`]{8,64}")
 _ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*\r?$", re.M)
-_TSV = re.compile(r"^[ \t]*(?P<cells>[^\t\n]*\S[^\t\n]*(?:\t+[^\t\n]*\S[^\t\n]*)+?)[ \t]*\r?$", re.M)
 _TR = re.compile(r"<tr\b[^>]*>(?P<row>.*?)(?:</tr\s*>|(?=<tr\b)|</table)", re.I | re.S)
 _TD = re.compile(r"<t(?P<kind>[hd])\b[^>]*>(?P<cell>.*?)(?=</t[hd]\s*>|<t[hd]\b|</tr|$)", re.I | re.S)
 _LABEL_CELL = re.compile(rf"(?:{PASSWORD}|{PIN}|secret|token|api[ _-]?key|credentials?|psk|pre-shared key)",
@@ -38,25 +37,38 @@ class TableCredential(Rule):
         if not text.isascii():
             text = text.translate(BOX_DRAWING)   # `│ nas01 │ admin │ … │` is a row too (same offsets)
         if "\t" in text:
-            yield from self._rows(text, _TSV, "\t")
+            yield from self._rows(text, _tsv_rows(text), "\t")
         if "<t" in text or "<T" in text:
             yield from _html(text)
         if "|" not in text:
             return
-        yield from self._rows(text, _ROW, "|")
+        yield from self._rows(text, ((m.start("cells"), m.group("cells")) for m in _ROW.finditer(text)), "|")
 
-    def _rows(self, text: str, pattern: re.Pattern[str], bar: str) -> Iterator[tuple[int, int]]:
-        for row in pattern.finditer(text):
-            cells = row.group("cells").split(bar)
+    def _rows(self, text: str, rows: Iterable[tuple[int, str]], bar: str) -> Iterator[tuple[int, int]]:
+        for offset, row in rows:
+            cells = row.split(bar)
             plain = [c.strip().strip("`*") for c in cells]
             if not any(c.lower() in _LOGINS or _EMAIL.fullmatch(c) for c in plain):
                 continue
-            offset = row.start("cells")
             for cell, value in zip(cells, plain, strict=True):
                 if _MADE_UP.fullmatch(value) and not is_placeholder(value) and not value.startswith("[REDACTED"):
                     start = offset + cell.index(value)
                     yield start, start + len(value)
                 offset += len(cell) + 1
+
+
+def _tsv_rows(text: str) -> Iterator[tuple[int, str]]:
+    """(start, cells) of every line with a tab between two cells, its indentation and trailing space cut."""
+    at = text.find("\t")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[start:end].rstrip(" \t\r")
+        body = line.lstrip(" \t")
+        if "\t" in body:
+            yield start + len(line) - len(body), body
+        at = text.find("\t", end)
 
 
 def _plain(cell: str) -> str:
