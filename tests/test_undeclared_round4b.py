@@ -223,3 +223,27 @@ def test_folder_names_are_read(tmp_path: Path, rel: str, secret: str) -> None:
         if p.is_file():
             seen.append(p.read_text(errors="replace"))
     assert secret not in "\n".join(seen)
+
+
+@pytest.fixture(scope="module")
+def gate():
+    from muninn.export.pipeline import Guards
+
+    return Guards.from_known({}).gate
+
+
+@pytest.mark.parametrize("text", CONTROLS)
+def test_gate_drops_no_control(gate, text: str) -> None:
+    """One false drop refuses a whole sync: the gate's wider cue list flags none of the controls."""
+    assert not gate.scan(text)
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("Lösenordet till wifi är Lodjur-Fjall-2207", "Lodjur-Fjall-2207"),
+    ("Modemin şifresi: Kartal-Dag-4412", "Kartal-Dag-4412"),
+    ("La password del router è Airone-Sole-3310.", "Airone-Sole-3310"),
+    ("Hasło do routera: Wisla-Krakow-7781", "Wisla-Krakow-7781"),
+])
+def test_gate_reads_inflected_labels_alone(gate, text: str, secret: str) -> None:
+    """The gate's own cue list (not the redactor's lexicon) reaches the inflected and joined forms too."""
+    assert gate.scan(text)
