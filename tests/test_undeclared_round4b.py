@@ -247,3 +247,15 @@ def test_gate_drops_no_control(gate, text: str) -> None:
 def test_gate_reads_inflected_labels_alone(gate, text: str, secret: str) -> None:
     """The gate's own cue list (not the redactor's lexicon) reaches the inflected and joined forms too."""
     assert gate.scan(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the password on web-server-01 expired yesterday",
+    "Richiede i pacchetti libsasl2-modules e sasl2-bin e la password di sistema.",
+    "O Oculto e Criptografo Arquivo de Senhas: /etc/shadow",
+    "Community: Debian users meet on Fridays.",
+    "# client server secret IP addresses\nvpn pptp Example-Pw1 *\nThe PPTP section ends here.",
+])
+def test_manual_sentences_untouched(redactor: Redactor, text: str) -> None:
+    """Sentences of the Debian manuals the wider lexicon first redacted (measured, then fixed)."""
+    assert _redacted(redactor, text) == text

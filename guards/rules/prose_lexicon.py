@@ -19,13 +19,21 @@ from functools import cache
 
 import ahocorasick_rs
 
-from muninn.guards.undeclared.lexicon import COPULA, PASSWORD, PASSWORD_WORDS, PIN, PIN_WORDS
+from muninn.guards.undeclared.lexicon import (
+    AMBIGUOUS_COPULAS,
+    BEFORE_COPULA,
+    COPULA,
+    PASSWORD,
+    PASSWORD_WORDS,
+    PIN,
+    PIN_WORDS,
+)
 
 _VALUE = r"[^\s`'\"|,;<>()\[\]{}«»“”„「」]+"
 _QUALIFIER = r"(?:[ \t]+[^\s:：=.,;!?«»\"“”„()<>|]{1,30}){0,4}?"
 _JOIN = rf"(?:[ \t]*(?:[:：=]|->|=>|→|—|–)|[ \t]+(?:{COPULA})(?=[ \t«\"“„']))"
 _OPEN = r"[ \t]*[*_`'\"«“„「]*[ \t]*"
-_LABEL_FIRST = re.compile(rf"(?P<label>{PASSWORD})(?P<q>" + _QUALIFIER + ")" + _JOIN + _OPEN + rf"(?P<secret>{_VALUE})",
+_LABEL_FIRST = re.compile(rf"(?P<label>{PASSWORD})(?P<q>{_QUALIFIER})(?P<join>{_JOIN}){_OPEN}(?P<secret>{_VALUE})",
                           re.IGNORECASE)
 _DIGITS = r"\d{4,12}|\d{2,4}(?:[ -]\d{2,4}){1,3}"
 # A PIN's label, up to three words about what it opens ("Geheimzahl der EC-Karte", "PIN for the safe"),
@@ -36,7 +44,7 @@ _PIN_FIRST = re.compile(
 # In front of a label: the value, a copula or `=`/`—`, an article and up to three words ("v is the root
 # password", "v ist das WLAN-Passwort", "4711 = PIN").
 _BEFORE = re.compile(
-    rf"(?P<secret>{_VALUE})(?:[ \t]+(?:{COPULA})[ \t]+|[ \t]*[=—–(][ \t]*)"
+    rf"(?P<secret>{_VALUE})(?:[ \t]+(?:{BEFORE_COPULA})[ \t]+|[ \t]*[=—–(][ \t]*)"
     r"(?:(?:the|my|our|your|its|a|an|le|la|les|l'|das|der|die|den|el|los|o|il|lo|het|de|den|det)[ \t]*)?"
     r"(?:[^\s:：=.,;!?]{1,30}[ \t]+){0,3}$", re.IGNORECASE)
 _VALUE_AT = re.compile(_VALUE)
@@ -95,7 +103,10 @@ def spans(text: str, made_up: Callable[[str], bool], plainly: Callable[[str], bo
             continue
         if (m := _LABEL_FIRST.match(text, at)) and _bounded(text, m.start("label"), m.end("label")):
             start, end = m.start("secret"), _trim(text, *m.span("secret"))
-            if (plainly if m.group("q").strip() else made_up)(text[start:end]):
+            value = text[start:end]
+            if m.group("join").strip().lower() in AMBIGUOUS_COPULAS and value.lower() == value:
+                continue   # "the password on web-server-01 expired": `on` is Finnish "is" and English "on"
+            if not _path(value) and (plainly if m.group("q").strip() else made_up)(value):
                 yield start, end
         if (m := _PIN_FIRST.match(text, at)) and _pin_ok(text, m):
             yield m.span("secret")
@@ -113,7 +124,14 @@ def _pin_ok(text: str, m: re.Match[str]) -> bool:
         m.group("join") or m.group("label") != "pin" or _PIN_OWNER.search(text, max(0, m.start() - 24), m.start()))
 
 
+def _path(value: str) -> bool:
+    """Where a secret is kept (`Arquivo de Senhas: /etc/shadow`), not the secret."""
+    return value.startswith(("/", "~/", "./", "../", "$")) or "://" in value
+
+
 def _value_ok(value: str, pin: bool, plainly: Callable[[str], bool]) -> bool:
+    if _path(value):
+        return False
     return bool(_PIN_VALUE.fullmatch(value)) if pin else plainly(value)
 
 

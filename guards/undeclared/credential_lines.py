@@ -4,9 +4,9 @@
 - SNMP communities: `snmp-server community <c> RO|RW` (Cisco, Arista), `rocommunity <c>` (net-snmp's
   snmpd.conf), `community: <c>` / `community = <c>` / `community string <c>`, `snmpwalk … -c <c>`;
 - `ipsec.secrets` / strongSwan: `<ids> : PSK "<value>"`, `: XAUTH "<value>"`, `: EAP "<value>"`;
-- PPP's `chap-secrets` / `pap-secrets` rows: `client server secret [addresses]` under a header naming them.
 
-SNMP's well-known defaults (`public`, `private`) are not secrets and stay.
+SNMP's well-known defaults (`public`, `private`) are not secrets and stay. PPP's `chap-secrets` rows are not
+read: the Debian handbook's PPTP example (`vpn pptp <value> *`) would be redacted in every translation.
 
     for start, end in find(text): ...
 """
@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from muninn.guards.rules import looks_random
+
 _PGPASS = re.compile(r"^[ \t]*(?:[\w.*-]+|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:"
                      r"(?P<secret>[^\s]+?)[ \t]*\r?$", re.MULTILINE)
 _COMMUNITY = re.compile(
@@ -24,8 +26,6 @@ _COMMUNITY = re.compile(
 _SNMP_C = re.compile(r"\bsnmp(?:walk|get|getnext|bulkwalk|bulkget|set|table|trap|check|netstat|df|status)\b"
                      r"[^\n]*?[ \t]-c[ \t]*[\"']?(?P<secret>[^\s\"']+)")
 _IPSEC = re.compile(r":[ \t]*(?:PSK|XAUTH|EAP|NTLM|PIN)[ \t]+(?:%[\w]+[ \t]+)?\"(?P<secret>[^\"\n]+)\"")
-_CHAP_HEAD = re.compile(r"^#[ \t]*client[ \t]+server[ \t]+secret\b.*$", re.MULTILINE | re.IGNORECASE)
-_CHAP_ROW = re.compile(r"[ \t]*(?:\"[^\"\n]+\"|\S+)[ \t]+(?:\"[^\"\n]*\"|\S+)[ \t]+(?:\"(?P<q>[^\"\n]+)\"|(?P<v>\S+))")
 _HEX4 = re.compile(r"[0-9a-fA-F]{0,4}")
 # The format as manuals print it (`hostname:port:database:username:password`): documentation, not a value.
 _TEMPLATE = frozenset({"password", "passwd", "pass", "secret", "*", "<password>", "mypassword", "yourpassword"})
@@ -43,8 +43,12 @@ def find(text: str) -> Iterator[tuple[int, int]]:
     lowered = text.lower()
     if "community" in lowered:
         for m in _COMMUNITY.finditer(text):
-            if m.group("secret").lower() not in _DEFAULTS and not m.group("secret").startswith(("$", "<", "{")):
-                yield m.span("secret")
+            value = m.group("secret")
+            if value.lower() in _DEFAULTS or value.startswith(("$", "<", "{")):
+                continue
+            if m.group(0).lower().startswith("community") and not looks_random(value, 6):
+                continue   # "Community: Debian" in prose; a bare `community:` key needs a made-up value
+            yield m.span("secret")
     if "snmp" in lowered:
         for m in _SNMP_C.finditer(text):
             if m.group("secret").lower() not in _DEFAULTS and not m.group("secret").startswith(("$", "<", "{")):
@@ -52,16 +56,3 @@ def find(text: str) -> Iterator[tuple[int, int]]:
     if '"' in text:
         for m in _IPSEC.finditer(text):
             yield m.span("secret")
-    for head in _CHAP_HEAD.finditer(text):
-        pos = head.end() + 1
-        while pos < len(text):
-            end = text.find("\n", pos)
-            end = len(text) if end < 0 else end
-            line = text[pos:end]
-            if not line.strip() or line.lstrip().startswith("```"):
-                break
-            m = _CHAP_ROW.match(line)
-            if m and not line.lstrip().startswith("#"):
-                g = "q" if m.group("q") else "v"
-                yield pos + m.start(g), pos + m.end(g)
-            pos = end + 1

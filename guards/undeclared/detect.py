@@ -7,7 +7,7 @@ a word, not an identifier shape) and decided with context:
 
 - **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
 - **credential-line**: a line whose format says where its secret is: `.pgpass`, an SNMP community, an
-  `ipsec.secrets` PSK, a `chap-secrets` row (guards/undeclared/credential_lines.py);
+  `ipsec.secrets` PSK (guards/undeclared/credential_lines.py);
 - **labelled**: a label word in front of it, in any of several languages, or its table column's header (a
   markdown, `+---+` or box-drawn table, psql's output, one aligned by spaces under a dashed rule, or a
   delimited one: CSV, TSV, `a;b`, `a|b`),

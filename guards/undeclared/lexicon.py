@@ -80,9 +80,15 @@ COPULAS: tuple[str, ...] = (
     "has been set to", "was set to", "is set to", "is now", "set to", "changed to", "reset to", "has been",
     "is", "was", "are", "ist", "war", "lautet", "lautete", "est", "était", "c'est", "es", "era", "é", "è",
     "és", "är", "var", "er", "blev", "jest", "to", "je", "bylo", "byl", "on", "oli", "ir", "yra", "это",
-    "—", "є", "це", "е", "είναι", "ήταν", "dir", "olan", "este", "e", "luidt", "adalah", "ialah", "là",
-    "คือ", "ni", "הוא", "היא", "هي", "هو", "është", "da", "yw", "は", "是", "为", "為", "는", "은",
+    "—", "є", "це", "е", "είναι", "ήταν", "dir", "olan", "este", "luidt", "adalah", "ialah", "là",
+    "คือ", "הוא", "היא", "هي", "هو", "është", "yw", "は", "是", "为", "為", "는", "은",
 )
+# Copulas that are also common words in another language (English `on`/`to`, Danish `er`): after one, a
+# value needs a capital letter in it to count ("the password on web-server-01" names a host).
+AMBIGUOUS_COPULAS = frozenset(("on", "to", "er", "var", "es", "ir", "je", "е"))
+# Before a label ("v is the password") only the unambiguous ones: `sasl2-bin e la password` is Italian "and".
+BEFORE_COPULAS: tuple[str, ...] = ("is", "was", "ist", "war", "est", "était", "c'est", "es", "era", "é", "è",
+                                   "är", "jest", "это", "είναι", "este", "adalah", "là", "lautet")
 
 
 def _alternation(words: tuple[str, ...]) -> str:
@@ -93,6 +99,7 @@ PASSWORD = _alternation(PASSWORD_WORDS)
 PIN = _alternation(PIN_WORDS)
 RECOVERY = re.compile(_alternation(RECOVERY_WORDS))
 COPULA = "|".join(re.escape(w) for w in sorted(COPULAS, key=len, reverse=True))
+BEFORE_COPULA = "|".join(re.escape(w) for w in sorted(BEFORE_COPULAS, key=len, reverse=True))
 
 # Plain forms for the detector's Aho-Corasick label table (credential_words.LABELS): the entries above
 # that are plain words, and their common inflections spelled out.
