@@ -104,9 +104,9 @@ def spans(text: str, made_up: Callable[[str], bool], plainly: Callable[[str], bo
         if (m := _LABEL_FIRST.match(text, at)) and _bounded(text, m.start("label"), m.end("label")):
             start, end = m.start("secret"), _trim(text, *m.span("secret"))
             value = text[start:end]
-            if m.group("join").strip().lower() in AMBIGUOUS_COPULAS and value.lower() == value:
-                continue   # "the password on web-server-01 expired": `on` is Finnish "is" and English "on"
-            if not _path(value) and (plainly if m.group("q").strip() else made_up)(value):
+            # "the password on web-server-01 expired": `on` is Finnish "is" and English "on"
+            ambiguous = m.group("join").strip().lower() in AMBIGUOUS_COPULAS and value.lower() == value
+            if not ambiguous and not _path(value) and (plainly if m.group("q").strip() else made_up)(value):
                 yield start, end
         if (m := _PIN_FIRST.match(text, at)) and _pin_ok(text, m):
             yield m.span("secret")
