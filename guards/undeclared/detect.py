@@ -85,6 +85,8 @@ _VERSION = re.compile(r"\d+\.\d+")
 DISK_ID = re.compile(r"(?:ata|scsi|nvme|usb|wwn|virtio|mmc|dm-name|dm-uuid|md-uuid|lvm-pv-uuid|ieee1394)-")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=?")
+# A generated name: a compact ISO time and a hex id (`20261207T233738Z-d80b4f4ead05.md`, an observation's file).
+STAMPED = re.compile(r"\d{8}T\d{4,6}(?:\.\d+)?Z?(?:[-_.][0-9a-f]{4,})*(?:\.[A-Za-z]{1,5})?")
 VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*)?")
 _NAME_VALUE = re.compile(r"(?P<name>[^\W\d][\w.@-]*)(?:[=:：]|:=)(?P<value>.+)")
 _SYMBOL = re.compile(r"[^\w./-]")
@@ -176,7 +178,7 @@ def identifier(token: str, value: str, before: str) -> bool:
                 or "@sha" in token or value.startswith(":") or ARN.match(token)
                 or IPFS_CID.fullmatch(value) or (value.islower() and K8S_NAME.fullmatch(value))
                 or PUBLIC_KEY_WORD.search(before[-48:].rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
-                or KEY_IDS.fullmatch(value) or token.startswith("data:"))
+                or KEY_IDS.fullmatch(value) or token.startswith("data:") or STAMPED.fullmatch(value))
 
 
 @cache
