@@ -178,6 +178,9 @@ def _xxd(text: str, out: list[Run], regex: re.Pattern[str] = _XXD, groups: Calla
     """`little`: each group read little-endian (`xxd -e` prints 4-byte words so)."""
     b = _Builder()
     for m, next_line in _lines(regex, text):
+        if little and any(len(g) != 8 for g in _GROUP.findall(m.group(1))):
+            b.cut()         # plain xxd's two-byte groups: read in order only (swapped, they spell noise)
+            continue
         if not next_line:
             b.cut()
         first = len(b)

@@ -92,6 +92,9 @@ _NAME_VALUE = re.compile(r"(?P<name>[^\W\d][\w.@-]*)(?:[=:：]|:=)(?P<value>.+)"
 _SYMBOL = re.compile(r"[^\w./-]")
 _USER_PAIR = re.compile(r"(?P<user>[\w.@+-]{2,64})[ \t]+/[ \t]+$")
 _LOGIN_PAIR = re.compile(r"(?<![\w.@-])(?:" + "|".join(sorted(LOGIN_NAMES)) + r"):(?=[^\s:]{6})", re.IGNORECASE)
+# `/etc/passwd`'s and `/etc/shadow`'s own rows (`root:x:0:0:…`, `root:*:19000:0:…`): a login's name, then
+# fields, not a password.
+_PASSWD_ROW = re.compile(r"[x*!]*:\d*:\d*:")
 _URL_SECRET_PARAM = re.compile(r"[?&#](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth"
                                r"|credential|code))=(?P<value>[^&#\s]+)", re.IGNORECASE)
 
@@ -559,7 +562,8 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
     if ctx.has("label"):
         return "labelled"
     if _USER_PAIR.search(text, ls, vstart) or (named and named != "url-param" and (
-            ctx.has("user") or (col is not None and col.has("user")) or named.lower() in LOGIN_NAMES)):
+            ctx.has("user") or (col is not None and col.has("user"))
+            or (named.lower() in LOGIN_NAMES and not _PASSWD_ROW.match(text, vstart)))):
         return "user-password"
     if above is not None and (above.has("vendor")):
         return "vendor-pair"
