@@ -1,4 +1,4 @@
-"""`muninn vault sync` and `muninn secret list | find | show | get | exec | command | add | retire`.
+"""`muninn secret load | list | find | show | get | exec | command | add | retire` (`vault sync`: old `load`).
 
 Exit codes: 0 done; 1 `secret find` matched nothing; 2 bad input (an unknown id, a secrets file with its
 file and line); 8 refused (`secret get` without a terminal; `secret retire` of a value written in a file;
@@ -14,39 +14,42 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, console, emit_json, renamed, say, settings
 from muninn.core.errors import ConfigError, ExitCode
 from muninn.guards.known.secret_values import is_declared_secret
 
 from . import catalog
 from .vault import Vault, exec_command_line
 
-vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.\n\n"
-                        "\b\nExamples:\n"
-                        "  muninn vault sync                   (every file in vault.files)\n"
-                        "  muninn vault sync ~/secrets.yaml --dry-run\n"
-                        "  muninn secret list                  (what is in it: metadata only)\n"
-                        "  muninn secret find jira             (then: muninn secret show ID)",
-                        no_args_is_help=True)
+# `vault sync` is `secret load` now: one home for every secret verb. The group stays, hidden, so old
+# scripts run (with a warning).
+vault_app = typer.Typer(help="Renamed: `muninn vault sync` is `muninn secret load`.", no_args_is_help=True)
 secret_app = typer.Typer(
     help="Find a credential by what it is for, and use it without seeing it.\n\n"
     "find → show (read `use`) → exec: the value is injected into the command's environment and its "
-    "output is masked. `list` shows every one (metadata only), `add` stores one, `retire` takes one out "
-    "of use for good (its value stays redacted). Every call is written to the access log.", no_args_is_help=True)
+    "output is masked. `list` shows every one (metadata only), `add` stores one, `load` seals the values "
+    "of your secrets YAML files, `retire` takes one out of use for good (its value stays redacted). Every "
+    "call is written to the access log.\n\n"
+    "\b\nExamples:\n"
+    "  muninn secret load                  (every file in vault.files)\n"
+    "  muninn secret load ~/secrets.yaml --dry-run\n"
+    "  muninn secret list                  (what is in the vault: metadata only)\n"
+    "  muninn secret find jira             (then: muninn secret show ID)",
+    no_args_is_help=True)
 
 
 def _vault(ctx: typer.Context) -> Vault:
     return Vault.open(settings(ctx))
 
 
-@vault_app.command("sync")
-def sync(
+@secret_app.command("load")
+def load(
     ctx: typer.Context,
     files: list[Path] = typer.Argument(None, help="Secrets YAML files (default: `vault.files` in muninn.yaml)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Encrypt every value from the secrets files into the store; report added, changed, removed ids.
+    """Seal every value from your secrets YAML files into the vault; report added, changed, removed ids.
 
     All files are validated first (a bad entry is reported with file, line and problem, a
     duplicate id is refused) and the store changes in one transaction: all of it or nothing.
@@ -64,6 +67,18 @@ def sync(
         say("a removed or replaced value is kept as retired: still redacted, never usable (`muninn secret list "
             "--all`)")
     console.print(f"unchanged: {report.unchanged}", highlight=False)
+
+
+@vault_app.command("sync", hidden=True)
+def vault_sync(
+    ctx: typer.Context,
+    files: list[Path] = typer.Argument(None),
+    dry_run: bool = typer.Option(False, "--dry-run"),
+    json_out: bool = JsonOpt,
+) -> None:
+    """The old spelling of `muninn secret load`."""
+    renamed("vault sync", "secret load")
+    load(ctx, files, dry_run, json_out)
 
 
 def _meta_lines(meta: dict) -> list[str]:
