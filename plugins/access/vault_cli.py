@@ -294,3 +294,61 @@ def retire(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"
         return
     say(f"retired {secret_id}: no longer usable; its value stays redacted from exports, MCP output and logs"
         + (f"; its entry in {entry} is commented out" if entry else ""))
+
+
+@secret_app.command("move")
+def move_cmd(
+    ctx: typer.Context,
+    what: str = typer.Argument(..., metavar="FINGERPRINT|ID", help="From `muninn redact review`: a pattern hit's "
+                               "fingerprint, or a known value's secret id."),
+    new_id: str = typer.Option(None, "--id", help="The id the value gets in the vault (a pattern hit)."),
+    service: str = typer.Option(None, "--service", help="Metadata of the new entry: the service it opens."),
+    kind: str = typer.Option(None, "--kind", help="token, password, passphrase..."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask (for scripts)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Move a secret found in a note into the vault: the note gets `{{secret:ID}}` in its place, after asking.
+
+    The value is sealed in the vault first (a known value is there already); then each note that holds it
+    is copied to <home>/moved-notes/<time>/ (0600) and written with the reference wherever the value
+    stood. Exports show the reference as `<vault secret ID>`; `muninn secret show ID` says how to use it.
+    Nothing is rewritten without your yes (a terminal asks; `--yes` for scripts). The value is never printed.
+
+    \b
+    Examples:
+      muninn redact review                                 (the fingerprint, file and line of each hit)
+      muninn secret move labelled-secret:9b2f6712... --id grafana-token --service grafana
+    """
+    from muninn.core.errors import Refused
+
+    from . import move
+
+    s = settings(ctx)
+    planned = move.plan(s, what, new_id)
+    if not planned.places:
+        raise ConfigError(f"the value of {planned.secret_id} is no longer in the note", key="FINGERPRINT",
+                          fix="nothing to move; `muninn export all` updates the review")
+    backups = move.backup_dir(s)
+    for place in planned.places:
+        say(f"{place.file}: line(s) {', '.join(map(str, place.lines))}: the "
+            f"{planned.rule + ' hit' if planned.rule else f'value of {planned.secret_id}'} becomes "
+            f"{planned.reference} ({place.count} place(s))", )
+    say(("the value goes into the vault as " + planned.secret_id if planned.kind == "pattern"
+         else f"the vault holds {planned.secret_id} already") + f"; each note is kept first in {backups} (0600)")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise Refused("no note was rewritten: stdin is not a terminal, so there is no one to ask",
+                          fix="run it at a terminal, or pass --yes")
+        if not typer.confirm("Rewrite the note(s)?", default=False, err=True):
+            raise Refused("no note was rewritten", fix="answer y to move it, or pass --yes")
+    if planned.kind == "pattern":
+        meta = {k: v for k, v in {"service": service, "kind": kind,
+                                  "notes": f"moved from {planned.places[0].file.name}"}.items() if v}
+        _vault(ctx).add(planned.secret_id, planned.value, meta)
+    kept = move.apply(s, planned, backups)
+    if json_out:
+        emit_json({"secret_id": planned.secret_id, "reference": planned.reference,
+                   "notes": [str(p.file) for p in planned.places], "kept": [str(k) for k in kept]})
+        return
+    say(f"moved: {len(planned.places)} note(s) now hold {planned.reference}; the originals are in {backups}; "
+        "the next `muninn export all` shows it as <vault secret " + planned.secret_id + ">")
