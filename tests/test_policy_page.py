@@ -36,3 +36,16 @@ def test_the_example_loads_and_each_kind_holds_what_the_table_says() -> None:
 def test_the_docs_index_links_the_page() -> None:
     readme = (policy_page.PAGE.parents[1] / "README.md").read_text()
     assert "(docs/policy.md)" in readme
+
+
+def test_an_unknown_key_in_policy_yaml_is_named_with_the_nearest_and_this_page() -> None:
+    import pytest
+
+    from muninn.core.errors import ConfigError
+
+    text = ("areas: {a: viking://resources/a}\nreaders:\n"
+            "  raven: {kind: agent, account: home, user: raven, areas: {a: write}, remembr_to: a}\n")
+    with pytest.raises(ConfigError) as err:
+        policy.parse(text, "policy.yaml")
+    assert "readers.raven.remembr_to" in str(err.value) and "did you mean `remember_to`?" in str(err.value)
+    assert "docs/policy.md" in str(err.value) and err.value.line == 3

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -95,6 +95,8 @@ class ReaderModel(_Model):
 
 class PolicyModel(_Model):
     """The whole file."""
+
+    reference_page: ClassVar[str] = "docs/policy.md"    # named by an unknown key's error (yamlfile)
 
     version: Literal[1] = Field(1, description="The file's format; 1 is the only one.")
     areas: dict[str, str] = Field(description="Area name (lowercase letters, digits, - and _) to its folder on "
