@@ -76,7 +76,7 @@ def run(settings: Settings, config_path: Path | None, console: Console, say: Say
     _step(console, "3. vault")
     vault = Vault.open(settings, who="demo")
     try:
-        say(f"vault sync: {vault.sync().as_dict()}")
+        say(f"secret load: {vault.sync().as_dict()}")
     finally:
         vault.close()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from muninn.core import atomic, factfile, yamlfile
+from muninn.core import atomic, factfile, secret_refs, yamlfile
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.export import redaction_report, remote_tree, sources
@@ -172,7 +172,8 @@ class Guards:
         self._source_marks = []
 
         def field_text(text: str, which: int) -> str:
-            return marks.field_text(text, self.redactor.redact)[which] if text else text
+            # A `{{secret:ID}}` a note holds in place of a value (`muninn secret move`) reads as itself.
+            return marks.field_text(secret_refs.render(text), self.redactor.redact)[which] if text else text
 
         clean = fact.map_text(lambda t: field_text(t, 0))
         paths = {name: getattr(clean, name) for name in ("path", "key", "source_path")}

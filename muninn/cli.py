@@ -81,23 +81,24 @@ def all_commands() -> dict[str, Command]:
     return out
 
 
-# `muninn --help`'s panels, in the order a user meets them. Plumbing runs for you (a hook, a search, a one-off
-# migration): listed last, so the first screen is what a person types.
+# `muninn --help`'s panels, in the order a user meets them.
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Start", ("init", "source", "up", "doctor", "status", "down", "demo")),
     ("Daily", ("export", "sync", "search", "read", "ls", "audit", "forget", "watch")),
-    ("Secrets and access", ("secret", "vault", "access", "verify", "redact", "leak")),
+    ("Secrets and access", ("secret", "access", "verify", "redact", "leak")),
     ("Agents", ("mcp", "policy", "skills", "guard")),
     ("Maintenance", ("nightly", "backup", "key", "embed", "models", "server", "search-index")),
     ("Developer", ("eval", "bench")),
-    ("Plumbing (run for you by hooks, searches and migrations)",
-     ("observe", "serve", "move-to-root", "rename-remembered")),
 )
+# Run for you (a hook, a search, a one-off migration): not in the top list, named in one line under it.
+PLUMBING = ("observe", "serve", "move-to-root", "rename-remembered")
+# Old spellings that still run, with a warning (docs/cli.md, "Renamed"): `vault sync` is `secret load`.
+RENAMED = ("vault",)
 
 
 def panels(listed: list[str]) -> list[tuple[str, list[str]]]:
     """PANELS over the commands there are; any not named (an outside plugin's) in a last panel."""
-    named = {n for _, names in PANELS for n in names}
+    named = {n for _, names in PANELS for n in names} | set(PLUMBING) | set(RENAMED)
     out = [(title, [n for n in names if n in listed]) for title, names in PANELS]
     return [*out, ("Other commands (plugins)", [n for n in listed if n not in named])]
 
@@ -150,6 +151,11 @@ class LazyGroup(TyperGroup):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
+        plumbing = [n for n in PLUMBING if n in listed]
+        if plumbing:
+            formatter.write_paragraph()
+            formatter.write_text(f"Run for you by hooks, searches and migrations: {', '.join(plumbing)} "
+                                 "(`muninn COMMAND --help`).")
 
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:
         self._listing = True

@@ -29,7 +29,7 @@ def nightly(
     last: bool = typer.Option(False, "--last", help="Show the latest saved report instead of running."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Run the nightly jobs: refresh (vault sync, export, sync, every reader's keyword index), repo
+    """Run the nightly jobs: refresh (secret load, export, sync, every reader's keyword index), repo
     snapshots, ACL drift and stray top-level folders, unapproved skills, the leak gate over every
     exported tree, a leak scan of everything on the server, completeness, verify, backup, the mirror.
 

@@ -218,7 +218,7 @@ def test_a_new_machine_restores_the_workspace_onto_a_fresh_server_findable_at_on
         fresh.config_path.write_text(yaml.safe_dump(cfg))
         env = {**fresh.env, "MUNINN_PASSPHRASE": "a passphrase for the new host"}
         locked = cli(env, "backup", "restore", str(world["backup"]), "--all")
-        assert locked.returncode == 4 and "backup key import" in locked.stderr, locked.stderr   # sealed
+        assert locked.returncode == 4 and "key import --from" in locked.stderr, locked.stderr   # sealed
         key_file = tmp_path / "backup.key"
         exported = cli({**world["env"], "MUNINN_PASSPHRASE": env["MUNINN_PASSPHRASE"]}, "backup", "key", "export",
                        str(key_file))

@@ -199,7 +199,7 @@ def test_a_repeatable_value_shows_its_items_type(invoke, monkeypatch: pytest.Mon
     assert shown in invoke([*argv, "--help"]).stdout
 
 
-@pytest.mark.parametrize("argv", [["read"], ["verify"], ["access", "exec"], ["policy"], ["vault"], ["search"]])
+@pytest.mark.parametrize("argv", [["read"], ["verify"], ["access", "exec"], ["policy"], ["secret"], ["search"]])
 def test_examples_in_help(invoke, argv: list[str]) -> None:
     text = invoke([*argv, "--help"]).stdout
     assert "Examples:" in text

@@ -86,10 +86,15 @@ def test_each_command_help_runs(name: str) -> None:
 
 
 def test_root_help_lists_every_command() -> None:
+    """Every command but a renamed one (`vault`: `secret load`); plumbing in the line under the panels."""
     result = CliRunner().invoke(muninn.cli.app, ["--help"])
     assert result.exit_code == 0
+    words = " ".join(result.output.replace(",", " ").split()) + " "
     for name in cli_index.COMMANDS:
-        assert f" {name} " in result.output
+        if name in muninn.cli.RENAMED:
+            assert f"\n  {name} " not in result.output
+        else:
+            assert f" {name} " in words, name
 
 
 @pytest.mark.parametrize("args", [["no-such-command"], ["serch"], ["vault", "no-such-sub"]])

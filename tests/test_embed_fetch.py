@@ -243,7 +243,7 @@ def test_a_half_written_folder_from_a_killed_fetch_is_replaced(fake) -> None:
 def test_an_unfetched_model_names_the_command(fake) -> None:
     with pytest.raises(fetch.FetchError, match="has not been fetched") as err:
         model.model_path(EmbedSettings(model="test/model"))
-    assert "muninn embed fetch" in (err.value.fix or "")
+    assert "muninn models fetch" in (err.value.fix or "")
     fake()
     assert model.model_path(EmbedSettings(model="test/model")) == fetch.folder("test/model")
     assert model.pooling_of(EmbedSettings(model="test/model", pooling="cls")) == "mean"

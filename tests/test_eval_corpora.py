@@ -397,7 +397,7 @@ def test_a_baseline_model_that_is_not_on_disk_stops_the_run_before_any_sync(tmp_
     monkeypatch.setenv("MUNINN_MODELS", str(tmp_path / "models"))
     with pytest.raises(MuninnError) as err:          # never reaches the server (none is running here)
         harness.run(Settings(home=tmp_path), {}, tmp_path / "work", dense_models=["bge-small", "e5-small-v2"])
-    assert err.value.exit_code == ExitCode.STACK and "muninn embed fetch" in (err.value.fix or "")
+    assert err.value.exit_code == ExitCode.STACK and "muninn models fetch" in (err.value.fix or "")
     assert settings_for("mpnet", EmbedSettings(max_tokens=128)).model_dump() == \
         EmbedSettings(model="sentence-transformers/all-mpnet-base-v2", max_tokens=128).model_dump()
 

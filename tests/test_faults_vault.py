@@ -62,7 +62,7 @@ def test_a_damaged_vault_is_one_sentence_and_vault_sync_restores_it(cfg: Path, h
         lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
         assert done.returncode == ExitCode.VAULT_DAMAGED, (args, done.stderr)
         assert len(lines) == 1 and "Traceback" not in done.stderr and done.stdout == ""
-        assert str(store) in lines[0] and "vault sync" in lines[0] and "unreadable" in lines[0]
+        assert str(store) in lines[0] and "secret load" in lines[0] and "unreadable" in lines[0]
     # The MCP server's redactor starts: the YAML's values are still known, the vault tools say why not.
     assert TOKEN not in ValueRedactor.from_settings(settings).scrub(f"token {TOKEN}")
     with pytest.raises(VaultDamaged):

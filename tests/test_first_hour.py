@@ -1,12 +1,20 @@
-"""The first hour, as a person types it: `init` -> `up` -> `export all && sync all` -> `search` -> connect
-an MCP client, in a fresh home, the keyring backend chosen by environment variable only. It ends with an
-outside client (the MCP Inspector, under `env -i`) answering a search as the agent, from the snippet
-`mcp config` printed, and as the assistant, from the entry `mcp install --client claude` wrote."""
+"""The first hour, as a person types it: the README's one recommended install (a fresh venv, torch from the
+CPU index, `'.[ml]'` from this repository, `muninn` linked onto PATH) -> `init` -> `up` -> `export all && sync
+all` -> `search` -> connect an MCP client, in a fresh home, the keyring backend chosen by environment variable
+only. It ends with an outside client (the MCP Inspector, under `env -i`) answering a search as the agent, from
+the snippet `mcp config` printed, and as the assistant, from the entry `mcp install --client claude` wrote.
+
+The install runs the README's lines as written, with two differences: the fresh venv sees this session's
+installed dependencies (a .pth file), so pip finds torch and the rest already satisfied and downloads
+nothing big, and it gets a setuptools new enough for torch's metadata first; muninn itself is built from
+the repository's files and installed into the fresh venv (about a minute and a half here)."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
+import re
 import subprocess
 import sys
 import time
@@ -17,6 +25,7 @@ import inspector_cli
 import pytest
 from conftest import FILE_KEYRING, REAL_SERVER_VENV, free_port
 
+ROOT = Path(__file__).resolve().parents[1]
 NOTE = ("# Bastion\n\nThe bastion host for the platform cluster is jump01.example.com; bring the office "
         "WireGuard tunnel up with `wg-quick up office` before ssh.\n")
 
@@ -26,6 +35,7 @@ class Person:
 
     def __init__(self, home: Path) -> None:
         self.home = home
+        self.command = [sys.executable, "-m", "muninn"]
         self.env = {
             "HOME": str(home), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
             "PYTHON_KEYRING_BACKEND": FILE_KEYRING,          # chosen by environment variable only
@@ -36,7 +46,7 @@ class Person:
 
     def muninn(self, *args: str, timeout: float = 600, ok: bool = True,
                input: str | None = None) -> subprocess.CompletedProcess:
-        done = subprocess.run([sys.executable, "-m", "muninn", *args], capture_output=True, text=True,
+        done = subprocess.run([*self.command, *args], capture_output=True, text=True,
                               env=self.env, cwd=self.home, timeout=timeout, input=input)
         if ok:
             assert done.returncode == 0, f"muninn {' '.join(args)} exited {done.returncode}: {done.stderr}"
@@ -61,12 +71,55 @@ def person(tmp_path: Path) -> Iterator[Person]:
         yield me
 
 
+def readme_install() -> list[str]:
+    """The README's recommended install, line by line (comments dropped)."""
+    section = (ROOT / "README.md").read_text().split("## Install\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def install_as_the_readme_says(me: Person) -> None:
+    """Run the README's install in `me`'s home from the repository, then use the `muninn` it put on PATH."""
+    lines = readme_install()
+    assert lines[0] == "python3.11 -m venv ~/.venvs/muninn", lines
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in lines[1], lines
+    assert lines[2].endswith("pip install '.[ml]'") and "~/.local/bin/muninn" in lines[3], lines
+    # PIP_RETRIES=0: an index this box cannot reach (PyPI, offline here) is given up at once, not after backoff.
+    env = {**me.env, "PATH": f"{me.home}/.local/bin:{Path(sys.executable).parent}:/usr/bin:/bin", "PIP_RETRIES": "0"}
+
+    def run(line: str) -> None:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, f"{line}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+
+    run(lines[0])
+    venv = me.home / ".venvs" / "muninn"
+    # This session's dependencies, seen by the fresh venv: nothing big to download (torch is there, CPU build).
+    deps = {str(Path(importlib.util.find_spec(m).origin).parents[1]) for m in ("torch", "typer", "pydantic")}
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "muninn-test-deps.pth").write_text("\n".join(sorted(deps - {str(site)})) + "\n")
+    # torch's metadata asks for setuptools>=77.0.3, newer than the venv's own and this session's: from the
+    # package index pip is configured with (a user's torch line gets it from the CPU index).
+    run("~/.venvs/muninn/bin/pip install 'setuptools>=77.0.3'")
+    for line in lines[1:]:
+        run(line)
+    me.env["PATH"] = env["PATH"].replace(f"{Path(sys.executable).parent}:", "")
+    me.command = ["muninn"]
+    where = subprocess.run(["bash", "-c", "command -v muninn && muninn --version"], env=me.env,
+                           capture_output=True, text=True, timeout=60)
+    assert where.stdout.startswith(f"{me.home}/.local/bin/muninn\nmuninn "), where
+    found = subprocess.run([str(venv / "bin" / "python"), "-c", "import muninn.export; print(muninn.export.__file__)"],
+                           capture_output=True, text=True, timeout=60, env=me.env, cwd=me.home)
+    assert found.stdout.startswith(str(venv)), found      # built from the repo's files, not this checkout's editable
+
+
 def _hit_uris(answer: dict) -> list[str]:
     return [h["uri"] for h in answer["structuredContent"]["hits"]]
 
 
 def test_init_up_sync_search_connect_ends_with_an_agent_answering(person: Person) -> None:
     inspector_cli.ensure_installed()
+    install_as_the_readme_says(person)
     init = person.muninn("init", "--notes", "~/notes", "--yes")
     assert "next: muninn doctor" in init.stdout
     config = person.home / ".config" / "muninn" / "muninn.yaml"

@@ -1,4 +1,5 @@
-"""`muninn --help` groups its commands in panels by when a user reaches for them, plumbing last."""
+"""`muninn --help` groups its commands in panels by when a user reaches for them; plumbing is named in one
+line under them, and a renamed group (`vault`) is not listed."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from typer.testing import CliRunner
 
 import muninn.cli
 from muninn import cli_index
-from muninn.cli import PANELS, panels
+from muninn.cli import PANELS, PLUMBING, RENAMED, panels
 
 
 def test_every_built_in_command_sits_in_exactly_one_named_panel() -> None:
     named = [n for _, names in PANELS for n in names]
     assert len(named) == len(set(named))
-    assert sorted(named) == sorted(cli_index.COMMANDS)
+    assert sorted([*named, *PLUMBING, *RENAMED]) == sorted(cli_index.COMMANDS)
     assert panels(list(cli_index.COMMANDS))[-1][1] == []            # nothing falls to "Other commands"
 
 
@@ -30,12 +31,12 @@ def test_the_root_help_shows_the_panels_in_order_with_the_first_hour_first() -> 
     assert at == sorted(at)
     start = out[at[0]:at[1]]
     assert all(f"  {name} " in start for name in ("init", "up", "doctor"))
-    plumbing = out[at[-1]:]
-    assert "  observe " in plumbing and "  observe " not in out[:at[-1]]
+    assert "  observe " not in out and "  vault " not in out
+    assert "Run for you by hooks, searches and migrations: observe, serve" in " ".join(out.split())
 
 
 def test_the_installed_command_prints_them_in_a_pipe() -> None:
     out = subprocess.run([sys.executable, "-m", "muninn", "--help"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0 and "Start:" in out.stdout and "Plumbing" in out.stdout
+    assert out.returncode == 0 and "Start:" in out.stdout and "Run for you" in out.stdout
     listing = out.stdout.split("Start:", 1)[1]
     assert not [ln for ln in listing.splitlines() if ln.rstrip().endswith("...")]     # click's cut marker

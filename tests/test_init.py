@@ -219,3 +219,31 @@ def test_the_policy_gives_each_kind_its_reach(tmp_path: Path) -> None:
     assert area in agent.read_prefixes and area not in agent.write_prefixes
     assert agent.write_prefixes == (agent.remember_to,) and not agent.trusted
     assert not set(agent.tools) & policy.AGENT_FORBIDDEN
+
+
+def test_init_config_writes_where_it_points(invoke, tmp_path: Path) -> None:
+    """`muninn init --config FILE` is `muninn --config FILE init`: the help names both."""
+    (tmp_path / "notes").mkdir()
+    target = tmp_path / "here" / "muninn.yaml"
+    result = invoke(["init", "--config", str(target), "--notes", str(tmp_path / "notes"), "--yes"])
+    assert result.exit_code == 0, result.stderr
+    assert all((target.parent / name).is_file() for name in NAMES)
+    assert f"next: muninn --config {target} doctor" in result.stdout
+
+
+def test_init_on_a_host_without_a_usable_keyring_says_so_at_once(invoke, tmp_path: Path, monkeypatch) -> None:
+    """A headless box (keyring's `fail` backend): one warning line with the fix, the files still written."""
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    (tmp_path / "notes").mkdir()
+    target = tmp_path / "muninn.yaml"
+    result = invoke(["init", "--config", str(target), "--notes", str(tmp_path / "notes"), "--yes"])
+    assert result.exit_code == 0 and target.is_file(), result.stderr
+    warned = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(warned) == 1 and warned[0].startswith("warning: no usable keyring backend"), result.stderr
+    assert "keyrings.alt.file.PlaintextKeyring" in warned[0] and str(target) in warned[0]
+
+
+def test_init_on_a_host_with_a_keyring_says_nothing_about_it(invoke, tmp_path: Path, isolated_keyring) -> None:
+    (tmp_path / "notes").mkdir()
+    result = invoke(["init", "--config", str(tmp_path / "m.yaml"), "--notes", str(tmp_path / "notes"), "--yes"])
+    assert result.exit_code == 0 and "keyring" not in result.stderr, result.stderr

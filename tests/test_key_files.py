@@ -59,7 +59,8 @@ def test_the_vault_key_travels_and_is_proven_against_the_store(settings, tmp_pat
 
 
 @pytest.mark.parametrize("kind, reader, match", [
-    (backup_crypt.KEY_FILE_KIND, key_transfer.import_any, "backup key import"),
+    (backup_crypt.KEY_FILE_KIND, lambda s, p, pw: key_transfer.import_any(s, p, pw, "raven"),
+     "belongs to no reader"),
     (key_transfer.READER_KIND, lambda s, p, pw: backup_crypt.import_key(s, p, pw), "not 'muninn-backup-key'"),
     (key_transfer.VAULT_KIND, lambda s, p, pw: key_transfer.import_reader(s, p, pw), "not 'muninn-reader-key'"),
     ("something-else", key_transfer.import_any, "not a key file muninn reads"),
@@ -168,7 +169,7 @@ def test_export_names_the_choice_and_the_reader(settings, tmp_path, run_muninn, 
     monkeypatch.setenv("MUNINN_CONFIG", str(tmp_path / "muninn.yaml"))
     monkeypatch.setenv("MUNINN_PASSPHRASE", PASS)
     both = run_muninn(["key", "export", "--vault", "--profile", "raven"])
-    assert both.exit_code == 2 and "choose one of --profile NAME or --vault" in both.stderr
+    assert both.exit_code == 2 and "choose one of --profile NAME, --vault or --backup" in both.stderr
     nobody = run_muninn(["key", "export", "--profile", "nobody", "--to", str(tmp_path / "n.key")])
     assert nobody.exit_code == 2 and "no reader named 'nobody'" in nobody.stderr
 

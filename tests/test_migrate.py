@@ -131,8 +131,8 @@ def test_migrate_aborts_cleanly_keeps_what_only_the_server_holds_and_resumes_aft
 
 
 @pytest.mark.parametrize("args, code, says", [
-    (["--to", "no/such-model"], 2, "muninn embed fetch"),
-    (["--to", "intfloat/e5-small-v2"], 6, "muninn embed fetch"),      # not fetched (an empty models folder)
+    (["--to", "no/such-model"], 2, "muninn models fetch"),
+    (["--to", "intfloat/e5-small-v2"], 6, "muninn models fetch"),      # not fetched (an empty models folder)
     (["--to", BGE], 20, "already made with"),
     ([], 2, "--to"),
 ])

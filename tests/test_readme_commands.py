@@ -169,3 +169,12 @@ def test_the_readme_runs_in_order(tmp_path: Path) -> None:
         subprocess.run(["muninn", "serve", "--stop"], cwd=home, env=env, capture_output=True, timeout=60)
         subprocess.run(["muninn", "down"], cwd=home, env=env, capture_output=True, timeout=120)
     assert any("mcp" in r for r in ran) and len(ran) >= 4, ran
+
+
+def test_the_readme_stays_a_front_door() -> None:
+    """≤ 300 lines (issue 51); the install says what it costs before its lines, and what is not protected."""
+    text = README.read_text()
+    assert len(text.splitlines()) <= 300
+    install = text.split("## Install\n", 1)[1].split("```bash", 1)[0]
+    assert "**Budget:**" in install and "GB of disk" in install and "RAM" in install and "minutes" in install
+    assert "**What is not protected.**" in text.split("## Install\n", 1)[0]

@@ -210,7 +210,7 @@ def test_retire_refuses_a_value_written_in_a_file_and_an_unknown_id(invoke, worl
     _fill(invoke)
     refused = invoke("secret", "retire", "typed-in-file")
     assert refused.exit_code == ExitCode.REFUSED
-    assert "secrets.yaml" in refused.stderr and "vault sync" in refused.stderr and IN_FILE not in refused.stderr
+    assert "secrets.yaml" in refused.stderr and "secret load" in refused.stderr and IN_FILE not in refused.stderr
     assert "typed-in-file" in {r["id"] for r in json.loads(invoke("secret", "list", "--json").stdout)}
     unknown = invoke("secret", "retire", "no-such-id")
     assert unknown.exit_code == ExitCode.BAD_INPUT and "no-such-id" in unknown.stderr

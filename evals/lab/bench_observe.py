@@ -1,6 +1,6 @@
 """The `muninn observe` hook as Claude Code runs it: one fresh process per tool call, a PostToolUse payload
 on stdin. A workspace made by `muninn init` in a temporary HOME, with VALUES secrets sealed in the vault
-by `muninn vault sync` (they stay in secrets.yaml too); the calls run back to back and the median of
+by `muninn secret load` (they stay in secrets.yaml too); the calls run back to back and the median of
 wall-clock time per call is printed with the load average.
 
     python -m muninn.evals.lab.bench_observe [--values 50] [--calls 20] [--home DIR]
@@ -36,7 +36,7 @@ def workspace(home: Path, values: int) -> dict[str, str]:
         (home / "notes" / "a.md").write_text("# A\n\nA note.\n")
         subprocess.run([sys.executable, "-m", "muninn", "init", "--notes", str(home / "notes"), "--yes"],
                        env=env, check=True, capture_output=True)
-        # One `vault sync` of entries with values, not VALUES `secret add` runs (seconds each): the values
+        # One `secret load` of entries with values, not VALUES `secret add` runs (seconds each): the values
         # then sit in the vault store and in secrets.yaml (0600), and the hook reads both.
         with (home / ".config" / "muninn" / "secrets.yaml").open("a") as fh:
             for i in range(values):

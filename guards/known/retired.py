@@ -3,7 +3,7 @@ already reached the server is still found.
 
 The ledger (next to the vault store, `retired-hashes.json`, 0600) holds one random salt and, per
 value, a keyed BLAKE2b digest, its length, whether it holds whitespace, and its secret id; never
-the value. `vault sync` feeds it the values it is about to replace, and each server leak scan the
+the value. `secret load` feeds it the values it is about to replace, and each server leak scan the
 live values, so a value that was live at either moment is remembered after it is gone.
 
 Finding a hashed value needs candidate strings. A value without whitespace can only occur inside

@@ -115,3 +115,8 @@ def emit_json(data: Any) -> None:
 
 def say(message: str) -> None:
     err_console.print(message, highlight=False)
+
+
+def renamed(old: str, new: str) -> None:
+    """An old spelling still runs; one sentence on stderr names the new one (docs/cli.md, "Renamed")."""
+    sys.stderr.write(f"muninn: `{old}` is now `{new}`; the old spelling still works for now.\n")

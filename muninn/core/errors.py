@@ -44,7 +44,7 @@ class ExitCode(IntEnum):
     JOB_FAILED = 13, ("a nightly job could not run (it raised: its reason is in the report); "
                       "the other jobs still ran")
     BUSY = 14, "another `muninn nightly` holds the lock (the sentence names its PID)"
-    VAULT_DAMAGED = 15, ("the vault store is unreadable (truncated or corrupt): restore it with `vault sync` "
+    VAULT_DAMAGED = 15, ("the vault store is unreadable (truncated or corrupt): restore it with `secret load` "
                          "or from a backup")
     EVAL_REGRESSED = 16, ("`muninn eval` lost to the last run of the same sealed set by more than "
                           "`--max-drop` questions at hit@k or `--max-mrr-drop` in MRR")

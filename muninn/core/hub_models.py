@@ -35,10 +35,10 @@ class HubModel:
 CATALOG: dict[str, HubModel] = {
     "bge-reranker-v2-m3": HubModel("BAAI/bge-reranker-v2-m3", "reranker",
                                    "the design card's cross-encoder (search.rerank.model's default), ~2.3 GB"),
-    # embed.model's id reads the int8 copies of e5 (`embed fetch`) and bge (packaged) and the packaged MiniLM;
+    # embed.model's id reads the int8 copies of e5 (`models fetch`) and bge (packaged) and the packaged MiniLM;
     # their hub copies are read by naming the fetched folder in embed.model. mpnet is read by its id.
     "e5-small-v2": HubModel("intfloat/e5-small-v2", "embedder",
-                            "fp32; the id reads the int8 copy `embed fetch` gets; this one by its folder"),
+                            "fp32; the id reads the int8 copy `models fetch` gets; this one by its folder"),
     "bge-small": HubModel("BAAI/bge-small-en-v1.5", "embedder", "fp32; the id reads the packaged int8 copy"),
     "MiniLM-L6": HubModel("sentence-transformers/all-MiniLM-L6-v2", "embedder",
                           "fp32; the id reads the packaged copy"),

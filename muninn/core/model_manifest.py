@@ -1,7 +1,7 @@
 """The sha256 of every file of a fetched model folder, recorded when it was downloaded and checked on
 every use: a file damaged, truncated, swapped or removed after the download is never loaded.
 
-One owner for the check: `embed fetch` (the e5 wheel) and `models fetch` (the hub) both record here, and
+One owner for the check: `models fetch` (the e5 wheel) and `models fetch` (the hub) both record here, and
 the embedder's load, the reranker's load, `models list` and `muninn doctor` all ask `problem`.
 """
 

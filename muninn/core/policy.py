@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -71,21 +71,39 @@ class _Model(BaseModel):
 
 
 class ReaderModel(_Model):
-    kind: Kind
-    account: str = Field(min_length=1)
-    user: str = Field(min_length=1)
-    areas: dict[str, Level] = Field(default_factory=dict)
-    tools: list[str] | None = None
-    remember_to: str | None = None
-    trusted: bool | None = None
-    description: str = ""
+    """One reader: an MCP server profile, a person or an agent, with its own account, user and key."""
+
+    kind: Kind = Field(description="owner (you), assistant (your own sessions: Claude Code, Codex) or agent "
+                       "(something that runs on its own). Sets the defaults of `tools` and `trusted`.")
+    account: str = Field(min_length=1, description="The OpenViking account the reader's key belongs to; the "
+                         "areas' ACLs are set per account.")
+    user: str = Field(min_length=1, description="The user in that account; `policy apply` mints its key and "
+                      "keeps it in the keyring.")
+    areas: dict[str, Level] = Field(default_factory=dict, description="Area name to level: read, write or manage. "
+                                    "An area not listed is none; the deepest area holding a URI decides.")
+    tools: list[str] | None = Field(None, description="The `recall_*` tools this reader's MCP server offers. "
+                                    "Unset: every tool for an owner or assistant, the read-only defaults for an "
+                                    "agent (the table below). An agent may never hold OpenViking's own tools "
+                                    "that add, delete or share.")
+    remember_to: str | None = Field(None, description="The area `recall_remember` writes into: one this reader "
+                                    "may write. Required when its tools include recall_remember.")
+    trusted: bool | None = Field(None, description="Whether other readers may take what this reader writes as "
+                                 "instructions. Unset: false for an agent (its writes are labelled untrusted "
+                                 "data), true for an owner or assistant (a person drives those sessions).")
+    description: str = Field("", description="Free text for people; muninn does not read it.")
 
 
 class PolicyModel(_Model):
-    version: Literal[1] = 1
-    areas: dict[str, str]
-    readers: dict[str, ReaderModel]
-    untrusted: list[str] = Field(default_factory=list)   # areas whose files are all data (recorded tool output)
+    """The whole file."""
+
+    reference_page: ClassVar[str] = "docs/policy.md"    # named by an unknown key's error (yamlfile)
+
+    version: Literal[1] = Field(1, description="The file's format; 1 is the only one.")
+    areas: dict[str, str] = Field(description="Area name (lowercase letters, digits, - and _) to its folder on "
+                                  "the server, viking://resources/<a>/<b>. Areas may nest.")
+    readers: dict[str, ReaderModel] = Field(description="Reader name to its reader (the table below).")
+    untrusted: list[str] = Field(default_factory=list, description="Areas whose every file is data whoever "
+                                 "wrote it (recorded tool output: web pages, other people's text).")
 
 
 @dataclass(frozen=True)

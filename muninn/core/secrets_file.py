@@ -21,7 +21,7 @@ is injected as `<ENV>_<PART>` (e.g. DB_ADMIN_PASSWORD) unless `env:` maps part n
 variable names.
 
 An entry with neither is metadata only: its value is in the vault already, put there by
-`muninn secret add ID` (which also appends the entry here, `add_entry`), and `vault sync` keeps it.
+`muninn secret add ID` (which also appends the entry here, `add_entry`), and `secret load` keeps it.
 """
 
 from __future__ import annotations

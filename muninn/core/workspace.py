@@ -120,6 +120,11 @@ class Workspace:
         return self.vault_store.with_name("retired-hashes.json")
 
     @property
+    def moved_notes(self) -> Path:
+        """Each note as it was before `muninn secret move` put a vault reference in place of a value (0600)."""
+        return self.home / "moved-notes"
+
+    @property
     def backups(self) -> Path:
         """Dated tars of what cannot be rebuilt (`muninn nightly`'s backup job)."""
         return self.home / "backups"

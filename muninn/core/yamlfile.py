@@ -103,7 +103,8 @@ def _explain(err: dict[str, Any], model: type[BaseModel] | None = None) -> str:
     if kind == "extra_forbidden":
         near = suggest(model, tuple(err["loc"])) if model is not None else None
         hint = f"did you mean `{near}`? " if near else ""
-        return f"unknown key ({hint}check the spelling against the config reference in docs/configuration.md)"
+        page = getattr(model, "reference_page", "docs/configuration.md")
+        return f"unknown key ({hint}check the spelling against the reference in {page})"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
     return f"{err['msg']} (got {shown})"
@@ -126,12 +127,25 @@ def _keys_at(model: Any, loc: Loc) -> list[str]:
     return list(fields) if isinstance(fields, dict) else []
 
 
+class _Named:
+    """A mapping of names to `model` (policy.yaml's `readers:`): the next part of a location is a name."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+
 def _inner(model: Any, part: str | int) -> Any:
+    if isinstance(model, _Named):
+        return model.model
     fields = getattr(model, "model_fields", None)
     if isinstance(part, int) or not isinstance(fields, dict):
         return _model_in(model) if isinstance(part, int) else None
     info = fields.get(part)
-    return _model_in(info.annotation) if info is not None else None
+    if info is None:
+        return None
+    if typing.get_origin(info.annotation) is dict and (inner := _model_in(info.annotation)) is not None:
+        return _Named(inner)
+    return _model_in(info.annotation)
 
 
 def _model_in(annotation: Any) -> Any:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from muninn.core.cliutil import JsonOpt, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, emit_json, renamed, say, settings
 from muninn.core.errors import ConfigError
 from muninn.nightly.backup import make as backup
 from muninn.nightly.backup import restore as backup_restore
@@ -112,26 +112,30 @@ def verify(
 
 app.add_typer(offsite_app, name="offsite")
 
-key_app = typer.Typer(help="The backup key: export it once, import it on a new host.", no_args_is_help=True)
-app.add_typer(key_app, name="key")
+# The old home of the backup key's verbs: `muninn key export --backup --to FILE` / `key import --from FILE`
+# now. Hidden, kept for scripts, each with a warning.
+key_app = typer.Typer(help="Renamed: `muninn key export --backup --to FILE` and `muninn key import --from FILE`.",
+                      no_args_is_help=True)
+app.add_typer(key_app, name="key", hidden=True)
 
 
 @key_app.command("export")
 def key_export(ctx: typer.Context, dest: Path = typer.Argument(..., help="A new file (written 0600)."),
                passphrase_file: Path = PassFileOpt) -> None:
-    """Write the backup key, sealed with a passphrase, to a new file: keep it off this host. Without it
-    no backup opens on a new machine."""
-    from muninn.nightly.backup import crypt as backup_crypt
+    """The old spelling of `muninn key export --backup --to FILE`."""
+    from muninn.nightly.backup import key_transfer
 
-    backup_crypt.export_key(settings(ctx), dest, passphrase(confirm=True, file=passphrase_file))
+    renamed("backup key export FILE", "key export --backup --to FILE")
+    key_transfer.export_backup(settings(ctx), dest, passphrase(confirm=True, file=passphrase_file))
     say(f"wrote the backup key to {dest} (0600, sealed with your passphrase)")
 
 
 @key_app.command("import")
 def key_import(ctx: typer.Context, src: Path = typer.Argument(..., exists=True, dir_okay=False),
                passphrase_file: Path = PassFileOpt) -> None:
-    """Put an exported backup key into this workspace's keyring (a new host, before `backup restore`)."""
-    from muninn.nightly.backup import crypt as backup_crypt
+    """The old spelling of `muninn key import --from FILE`."""
+    from muninn.nightly.backup import key_transfer
 
-    backup_crypt.import_key(settings(ctx), src, passphrase(confirm=False, file=passphrase_file))
+    renamed("backup key import FILE", "key import --from FILE")
+    key_transfer.import_backup(settings(ctx), src, passphrase(confirm=False, file=passphrase_file))
     say("imported the backup key")

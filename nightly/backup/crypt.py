@@ -1,7 +1,7 @@
 """Backups are sealed, so they are safe to copy off the host: AES-256-GCM under a key kept in the keyring
 (`backup:key`, scoped by the workspace like the vault's), created with the first backup. As restic and
-borg do, the owner exports that key once (`muninn backup key export FILE`, sealed again with a
-passphrase) and imports it on a new host (`backup key import FILE`); without it no backup opens.
+borg do, the owner exports that key once (`muninn key export --backup --to FILE`, sealed again with a
+passphrase) and imports it on a new host (`key import --from FILE`); without it no backup opens.
 The key file (scrypt from the passphrase, then AES-GCM, its kind authenticated) is this module's one
 format for every key that travels: key_transfer.py writes readers' and the vault's keys with it.
 
@@ -48,7 +48,7 @@ def key(settings: Settings, create: bool = False) -> bytes:
     if raw is None:
         if not create:
             raise CredentialError(f"the backup key {KEY_NAME!r} is not in the keyring",
-                                  fix="import it with `muninn backup key import FILE` (from `backup key export`)")
+                                  fix="import it with `muninn key import --from FILE` (from `key export --backup`)")
         raw = base64.b64encode(AESGCM.generate_key(bit_length=256)).decode()
         _ring(settings).set(KEY_NAME, raw)
     return base64.b64decode(raw)
@@ -85,7 +85,7 @@ def open_file(settings: Settings, path: Path, allow_unsealed: bool = False) -> t
     except InvalidTag:
         raise BackupUnreadable(f"{path} does not open with the backup key in the keyring: damaged, cut off, "
                                f"renamed, or sealed with another key",
-                               fix="import the key it was made with (`muninn backup key import`), or use "
+                               fix="import the key it was made with (`muninn key import --from FILE`), or use "
                                    "another backup") from None
 
 

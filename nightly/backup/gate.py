@@ -130,8 +130,8 @@ class RestoreGate:
             self.scanner = server_scan.Scanner(settings)
         except CredentialError as exc:
             raise CredentialError(f"the restore gate cannot read the known values it must redact ({exc.message})",
-                                  fix="import the vault key (`muninn key import vault.muninn-key`), then the same "
-                                      "restore again") from None
+                                  fix="import the vault key (`muninn key import --from vault.muninn-key`), then "
+                                      "the same restore again") from None
         self.redactor: Redactor = readers_redactor(settings, self.scanner.known)
 
     def name_values(self, uri: str) -> set[str]:

@@ -1,5 +1,8 @@
-"""`muninn key export|import`: a reader's key (or the vault's) carried to another host in a
-passphrase-sealed 0600 file, proven on import before it is stored. Never printed."""
+"""`muninn key export|import`: a reader's key (or the vault's, or the backup's) carried to another host
+in a passphrase-sealed 0600 file, proven on import before it is stored. Never printed.
+
+One home for every key: `backup key export DEST` / `backup key import SRC` are the old spellings of
+`key export --backup --to FILE` / `key import --from FILE` (nightly/backup/cli.py keeps them, with a warning)."""
 
 from __future__ import annotations
 
@@ -9,17 +12,18 @@ from pathlib import Path
 
 import typer
 
-from muninn.core.cliutil import JsonOpt, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, emit_json, renamed, say, settings
 from muninn.core.errors import ConfigError
 
 PASSPHRASE_ENV = "MUNINN_PASSPHRASE"
 
 app = typer.Typer(
-    help="Carry a reader's key (or the vault's) to another host, sealed with a passphrase.\n\n"
+    help="Carry a reader's key (or the vault's, or the backup's) to another host, sealed with a passphrase.\n\n"
     "\b\nExamples:\n"
     "  muninn key export --profile raven --to raven.key     (on the owner's host, after `policy apply`)\n"
-    "  muninn key import raven.key                          (on the reader's host: proven, then stored)\n"
+    "  muninn key import --from raven.key                   (on the reader's host: proven, then stored)\n"
     "  muninn key export --vault --to vault.key             (the vault's key, for a new machine)\n"
+    "  muninn key export --backup --to backup.key           (without it no backup opens on a new machine)\n"
     f"  {PASSPHRASE_ENV}=... or --passphrase-file FILE       (scripts; a terminal is asked twice)",
     no_args_is_help=True)
 
@@ -67,8 +71,10 @@ def export(
     profile: str = typer.Option(None, "--profile", help="The reader whose key to export (policy.yaml)."),
     vault: bool = typer.Option(False, "--vault", help="Export the vault's key instead (a new machine needs it "
                                "to open the restored vault store)."),
-    to: Path = typer.Option(None, "--to", help="A new file, written 0600 (default: ./<profile>.muninn-key "
-                            "or ./vault.muninn-key)."),
+    backup: bool = typer.Option(False, "--backup", help="Export the backup key instead: keep it off this host; "
+                                "without it no backup opens on a new machine."),
+    to: Path = typer.Option(None, "--to", help="A new file, written 0600 (default: ./<profile>.muninn-key, "
+                            "./vault.muninn-key or ./backup.muninn-key)."),
     passphrase_file: Path = PassFileOpt,
     json_out: bool = JsonOpt,
 ) -> None:
@@ -81,46 +87,58 @@ def export(
     """
     from muninn.nightly.backup import key_transfer
 
-    if (profile is None) == (not vault):
-        raise ConfigError("choose one of --profile NAME or --vault", key="key export",
+    if (profile is not None) + vault + backup != 1:
+        raise ConfigError("choose one of --profile NAME, --vault or --backup", key="key export",
                           fix="e.g. `muninn key export --profile raven --to raven.key`")
-    dest = to or Path(f"{profile or 'vault'}.muninn-key")
+    dest = to or Path(f"{profile or ('vault' if vault else 'backup')}.muninn-key")
     phrase = passphrase(confirm=True, file=passphrase_file)
     s = settings(ctx)
     moved = (key_transfer.export_reader(s, profile, dest, phrase) if profile
-             else key_transfer.export_vault(s, dest, phrase))
+             else key_transfer.export_vault(s, dest, phrase) if vault
+             else key_transfer.export_backup(s, dest, phrase))
     if json_out:
         emit_json(moved.to_json())
         return
-    say(f"wrote {'the vault key' if vault else f'the key of {profile!r}'} to {dest} (0600, sealed with your "
-        "passphrase): carry it to the other host, then `muninn key import` there")
+    what = "the vault key" if vault else "the backup key" if backup else f"the key of {profile!r}"
+    say(f"wrote {what} to {dest} (0600, sealed with your passphrase): carry it to the other host, then "
+        f"`muninn key import --from {dest.name}` there")
 
 
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    src: Path = typer.Argument(..., exists=True, dir_okay=False, help="A file `muninn key export` wrote."),
+    src: Path = typer.Option(None, "--from", exists=True, dir_okay=False,
+                             help="A file `muninn key export` wrote (a reader's, the vault's or the backup's key)."),
+    old_src: Path = typer.Argument(None, exists=True, dir_okay=False, hidden=True),
     profile: str = typer.Option(None, "--profile", help="Store it for this reader (default: the one it was "
                                 "exported for; its account and user must match)."),
     passphrase_file: Path = PassFileOpt,
     json_out: bool = JsonOpt,
 ) -> None:
     """Open a key file, prove the key, and store it in this host's keyring. A reader's key is proven by a
-    real call to the server as that reader; the vault's by opening every value in the vault store.
-    Refused, with nothing stored, on a wrong passphrase or a changed file (exit 4; 2 if it no longer
-    parses), a reader not in policy.yaml (exit 2), or a key the server rejects (exit 5).
+    real call to the server as that reader; the vault's by opening every value in the vault store; the
+    backup's by opening its sealed file. Refused, with nothing stored, on a wrong passphrase or a changed
+    file (exit 4; 2 if it no longer parses), a reader not in policy.yaml (exit 2), or a key the server rejects (exit 5).
 
     \b
     Example:
-      muninn key import raven.key --passphrase-file ~/.config/muninn/pass
+      muninn key import --from raven.key --passphrase-file ~/.config/muninn/pass
     """
+    from muninn.nightly.backup import crypt as backup_crypt
     from muninn.nightly.backup import key_transfer
+
+    if old_src is not None:
+        renamed("key import FILE", "key import --from FILE")
+        src = src or old_src
+    if src is None:
+        raise ConfigError("which key file?", key="--from", fix="e.g. `muninn key import --from raven.key`")
 
     moved = key_transfer.import_any(settings(ctx), src, passphrase(confirm=False, file=passphrase_file), profile)
     if json_out:
         emit_json(moved.to_json())
         return
-    who = f"the key of {moved.profile!r}" if moved.profile else "the vault key"
+    who = (f"the key of {moved.profile!r}" if moved.profile
+           else "the backup key" if moved.kind == backup_crypt.KEY_FILE_KIND else "the vault key")
     say(f"stored {who} in the keyring as {moved.key_name}" + (f" (proven: {moved.proven_by})"
                                                                 if moved.proven_by else ""))
     if moved.replaced:

@@ -94,10 +94,21 @@ def import_reader(settings: Settings, src: Path, passphrase: str, profile: str |
 def export_vault(settings: Settings, dest: Path, passphrase: str) -> Moved:
     name = settings.vault.key_name
     raw = credentials.for_home(settings).require(
-        name, fix="this workspace has no vault key yet: `muninn vault sync` creates it")
+        name, fix="this workspace has no vault key yet: `muninn secret load` creates it")
     backup_crypt.check_passphrase(passphrase)
     backup_crypt.write_key_file(dest, passphrase, VAULT_KIND, base64.b64decode(raw))
     return Moved(VAULT_KIND, str(dest), key_name=name)
+
+
+def export_backup(settings: Settings, dest: Path, passphrase: str) -> Moved:
+    backup_crypt.export_key(settings, dest, passphrase)
+    return Moved(backup_crypt.KEY_FILE_KIND, str(dest), key_name=backup_crypt.KEY_NAME)
+
+
+def import_backup(settings: Settings, src: Path, passphrase: str) -> Moved:
+    """Proven by opening: a wrong passphrase or a changed file is refused before anything is stored."""
+    backup_crypt.import_key(settings, src, passphrase)
+    return Moved(backup_crypt.KEY_FILE_KIND, str(src), key_name=backup_crypt.KEY_NAME)
 
 
 class _Given:
@@ -147,6 +158,8 @@ def import_any(settings: Settings, src: Path, passphrase: str, profile: str | No
             raise ConfigError("a vault key file belongs to no reader", key="--profile", fix="drop --profile")
         return import_vault(settings, src, passphrase)
     if kind == backup_crypt.KEY_FILE_KIND:
-        raise ConfigError("this is the backup key", path=str(src), fix="import it with `muninn backup key import`")
+        if profile:
+            raise ConfigError("a backup key file belongs to no reader", key="--profile", fix="drop --profile")
+        return import_backup(settings, src, passphrase)
     raise ConfigError(f"not a key file muninn reads (kind {kind!r})", path=str(src),
                       fix="use a file `muninn key export` wrote")

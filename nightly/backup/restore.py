@@ -9,7 +9,7 @@ else the CLI's own; then read back and counted. Then every reader's keyword inde
 of what was written (reader_index.after_write) and the search vectors are filled, so a restored fact is
 findable at once, not at the next index walk.
 
-On a new host the order is: `muninn up`, `backup key import`, `backup restore FILE --all` (the policy,
+On a new host the order is: `muninn up`, `key import --from FILE`, `backup restore FILE --all` (the policy,
 the vault store and the other local parts come back; the server files wait for keys), `policy apply`
 (mints the readers' keys again), `key import` of the vault key (the gate redacts the vault's values),
 `backup restore FILE --all` once more (the server files; the local parts are unchanged).

@@ -1,4 +1,4 @@
-"""refresh: what `vault sync`, `export all` and `sync all` do by hand, every night, then every reader's
+"""refresh: what `secret load`, `export all` and `sync all` do by hand, every night, then every reader's
 keyword index walked again. Each step and each source stands alone: one that fails is reported and the
 others still run (an unmounted disk must not leave every other area a day old).
 
@@ -34,7 +34,7 @@ def _vault(settings: Settings, data: dict[str, Any], failures: list[str]) -> Non
     try:
         data["vault"] = vault.sync().as_dict()
     except MuninnError as exc:
-        failures.append(f"vault sync: {exc.message}")
+        failures.append(f"secret load: {exc.message}")
     finally:
         vault.close()
 

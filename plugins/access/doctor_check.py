@@ -28,7 +28,7 @@ def vault(settings: Settings) -> list[Check]:
     path = settings.paths.vault_store
     if not path.exists():
         out.append(Check("vault store", "warn", f"{path} not created yet",
-                         "run `muninn secret add ID` (asks for a value) or `muninn vault sync`"))
+                         "run `muninn secret add ID` (asks for a value) or `muninn secret load`"))
         return out
     try:
         store = Store(path, for_home(settings), settings.vault.key_name)

@@ -139,7 +139,7 @@ class Secrets:
 
     def _need(self) -> Store:
         if self.store is None:
-            raise MuninnError("there is no vault store yet", fix="run `muninn vault sync`")
+            raise MuninnError("there is no vault store yet", fix="run `muninn secret load`")
         return self.store
 
 

@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS retired (
 # Added later (`muninn secret list`): when an id first got a value, and when its value last changed.
 # NULL in a store made before them: not known.
 DATE_COLUMNS = ("created_at", "rotated_at")
-# `retired`: values no longer usable (`secret retire`, a value `vault sync` or `secret add --replace`
+# `retired`: values no longer usable (`secret retire`, a value `secret load` or `secret add --replace`
 # replaced, an entry sync found gone), sealed as they were (same id, same associated data): still known
 # for redaction and masking (`all_values`), never injected or printed (`values` refuses their id).
 
@@ -70,7 +70,7 @@ class VaultDamaged(MuninnError):
 
     def __init__(self, path: Path, problem: str) -> None:
         super().__init__(f"the vault store {path} is unreadable ({problem})",
-                         fix="restore it: `muninn vault sync` rebuilds it from the secrets YAML (the damaged "
+                         fix="restore it: `muninn secret load` rebuilds it from the secrets YAML (the damaged "
                              "file is kept aside), or copy back a backup")
 
 
@@ -88,7 +88,7 @@ class UnknownSecret(MuninnError):
 
     def __init__(self, secret_id: str) -> None:
         super().__init__(f"no secret with id {secret_id!r} in the vault",
-                         fix="`muninn secret find WORDS` lists ids; `muninn vault sync` loads new ones")
+                         fix="`muninn secret find WORDS` lists ids; `muninn secret load` loads new ones")
 
 
 @dataclass
@@ -125,7 +125,7 @@ def _owner_only(path: Path, fresh: bool) -> str | None:
 
 class Store:
     def __init__(self, path: Path, keyring: Keyring, key_name: str = "vault:key", *, repair: bool = False) -> None:
-        """`repair`: a damaged store is moved aside (`moved_aside`) and a new one started (vault sync)."""
+        """`repair`: a damaged store is moved aside (`moved_aside`) and a new one started (secret load)."""
         self.path = Path(path)
         self.moved_aside: Path | None = None
         self.keyring = keyring
@@ -162,7 +162,7 @@ class Store:
         if raw is None:
             if not create:
                 raise CredentialError(f"the vault key {self.key_name!r} is not in the keyring ({self.keyring.name})",
-                                      fix="run `muninn vault sync` to create it, or restore the keyring")
+                                      fix="run `muninn secret load` to create it, or restore the keyring")
             if self._count() > 0:
                 # A store with rows and no key is unreadable; a new key would silently orphan every value.
                 raise CredentialError(f"the vault key {self.key_name!r} is missing but {self.path} holds secrets",

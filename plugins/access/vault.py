@@ -125,7 +125,7 @@ class Vault:
         if found is not None and found.entry.in_file:
             raise ConfigError(f"secret {secret_id!r} has its value written in this file", path=str(found.path),
                               line=found.line, fix="delete its `value:` (or `parts:`) lines and run "
-                              "`muninn vault sync` (the vault keeps a synced value), or edit the value there")
+                              "`muninn secret load` (the vault keeps a synced value), or edit the value there")
         if found is not None and meta:
             raise ConfigError(f"secret {secret_id!r} already has an entry", path=str(found.path), line=found.line,
                               fix="edit its metadata there and drop the metadata options")
@@ -160,7 +160,7 @@ class Vault:
         found = next((e for e in load_files(files) if e.entry.id == secret_id), None)
         if found is not None and found.entry.in_file:
             raise Refused(f"secret {secret_id!r} has its value written in {found.path} (line {found.line})",
-                          fix="delete its entry there and run `muninn vault sync`: a value whose entry is gone "
+                          fix="delete its entry there and run `muninn secret load`: a value whose entry is gone "
                               "is retired the same way (still redacted, never usable)")
         when = datetime.now(UTC).date().isoformat()
         text = retired_text(found.path, secret_id, when) if found is not None else None

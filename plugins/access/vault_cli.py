@@ -1,4 +1,4 @@
-"""`muninn vault sync` and `muninn secret list | find | show | get | exec | command | add | retire`.
+"""`muninn secret load | list | find | show | get | exec | command | add | retire` (`vault sync`: old `load`).
 
 Exit codes: 0 done; 1 `secret find` matched nothing; 2 bad input (an unknown id, a secrets file with its
 file and line); 8 refused (`secret get` without a terminal; `secret retire` of a value written in a file;
@@ -14,39 +14,42 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from muninn.core.cliutil import JsonOpt, console, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, console, emit_json, renamed, say, settings
 from muninn.core.errors import ConfigError, ExitCode
 from muninn.guards.known.secret_values import is_declared_secret
 
 from . import catalog
 from .vault import Vault, exec_command_line
 
-vault_app = typer.Typer(help="The local encrypted vault, filled from your secrets YAML files.\n\n"
-                        "\b\nExamples:\n"
-                        "  muninn vault sync                   (every file in vault.files)\n"
-                        "  muninn vault sync ~/secrets.yaml --dry-run\n"
-                        "  muninn secret list                  (what is in it: metadata only)\n"
-                        "  muninn secret find jira             (then: muninn secret show ID)",
-                        no_args_is_help=True)
+# `vault sync` is `secret load` now: one home for every secret verb. The group stays, hidden, so old
+# scripts run (with a warning).
+vault_app = typer.Typer(help="Renamed: `muninn vault sync` is `muninn secret load`.", no_args_is_help=True)
 secret_app = typer.Typer(
     help="Find a credential by what it is for, and use it without seeing it.\n\n"
     "find → show (read `use`) → exec: the value is injected into the command's environment and its "
-    "output is masked. `list` shows every one (metadata only), `add` stores one, `retire` takes one out "
-    "of use for good (its value stays redacted). Every call is written to the access log.", no_args_is_help=True)
+    "output is masked. `list` shows every one (metadata only), `add` stores one, `load` seals the values "
+    "of your secrets YAML files, `retire` takes one out of use for good (its value stays redacted). Every "
+    "call is written to the access log.\n\n"
+    "\b\nExamples:\n"
+    "  muninn secret load                  (every file in vault.files)\n"
+    "  muninn secret load ~/secrets.yaml --dry-run\n"
+    "  muninn secret list                  (what is in the vault: metadata only)\n"
+    "  muninn secret find jira             (then: muninn secret show ID)",
+    no_args_is_help=True)
 
 
 def _vault(ctx: typer.Context) -> Vault:
     return Vault.open(settings(ctx))
 
 
-@vault_app.command("sync")
-def sync(
+@secret_app.command("load")
+def load(
     ctx: typer.Context,
     files: list[Path] = typer.Argument(None, help="Secrets YAML files (default: `vault.files` in muninn.yaml)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Report what would change; write nothing."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Encrypt every value from the secrets files into the store; report added, changed, removed ids.
+    """Seal every value from your secrets YAML files into the vault; report added, changed, removed ids.
 
     All files are validated first (a bad entry is reported with file, line and problem, a
     duplicate id is refused) and the store changes in one transaction: all of it or nothing.
@@ -64,6 +67,18 @@ def sync(
         say("a removed or replaced value is kept as retired: still redacted, never usable (`muninn secret list "
             "--all`)")
     console.print(f"unchanged: {report.unchanged}", highlight=False)
+
+
+@vault_app.command("sync", hidden=True)
+def vault_sync(
+    ctx: typer.Context,
+    files: list[Path] = typer.Argument(None),
+    dry_run: bool = typer.Option(False, "--dry-run"),
+    json_out: bool = JsonOpt,
+) -> None:
+    """The old spelling of `muninn secret load`."""
+    renamed("vault sync", "secret load")
+    load(ctx, files, dry_run, json_out)
 
 
 def _meta_lines(meta: dict) -> list[str]:
@@ -279,3 +294,61 @@ def retire(ctx: typer.Context, secret_id: str = typer.Argument(..., metavar="ID"
         return
     say(f"retired {secret_id}: no longer usable; its value stays redacted from exports, MCP output and logs"
         + (f"; its entry in {entry} is commented out" if entry else ""))
+
+
+@secret_app.command("move")
+def move_cmd(
+    ctx: typer.Context,
+    what: str = typer.Argument(..., metavar="FINGERPRINT|ID", help="From `muninn redact review`: a pattern hit's "
+                               "fingerprint, or a known value's secret id."),
+    new_id: str = typer.Option(None, "--id", help="The id the value gets in the vault (a pattern hit)."),
+    service: str = typer.Option(None, "--service", help="Metadata of the new entry: the service it opens."),
+    kind: str = typer.Option(None, "--kind", help="token, password, passphrase..."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask (for scripts)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Move a secret found in a note into the vault: the note gets `{{secret:ID}}` in its place, after asking.
+
+    The value is sealed in the vault first (a known value is there already); then each note that holds it
+    is copied to <home>/moved-notes/<time>/ (0600) and written with the reference wherever the value
+    stood. Exports show the reference as `<vault secret ID>`; `muninn secret show ID` says how to use it.
+    Nothing is rewritten without your yes (a terminal asks; `--yes` for scripts). The value is never printed.
+
+    \b
+    Examples:
+      muninn redact review                                 (the fingerprint, file and line of each hit)
+      muninn secret move labelled-secret:9b2f6712... --id grafana-token --service grafana
+    """
+    from muninn.core.errors import Refused
+
+    from . import move
+
+    s = settings(ctx)
+    planned = move.plan(s, what, new_id)
+    if not planned.places:
+        raise ConfigError(f"the value of {planned.secret_id} is no longer in the note", key="FINGERPRINT",
+                          fix="nothing to move; `muninn export all` updates the review")
+    backups = move.backup_dir(s)
+    for place in planned.places:
+        say(f"{place.file}: line(s) {', '.join(map(str, place.lines))}: the "
+            f"{planned.rule + ' hit' if planned.rule else f'value of {planned.secret_id}'} becomes "
+            f"{planned.reference} ({place.count} place(s))", )
+    say(("the value goes into the vault as " + planned.secret_id if planned.kind == "pattern"
+         else f"the vault holds {planned.secret_id} already") + f"; each note is kept first in {backups} (0600)")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise Refused("no note was rewritten: stdin is not a terminal, so there is no one to ask",
+                          fix="run it at a terminal, or pass --yes")
+        if not typer.confirm("Rewrite the note(s)?", default=False, err=True):
+            raise Refused("no note was rewritten", fix="answer y to move it, or pass --yes")
+    if planned.kind == "pattern":
+        meta = {k: v for k, v in {"service": service, "kind": kind,
+                                  "notes": f"moved from {planned.places[0].file.name}"}.items() if v}
+        _vault(ctx).add(planned.secret_id, planned.value, meta)
+    kept = move.apply(s, planned, backups)
+    if json_out:
+        emit_json({"secret_id": planned.secret_id, "reference": planned.reference,
+                   "notes": [str(p.file) for p in planned.places], "kept": [str(k) for k in kept]})
+        return
+    say(f"moved: {len(planned.places)} note(s) now hold {planned.reference}; the originals are in {backups}; "
+        "the next `muninn export all` shows it as <vault secret " + planned.secret_id + ">")

@@ -9,7 +9,7 @@ from collections import Counter
 import typer
 from rich.markup import escape
 
-from muninn.core.cliutil import JsonOpt, Progress, console, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, Progress, console, emit_json, renamed, say, settings
 from muninn.core.errors import ExitCode
 
 from . import sweep
@@ -26,7 +26,10 @@ def verify(
     ids: list[str] = typer.Argument(None, help="Only these inventory entries / secrets (default: all)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and the guard's verdict for every "
                                  "command; run nothing."),
-    parallel: int = typer.Option(None, "--parallel", "-p", help="Commands at once (default: verify.parallel)."),
+    parallel: int = typer.Option(None, "--parallel", "-j", help="Commands at once (default: verify.parallel)."),
+    # `-p` is `--profile` everywhere else; here it was --parallel. verify has no --profile, so it still
+    # means --parallel, with a warning.
+    old_p: int = typer.Option(None, "-p", hidden=True),
     json_out: bool = JsonOpt,
 ) -> None:
     """Prove, read-only, that each route and credential still works.
@@ -45,6 +48,9 @@ def verify(
       muninn verify                    (every entry and secret)
       muninn verify ops-cluster jira-api-token --json
     """
+    if old_p is not None:
+        renamed("verify -p N", "verify -j N (or --parallel N)")
+        parallel = old_p if parallel is None else parallel
     cfg = settings(ctx)
     items = sweep.plan(cfg, ids or ())
     if dry_run:

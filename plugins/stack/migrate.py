@@ -59,11 +59,11 @@ def check_model(model: str) -> None:
     try:
         model_mod.model_path(EmbedSettings(model=model))
     except (fetch.FetchError, MissingExtra):
-        raise       # not fetched yet (exit 6, its fix names `muninn embed fetch`) or an extra missing
+        raise       # not fetched yet (exit 6, its fix names `muninn models fetch`) or an extra missing
     except MuninnError:
         raise ConfigError(f"--to {model} is not a model muninn can load here",
                           fix="name a packaged model (BAAI/bge-small-en-v1.5, sentence-transformers/all-MiniLM-L6-v2), "
-                              "one fetched with `muninn embed fetch intfloat/e5-small-v2` or `muninn models fetch "
+                              "one fetched with `muninn models fetch intfloat/e5-small-v2` or `muninn models fetch "
                               "NAME`, or a local model folder") from None
 
 

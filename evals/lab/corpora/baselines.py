@@ -26,7 +26,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 BATCH = 32
 
 # Short name -> `embed.model` id: what `muninn models fetch` calls them (core.hub_models). e5 and bge resolve
-# to their int8 ONNX copies (embed fetch, packaged), MiniLM to its packaged fp32 copy, mpnet to a hub fetch.
+# to their int8 ONNX copies (models fetch, packaged), MiniLM to its packaged fp32 copy, mpnet to a hub fetch.
 MODELS: dict[str, str] = {name: m.repo for name, m in hub.CATALOG.items() if m.kind == "embedder"}
 # Every run. mpnet is left out by default for its cost (~4x bge's compute a text, in fp32) and because only
 # `muninn models fetch mpnet` installs it; `--baselines ... mpnet` adds it where it is fetched.
@@ -66,7 +66,7 @@ def settings_for(model: str, base: EmbedSettings) -> EmbedSettings:
 
 def check(models: Sequence[str], base: EmbedSettings) -> None:
     """Fail before a run, not after its syncs, when a baseline's model cannot be had (the error's fix says
-    how to get it: `muninn embed fetch`, `muninn models fetch NAME`)."""
+    how to get it: `muninn models fetch`, `muninn models fetch NAME`)."""
     for model in models:
         model_path(settings_for(model, base))
 
