@@ -227,7 +227,9 @@ def root_key(settings: Settings, create: bool = False) -> str:
     if key:
         return key
     if not create:
-        raise StackError("no OpenViking root key in the keyring", fix="run `muninn up` once to create it")
+        raise StackError(f"no OpenViking root key for {settings.server.base_url} in the keyring",
+                         fix=f"store it with `muninn server key --url {settings.server.url}`" if settings.server.url
+                         else "run `muninn up` once to create it")
     key = secrets.token_urlsafe(32)
     ring.set(credentials.root_key_name(), key)
     return key
