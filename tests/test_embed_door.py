@@ -173,3 +173,16 @@ def test_the_bound_is_never_below_what_is_billed() -> None:
     # Each token covers at least one UTF-8 byte; two markers per input.
     assert billing.bound(texts) == sum(len(t.encode()) for t in texts) + 2 * len(texts)
     assert billing.bound(["abcd"]) >= 1 + 2
+
+
+def test_a_sync_batch_that_could_cross_the_cap_is_refused_before_it_is_written(tmp_path: Path) -> None:
+    from muninn.core.config import Settings
+
+    s = Settings(home=tmp_path / "home", embed={"provider": "openai", "upstream": "http://x/v1",
+                                                "max_billed_tokens": 100})
+    billing.for_settings(s).settle(billing.for_settings(s).reserve("openai", 10), 10)
+    assert billing.would_cross(s, ["a" * 80]) is None                     # 10 + 82 fits under 100
+    refused = billing.would_cross(s, ["a" * 90])
+    assert refused is not None and refused.exit_code == 27 and "10 of embed.max_billed_tokens 100" in refused.message
+    local = Settings(home=tmp_path / "home", embed={"max_billed_tokens": 1})
+    assert billing.would_cross(local, ["a" * 90]) is None                 # nothing billed behind a local model

@@ -131,6 +131,20 @@ def test_a_remote_server_and_a_paid_provider_behind_the_door(host: Host, tmp_pat
         assert "door to openai" in parts["embed"]["detail"] and "of 200,000" in parts["embed"]["detail"]
         assert f"{host.billed():,} billed tokens" in parts["embed"]["detail"]   # the ledger is the provider's bill
         muninn("backup", "create")
+        # The cap: a sync batch whose embedding could cross it is refused before it is written (27); every
+        # earlier batch stays, and with the cap raised the rerun writes exactly that batch, found after.
+        (me / "notes" / "vpn.md").write_text("# VPN\n\nThe office VPN concentrator is vpn-gw02; its certificate "
+                                             "rotates every ninety days.\n")
+        muninn("export", "all")
+        before = host.billed()
+        env["MUNINN_EMBED__MAX_BILLED_TOKENS"] = str(before + 40)     # what this sync's command reads
+        refused = muninn("sync", "all", code=27)
+        assert "embed.max_billed_tokens" in refused.stderr and "rerun resumes" in refused.stderr, refused.stderr
+        assert host.billed() == before      # nothing written, nothing sent, nothing billed
+        env["MUNINN_EMBED__MAX_BILLED_TOKENS"] = "200000"
+        assert "1 written" in muninn("sync", "all").stderr
+        found = json.loads(muninn("search", "office VPN concentrator", "--json", "--no-rerank").stdout)
+        assert any(h["uri"].endswith("vpn.md") for h in found["hits"]), found
         doctor = {c["name"]: c for c in json.loads(muninn("doctor", "--json").stdout)["checks"]}
         assert doctor["billed tokens"]["level"] == "ok" and "of 200,000" in doctor["billed tokens"]["detail"]
         assert "key in the keyring" in doctor["embedding door"]["detail"]

@@ -53,7 +53,7 @@ class Usage:
 
 
 def refusal(used: int, asked: int, cap: int) -> str:
-    return (f"embedding refused: this call could bill up to {asked:,} tokens and {used:,} of "
+    return (f"embedding refused: the next call or batch could bill up to {asked:,} tokens and {used:,} of "
             f"embed.max_billed_tokens {cap:,} are used; raise embed.max_billed_tokens in muninn.yaml to go on "
             "(what was embedded is kept, and a rerun resumes)")
 
@@ -135,3 +135,49 @@ class Meter:
 
 def for_settings(settings) -> Meter:     # Settings: not imported, config imports nothing of this
     return Meter(settings.paths.billed_tokens, settings.embed.max_billed_tokens)
+
+
+def _refused(meter: Meter, n: int, when: str) -> CapReached:
+    return CapReached(f"the embedding door refused {n} call(s) at embed.max_billed_tokens{when} "
+                      f"({meter.usage().describe()})",
+                      fix="raise embed.max_billed_tokens in muninn.yaml and rerun: what was embedded is kept")
+
+
+def refused_since(settings, since: float) -> CapReached | None:
+    """The refusal sentence when the door refused calls at the cap since `since` (None when no cap is set)."""
+    if settings.embed.max_billed_tokens is None:
+        return None
+    meter = for_settings(settings)
+    n = meter.refused_since(since)
+    return _refused(meter, n, "") if n else None
+
+
+def would_cross(settings, texts: Sequence[str]) -> CapReached | None:
+    """Before muninn hands OpenViking texts it will embed through the door (a sync batch): refused when their
+    bound does not fit under the cap, so the batch is not written at all. OpenViking retries a refused
+    embedding in the background after its write returned, so a refusal there could not be undone batch by
+    batch; this check keeps it from happening."""
+    cap = settings.embed.max_billed_tokens
+    if cap is None or not settings.embed.forwards:
+        return None
+    used, asked = for_settings(settings).usage().used, bound(texts)
+    return CapReached(refusal(used, asked, cap)) if used + asked > cap else None
+
+
+# The ledgers of the workspaces this process's command loaded, and since when (muninn.core.cliutil.settings).
+_WATCHED: dict[Path, tuple[Meter, float]] = {}
+
+
+def watch(settings) -> None:
+    meter = for_settings(settings)
+    _WATCHED.setdefault(meter.path, (meter, time.time()))
+
+
+def refused_during_command() -> CapReached | None:
+    """When the door refused calls at the cap while this command ran, the sentence that says so. OpenViking
+    embeds on its own behalf, so a refusal reaches a command as OpenViking's error (a file missing after
+    wait, "no context record"): the CLI's edge says the cause instead (exit 27)."""
+    for meter, since in _WATCHED.values():
+        if n := meter.refused_since(since):
+            return _refused(meter, n, " while this command ran")
+    return None
