@@ -92,7 +92,9 @@ class EmbedSettings(Section):
                               "on the server. Off when embed.url names an outside endpoint")
     url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "
                             "/v1/embeddings, as text-embeddings-inference serves it); `muninn up` then starts no "
-                            "sidecar. It must embed with the same model as the stored vectors")
+                            "sidecar. It must embed with the same model as the stored vectors. It bypasses the "
+                            "door: no prompts, no embed.fact_text, nothing metered; prefer embed.provider and "
+                            "embed.upstream")
 
     provider: Literal["local", "tei", "openai", "voyage"] = Field(
         "local", description="What the sidecar (the one door every embedding call of muninn and of OpenViking "

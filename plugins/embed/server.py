@@ -1,5 +1,10 @@
 """The sidecar's HTTP app: `POST /v1/embeddings` (float or base64) and `GET /health`.
 
+It is the one door every embedding call of muninn and of OpenViking goes through: behind it is the local
+model, or a Forwarder (forward.py) to a TEI, OpenAI-compatible or Voyage-style endpoint, metered against
+embed.max_billed_tokens (muninn.core.billing; a refusal is HTTP 402). The prompts and the fact rule are
+applied here either way, so a text reads the same whatever embeds it.
+
 `dimensions` is honoured by truncating and re-normalising (the Matryoshka convention); asking for
 more dimensions than the model has is a 400, never silent padding. `input_type` ("query", "passage" or
 "document", as OpenViking sends it for a prompted model) says which prompt
