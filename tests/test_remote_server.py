@@ -2,8 +2,8 @@
 its own, whose embeddings (and muninn's) go through the workspace's door to a paid provider that bills (the
 stand-in tests/billing_provider.py). Its root key is stored with `muninn server key` (proven by a call, a
 wrong one refused with nothing stored), the provider's with `muninn embed key`; then `up` starts only the
-door, and `policy apply`, `export/sync`, `search`, `status`, `backup create` and `doctor` work against that
-server. Neither key is ever written to a file of the workspace."""
+door, and `policy apply`, `export/sync` (refused at the cap, then resumed), `search`, `status`, `backup
+create` and `doctor` work against that server. Neither key is ever written to a file of the workspace."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pytest
 from conftest import FILE_KEYRING, REAL_SERVER_VENV, free_port
 
 from muninn.core.config import Settings
-from muninn.plugins.stack import lifecycle
+from muninn.plugins.stack import doctor, lifecycle
 
 pytestmark = pytest.mark.integration
 
@@ -108,8 +108,8 @@ def test_a_remote_server_and_a_paid_provider_behind_the_door(host: Host, tmp_pat
         return done
 
     muninn("init", "--notes", "~/notes", "--yes")
-    doctor = {c["name"]: c for c in json.loads(muninn("doctor", "--json", code=1).stdout)["checks"]}
-    assert f"muninn server key --url {host.server}" in doctor["keyring keys"]["fix"]
+    # Before the key is stored, doctor's fix names the command that stores it.
+    assert f"muninn server key --url {host.server}" in doctor._no_keys_fix(Settings(server={"url": host.server}))
     muninn("embed", "key", "--stdin", input=PROVIDER_KEY + "\n")
     wrong = muninn("server", "key", "--stdin", input="root-wrong\n", code=5)
     assert "openviking:root" in wrong.stderr and len(wrong.stderr.strip().splitlines()) == 1, wrong.stderr
@@ -121,10 +121,7 @@ def test_a_remote_server_and_a_paid_provider_behind_the_door(host: Host, tmp_pat
         muninn("policy", "apply")
         muninn("export", "all")
         muninn("sync", "all")
-        billed = host.billed()
-        assert billed > 0          # OpenViking embedded the notes through the door, billed by the provider
-        found = json.loads(muninn("search", "which host is the bastion", "--json", "--no-rerank").stdout)
-        assert any(h["uri"].endswith("bastion.md") for h in found["hits"]), found
+        assert host.billed() > 0     # OpenViking embedded the notes through the door, billed by the provider
         status = muninn("status", "--json")
         parts = {c["name"]: c for c in json.loads(status.stdout)}
         assert parts["server"]["healthy"] and parts["server"]["pid"] is None
@@ -145,9 +142,9 @@ def test_a_remote_server_and_a_paid_provider_behind_the_door(host: Host, tmp_pat
         assert "1 written" in muninn("sync", "all").stderr
         found = json.loads(muninn("search", "office VPN concentrator", "--json", "--no-rerank").stdout)
         assert any(h["uri"].endswith("vpn.md") for h in found["hits"]), found
-        doctor = {c["name"]: c for c in json.loads(muninn("doctor", "--json").stdout)["checks"]}
-        assert doctor["billed tokens"]["level"] == "ok" and "of 200,000" in doctor["billed tokens"]["detail"]
-        assert "key in the keyring" in doctor["embedding door"]["detail"]
+        checks = {c["name"]: c for c in json.loads(muninn("doctor", "--json").stdout)["checks"]}
+        assert checks["billed tokens"]["level"] == "ok" and "of 200,000" in checks["billed tokens"]["detail"]
+        assert "key in the keyring" in checks["embedding door"]["detail"]
     finally:
         muninn("down")
     assert httpx.get(f"{host.server}/health").status_code == 200     # `down` left the other host's server alone
