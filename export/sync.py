@@ -306,8 +306,8 @@ def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dic
     done = 0
     for start in range(0, len(items), batch_size):
         batch = dict(items[start:start + batch_size])
-        if settings is not None and (short := billing.would_cross(settings, [_as_embedded(settings, d)
-                                                                             for d in batch.values()])):
+        capped = settings is not None and settings.embed.max_billed_tokens is not None
+        if capped and (short := billing.would_cross(settings, [_as_embedded(settings, d) for d in batch.values()])):
             raise short     # every earlier batch is written, embedded and in the manifest: a rerun resumes here
         manifest.pending.update({rel: sha(data) for rel, data in batch.items()})
         manifest.save()
