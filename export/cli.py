@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from muninn.core import billing
 from muninn.core.cliutil import JsonOpt, console, emit_json, err_console, say, settings
 from muninn.core.cliutil import Progress as SourceProgress  # one line per source; rich's bar is sync's
 from muninn.core.errors import ConfigError
@@ -222,6 +223,8 @@ def sync_cmd(
             say(f"[yellow]conflict[/] {area}/{rel}: {why}; kept")
         for rel in r.missing[:20]:
             say(f"[red]missing[/] {area}/{rel}")
+    if refused := billing.refused_during_command():
+        raise refused       # files written whose vectors the door refused: not findable by meaning yet
     if any(r.missing_after_wait for r in reports.values()):
         raise sync_mod.SyncIncomplete("sync incomplete: files are missing after wait",
                                       fix="rerun `muninn sync`")

@@ -26,13 +26,13 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from muninn.core import atomic, paths, registry
+from muninn.core import atomic, billing, paths, registry
 from muninn.core.client import OpenViking
 from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, ExitCode, MuninnError, NotFound, ServerBusy, ServerError
@@ -244,6 +244,24 @@ def sync(client: OpenViking, src_dir: Path | str | Passed, to_uri: str, prune: b
                             replace)
 
 
+def _as_embedded(settings: Settings, data: bytes) -> str:
+    """What the door reads of a fact file (its passage prompt before it): what may be billed."""
+    from muninn.core import embed_prompts
+
+    return embed_prompts.for_settings(settings.embed).passage + data.decode("utf-8", "replace")
+
+
+def _unwrite(client: OpenViking, manifest: Manifest, to_uri: str, batch: dict[str, bytes], busy_wait: float) -> None:
+    """The embedding door refused this batch's vectors at the billed-token cap: OpenViking keeps the files
+    but cannot find them by meaning, and a rerun would see its own bytes and skip them. So they go, and a
+    rerun (the cap raised) writes and embeds exactly this batch again; every earlier batch stays."""
+    for rel in batch:
+        with suppress(NotFound):
+            while_busy(partial(client.rm, f"{to_uri}/{rel}"), busy_wait)
+        manifest.pending.pop(rel, None)
+    manifest.save()
+
+
 def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dict[str, bytes], prune: bool,
                  batch_size: int, busy_wait: float, on_progress: Callable[[int, int], None] | None,
                  settings: Settings | None, replace: bool) -> SyncReport:
@@ -288,10 +306,17 @@ def _sync_locked(client: OpenViking, manifest: Manifest, to_uri: str, local: dic
     done = 0
     for start in range(0, len(items), batch_size):
         batch = dict(items[start:start + batch_size])
+        capped = settings is not None and settings.embed.max_billed_tokens is not None
+        if capped and (short := billing.would_cross(settings, [_as_embedded(settings, d) for d in batch.values()])):
+            raise short     # every earlier batch is written, embedded and in the manifest: a rerun resumes here
         manifest.pending.update({rel: sha(data) for rel, data in batch.items()})
         manifest.save()
         files = {f"{to_uri}/{rel}": data.decode("utf-8") for rel, data in batch.items()}
+        sent = time.time()
         result = while_busy(partial(client.batch_write, to_uri, files, mode="replace", wait=True), busy_wait)
+        if settings is not None and (refused := billing.refused_since(settings, sent)):
+            _unwrite(client, manifest, to_uri, batch, busy_wait)
+            raise refused
         confirmed = _confirmed(result, to_uri, batch)
         for rel in confirmed:
             manifest.files[rel] = manifest.pending.pop(rel)

@@ -104,7 +104,9 @@ class OpenViking:
     @classmethod
     def root(cls, settings: Settings) -> OpenViking:
         ring = credentials.for_server(settings)
-        key = ring.require(credentials.root_key_name(), fix="run `muninn up` to create the local stack")
+        key = ring.require(credentials.root_key_name(),
+                           fix=f"store that server's root key with `muninn server key --url {settings.server.url}`"
+                           if settings.server.url else "run `muninn up` to create the local stack")
         return cls(settings.server.base_url, key, key_name=credentials.root_key_name(),
                    timeout=settings.server.timeout)
 

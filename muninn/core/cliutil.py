@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from muninn.core import config, upgrade
+from muninn.core import billing, config, upgrade
 from muninn.core.config import Settings
 
 
@@ -95,6 +95,8 @@ def settings(ctx: typer.Context | None = None) -> Settings:
     obj = root.obj if root and isinstance(root.obj, dict) else {}
     if "settings" not in obj:
         obj["settings"] = config.load(obj.get("config_path"))
+        if obj["settings"].embed.max_billed_tokens is not None:
+            billing.watch(obj["settings"])     # a refusal at the cap is said as the cause of what fails
         # The first command after an upgrade of muninn upgrades the workspace, or says how.
         upgrade.ensure(obj["settings"].workspace,
                        lambda m: err_console.print(m, highlight=False, markup=False, soft_wrap=True),

@@ -92,11 +92,40 @@ class EmbedSettings(Section):
                               "on the server. Off when embed.url names an outside endpoint")
     url: str | None = Field(None, description="An embedding endpoint on another host (OpenAI-compatible "
                             "/v1/embeddings, as text-embeddings-inference serves it); `muninn up` then starts no "
-                            "sidecar. It must embed with the same model as the stored vectors")
+                            "sidecar. It must embed with the same model as the stored vectors. It bypasses the "
+                            "door: no prompts, no embed.fact_text, nothing metered; prefer embed.provider and "
+                            "embed.upstream")
+
+    provider: Literal["local", "tei", "openai", "voyage"] = Field(
+        "local", description="What the sidecar (the one door every embedding call of muninn and of OpenViking "
+        "goes through) puts behind it: local runs embed.model here; tei forwards to a text-embeddings-inference "
+        "`/embed` at embed.upstream; openai to an OpenAI-compatible `/v1/embeddings` (OpenAI, a GPU box, a "
+        "paid API); voyage to a Voyage-style `/v1/embeddings` that takes input_type query/document. Prompts "
+        "and embed.fact_text are applied by the door the same way whatever is behind it; the provider's key is "
+        "`muninn embed key`'s, from the keyring")
+    upstream: str | None = Field(None, description="Where the door forwards when embed.provider is not local "
+                                 "(e.g. http://gpu-box:8080, https://api.openai.com/v1, "
+                                 "https://api.voyageai.com/v1)")
+    upstream_model: str | None = Field(None, description="The model name sent to embed.upstream (default: "
+                                       "embed.model). It must be the model the stored vectors were made with")
+    max_billed_tokens: int | None = Field(None, ge=0, description="Hard cap on the tokens embed.upstream may "
+                                          "bill this workspace, counted in <workspace>/embed/billed.sqlite: "
+                                          "the call that could cross it is refused (exit 27). Unset: no cap")
 
     @property
     def base_url(self) -> str:
         return (self.url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @model_validator(mode="after")
+    def _upstream_named(self) -> EmbedSettings:
+        if self.provider != "local" and not self.upstream:
+            raise ValueError(f"embed.provider {self.provider} forwards to embed.upstream, which is not set")
+        return self
+
+    @property
+    def forwards(self) -> bool:
+        """The door forwards to embed.upstream instead of running a model here."""
+        return self.provider != "local"
 
     def as_model(self, model: str) -> EmbedSettings:
         """These settings (address, window, threads) with `model` in place, and that model's own name and prompts."""
@@ -108,7 +137,7 @@ class EmbedSettings(Section):
         """The second model's settings, or None when it is off. An outside endpoint (embed.url) serves one
         model whatever a request names, so a second model there would silently be the first."""
         model = profiles.second_of(self.model) if self.second_model == "auto" else self.second_model
-        if not model or model == "none" or model == self.model or self.url:
+        if not model or model == "none" or model == self.model or self.url or self.forwards:
             return None
         return self.as_model(model)
 

@@ -17,7 +17,7 @@ from typer._click import exceptions as click_exc
 from typer._click import utils as click_utils
 from typer.exceptions import Abort, Exit
 
-from muninn.core import extras
+from muninn.core import billing, extras
 from muninn.core.errors import ExitCode, MuninnError
 
 
@@ -49,6 +49,8 @@ def run(main: Callable[..., Any], *args: Any, **kwargs: Any) -> NoReturn:
         say_error(exc.format_message())
         sys.exit(ExitCode.BAD_INPUT if exc.exit_code == 2 else exc.exit_code)
     except MuninnError as exc:
+        # A refusal at the billed-token cap reaches a command as what OpenViking made of it: say the cause.
+        exc = billing.refused_during_command() or exc
         say_error(str(exc))
         sys.exit(exc.exit_code)
     except Exit as exc:

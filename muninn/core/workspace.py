@@ -53,6 +53,11 @@ class Workspace:
         return self.stack / "data"
 
     @property
+    def billed_tokens(self) -> Path:
+        """Tokens the embedding door billed and reserved, call by call (muninn.core.billing)."""
+        return self.home / "embed" / "billed.sqlite"
+
+    @property
     def sync_manifests(self) -> Path:
         """What each sync wrote, one manifest per server, identity and area."""
         return self.home / "sync"

@@ -1,5 +1,10 @@
 """The sidecar's HTTP app: `POST /v1/embeddings` (float or base64) and `GET /health`.
 
+It is the one door every embedding call of muninn and of OpenViking goes through: behind it is the local
+model, or a Forwarder (forward.py) to a TEI, OpenAI-compatible or Voyage-style endpoint, metered against
+embed.max_billed_tokens (muninn.core.billing; a refusal is HTTP 402). The prompts and the fact rule are
+applied here either way, so a text reads the same whatever embeds it.
+
 `dimensions` is honoured by truncating and re-normalising (the Matryoshka convention); asking for
 more dimensions than the model has is a 400, never silent padding. `input_type` ("query", "passage" or
 "document", as OpenViking sends it for a prompted model) says which prompt
@@ -14,6 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -21,7 +27,9 @@ from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from muninn.core import factfile
-from muninn.core.embed_prompts import Prompts, kind_of
+from muninn.core.billing import CapReached
+from muninn.core.embed_prompts import Kind, Prompts, kind_of
+from muninn.plugins.embed.forward import ForwardError
 
 MAX_INPUTS = 2048
 RECENT = 1024     # vectors kept: 1.5 MB at 384 dimensions
@@ -52,12 +60,12 @@ class Recent:
         self.size = RECENT if size is None else size
         self._vecs: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
-    def encode(self, name: str, use: Served, texts: list[str], batch_size: int) -> np.ndarray:
+    def encode(self, name: str, use: Served, texts: list[str], batch_size: int, **extra: Any) -> np.ndarray:
         keys = [(name, t) for t in texts]
         todo = list(dict.fromkeys(k for k in keys if k not in self._vecs))
         if todo:
             fresh = use.model.encode([t for _, t in todo], batch_size=batch_size, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=False)
+                                     convert_to_numpy=True, show_progress_bar=False, **extra)
             # Copies: a kept row must not hold its whole request's array in memory.
             self._vecs.update(zip(todo, [row.copy() for row in np.asarray(fresh, dtype=np.float32)], strict=True))
         out = np.stack([self._vecs[k] for k in keys])
@@ -77,14 +85,32 @@ class Served:
     prompts: Prompts = field(default_factory=Prompts)
 
 
+def _encode(recent: Recent, name: str, use: Served, texts: list[str], kinds: list[Kind],
+            batch_size: int) -> np.ndarray:
+    """A local model reads the prompted texts in one pass; a forwarded call is made per side, since a
+    Voyage-style provider takes the side as `input_type`, and the side is part of the cached vector's key."""
+    if not getattr(use.model, "forwards", False):
+        return recent.encode(name, use, texts, batch_size)
+    out: np.ndarray | None = None
+    for kind in dict.fromkeys(kinds):
+        at = [i for i, k in enumerate(kinds) if k == kind]
+        got = recent.encode(f"{name}\0{kind}", use, [texts[i] for i in at], batch_size, input_kind=kind)
+        if out is None:
+            out = np.zeros((len(texts), got.shape[1]), dtype=np.float32)
+        out[at] = got
+    assert out is not None      # texts is never empty here
+    return out
+
+
 def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 32,
                fact_text: bool = True, prompts: Prompts = Prompts(),
-               others: Mapping[str, Callable[[], Served]] | None = None) -> FastAPI:
+               others: Mapping[str, Callable[[], Served]] | None = None, recent: int | None = None) -> FastAPI:
     """`others`: a second model by the name a request gives in `model`, loaded at its first request (a
     sidecar whose readers never ask for it never loads it). Any other name gets the configured model, as
-    OpenViking, which names the model its config gives, expects."""
+    OpenViking, which names the model its config gives, expects. `recent`: vectors kept (RECENT; 0 keeps none,
+    as a batch larger than the cache would)."""
     app = FastAPI(title="muninn embedding sidecar")
-    recent = Recent()
+    recent = Recent(size=recent)
     # torch on 2 cores: concurrent encodes only fight over the threads, so requests take turns.
     lock = threading.Lock()
     first = Served(model, native_dim, prompts)
@@ -126,13 +152,19 @@ def create_app(model: Any, native_dim: int, model_name: str, batch_size: int = 3
         dim = req.dimensions or native_dim
         if dim > native_dim:
             raise HTTPException(400, f"dimensions={dim} exceeds the model's {native_dim}")
-        before = [prompts.before(kind_of(t, req.input_type)) if prompts else "" for t in texts]
+        kinds = [kind_of(t, req.input_type) for t in texts]
+        before = [prompts.before(k) if prompts else "" for k in kinds]
         if fact_text:
             # OpenViking sends a fact file whole; the vector should read the fact, not its front matter.
             texts = [factfile.embed_text(t) for t in texts]
         texts = [b + t for b, t in zip(before, texts, strict=True)]
-        with lock:
-            vectors = recent.encode(name, use, texts, batch_size)
+        try:
+            with lock:
+                vectors = _encode(recent, name, use, texts, kinds, batch_size)
+        except CapReached as exc:
+            raise HTTPException(402, exc.message) from None
+        except ForwardError as exc:
+            raise HTTPException(502, str(exc)) from None
         if dim < native_dim:
             vectors = vectors[:, :dim]
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -171,17 +203,29 @@ def preload(settings, now: bool = True) -> Callable[[], Served]:
     return lambda: served
 
 
-def serve(settings, host: str | None = None, port: int | None = None, warm_second: bool = True) -> None:
-    """Load the model (and the second, unless `warm_second` is off) and serve until interrupted."""
+def serve(settings, host: str | None = None, port: int | None = None, warm_second: bool = True,
+          billed: Path | None = None) -> None:
+    """Load the model (and the second, unless `warm_second` is off), or with embed.provider set, forward to
+    embed.upstream (metered in `billed`), and serve until interrupted."""
     import uvicorn
 
     from muninn.core import embed_prompts as prompts
-    from muninn.plugins.embed.model import load
 
-    model, native_dim = load(settings)
-    others = {}
-    if (second := settings.second) is not None:
-        others[second.model_name] = preload(second, warm_second)
+    if settings.forwards:
+        from muninn.core.billing import Meter
+        from muninn.plugins.embed.forward import Forwarder
+
+        meter = Meter(billed, settings.max_billed_tokens) if billed is not None else None
+        model: Any = Forwarder(settings.provider, settings.upstream, settings.upstream_model or settings.model,
+                               settings.dimensions, meter)
+        native_dim, others = settings.dimensions, {}
+    else:
+        from muninn.plugins.embed.model import load
+
+        model, native_dim = load(settings)
+        others = {}
+        if (second := settings.second) is not None:
+            others[second.model_name] = preload(second, warm_second)
     app = create_app(model, native_dim, settings.model_name, settings.batch_size, settings.fact_text,
                      prompts.for_settings(settings), others)
     uvicorn.run(app, host=host or settings.host, port=port or settings.port, log_level="warning")

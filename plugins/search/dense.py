@@ -52,6 +52,13 @@ class DenseUnavailable(MuninnError):
     exit_code = ExitCode.SEARCH_CONTRACT
 
 
+class BilledCapReached(DenseUnavailable):
+    """The embedding door refused the call at embed.max_billed_tokens (HTTP 402; muninn.core.billing): a
+    search fuses without it, saying so; a fill stops there, keeping every batch it stored (exit 27)."""
+
+    exit_code = ExitCode.BILLED_CAP
+
+
 class VectorCacheBusy(DenseUnavailable):
     """The vector cache file stayed locked by another writer, or is not a database: filling stops there."""
 
@@ -72,6 +79,8 @@ class DenseScorer:
         # A prompted model (e5) reads a question and a fact after different prompts: the sidecar is told
         # which side each text is on, and the side is part of its cache key.
         self.prompts = promptmod.for_settings(embed)
+        # A Voyage-style provider behind the door takes the side as input_type, prompts or not.
+        self._sides = bool(self.prompts) or embed.provider == "voyage"
         import httpx
 
         self._http = httpx.Client(timeout=timeout)
@@ -104,7 +113,7 @@ class DenseScorer:
             self._conn.close()
 
     def _key(self, text: str, kind: promptmod.Kind = "passage") -> str:
-        side = f"{self.prompts.before(kind)}\0" if self.prompts else ""
+        side = f"{self.prompts.before(kind)}\0" if self.prompts else f"{kind}\0" if self._sides else ""
         return hashlib.sha256(f"{self.model}\0{self._rule}\0{side}{text}".encode()).hexdigest()
 
     def _stored(self, keys: Sequence[str]) -> dict[str, bytes]:
@@ -208,13 +217,19 @@ class DenseScorer:
         if self.strict and not self._served:
             self._check_served()
         body: dict = {"input": texts, "model": self.model}
-        if self.prompts:
+        if self._sides:
             body["input_type"] = kind
         try:
             resp = self._http.post(self.url, json=body)
         except httpx.HTTPError as exc:
             raise DenseUnavailable(f"embedding sidecar at {self.url} is not reachable: {type(exc).__name__}",
                                    fix="`muninn up` starts it; `muninn status` says whether it runs") from None
+        if resp.status_code == 402:
+            try:
+                said = str(resp.json().get("detail"))
+            except (ValueError, AttributeError):
+                said = resp.text[:300]
+            raise BilledCapReached(said)
         if resp.status_code >= 400:
             raise DenseUnavailable(f"embedding sidecar at {self.url} answered HTTP {resp.status_code}: "
                                    f"{resp.text[:200]}")

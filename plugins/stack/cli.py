@@ -12,8 +12,10 @@ from muninn.core.errors import ExitCode
 from muninn.plugins.stack import lifecycle
 
 app = typer.Typer()
-server_app = typer.Typer(help="The OpenViking server muninn runs.", no_args_is_help=True)
-embed_app = typer.Typer(help="The embedding sidecar (OpenAI-compatible /v1/embeddings).", no_args_is_help=True)
+server_app = typer.Typer(help="The OpenViking server: the one muninn runs, or a remote one's key.",
+                         no_args_is_help=True)
+embed_app = typer.Typer(help="The embedding sidecar: the door every embedding call goes through (a local model, "
+                        "or a remote or paid provider behind it).", no_args_is_help=True)
 
 
 def _table(components: list[lifecycle.Component]) -> Table:
@@ -109,6 +111,42 @@ def server_install(ctx: typer.Context) -> None:
     say(f"openviking-server: {path}")
 
 
+@server_app.command("key")
+def server_key(
+    ctx: typer.Context,
+    url: str = typer.Option(None, "--url", help="The server (default: server.url, else the local one)."),
+    stdin: bool = typer.Option(False, "--stdin", help="Read the key from stdin (scripts); else it is asked for."),
+) -> None:
+    """Store the root key of an OpenViking server muninn does not run (server.url), after proving it with an
+    admin call, in the keyring scope muninn reads it from; then make sure the CLI's own user exists there.
+
+    Then `muninn policy apply` makes every reader's account and key on that server. The key is never an
+    argument (shell history) and never written to a file. Exit 5 when the server refuses it (nothing
+    stored), 4 for a keyring problem."""
+    from muninn.plugins.stack import remote_keys
+
+    s = settings(ctx)
+    key = remote_keys.read_key("the server's root key", stdin)
+    ensured = remote_keys.set_server_key(s, key, url, say)
+    say(f"stored 'openviking:root' for {remote_keys.for_url(s, url).server.base_url}; "
+        f"account {ensured.account}/{ensured.user}: {ensured.action}")
+
+
+@embed_app.command("key")
+def embed_key(
+    ctx: typer.Context,
+    stdin: bool = typer.Option(False, "--stdin", help="Read the key from stdin (scripts); else it is asked for."),
+) -> None:
+    """Store the embedding provider's API key (embed.provider, embed.upstream) in the keyring. `muninn up`
+    hands it to the sidecar as an environment variable: it is never written to ov.conf or any file.
+    Run `muninn down && muninn up` for a running sidecar to take a new key."""
+    from muninn.plugins.stack import remote_keys
+
+    s = settings(ctx)
+    name = remote_keys.set_provider_key(s, remote_keys.read_key("the embedding provider's API key", stdin))
+    say(f"stored {name!r} in the keyring ({s.embed.provider} at {s.embed.upstream or 'no embed.upstream set'})")
+
+
 @embed_app.command("fetch", hidden=True)
 def embed_fetch(ctx: typer.Context, model: str = typer.Argument(None)) -> None:
     """The old spelling of `muninn models fetch intfloat/e5-small-v2`."""
@@ -179,4 +217,4 @@ def embed_serve(
 
     s = settings(ctx)
     # search.ranking.second_weight 0 turns the second model off for searches: only a request naming it loads it.
-    serve(s.embed, host=host, port=port, warm_second=s.second_embed is not None)
+    serve(s.embed, host=host, port=port, warm_second=s.second_embed is not None, billed=s.paths.billed_tokens)

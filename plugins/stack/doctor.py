@@ -67,8 +67,8 @@ def keyring_backend(settings: Settings) -> list[Check]:
 def _no_keys_fix(settings: Settings) -> str:
     if settings.server.url:
         # `muninn up` makes keys only for the server it runs; an external one has its own root key.
-        return (f"put the root key of {settings.server.url} in the keyring as `{credentials.root_key_name()}`, "
-                "then run `muninn policy apply` to make each reader's key")
+        return (f"store that server's root key with `muninn server key --url {settings.server.url}` (proven by a "
+                "call), then run `muninn policy apply` to make each reader's key")
     return "run `muninn up` to create the root key"
 
 
@@ -130,6 +130,9 @@ def embedding_model(settings: Settings) -> list[Check]:
     if refused := embed_record.mismatch(settings):       # what `muninn up` refuses with exit 20
         return [Check("embedding model", "fail", refused.message, refused.fix or "")]
     rec = format_file.recorded(settings.workspace)
+    if settings.embed.forwards:
+        return [Check("embedding model", "ok", f"{settings.embed.upstream_model or settings.embed.model}, served at "
+                      f"{settings.embed.upstream} ({settings.embed.provider})")]
     kept = "; the workspace's recorded model" if rec else "; not recorded yet (`muninn up` records it)"
     try:
         path = model_path(settings.embed)
@@ -173,6 +176,36 @@ def second_model(settings: Settings) -> list[Check]:
     return [Check("second model", "ok", f"{second.model} -> {where}, served by the sidecar")]
 
 
+def embedding_door(settings: Settings) -> list[Check]:
+    """What the sidecar forwards to, whether its key is stored, and the billed tokens against the cap."""
+    if settings.embed.url:
+        return [Check("embedding door", "warn", f"embed.url ({settings.embed.url}) bypasses the sidecar: prompts "
+                      "and embed.fact_text are not applied there and no billed token is counted",
+                      f"set embed.provider (tei or openai) and embed.upstream: {settings.embed.url} instead")]
+    if not settings.embed.forwards:
+        return [Check("embedding door", "ok", f"local model {settings.embed.model}: nothing billed")]
+    from muninn.core import billing
+    from muninn.plugins.embed.forward import KEY_NAME
+
+    out = []
+    try:
+        has_key = bool(credentials.for_home(settings).get(KEY_NAME))
+    except CredentialError as exc:
+        return [Check("embedding door", "fail", exc.message, exc.fix or "")]
+    paid = settings.embed.provider in ("openai", "voyage")
+    out.append(Check("embedding door", "ok" if has_key or not paid else "warn",
+                     f"forwards to {settings.embed.provider} at {settings.embed.upstream}; key "
+                     + ("in the keyring" if has_key else "not stored"),
+                     "" if has_key or not paid else "store it with `muninn embed key`"))
+    usage = billing.for_settings(settings).usage()
+    full = usage.cap is not None and usage.used >= usage.cap
+    level = "fail" if full else "warn" if usage.cap is None and paid else "ok"
+    fix = "raise embed.max_billed_tokens" if full else \
+        "set embed.max_billed_tokens: a hard cap on what the provider may bill" if level == "warn" else ""
+    out.append(Check("billed tokens", level, usage.describe(), fix))
+    return out
+
+
 def run(settings: Settings) -> list[Check]:
     results: list[Check] = []
     for fn in registry.checks():
@@ -182,7 +215,8 @@ def run(settings: Settings) -> list[Check]:
 
 @hookimpl
 def register_checks(register: Callable[[CheckFn], None]) -> None:
-    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, second_model):
+    for fn in (packages, config_file, keyring_backend, server_install, running, embedding_model, second_model,
+               embedding_door):
         register(fn)
 
 

@@ -211,8 +211,8 @@ def ov_conf(settings: Settings) -> dict:
                 "api_base": f"{settings.embed.base_url}/v1", "api_key": "local-sidecar",
                 "dimension": settings.embed.dimensions, "input": "text",
                 # Only for a prompted model: these are part of OpenViking's vector identity.
-                **({"query_param": "query", "document_param": "passage"} if prompts.for_settings(settings.embed)
-                   else {}),
+                **({"query_param": "query", "document_param": "passage"}
+                   if prompts.for_settings(settings.embed) or settings.embed.provider == "voyage" else {}),
             },
             # The sidecar is local: after its restart, searches need not wait out OpenViking's
             # default 60 s breaker (it doubles on each failed probe, up to the max).
@@ -227,7 +227,9 @@ def root_key(settings: Settings, create: bool = False) -> str:
     if key:
         return key
     if not create:
-        raise StackError("no OpenViking root key in the keyring", fix="run `muninn up` once to create it")
+        raise StackError(f"no OpenViking root key for {settings.server.base_url} in the keyring",
+                         fix=f"store it with `muninn server key --url {settings.server.url}`" if settings.server.url
+                         else "run `muninn up` once to create it")
     key = secrets.token_urlsafe(32)
     ring.set(credentials.root_key_name(), key)
     return key
@@ -255,6 +257,8 @@ def status(settings: Settings, probe: bool = True) -> list[Component]:
             comp.detail = f"process running but {seen.detail}"
         elif not comp.running and pid:
             comp.detail = "stale PID file (process gone)"
+        if name == "embed" and settings.embed.forwards:
+            comp.detail = "; ".join(x for x in (comp.detail, forwarding(settings)) if x)
         if name == "server" and comp.healthy and probe:
             found = stack_probe.find(settings)
             comp.healthy, comp.find_ms, comp.breaker = found.ok, found.latency_ms, found.breaker
@@ -285,10 +289,12 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
                              fix="run `muninn down`, then `muninn up`")
         say(f"embed: already running (pid {embed.pid}) at {embed.url}")
     else:
-        if not extras.installed("ml"):
+        if settings.embed.forwards:
+            _provider_key(settings, env, say)
+        elif not extras.installed("ml"):
             # Before the spawn: the sidecar would die on its first import with a traceback in its log.
             extras.require("ml", what="the local embedding sidecar (or set embed.url to an endpoint)")
-        if settings.embed.model in fetch.WHEELED:
+        if settings.embed.model in fetch.WHEELED and not settings.embed.forwards:
             fetch.fetch(settings.embed.model, say)      # once, as the server's venv is installed once
         if port_busy(settings.embed.host, settings.embed.port):
             raise StackError(f"port {settings.embed.port} on {settings.embed.host} is in use by another process",
@@ -298,7 +304,8 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         if config_file:
             cmd += ["--config", str(Path(config_file).resolve())]
         log = root / "logs" / "embed.log"
-        say(f"embed: starting on {embed.url} (model load takes ~10 s)...")
+        say(f"embed: starting the door to {settings.embed.provider} at {settings.embed.upstream} on {embed.url}..."
+            if settings.embed.forwards else f"embed: starting on {embed.url} (model load takes ~10 s)...")
         proc = _spawn(cmd, log, env, root)
         state["embed"] = {"pid": proc.pid, "started": time.time()}
         _write_state(settings, state)
@@ -332,6 +339,19 @@ def up(settings: Settings, say: Say = print, config_file: Path | None = None) ->
         say(f"account {ensured.account}/{ensured.user}: {ensured.action} (key {ensured.key_name!r} in keyring)")
     wait_for_find(settings, say)
     return status(settings)
+
+
+def _provider_key(settings: Settings, env: dict[str, str], say: Say) -> None:
+    """The provider's key reaches the door as an environment variable only: never ov.conf, never a file."""
+    from muninn.plugins.embed.forward import KEY_ENV, KEY_NAME
+
+    env.pop(KEY_ENV, None)
+    key = credentials.for_home(settings).get(KEY_NAME)
+    if key:
+        env[KEY_ENV] = key
+    else:
+        say(f"embed: no key for {settings.embed.upstream} in the keyring (`muninn embed key` stores one); "
+            "the door calls it without one")
 
 
 def _settle_the_model(settings: Settings, say: Say) -> None:
@@ -406,6 +426,14 @@ def stop_server(settings: Settings, say: Say = print) -> bool:
     state.pop("server", None)
     _write_state(settings, state)
     return True
+
+
+def forwarding(settings: Settings) -> str:
+    """What the door forwards to, and the billed tokens against the cap."""
+    from muninn.core import billing
+
+    return (f"door to {settings.embed.provider} at {settings.embed.upstream}; "
+            f"{billing.for_settings(settings).usage().describe()}")
 
 
 def as_dicts(components: list[Component]) -> list[dict]:

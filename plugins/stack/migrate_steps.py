@@ -90,6 +90,9 @@ def start_side(settings: Settings, state: st.State, say: lifecycle.Say, config_f
         if config_file:
             cmd += ["--config", str(Path(config_file).resolve())]
         env = {**os.environ, "MUNINN_EMBED__MODEL": state.to, "MUNINN_EMBED__MODEL_NAME": state.to_name}
+        if settings.embed.forwards:     # the door for the new model: the same provider, asked for that model
+            env["MUNINN_EMBED__UPSTREAM_MODEL"] = state.to
+            lifecycle._provider_key(settings, env, say)
         say(f"migrate: starting a sidecar with {state.to} on {side.embed.base_url}...")
         proc = lifecycle._spawn(cmd, logs / "embed.log", env, root)
         state.pids["embed"] = proc.pid
