@@ -58,6 +58,8 @@ class ExitCode(IntEnum):
                           "or a file in it names a place outside what the backup was taken from")
     RESTORE_HELD = 23, ("restore held back file(s) the leak gate refused: named, kept sealed in "
                         "<home>/backups/held/, everything else restored")
+    OUTSIDE_UNAVAILABLE = 25, ("an outside memory muninn.yaml marks `required: true` is unavailable "
+                               "(`status --stores`): named, with why")
     INTERNAL = 70, ("muninn itself failed (a bug): one sentence names the error; `MUNINN_DEBUG=1` shows the "
                     "traceback")
     COMMAND_NOT_FOUND = 127, "the command given to `secret exec` or `access exec` was not found"
