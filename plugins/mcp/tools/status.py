@@ -40,7 +40,7 @@ def handle(session: GuardSession, p: StatusParams) -> Output:
     for row in data["stores"]:
         lines.append(f"area {row['area']}: {row['files']} files, newest {row['newest'] or '-'}; "
                      f"keyword index: {row['index']}")
-    if session.settings.outside:     # only the ones this reader may query: any other is invisible to it
+    if session.settings.outside and session.outside:   # only those this reader may query: others are invisible
         from muninn.plugins.search.outside import memories
 
         states = memories.states(session.outside)

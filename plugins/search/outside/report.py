@@ -24,7 +24,9 @@ def store_rows(settings: Settings, reader: str | None) -> list[dict[str, Any]]:
     rows = []
     for name, st in states.items():
         readers = [p.name for p in who if name in p.outside_memories] if pol is not None else ["(owner)"]
-        for r in readers or ["(owner)"]:
+        if not readers and reader is None:
+            readers = ["(owner)"]     # no reader may query it: still listed, for the owner's own searches
+        for r in readers:
             rows.append({"reader": r, "area": f"{memories.PREFIX}{name}", "files": st.entries,
                          "newest": None, "index": "available" if st.available else f"unavailable: {st.reason}",
                          "outside": True, "available": st.available, "required": st.required})
