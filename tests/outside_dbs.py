@@ -116,6 +116,7 @@ def unknown_tokenizer(path: Path) -> Path:
 class _Handler(BaseHTTPRequestHandler):
     memories: ClassVar[list[dict]] = []
     delay = 0.0
+    key = ""     # set: a request without `Authorization: Bearer <key>` is answered 401
 
     def log_message(self, *args: object) -> None:
         pass
@@ -126,6 +127,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         time.sleep(self.delay)
+        if self.key and self.headers.get("Authorization") != f"Bearer {self.key}":
+            self.send_error(401)
+            return
         q = parse_qs(url.query).get("q", [""])[0].lower()
         limit = int(parse_qs(url.query).get("limit", ["25"])[0])
         rows = [m for m in self.memories if not q or q in m["title"].lower() or q in m["content"].lower()]
@@ -138,11 +142,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def serve(port: int, memories_file: str, delay: float) -> None:
+def serve(port: int, memories_file: str, delay: float, key: str = "") -> None:
     _Handler.memories = json.loads(Path(memories_file).read_text())
     _Handler.delay = delay
+    _Handler.key = key
     ThreadingHTTPServer(("127.0.0.1", port), _Handler).serve_forever()
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]), sys.argv[2], float(sys.argv[3]))
+    serve(int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), *sys.argv[4:5])

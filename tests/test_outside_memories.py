@@ -205,15 +205,15 @@ def team(tmp_path: Path):
     data = tmp_path / "memories.json"
     data.write_text(json.dumps(rows))
     procs, urls = [], {}
-    for name, delay in (("up", 0.0), ("slow", 3.0)):
+    for name, delay, key in (("up", 0.0, ""), ("slow", 3.0, ""), ("keyed", 0.0, "s3cret-team-key")):
         port = free_port()
         procs.append(subprocess.Popen([sys.executable, str(ROOT / "outside_dbs.py"), str(port), str(data),
-                                       str(delay)]))
+                                       str(delay), key]))
         urls[name] = f"http://127.0.0.1:{port}"
     urls["down"] = f"http://127.0.0.1:{free_port()}"
     deadline = time.monotonic() + 30
     import urllib.request
-    for name in ("up", "slow"):
+    for name in ("up", "slow", "keyed"):
         while True:
             try:
                 urllib.request.urlopen(urls[name] + "/nothing", timeout=0.2)
@@ -248,6 +248,20 @@ def test_a_team_memory_answers_per_term_and_is_skipped_fast_when_slow_or_down(tm
     assert INJECTION in text
     states = {st.name: st for st in memories.states(memories.declared(s))}
     assert states["team"].available and states["team"].entries == 2 and not states["away"].available
+
+
+def test_a_team_memorys_key_is_in_the_keyring_never_in_the_config(tmp_path: Path, team, run_muninn) -> None:
+    cfg = tmp_path / "muninn.yaml"
+    cfg.write_text(yaml.safe_dump({"home": str(tmp_path / "home"),
+                                   "outside": [{"name": "team", "kind": "http", "url": team["keyed"]}]}))
+    s = muninn_config.load(cfg, environ={})
+    _, skipped = memories.query(memories.declared(s), "kafka", 5, str)
+    assert "answered HTTP 401 (its key is missing or wrong)" in skipped[0]
+    assert run_muninn(["--config", str(cfg), "outside", "key", "team"], stdin="s3cret-team-key\n").exit_code == 0
+    found, skipped = memories.query(memories.declared(s), "kafka", 5, str)
+    assert skipped == [] and [h.uri for h in found["team"]] == ["outside:team/mem_1"]
+    assert "s3cret-team-key" not in cfg.read_text()
+    assert run_muninn(["--config", str(cfg), "outside", "key", "nope"], stdin="x\n").exit_code == 2
 
 
 def test_the_union_is_round_robin_then_one_rerank_with_newest_first_on_ties() -> None:
