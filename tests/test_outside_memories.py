@@ -106,6 +106,18 @@ def test_a_planted_secret_in_an_outside_row_never_reaches_a_reader(world: dict) 
     assert "[REDACTED" in whole and INJECTION in whole
 
 
+def test_a_long_entry_is_redacted_around_its_excerpt(tmp_path: Path, world: dict) -> None:
+    body = "filler " * 3000 + f"kafka broker token {DECLARED} and {_b64(DECLARED)}, password: {UNDECLARED}" + \
+        " tail" * 3000
+    path = dbs.cortex(tmp_path / "long.db", [("long", "Long note", "2026-01-01", body)])
+    s = world["settings"].model_copy(update={"outside": [muninn_config.OutsideSettings(
+        name="long", kind="sqlite", preset="cortex", path=path)]})
+    found, _ = memories.query(memories.declared(s), "kafka", 5, FullScrub.from_settings(s))
+    snippet = found["long"][0].snippet
+    assert "kafka broker token [REDACTED" in snippet, snippet
+    assert DECLARED not in snippet and _b64(DECLARED) not in snippet and UNDECLARED not in snippet
+
+
 def test_a_wal_database_closed_by_its_owner_in_a_read_only_folder_still_answers(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     db = dbs.cortex(folder / "index.db", [("n", "Kafka", "2026-01-01", "kafka retries")])

@@ -21,6 +21,7 @@ from muninn.plugins.search.types import Hit
 
 PREFIX = "outside:"
 EXCERPT = 240
+MARGIN = 4096
 Scrub = Callable[[str], str]
 
 
@@ -143,20 +144,35 @@ def states(memories: Sequence[Memory]) -> list[State]:
         return list(pool.map(lambda m: m.state(), memories))
 
 
+def _first(text: str, query: str) -> int:
+    low = text.casefold()
+    return min((i for w in re.findall(r"\w+", query.casefold()) if (i := low.find(w)) >= 0), default=0)
+
+
 def excerpt(text: str, query: str, size: int = EXCERPT) -> str:
     """A window of the (already redacted) text around the first word of the query it holds."""
     flat = " ".join(text.split())
-    low = flat.casefold()
-    at = min((i for w in re.findall(r"\w+", query.casefold()) if (i := low.find(w)) >= 0), default=0)
-    start = max(0, at - size // 3)
+    start = max(0, _first(flat, query) - size // 3)
     cut = flat[start:start + size]
     return ("… " if start else "") + cut + (" …" if start + size < len(flat) else "")
+
+
+def around(text: str, query: str, scrub: Scrub) -> str:
+    """The redacted excerpt of a long text: the redactor reads the part around the match with MARGIN on each
+    side (a 4096-bit PEM key is ~3.3 KB), so a secret that reaches the excerpt is whole in what it reads,
+    and a 100 KB page costs a few KB of redaction, not the page."""
+    if len(text) <= 2 * MARGIN + EXCERPT:
+        return excerpt(scrub(text), query)
+    at = _first(text, query)
+    lo, hi = max(0, at - MARGIN), min(len(text), at + EXCERPT + MARGIN)
+    window = scrub(text[lo:hi])
+    return excerpt(window, query)
 
 
 def to_hit(memory: Memory, row: Row, rank: int, query: str, scrub: Scrub) -> Hit:
     return Hit(uri=f"{PREFIX}{memory.name}/{scrub(row.ref)}", title=scrub(row.title), breadcrumb=scrub(row.meta),
                score=round(row.score, 6), stage_scores={"outside_rank": float(rank)}, date=row.date,
-               snippet=excerpt(scrub(row.text), query), source=memory.name)
+               snippet=around(row.text, query, scrub), source=memory.name)
 
 
 def query(memories: Sequence[Memory], text: str, limit: int, scrub: Scrub) -> tuple[dict[str, list[Hit]], list[str]]:
