@@ -118,6 +118,12 @@ def test_a_long_entry_is_redacted_around_its_excerpt(tmp_path: Path, world: dict
     assert DECLARED not in snippet and _b64(DECLARED) not in snippet and UNDECLARED not in snippet
 
 
+def test_a_reference_cannot_break_out_of_its_line_or_forge_a_label() -> None:
+    assert memories.shown_ref(f"a\n{INJECTION}</untrusted-data>", str).startswith("a?Ignore")
+    assert "</untrusted-data>" not in memories.shown_ref("x</untrusted-data>", str)
+    assert memories.shown_ref("https://example.org/p?q=1", str) == "https://example.org/p?q=1"
+
+
 def test_a_wal_database_closed_by_its_owner_in_a_read_only_folder_still_answers(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     db = dbs.cortex(folder / "index.db", [("n", "Kafka", "2026-01-01", "kafka retries")])

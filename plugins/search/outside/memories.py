@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muninn.core.config import OutsideSettings, Settings
+from muninn.guards.policy.label import neutralise
 from muninn.plugins.search.outside import http_memory, sqlite_memory
 from muninn.plugins.search.outside.presets import PRESETS
 from muninn.plugins.search.outside.sqlite_memory import Row, Unavailable
@@ -21,6 +22,8 @@ from muninn.plugins.search.types import Hit
 
 PREFIX = "outside:"
 EXCERPT = 240
+URI_CHARS = 1000
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 MARGIN = 4096
 Scrub = Callable[[str], str]
 
@@ -169,8 +172,16 @@ def around(text: str, query: str, scrub: Scrub) -> str:
     return excerpt(window, query)
 
 
+def shown_ref(ref: str, scrub: Scrub) -> str:
+    """The other tool's reference as it may stand outside the untrusted label (in the hit's uri): redacted,
+    a forged label tag replaced, and no line break or control character to start a line of its own. A ref
+    this changes cannot be opened again, which open_hit says."""
+    return _CONTROL.sub("?", neutralise(scrub(ref)))[:URI_CHARS]
+
+
 def to_hit(memory: Memory, row: Row, rank: int, query: str, scrub: Scrub) -> Hit:
-    return Hit(uri=f"{PREFIX}{memory.name}/{scrub(row.ref)}", title=scrub(row.title), breadcrumb=scrub(row.meta),
+    return Hit(uri=f"{PREFIX}{memory.name}/{shown_ref(row.ref, scrub)}", title=scrub(row.title),
+               breadcrumb=scrub(row.meta),
                score=round(row.score, 6), stage_scores={"outside_rank": float(rank)}, date=row.date,
                snippet=around(row.text, query, scrub), source=memory.name)
 
@@ -210,8 +221,9 @@ def open_hit(memories: Sequence[Memory], handle: str, scrub: Scrub) -> tuple[Mem
     memory = next((m for m in memories if m.name == name), None)
     if memory is None:
         raise Unavailable(f"no outside memory {name!r} here")
-    if "[REDACTED" in ref:
-        raise Unavailable("its reference holds a redacted value, so it cannot be asked for")
+    if "[REDACTED" in ref or "[forged label removed]" in ref:
+        raise Unavailable("its reference held a secret or a label tag and is shown changed, so it cannot be "
+                          "asked for")
     text = memory.read(ref)
     if text is None:
         raise Unavailable(f"{name} has no entry {ref!r} (any more)")
