@@ -329,6 +329,31 @@ def test_recall_passes_k_and_keeps_relevance_order_with_newest_first_only_on_tie
     assert claude.split("---", 2)[2] == codex.split("---", 2)[2]      # one prompt, two clients
 
 
+def test_status_and_doctor_list_each_and_only_a_required_absent_one_fails(tmp_path: Path, world: dict,
+                                                                         run_muninn) -> None:
+    from muninn.plugins.search.outside import report
+
+    cfg = yaml.safe_load(world["config"].read_text())
+    cfg["outside"].append({"name": "gone", "kind": "sqlite", "preset": "scout", "path": str(tmp_path / "no.db")})
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump({"version": 1, "areas": {"shared": "viking://resources/s"},
+                                                          "readers": {}}))
+    cfg["guard"] = {"policy": str(tmp_path / "policy.yaml")}
+    path = tmp_path / "with-gone.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    checks = {c.name: c for c in report.checks(muninn_config.load(path, environ={}))}
+    assert checks["outside memory brain"].level == "ok" and "3 entries" in checks["outside memory brain"].detail
+    assert checks["outside memory gone"].level == "warn" and "no database" in checks["outside memory gone"].detail
+    done = run_muninn(["--config", str(path), "status", "--stores", "--json"])
+    assert done.exit_code == 0, done.stderr
+    rows = {r["area"]: r for r in json.loads(done.stdout) if r.get("outside")}
+    assert rows["outside:brain"]["files"] == 3 and rows["outside:gone"]["index"].startswith("unavailable: no database")
+    cfg["outside"][-1]["required"] = True
+    path.write_text(yaml.safe_dump(cfg))
+    assert report.checks(muninn_config.load(path, environ={}))[-1].level == "fail"
+    done = run_muninn(["--config", str(path), "status", "--stores"])
+    assert done.exit_code == 25 and "outside:gone" in done.stderr
+
+
 def test_with_no_outside_memory_declared_nothing_is_asked(tmp_path: Path) -> None:
     s = muninn_config.Settings(home=tmp_path / "home")
     assert memories.declared(s) == [] and memories.states([]) == [] and memories.query([], "x", 5, str) == ({}, [])
