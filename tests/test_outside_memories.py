@@ -354,6 +354,19 @@ def test_status_and_doctor_list_each_and_only_a_required_absent_one_fails(tmp_pa
     assert done.exit_code == 25 and "outside:gone" in done.stderr
 
 
+def test_init_suggests_entries_from_the_seeds_variables_and_writes_none(tmp_path: Path, run_muninn,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CORTEX_VAULT", str(tmp_path / "vault"))
+    monkeypatch.setenv("HQ_URL", "http://127.0.0.1:7700")
+    (tmp_path / "notes").mkdir()
+    cfg = tmp_path / "muninn.yaml"
+    done = run_muninn(["--config", str(cfg), "init", "--notes", str(tmp_path / "notes"), "--yes"])
+    assert done.exit_code == 0, done.stderr
+    assert f"name: brain, kind: sqlite, preset: cortex, path: {tmp_path / 'vault' / '.cortex' / 'index.db'}" \
+        in done.stdout and "name: team, kind: http, url: http://127.0.0.1:7700" in done.stdout
+    assert "outside" not in (yaml.safe_load(cfg.read_text()) or {})
+
+
 def test_with_no_outside_memory_declared_nothing_is_asked(tmp_path: Path) -> None:
     s = muninn_config.Settings(home=tmp_path / "home")
     assert memories.declared(s) == [] and memories.states([]) == [] and memories.query([], "x", 5, str) == ({}, [])
