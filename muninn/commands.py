@@ -37,6 +37,7 @@ def register_commands(register: Callable[[str, str, str | None], Any]) -> None:
         ("muninn.export.cli", "app", None),
         ("muninn.plugins.search.cli", "app", None),
         ("muninn.plugins.search.serve_cli", "app", None),
+        ("muninn.plugins.search.outside.cli", "app", "outside"),
         ("muninn.plugins.mcp.cli", "app", None),
         ("muninn.plugins.mcp.cli", "guard_app", None),
         ("muninn.plugins.access.vault_cli", "vault_app", "vault"),

@@ -334,6 +334,50 @@ class SourceSettings(Section):
                                      "key (default: ssh's own)")
 
 
+class OutsideSettings(Section):
+    """One entry of `outside:`: another tool's memory muninn queries where it lies, read-only, and never
+    writes or syncs (docs/search.md, "Outside memories"). Declared here only: never taken from the
+    environment, which for the MCP server comes from a client file an agent can edit."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,62}$", description="Its name in `search --only`, in "
+                      "policy.yaml's `outside:` of a reader and in every hit; one namespace with the areas")
+    kind: Literal["sqlite", "http"] = Field(description="sqlite: an FTS5 database opened read-only in place; "
+                                            "http: a team memory answering GET /api/memory?q=&limit=")
+    preset: Literal["cortex", "scout", "lens"] | None = Field(None, description="sqlite: the schema of that "
+                                                              "tool's index (docs/search.md names the commit "
+                                                              "read); none: give `query`")
+    path: Path | None = Field(None, description="sqlite: the database file (relative to this config file); "
+                              "never inside muninn's own workspace")
+    query: str | None = Field(None, description="sqlite without a preset: a SELECT with two `?` (the FTS5 MATCH "
+                              "expression, then the limit) returning title, ref, meta, excerpt, score (lower is "
+                              "better, as bm25) and optionally date")
+    read: str | None = Field(None, description="sqlite without a preset: a SELECT with one `?` (a hit's ref) "
+                             "returning the whole text as its first column (recall_read, `muninn read`)")
+    count: str | None = Field(None, description="sqlite without a preset: a SELECT returning how many entries "
+                              "the memory holds (status)")
+    url: str | None = Field(None, pattern=r"^https?://[^\s]+$", description="http: the memory's base URL, "
+                            "e.g. http://localhost:7700")
+    timeout: float = Field(0.8, gt=0, le=10, description="http: seconds for one request; past it the memory "
+                           "is skipped for this query and the result says so")
+    trusted: bool = Field(False, description="true: what it holds is the owner's own writing; false: every "
+                          "hit reaches readers inside the untrusted-data label")
+    required: bool = Field(False, description="true: `muninn status --stores` fails (exit 25) while it is "
+                           "unavailable; false: an absent one is listed with why, and nothing else changes")
+
+    @model_validator(mode="after")
+    def _complete(self) -> OutsideSettings:
+        if self.kind == "http":
+            if self.url is None or self.preset or self.path or self.query:
+                raise ValueError("an http outside memory takes `url` (and no preset, path or query)")
+        elif self.path is None:
+            raise ValueError("an sqlite outside memory needs `path`")
+        elif self.preset is None and not self.query:
+            raise ValueError("an sqlite outside memory needs `preset` (cortex, scout, lens) or a `query` template")
+        elif self.query and self.query.count("?") != 2:
+            raise ValueError("`query` takes exactly two `?`: the MATCH expression, then the limit")
+        return self
+
+
 class ExportSettings(Section):
     """Export and sync: where fact files go, and which extra files hold values to redact."""
 
@@ -395,8 +439,18 @@ class Settings(Section):
     export: ExportSettings = Field(default_factory=ExportSettings)
     sources: list[SourceSettings] = Field(default_factory=list, description="What `export all` and `sync all` "
                                           "read, one entry per source (see below)")
+    outside: list[OutsideSettings] = Field(default_factory=list, description="Other tools' memories searched "
+                                           "in place, read-only (see below); none: nothing changes")
     nightly: NightlySettings = Field(default_factory=NightlySettings)
     source_file: Path | None = Field(None, exclude=True)
+
+    @model_validator(mode="after")
+    def _outside_names(self) -> Settings:
+        names = [o.name for o in self.outside]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"outside: {', '.join(twice)} declared twice (one name, one memory)")
+        return self
 
     @property
     def ranking(self) -> ranking_profile.Ranking:
@@ -496,7 +550,14 @@ def load(path: Path | str | None = None, environ: dict[str, str] | None = None) 
     else:
         doc = yamlfile.Document(path=file, data={})
         data = {}
-    data, blame = _merge(data, _env_overrides(environ)), _blamer(environ)
+    overrides = _env_overrides(environ)
+    if "outside" in overrides:
+        # The MCP server's environment comes from a client file an agent can edit: an outside memory
+        # taken from it would let the agent point muninn at anything. muninn.yaml is the owner's.
+        raise ConfigError("outside memories are declared in muninn.yaml only, never in the environment",
+                          key=next(n for k, n in _override_names(environ).items() if k[0] == "outside"),
+                          fix="move the entry into muninn.yaml's `outside:`")
+    data, blame = _merge(data, overrides), _blamer(environ)
     settings = doc.validate(Settings, data, blame=blame)
     model, name = embedder_in_use(settings.workspace, settings.embed)
     if (model, name) != (settings.embed.model, settings.embed.model_name):

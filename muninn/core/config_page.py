@@ -242,6 +242,17 @@ def _sources() -> list[str]:
     return lines
 
 
+def _outside() -> list[str]:
+    return ["## outside", "",
+            "Other tools' memories a search asks where they lie, read-only (docs/search.md, \"Outside memories\"). "
+            "Declared here only, never in the environment; a reader of policy.yaml queries those its `outside:` "
+            "names.", "",
+            "```yaml", "outside:",
+            "  - {name: brain, kind: sqlite, preset: cortex, path: ~/vault/.cortex/index.db}",
+            "  - {name: team, kind: http, url: http://localhost:7700}",
+            "```", "", *_table(Settings.model_fields["outside"].annotation.__args__[0]), ""]
+
+
 def render() -> str:
     lines = [INTRO, "## Top level", "", *_table(Settings, sections=True), ""]
     for name, info in Settings.model_fields.items():
@@ -251,6 +262,7 @@ def render() -> str:
         if name == "search":
             lines += _ranking()
     lines += _sources()
+    lines += _outside()
     lines += _all_defaults()
     return "\n".join(lines).rstrip() + "\n"
 

@@ -58,6 +58,8 @@ class ExitCode(IntEnum):
                           "or a file in it names a place outside what the backup was taken from")
     RESTORE_HELD = 23, ("restore held back file(s) the leak gate refused: named, kept sealed in "
                         "<home>/backups/held/, everything else restored")
+    OUTSIDE_UNAVAILABLE = 25, ("an outside memory muninn.yaml marks `required: true` is unavailable "
+                               "(`status --stores`): named, with why")
     BILLED_CAP = 27, ("an embedding call was refused: it could cross embed.max_billed_tokens (used and cap "
                       "named); what was embedded is kept and a rerun resumes once the cap is raised")
     REMOTE_UNREACHABLE = 28, ("a source's remote tree (`remote: ssh://…`) could not be pulled and there is no "

@@ -16,6 +16,7 @@ stated twice: a profile's prefixes come from its area levels, never from a secon
         areas: {shared: read, raven: write}
         remember_to: raven       # where recall_remember writes its observations
         tools: [recall_search, recall_read, recall_remember]
+        outside: [brain]         # outside memories (muninn.yaml `outside:`) it may query; none by default
 
 Areas may nest (`shared/private` inside `shared`). As on the server, the most specific area decides:
 a reader's level at a URI is its level in the deepest area that holds the URI, none when it does not
@@ -91,6 +92,8 @@ class ReaderModel(_Model):
                                  "instructions. Unset: false for an agent (its writes are labelled untrusted "
                                  "data), true for an owner or assistant (a person drives those sessions).")
     description: str = Field("", description="Free text for people; muninn does not read it.")
+    outside: list[str] = Field(default_factory=list, description="The outside memories (muninn.yaml `outside:`) "
+                               "this reader may query; one not named is invisible to it.")
 
 
 class PolicyModel(_Model):
@@ -141,6 +144,8 @@ class Profile:
     trusted: bool
     # Every area that decides in this reader's account, the most specific (longest URI) first.
     deciding: tuple[Area, ...] = ()
+    # The outside memories it may query, by name: any other is invisible to it (search, status, briefing).
+    outside_memories: tuple[str, ...] = ()
 
     def decider(self, uri: str) -> Area | None:
         """The area that decides at `uri`: the deepest one holding it; None outside every area, and for a
@@ -271,6 +276,7 @@ def _build(doc: yamlfile.Document) -> Policy:
             # are trusted: a person drives those sessions, and the label goes by area, so an untrusted
             # assistant would mark every note it may write as untrusted, the owner's own included.
             trusted=r.trusted if r.trusted is not None else r.kind != "agent",
+            outside_memories=tuple(dict.fromkeys(r.outside)),
         )
     for i, name in enumerate(model.untrusted):
         if name not in areas:
@@ -304,5 +310,19 @@ def path_for(settings: Settings, override: Path | None = None) -> Path:
 
 
 def load_for(settings: Settings, override: Path | None = None) -> Policy:
-    """The policy these settings point at: the one every part (guard, apply, nightly) enforces."""
-    return load(path_for(settings, override))
+    """The policy these settings point at: the one every part (guard, apply, nightly) enforces. A reader's
+    `outside:` must name memories muninn.yaml declares, and no area may share a name with one (`--only`
+    takes both)."""
+    pol = load(path_for(settings, override))
+    declared = [o.name for o in settings.outside]
+    for name in declared:
+        if name in pol.areas:
+            raise ConfigError(f"{name!r} is both an area of policy.yaml and an outside memory of muninn.yaml",
+                              path=str(pol.path), fix="rename one: `--only` and `only` take both kinds of name")
+    for reader, prof in pol.profiles.items():
+        unknown = [n for n in prof.outside_memories if n not in declared]
+        if unknown:
+            raise ConfigError(f"readers.{reader}.outside: {', '.join(unknown)} is not an outside memory muninn.yaml "
+                              f"declares (declared: {', '.join(declared) or 'none'})", path=str(pol.path),
+                              fix="declare it under `outside:` in muninn.yaml, or remove it here")
+    return pol

@@ -180,8 +180,9 @@ def install_cmd(
     reader is an owner.
 
     `--client codex`: the `muninn` server in $CODEX_HOME/config.toml (default ~/.codex; with --scope
-    project, the project's .codex/config.toml), as one marked block; Codex gets no hooks and no /recall
-    (docs/mcp.md says why). Exit 2 when the file is not valid TOML or holds a `muninn` server muninn did
+    project, the project's .codex/config.toml), as one marked block, and the same /recall prompt as a Codex
+    custom prompt ($CODEX_HOME/prompts/recall.md, run as /prompts:recall); Codex gets no hooks (docs/mcp.md
+    says why). Exit 2 when the file is not valid TOML or holds a `muninn` server muninn did
     not write.
     """
     from muninn.plugins.mcp import client_install as inst
@@ -244,13 +245,19 @@ def _install_codex(ctx: typer.Context, profile: str | None, scope: Scope, projec
 
     path = (project.expanduser().absolute() / ".codex" / "config.toml" if scope == Scope.project
             else codex_install.config_file(Path.home()))
+    from muninn.plugins.mcp import client_install as inst
+
+    # Codex's custom prompts are the person's, in $CODEX_HOME/prompts, whatever the server's scope.
+    prompt = codex_install.config_file(Path.home()).parent / "prompts" / "recall.md"
     if uninstall:
-        change = codex_install.uninstall(path)
+        changes = [codex_install.uninstall(path), inst.remove_command(prompt)]
     else:
         s, prof = _assistant(ctx, profile, policy, "codex")
         env = rules.server_env(cliutil.config_path(ctx) or s.source_file, s.keyring.backend)
-        change = codex_install.install(path, rules.client_config("codex", prof.name, env, policy))
-    typer.echo(f"{change.path}: {change.what}")
+        changes = [codex_install.install(path, rules.client_config("codex", prof.name, env, policy)),
+                   inst.write_command(prompt, prof.name, "codex")]
+    for change in changes:
+        typer.echo(f"{change.path}: {change.what}")
     if not uninstall:
         cliutil.say(_runs_as(prof))
 

@@ -18,6 +18,8 @@ a damaged one stops the server with the sentence `muninn redact list` gives.
 
 from __future__ import annotations
 
+from typing import Any
+
 from muninn.core.config import Settings
 from muninn.guards.known import secret_values
 from muninn.guards.redact.allowlist import Allowlist
@@ -44,6 +46,7 @@ class ValueRedactor:
         self._redactor = Redactor(known, encodings=ENCODINGS, views=True)
         self._writer: Redactor | None = None
         self._scanner: PatternScanner | None = None
+        self._outside: Any = None
 
     def _writes(self) -> Redactor:
         """What an agent writes becomes a fact file: export's redactor (every form of the table, the
@@ -109,3 +112,12 @@ class ValueRedactor:
 
     def scrub_all(self, text: str) -> str:
         return self._writes().redact(text).text
+
+    def scrub_outside(self, text: str, settings: Settings) -> str:
+        """Another tool's text (an outside memory's hit): the full redactor, every pass there is
+        (muninn.plugins.search.outside.scrub). Built on first use: nothing is spent with none declared."""
+        if self._outside is None:
+            from muninn.plugins.search.outside.scrub import FullScrub
+
+            self._outside = FullScrub.from_settings(settings, self._known)
+        return self._outside(text)

@@ -24,6 +24,8 @@ from muninn.guards.policy import tools as tool_guard
 from muninn.plugins.mcp.audit import AuditLog
 from muninn.plugins.mcp.redaction import ValueRedactor
 
+OUTSIDE_PREFIX = "outside:"     # muninn.plugins.search.outside.memories.PREFIX, without importing it at start
+
 NUDGE = ("Memory is history. You have searched it {n} times in a row: for the current state of a "
          "service, host or pipeline, check it live (recall_access_exec, recall_verify, or its own status "
          "command) instead of searching again.")
@@ -46,6 +48,7 @@ class GuardSession:
     history_streak: int = 0
     notes: list[str] = field(default_factory=list)
     index_problem: str | None = None   # why this reader's keyword index may be incomplete (said in results)
+    _outside: list[Any] | None = None
     # The client and the searcher are built once: by the warm-up thread or by the first call, whichever
     # comes first (the other waits for it, so the reranker is never loaded twice).
     _build_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
@@ -145,11 +148,33 @@ class GuardSession:
     # --- outputs ---
 
     def label(self, text: str, uri: str) -> str:
-        writers = [w for w in self.policy.untrusted_writers(uri) if w != self.profile.name]
+        writers = self._writers(uri)
         return label_mod.wrap(text, uri, writers) if writers else text
 
     def untrusted(self, uri: str) -> bool:
-        return any(w != self.profile.name for w in self.policy.untrusted_writers(uri))
+        return bool(self._writers(uri))
+
+    def _writers(self, uri: str) -> list[str]:
+        if uri.startswith(OUTSIDE_PREFIX):
+            # Another tool's memory: data, unless the owner marked it as their own writing (`trusted: true`).
+            name = uri[len(OUTSIDE_PREFIX):].split("/", 1)[0]
+            trusted = any(o.name == name and o.trusted for o in self.settings.outside)
+            return [] if trusted else [f"{name} (outside memory)"]
+        return [w for w in self.policy.untrusted_writers(uri) if w != self.profile.name]
+
+    # --- outside memories ---
+
+    @property
+    def outside(self) -> list[Any]:
+        """The outside memories this reader may query (its policy's `outside:`), in muninn.yaml's order."""
+        if self._outside is None:
+            from muninn.plugins.search.outside import memories
+
+            self._outside = memories.declared(self.settings, self.profile.outside_memories)
+        return self._outside
+
+    def scrub_outside(self, text: str) -> str:
+        return self.redactor.scrub_outside(text, self.settings)
 
     def scrub_data(self, data: Any) -> Any:
         if isinstance(data, str):

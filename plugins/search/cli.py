@@ -45,6 +45,8 @@ def search_cmd(
     md: bool = typer.Option(False, "--md", help="Print the hits as a markdown list."),
     profile: str = typer.Option(None, "--profile", "-p", help="Search as this reader of policy.yaml: its own "
                                 "key, its own keyword index, and only what its areas let it read."),
+    only: list[str] = typer.Option(None, "--only", help="Only these areas (policy.yaml) or outside memories "
+                                   "(muninn.yaml `outside:`), by name, comma-separated or repeated."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Find facts by words, a question or an identifier, best first, each with its relevance.
@@ -70,6 +72,12 @@ def search_cmd(
       muninn search "deploy failed" --since 7d --target viking://resources/observations
       muninn search "restore a single file" --files | head -1 | xargs muninn read
       muninn search "cert rotation" --min-score 0.3 --md
+      muninn search "graph traversal" --only brain,code
+
+    Outside memories (muninn.yaml `outside:`, docs/search.md) join every search without --target: their
+    hits are merged round robin by rank with muninn's, then reranked once where the cross-encoder is
+    loaded; the result says which order is final. Their text is fully redacted and marked untrusted
+    unless the memory is declared `trusted: true`.
     """
     modes = [flag for flag, on in (("--json", json_out), ("--md", md), ("--files", files), ("--briefing", brief))
              if on]
@@ -82,20 +90,37 @@ def search_cmd(
         with _searcher(s, profile, target) as searcher:
             _batch(searcher, batch, k, since, min_score, switches)
         return
+    target, asked, own = list(target or []), [], True
+    if only or s.outside:     # with no outside memory declared and no --only, nothing here runs
+        from muninn.plugins.search.outside import cli_merge
+
+        areas = _areas(s) if only else {}
+        target, asked, own = cli_merge.plan(s, cli_merge.names(only), target, profile, areas)
     result, notes = None, []
-    if s.search.serve_idle > 0 and profile is None:   # `muninn serve` searches as the configured identity
+    # `muninn serve` searches as the configured identity, muninn's areas alone.
+    if s.search.serve_idle > 0 and profile is None and not asked:
         from muninn.plugins.search import serve
 
         result = serve.search(s, {"query": query, "k": k, "target": target or None, "since": since, "briefing": brief,
                                   "tokens": tokens, "min_score": min_score, "switches": switches}, notes.append)
     if result is None:
         with _searcher(s, profile, target) as searcher:
-            result = searcher.search(query, k=k, target=target or None, since=since, briefing=brief, tokens=tokens,
-                                     min_score=min_score, **switches)
+            from muninn.plugins.search.types import SearchResult
+
+            result = (searcher.search(query, k=20 if brief and asked else k, target=target or None, since=since,
+                                      briefing=brief and not asked,
+                                      tokens=tokens, min_score=min_score, **switches) if own
+                      else SearchResult(query=query, route="outside", hits=[]))
+            if asked:
+                rerank_on = switches.get("rerank") if switches.get("rerank") is not None else s.search.rerank.enabled
+                result = cli_merge.merge(s, result, asked, own, searcher.reranker() if rerank_on else None,
+                                         k or s.search.k, brief, tokens)
         result.warnings[:0] = notes
     for warning in result.warnings:
         say(f"warning: {warning}")
     marks = _marks(s, [h.uri for h in result.hits], profile)
+    if asked:
+        marks.update(cli_merge.marks(s, [h.uri for h in result.hits]))
     if json_out:
         data = result.to_dict()
         for hit in data["hits"]:
@@ -124,6 +149,14 @@ def _marks(s: Settings, uris: list[str], reader: str | None) -> dict[str, list[s
     if pol is None:
         return {}
     return {u: [w for w in pol.untrusted_writers(u) if w != reader] for u in uris}
+
+
+def _areas(s: Settings) -> dict[str, str]:
+    """policy.yaml's areas by name ({} without a policy): what `--only` names besides outside memories."""
+    from muninn.plugins.search import reader_index
+
+    pol = reader_index.policy_or_none(s)
+    return dict(pol.areas) if pol is not None else {}
 
 
 def _searcher(s: Settings, profile: str | None, targets: list[str] | None) -> Searcher:
@@ -181,7 +214,8 @@ def _batch(searcher: Searcher, path: Path, k: int | None, since: str | None, min
 
 
 @app.command("read")
-def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:// URI from a search hit."),
+def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:// URI from a search hit, or an "
+                                                          "outside:<memory>/<ref> hit."),
              json_out: bool = JsonOpt) -> None:
     """Print one fact file; --json splits it into front matter fields and body.
 
@@ -196,8 +230,11 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
     from muninn.plugins.search import doc as docmod
     from muninn.plugins.search.read_file import read_file
 
-    uri = _file_uri(uri)
     s = settings(ctx)
+    if uri.startswith("outside:") and s.outside:
+        _read_outside(s, uri, json_out)
+        return
+    uri = _file_uri(uri)
     with OpenViking.user(s) as client:
         text = read_file(client, uri, lister="muninn ls", finder="`muninn search` or `muninn ls`")
     writers = _marks(s, [uri], None).get(uri, [])
@@ -210,6 +247,25 @@ def read_cmd(ctx: typer.Context, uri: str = typer.Argument(..., help="A viking:/
     emit_json({"uri": uri, "title": d.title, "breadcrumb": d.breadcrumb,
                "date": d.date.isoformat() if d.date else None, "source": d.source,
                "meta": d.meta, "body": d.body, "untrusted": bool(writers), "written_by": writers})
+
+
+def _read_outside(s: Settings, handle: str, json_out: bool) -> None:
+    """An outside hit opened as seed 001's expand: the whole text, fully redacted, labelled unless trusted."""
+    from muninn.guards.policy import label
+    from muninn.plugins.search.outside import cli_merge, memories
+    from muninn.plugins.search.outside.scrub import FullScrub
+    from muninn.plugins.search.outside.sqlite_memory import Unavailable
+
+    try:
+        _, text = memories.open_hit(memories.declared(s), handle, FullScrub.from_settings(s))
+    except Unavailable as exc:
+        raise SearchError(f"{handle[:200]} cannot be opened: {exc}", fix="search again: hits change") from None
+    why = cli_merge.marks(s, [handle]).get(handle, [])
+    if json_out:
+        emit_json({"uri": handle, "body": text, "untrusted": bool(why), "written_by": why})
+        return
+    shown = label.wrap(text, handle, why) if why else text
+    sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
 
 
 def _file_uri(uri: str) -> str:

@@ -33,6 +33,7 @@ def register_checks(register: Callable[[Callable[..., Any]], Any]) -> None:
 
     register(doctor_check.reranker_weights)
     register(doctor_check.keyword_index)
+    register(_outside_checks)
 
 
 @hookimpl
@@ -40,6 +41,7 @@ def register_stores(register: Callable[[Callable[..., Any]], Any]) -> None:
     from muninn.plugins.search import reader_index
 
     register(reader_index.store_rows)
+    register(_outside_rows)
 
 
 @hookimpl
@@ -83,3 +85,18 @@ def before_down(settings: Settings, say: Callable[[str], None]) -> int:
     from muninn.plugins.search import serve
 
     return serve.stop_all(settings, say)
+
+
+def _outside_checks(settings: Settings) -> list[Any]:
+    # Imported only when a check runs, and nothing is asked with no outside memory declared or suggested.
+    from muninn.plugins.search.outside import report
+
+    return report.checks(settings)
+
+
+def _outside_rows(settings: Settings, reader: str | None) -> list[dict[str, Any]]:
+    if not settings.outside:
+        return []
+    from muninn.plugins.search.outside import report
+
+    return report.store_rows(settings, reader)

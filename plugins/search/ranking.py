@@ -12,6 +12,7 @@ order:
     with_recency   a small prior for newer facts, on scores scaled to the best
     pinned_first   an inventory entry the query names goes on top
     per_file       at most `per_file` hits of one file on the page
+    union          muninn's hits and the outside memories' as one order (round robin, then one rerank)
 
 Changing ranking is this file and the ranking profile, measured with the sealed eval (docs/search.md).
 Pure functions: the lab replays them offline on recorded evidence (evals/lab/corpora/replay.py).
@@ -23,12 +24,14 @@ import datetime as dt
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 from muninn.core.ranking_profile import Ranking
 from muninn.plugins.search.doc import Doc
 from muninn.plugins.search.types import Candidate
+
+T = TypeVar("T")
 
 # --- fusion ---
 
@@ -261,3 +264,31 @@ def feature_weights(features: Iterable[Weighed], ranking: Ranking) -> tuple[dict
     """(weight, blend) of each feature by name, in the order of the sums."""
     fs = list(features)
     return {f.name: f.weight(ranking) for f in fs}, {f.name: f.blend(ranking) for f in fs}
+
+
+# --- one query across muninn and the outside memories ---
+
+
+def union(lists: Sequence[Sequence[T]], scores: Callable[[list[T]], list[float] | None] | None = None,
+          dates: Callable[[T], str | None] = lambda _: None, min_confidence: float = 0.0) -> tuple[list[T], bool]:
+    """One order over separate memories, whose scores do not compare (bm25 of another database,
+    an importance, muninn's fused score): round robin by rank within each (best of each, then the next
+    of each, muninn's first), then, when `scores` gives the cross-encoder's probabilities for that list
+    and it is sure of one (best at least `min_confidence`), that order, ties broken newest first (an
+    undated hit after a dated one), then round robin. Returns (the order, whether the cross-encoder's
+    stands); unsure or unavailable, round robin is final. Nothing else is applied here: each memory's
+    own ranking (muninn's recency prior and per-file cap included) already ran inside it."""
+    queues = [list(q) for q in lists if q]
+    robin: list[T] = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        robin += [q[i] for q in queues if i < len(q)]
+    got = scores(robin) if scores is not None and robin else None
+    if not got or max(got) < min_confidence:
+        return robin, False
+    # A date's text compares as time when ISO (the presets', muninn's); undated sorts after every date.
+    keyed = [(-round(s, 6), _newest_first(dates(x)), i) for i, (x, s) in enumerate(zip(robin, got, strict=True))]
+    return [robin[i] for *_, i in sorted(keyed)], True
+
+
+def _newest_first(date: str | None) -> tuple[int, str]:
+    return (1, "") if not date else (0, "".join(chr(0x10FFFF - ord(c)) for c in date[:32]))

@@ -90,13 +90,19 @@ def status(
         from muninn.core import registry
 
         rows = [row for fn in registry.store_rows() for row in fn(settings(ctx), reader)]
+        # An outside memory that is absent is listed with why; only one muninn.yaml marks required fails.
+        missing = sorted({r["area"] for r in rows if r.get("required") and not r.get("available")})
         if json_out:
             emit_json(rows)
-            return
-        table = Table("reader", "area", "files", "newest", "keyword index")
-        for r in rows:
-            table.add_row(str(r["reader"]), str(r["area"]), str(r["files"]), str(r["newest"] or "-"), str(r["index"]))
-        console.print(table)
+        else:
+            table = Table("reader", "area", "files", "newest", "keyword index")
+            for r in rows:
+                table.add_row(str(r["reader"]), str(r["area"]), str(r["files"]), str(r["newest"] or "-"),
+                              str(r["index"]))
+            console.print(table)
+        if missing:
+            say(f"required outside memory unavailable: {', '.join(missing)}")
+            raise typer.Exit(ExitCode.OUTSIDE_UNAVAILABLE)
         return
     components = lifecycle.status(settings(ctx))
     emit_json(lifecycle.as_dicts(components)) if json_out else console.print(_table(components))

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from typer import Abort
 
-from muninn.core import paths
+from muninn.core import outside_hints, paths
 from muninn.core.cliutil import config_path, say
 from muninn.core.errors import ConfigError
 from muninn.plugins.stack import init_files
@@ -48,6 +48,10 @@ def init_cmd(
         mode = path.stat().st_mode & 0o777
         typer.echo(f"wrote {path} ({mode:o})")
     _say_keyring(backend, target)
+    if hints := outside_hints.suggestions():
+        # Suggested, never written: which other tools' memories to search is the owner's choice.
+        typer.echo("other tools' memories this environment names; to search them too, add under `outside:` "
+                   f"in {target}:\n" + "\n".join(f"  {h}" for h in hints))
     typer.echo(f"next: {_doctor_command(target)}")
 
 

@@ -70,14 +70,25 @@ def check_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = Jso
 @app.command("show")
 def show_cmd(ctx: typer.Context, policy: Path = PolicyOpt, json_out: bool = JsonOpt) -> None:
     """For every area, in each account: the area whose ACL decides there (the deepest one some reader of
-    the account lists, as on the server) and each reader's level. Local: no server call."""
-    pol = policy_mod.load_for(settings(ctx), policy)
+    the account lists, as on the server) and each reader's level. Then each outside memory of muninn.yaml:
+    which readers may query it, and to which it is invisible (a reader's `outside:` names it or not).
+    Local: no server call."""
+    s = settings(ctx)
+    pol = policy_mod.load_for(s, policy)
     found = policy_show.rows(pol)
+    outside = policy_show.outside_rows(s, pol)
     if json_out:
-        emit_json({"policy": str(pol.path), "areas": [r.as_dict() for r in found]})
+        emit_json({"policy": str(pol.path), "areas": [r.as_dict() for r in found],
+                   "outside": [r.as_dict() for r in outside]})
         return
     table = Table("account", "area", "uri", "decided by", "levels")
     for r in found:
         levels = ", ".join(f"{n} {lv or 'none'}" for n, lv in r.levels.items())
         table.add_row(r.account, r.area, r.uri, policy_show.describe(r), levels)
     console.print(table)
+    if outside:
+        more = Table("outside memory", "kind", "labelled", "readers")
+        for o in outside:
+            more.add_row(o.name, o.kind, "trusted" if o.trusted else "untrusted",
+                         ", ".join(f"{n} {how}" for n, how in o.readers.items()))
+        console.print(more)

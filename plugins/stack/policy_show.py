@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from muninn.core.config import Settings
 from muninn.core.policy import Policy
 
 
@@ -44,3 +45,23 @@ def describe(row: AreaRow) -> str:
     if row.decided_by is None:
         return "no ACL: no reader of this account lists it or an enclosing area"
     return f"no reader of this account lists it: {row.decided_by}'s ACL decides"
+
+
+@dataclass
+class OutsideRow:
+    name: str
+    kind: str
+    trusted: bool
+    readers: dict[str, str]     # reader: "query" or "invisible"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def outside_rows(settings: Settings, policy: Policy) -> list[OutsideRow]:
+    """Each outside memory muninn.yaml declares and, per reader, whether its `outside:` lets it query it;
+    one it does not name is invisible to it in search, status and briefing."""
+    readers = sorted(policy.profiles.values(), key=lambda p: p.name)
+    return [OutsideRow(o.name, o.kind, o.trusted,
+                       {p.name: "query" if o.name in p.outside_memories else "invisible" for p in readers})
+            for o in settings.outside]

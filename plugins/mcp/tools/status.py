@@ -40,12 +40,19 @@ def handle(session: GuardSession, p: StatusParams) -> Output:
     for row in data["stores"]:
         lines.append(f"area {row['area']}: {row['files']} files, newest {row['newest'] or '-'}; "
                      f"keyword index: {row['index']}")
+    if session.settings.outside and session.outside:   # only those this reader may query: others are invisible
+        from muninn.plugins.search.outside import memories
+
+        states = memories.states(session.outside)
+        data["outside"] = [st.to_dict() for st in states]
+        lines += [st.line() for st in states]
     return Output("\n".join(lines), data)
 
 
 STATUS = ToolSpec(
     name="recall_status",
     description=("Show which reader this server acts as, its areas and tools, whether memory is reachable, "
-                 "and for each readable area its file count, newest fact and keyword index freshness."),
+                 "and for each readable area its file count, newest fact and keyword index freshness; then each "
+                 "outside memory it may query: available or why not, and how many entries."),
     params=StatusParams, handler=handle, access="none", agent_default=True, init_agent=True,
 )
