@@ -396,7 +396,7 @@ PROGRAMS: dict[str, Verbs] = {
     "docker": Verbs("rm, rmi, kill, stop, restart, pause, unpause, prune, push, system prune, image prune, "
                     "image rm, image push, container rm, container prune, container stop, container kill, "
                     "container restart, volume rm, volume prune, network rm, network prune, builder prune, "
-                    "compose down, compose rm, compose stop, compose restart, compose kill, compose up, "
+                    "compose down, compose rm, compose stop, compose restart, compose kill, "
                     "compose push, service rm, service update, service scale, service create, stack deploy, "
                     "stack rm, swarm init, swarm leave, swarm join, secret rm, secret create, config rm, "
                     "node rm, node update, update, login, logout, context rm, plugin rm, plugin install",
@@ -829,6 +829,8 @@ def _find(args: list[str], depth: int) -> Risk | None:
             i = args.index(flag)
             end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "+", "\\;")), len(args))
             inner = _judge(args[i + 1:end], depth + 1)
+            if inner is None and args[i + 1:i + 2] and _base(args[i + 1]) in ("rm", "shred", "unlink"):
+                inner = Risk(_base(args[i + 1]), "", "deletes files", [])
             if inner:
                 return Risk(inner.program, inner.verb, f"find {flag} runs it on every match: {inner.why}",
                             args[:1] + inner.context)
@@ -1016,6 +1018,10 @@ def _program(program: str, args: list[str], depth: int, stdin: str, piped: bool)
     if program in ("docker", "podman") and args[:1] == ["exec"]:
         pos = positionals(args[1:], frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir"}), 64)
         return _judge(pos[1:], depth + 1) if len(pos) >= 2 else None
+    if program == "service" and len(args) >= 2 and args[1] in PROGRAMS["service"].risky:
+        return Risk("service", args[1], f"service {args[1]} changes a service", args[:1])
+    if program == "nginx" and "-s" in args:
+        return Risk("nginx", "-s " + (_opt(args, "-s") or ""), "nginx -s signals the web server", [])
     if program == "docker-compose" or (program in ("docker", "podman") and "compose" in args[:3]):
         rest = args[args.index("compose") + 1:] if "compose" in args[:3] else args
         # Compose's -f/-p take a file and a project (docker's own -f is --force): dropped before the verb.
