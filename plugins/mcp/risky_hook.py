@@ -45,6 +45,12 @@ def command_of(payload: object) -> str | None:
     return command if isinstance(command, str) and command.strip() else None
 
 
+def _note(why: str) -> None:
+    """Why nothing was handed over, on stderr, only with MUNINN_HOOK_DEBUG=1 (Claude Code shows a hook's stderr)."""
+    if os.environ.get("MUNINN_HOOK_DEBUG") == "1":
+        sys.stderr.write(f"muninn risky hook: {why}\n")
+
+
 def _options(argv: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for i, word in enumerate(argv):
@@ -70,11 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         from muninn.plugins.mcp import risky_recall
 
         out = risky_recall.recall(payload, command, risk, options["profile"], options.get("policy"),
-                                  float(options.get("budget") or BUDGET_S))
+                                  float(options.get("budget") or BUDGET_S), note=_note)
         if out is not None:
             sys.stdout.write(json.dumps(out, ensure_ascii=False))
             sys.stdout.flush()
-    except BaseException:   # the edge of a hook that informs: silence, and the call goes on
+    except BaseException as exc:   # the edge of a hook that informs: silence, and the call goes on
+        _note(f"{type(exc).__name__}: {exc}")
         return 0
     return 0
 

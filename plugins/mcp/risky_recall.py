@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -82,21 +83,25 @@ def render(command: str, risk: RiskLike, hits: list[Hit], pol: policy_mod.Policy
 
 
 def recall(payload: dict[str, Any], command: str, risk: RiskLike, profile: str, policy: str | None,
-           budget_s: float) -> dict[str, Any] | None:
-    """The hook's JSON for Claude Code, or None (nothing found, no warm answer in time, not allowed)."""
+           budget_s: float, note: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+    """The hook's JSON for Claude Code, or None (nothing found, no warm answer in time, not allowed: `note`
+    says which)."""
     started = time.monotonic()
     settings = config.load()
     policy_path = Path(policy).expanduser() if policy else None
     pol = policy_mod.load_for(settings, policy_path)
     reader = pol.profile(profile)
     if not tool_guard.check_tool(reader, "recall_search").allowed:
+        note(f"reader {profile!r} may not use recall_search")
         return None   # a reader that may not search memory is not searched for
     query = risk.query()
     left = budget_s - (time.monotonic() - started)
     if left <= 0.05:
+        note(f"the budget ({budget_s:g} s) was spent before the search")
         return None
     result = serve.search_within(settings, reader, {"query": query, "k": ASKED}, left, policy_path)
     if result is None:
+        note(f"no answer from the reader's warm search within {left:.2f} s (one is started when none runs)")
         return None
     hits = ranked([h for h in result.hits if reader.may("read", h.uri)], risk)
     redactor = ValueRedactor.from_settings(settings)
@@ -109,6 +114,7 @@ def recall(payload: dict[str, Any], command: str, risk: RiskLike, profile: str, 
     finally:
         audit.close()
     if not hits:
+        note(f"no past record of {risk.program} {risk.verb} among {len(result.hits)} hit(s) for {query!r}")
         return None
     text = redactor.scrub(render(command, risk, hits, pol, reader.name))
     what = f"{risk.program} {risk.verb}".strip()
