@@ -24,6 +24,23 @@ from __future__ import annotations
 
 import re
 
+
+class _Lazy:
+    """A pattern compiled at its first use: the hook imports this module before every Bash call, and most
+    calls never reach the cloud, SQL or naming rules (compiling them all costs more than a classification)."""
+
+    __slots__ = ("args", "compiled")
+
+    def __init__(self, *args: object) -> None:
+        self.args = args
+        self.compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if self.compiled is None:
+            self.compiled = re.compile(*self.args)  # type: ignore[call-overload]
+        return getattr(self.compiled, name)
+
+
 # --- the risk --------------------------------------------------------------------------------------------
 
 
@@ -250,7 +267,7 @@ def commands(text: str, depth: int = 0) -> list[_Cmd]:
 
 # --- paths ---------------------------------------------------------------------------------------------------
 
-_SYSTEM = re.compile(r"^(?:/(?:etc|usr|bin|sbin|lib|lib32|lib64|boot|opt|srv|root|var/lib|var/spool|var/www|"
+_SYSTEM = _Lazy(r"^(?:/(?:etc|usr|bin|sbin|lib|lib32|lib64|boot|opt|srv|root|var/lib|var/spool|var/www|"
                      r"dev/(?!null$|stdout$|stderr$|tty$|fd/)|proc/sys|sys)(?:/|$)|~/\.ssh|~/\.aws|~/\.kube|~/\.gnupg|"
                      r"\$HOME/\.(?:ssh|aws|kube)|~/\.bashrc|~/\.profile|~/\.zshrc|/$)")
 
@@ -582,12 +599,12 @@ for _alias, _same in (("k", "kubectl"), ("tofu", "terraform"), ("terragrunt", "t
         PROGRAMS[_alias] = PROGRAMS[_same]
 
 # Cloud CLIs name an operation last: `aws ec2 terminate-instances`, `gcloud compute instances delete x`.
-_CLOUD_READ = re.compile(r"^(?:get|list|describe|show|head|wait|help|search|lookup|batch-get|scan|query|filter-log-"
+_CLOUD_READ = _Lazy(r"^(?:get|list|describe|show|head|wait|help|search|lookup|batch-get|scan|query|filter-log-"
                          r"events|tail|ls|info|version|whoami|account|get-caller-identity|print-access-token|"
                          r"print-identity-token|read|export|estimate|validate|check|test|preview|simulate|"
                          r"decode-authorization-message|generate-presigned-url|presign|logs|select|download|"
                          r"view|status|browse|ssh|scp|cat|config-list|inspect|find|diff|plan)(?:-|$)")
-_CLOUD_ACT = re.compile(r"^(?:delete|remove|rm|terminate|destroy|put|create|update|modify|attach|detach|"
+_CLOUD_ACT = _Lazy(r"^(?:delete|remove|rm|terminate|destroy|put|create|update|modify|attach|detach|"
                         r"associate|disassociate|reboot|restart|stop|start|run|invoke|deploy|set|add|"
                         r"replace|reset|revoke|authorize|rotate|disable|enable|cancel|purge|restore|import|"
                         r"upload|publish|register|deregister|tag|untag|resize|scale|promote|failover|apply|"
@@ -649,11 +666,11 @@ def _rm(args: list[str]) -> Risk | None:
     return None
 
 
-_SQL_ACT = re.compile(r"(?:^|;|\n)\s*(?:drop|truncate|delete|update|insert|alter|create|grant|revoke|merge|"
+_SQL_ACT = _Lazy(r"(?:^|;|\n)\s*(?:drop|truncate|delete|update|insert|alter|create|grant|revoke|merge|"
                       r"replace|rename|comment\s+on|vacuum\s+full|reindex|cluster|reassign|lock|copy\s+\S+\s+from|"
                       r"load\s+data|flush|kill|shutdown|reset|set\s+global|call|do|refresh\s+materialized|"
                       r"attach|detach|import|restore)\b", re.I)
-_MONGO_ACT = re.compile(r"\.(?:drop|dropDatabase|deleteOne|deleteMany|remove|updateOne|updateMany|update|insert\w*|"
+_MONGO_ACT = _Lazy(r"\.(?:drop|dropDatabase|deleteOne|deleteMany|remove|updateOne|updateMany|update|insert\w*|"
                         r"replaceOne|findOneAndDelete|findOneAndUpdate|findAndModify|createIndex|dropIndex\w*|"
                         r"renameCollection|createUser|dropUser|updateUser|grantRolesToUser|revokeRolesFromUser|"
                         r"shutdownServer)\s*\(")
@@ -874,7 +891,7 @@ def _sysctl(args: list[str]) -> Risk | None:
     return None
 
 
-_NAMED = re.compile(r"(?:^|[-_./:])(deploy|deployment|rollout|release|publish|destroy|teardown|decommission|"
+_NAMED = _Lazy(r"(?:^|[-_./:])(deploy|deployment|rollout|release|publish|destroy|teardown|decommission|"
                     r"drop|wipe|purge|rollback|migrate|migration|failover|reboot|restart|nuke|reset-db|"
                     r"provision|cutover|promote)(?:$|[-_.:])", re.I)
 _TASK_RUNNERS = frozenset({"make", "just", "task", "mage", "rake", "invoke", "nox", "tox"})
@@ -903,7 +920,7 @@ _ALWAYS = {   # acts whatever their arguments say
     "attributes", "setfacl": "changes file permissions", "modprobe": "loads or unloads a kernel module",
     "dropdb.exe": "drops a database", "kexec": "boots another kernel", "chpasswd.exe": "changes passwords",
 }
-_MKFS = re.compile(r"^mkfs(?:\.\w+)?$")
+_MKFS = _Lazy(r"^mkfs(?:\.\w+)?$")
 _READ_ONLY_FLAGS = {"fdisk": ("-l", "--list"), "parted": ("-l", "--list", "print"), "sfdisk": ("-l", "--list", "-d"),
                     "mount": (), "cryptsetup": ("status", "luksDump", "isLuks"), "mdadm": ("--detail", "-D",
                     "--examine", "-E", "--query", "-Q"), "modprobe": ("-n", "--dry-run", "-c", "--showconfig"),
