@@ -122,7 +122,10 @@ def search(settings: Settings, request: dict[str, Any], note: Callable[[str], No
 def search_within(settings: Settings, reader: Profile, request: dict[str, Any], budget_s: float,
                   policy: Path | None = None) -> SearchResult | None:
     """The reader's warm process's answer within `budget_s` seconds, else None. None runs: one is started
-    in the background for the next call and this one gets None (a search never waits for a model load)."""
+    in the background for the next call and this one gets None (a search never waits for a model load).
+    With search.serve_idle 0 (no warm processes, the owner's choice) none is started: always None."""
+    if settings.search.serve_idle <= 0:
+        return None
     path = socket_path(settings, identity(settings, reader))
     reply = _ask(path, {"op": "search", **request}, timeout=budget_s)
     if reply is None:
