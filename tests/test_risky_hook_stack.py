@@ -97,7 +97,8 @@ def _installed_hook(world: dict[str, Any]) -> str:
 
 def _run(hook: str, world: dict[str, Any], command: str) -> tuple[subprocess.CompletedProcess, float]:
     # As Claude Code runs a hook: through a shell, with an environment of its own.
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(world["home"]), "XDG_DATA_HOME": world["env"]["XDG_DATA_HOME"]}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(world["home"]), "XDG_DATA_HOME": world["env"]["XDG_DATA_HOME"],
+           "MUNINN_HOOK_DEBUG": "1"}
     t = time.perf_counter()
     done = subprocess.run(["sh", "-c", hook], input=json.dumps(pre_tool_use(command)), capture_output=True,
                           text=True, env=env, timeout=60)

@@ -1,8 +1,9 @@
 """The risky half of the PreToolUse hook (risky_hook.py): past attempts at the same command, for the agent.
 
 Searched as the agent's reader (the profile `mcp install` wrote into the hook line: its key, its keyword
-index, only its areas), through that reader's warm `muninn serve` under a hard budget: no warm process
-means no answer this time (one is started for the next risky command), never a wait for a model load.
+index, only its areas), without the cross-encoder, through that reader's warm `muninn serve` under a hard
+budget: no warm process means no answer this time (one is started for the next risky command), never a
+wait for a model load.
 Hits are kept when they name the same program and verb (or, for a program without verbs, one of the
 command's hosts, names or paths), best first and newest first on ties. What reaches the agent is
 labelled untrusted, redacted by the MCP server's own output redaction and audited as the MCP server
@@ -99,7 +100,10 @@ def recall(payload: dict[str, Any], command: str, risk: RiskLike, profile: str, 
     if left <= 0.05:
         note(f"the budget ({budget_s:g} s) was spent before the search")
         return None
-    result = serve.search_within(settings, reader, {"query": query, "k": ASKED}, left, policy_path)
+    # Without the cross-encoder: ~30 ms warm instead of ~1 s (seconds under load, evals/results/mcp_warm.md),
+    # and a past attempt is found by its words (program, verb, hosts) more than by a paraphrase.
+    request = {"query": query, "k": ASKED, "switches": {"rerank": False}}
+    result = serve.search_within(settings, reader, request, left, policy_path)
     if result is None:
         note(f"no answer from the reader's warm search within {left:.2f} s (one is started when none runs)")
         return None
