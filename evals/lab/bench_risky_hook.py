@@ -68,7 +68,7 @@ def harmless(runs: int) -> list[str]:
 
 
 def risky(runs: int) -> tuple[list[str], str]:
-    from muninn.core import config
+    from muninn.core import config, paths
     from muninn.core import policy as policy_mod
     from muninn.core.client import OpenViking
     from muninn.evals.lab import bench_nightly
@@ -77,6 +77,9 @@ def risky(runs: int) -> tuple[list[str], str]:
     from muninn.plugins.stack import lifecycle, policy_apply
 
     tmp = Path(tempfile.mkdtemp(prefix="muninn-bench-risky-"))
+    # The server's venv and the models where they are (building a venv takes minutes), the keys apart.
+    os.environ.setdefault("MUNINN_SERVER_VENV", str(paths.server_venv()))
+    os.environ.setdefault("MUNINN_MODELS", str(paths.models_dir()))
     os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
     cfg = bench_nightly._workspace(tmp)
