@@ -103,7 +103,7 @@ def _hit(uri: str, score: float, date: str, text: str) -> Hit:
                source="sessions")
 
 
-def test_same_command_only_best_first_and_newest_first_on_ties() -> None:
+def test_same_command_only_best_first_then_same_context_then_newest() -> None:
     risk = risky.classify("kubectl --context prod rollout restart deploy/api")
     assert risk is not None
     hits = [_hit("viking://a/old.md", 0.8, "2026-01-01", "kubectl rollout restart deploy/api: timed out"),
@@ -112,6 +112,9 @@ def test_same_command_only_best_first_and_newest_first_on_ties() -> None:
             _hit("viking://a/other.md", 0.95, "2026-04-01", "kubectl get pods -n prod"),
             _hit("viking://a/undated.md", 0.8, "", "ran kubectl rollout restart")]
     assert [h.uri.rsplit("/", 1)[1] for h in risky_recall.ranked(hits, risk)] == ["best.md", "new.md", "old.md"]
+    # On a tie, the record naming the same context (here the prod cluster) comes before a newer one.
+    hits.append(_hit("viking://a/prod.md", 0.8, "2025-06-01", "kubectl --context prod rollout restart deploy/api"))
+    assert [h.uri.rsplit("/", 1)[1] for h in risky_recall.ranked(hits, risk)] == ["best.md", "prod.md", "new.md"]
 
 
 # --- install and uninstall -----------------------------------------------------------------------------------

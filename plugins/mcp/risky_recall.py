@@ -59,10 +59,17 @@ def same_command(hit: Hit, risk: RiskLike) -> bool:
 
 
 def ranked(hits: list[Hit], risk: RiskLike) -> list[Hit]:
-    """Past attempts at this command, best first; equal scores (to two places) newest first."""
+    """Past attempts at this command, best first; on equal scores (to two places) the one naming more of the
+    command's hosts, names and paths first, then the newest."""
     kept = [h for h in hits if same_command(h, risk)]
-    kept.sort(key=lambda h: h.date or "", reverse=True)
-    kept.sort(key=lambda h: -round(float(h.score or 0.0), 2))   # stable: the date order stays within a tie
+    context = [c.lower() for c in risk.context if len(c) > 1]
+
+    def named(hit: Hit) -> int:
+        text = _words(" ".join(x for x in (hit.title, hit.breadcrumb, hit.snippet) if x))
+        return sum(c in text for c in context)
+
+    kept.sort(key=lambda h: h.date or "", reverse=True)   # then a stable sort: the dates stay in order within a tie
+    kept.sort(key=lambda h: (-round(float(h.score or 0.0), 2), -named(h)))
     return kept[:SHOWN]
 
 
