@@ -20,7 +20,7 @@ import os
 import sys
 
 MAX_PAYLOAD = 1 << 20
-BUDGET_S = 1.5      # the search's share; the hook's timeout in settings.json is longer (HOOK_TIMEOUT_S)
+BUDGET_S = 1.5      # for the warm search's answer; HOOK_TIMEOUT_S (settings.json) bounds the whole call
 HOOK_TIMEOUT_S = 10
 
 if __name__ == "__main__" and sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
