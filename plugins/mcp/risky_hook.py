@@ -20,7 +20,7 @@ import os
 import sys
 
 MAX_PAYLOAD = 1 << 20
-BUDGET_S = 1.5      # for the warm search's answer; HOOK_TIMEOUT_S (settings.json) bounds the whole call
+BUDGET_S = 1.5      # for the warm search's answer (MUNINN_HOOK_BUDGET overrides); HOOK_TIMEOUT_S bounds the call
 HOOK_TIMEOUT_S = 10
 
 if __name__ == "__main__" and sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         from muninn.plugins.mcp import risky_recall
 
         out = risky_recall.recall(payload, command, risk, options["profile"], options.get("policy"),
-                                  float(options.get("budget") or BUDGET_S), note=_note)
+                                  float(options.get("budget") or os.environ.get("MUNINN_HOOK_BUDGET") or BUDGET_S),
+                                  note=_note)
         if out is not None:
             sys.stdout.write(json.dumps(out, ensure_ascii=False))
             sys.stdout.flush()

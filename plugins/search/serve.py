@@ -232,8 +232,8 @@ def _spawn(settings: Settings, path: Path, reader: Profile | None = None,
     if settings.source_file:
         args += ["--config", str(settings.source_file)]
     args += ["serve", "--identity", path.stem]
-    if reader is not None:
-        args += ["--profile", reader.name, *(["--policy", str(policy)] if policy else [])]
+    if reader is not None:   # for the hook, which searches without the cross-encoder: no model to load first
+        args += ["--profile", reader.name, *(["--policy", str(policy)] if policy else []), "--no-warm-up"]
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "ab") as out:
         return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
@@ -363,9 +363,11 @@ class _Handler(socketserver.StreamRequestHandler):
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
 
 
-def serve(settings: Settings, idle: float, say: Callable[[str], None], reader: Profile | None = None) -> int:
+def serve(settings: Settings, idle: float, say: Callable[[str], None], reader: Profile | None = None,
+          warm_up: bool = True) -> int:
     """Listen until `idle` seconds pass without a search (0: until stopped). 0 also when another
-    process already serves this identity. `reader`: search as this policy reader."""
+    process already serves this identity. `reader`: search as this policy reader. `warm_up`: load the
+    reranker before listening (off for the hook's process, whose searches skip it)."""
     ident = identity(settings, reader)
     path = socket_path(settings, ident)
     private_dir(path.parent)
@@ -377,7 +379,8 @@ def serve(settings: Settings, idle: float, say: Callable[[str], None], reader: P
             say(f"muninn serve already runs for this reader on {path}")
             return 0
         warm = Warm(settings, reader)
-        warm.warm_up()
+        if warm_up:
+            warm.warm_up()
         with contextlib.suppress(FileNotFoundError):
             path.unlink()   # left by a process that was killed; the lock says none runs now
         old_mask = os.umask(0o177)

@@ -23,6 +23,8 @@ def serve_cmd(
                                 "its keyword index, its areas); the hook that recalls before a risky command "
                                 "starts one for the assistant's reader."),
     policy: Path = typer.Option(None, "--policy", help="policy.yaml holding --profile (default: the configured one)."),
+    warm_up: bool = typer.Option(True, "--warm-up/--no-warm-up", hidden=True,
+                                 help="Load the reranker before listening (the risky-command hook skips it)."),
 ) -> None:
     """Keep this reader's search warm (keyword index, reranker) on a unix socket only you can use.
 
@@ -46,4 +48,4 @@ def serve_cmd(
     if identity is not None and identity != serve.identity(s, reader):
         raise serve.ServeError("this muninn serve would serve another identity than the search that started it",
                                fix="check that both see the same muninn.yaml and MUNINN_ environment")
-    raise typer.Exit(serve.serve(s, s.search.serve_idle if idle is None else idle, say, reader))
+    raise typer.Exit(serve.serve(s, s.search.serve_idle if idle is None else idle, say, reader, warm_up))
