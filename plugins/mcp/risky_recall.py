@@ -102,6 +102,9 @@ def recall(payload: dict[str, Any], command: str, risk: RiskLike, profile: str, 
     if not tool_guard.check_tool(reader, "recall_search").allowed:
         note(f"reader {profile!r} may not use recall_search")
         return None   # a reader that may not search memory is not searched for
+    if settings.search.serve_idle <= 0:
+        note("search.serve_idle is 0 (no warm search processes): the hook does not search")
+        return None
     query = risk.query()
     # The budget is the search's: loading settings and policy costs what it costs (more on a loaded
     # machine), and Claude Code's own timeout for the hook (HOOK_TIMEOUT_S) bounds the whole call.
