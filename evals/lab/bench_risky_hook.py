@@ -136,7 +136,7 @@ def main() -> None:
         rows += more
     text = (f"# Recall before a risky command: what the PreToolUse hook costs\n\n"
             f"`python -m muninn.evals.lab.bench_risky_hook --runs {args.runs}{' --stack' if args.stack else ''}"
-            f" --write`, {os.cpu_count()} cores, load average {load[0]:.2f} at the start and "
+            f"{' --write' if args.write else ''}`, {os.cpu_count()} cores, load average {load[0]:.2f} at the start and "
             f"{os.getloadavg()[0]:.2f} at the end (the machine is shared). Wall time of the hook process fed "
             "Claude Code's PreToolUse payload, in ms.\n\n| | runs | median | p95 | max |\n| --- | ---: | ---: | ---: "
             "| ---: |\n" + "\n".join(rows) + "\n\n" + (note + "\n\n" if note else "") +
