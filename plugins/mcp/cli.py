@@ -5,6 +5,7 @@ Exit codes of `muninn guard check`: 0 allowed, 1 denied, 2 bad policy or config 
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -163,6 +164,13 @@ def install_cmd(
                                 "records every tool call's input and output, redacted, in the observation log, "
                                 "synced to the OpenViking server when a session ends. Default: what the last "
                                 "install chose, off on a first install. Claude Code only."),
+    recall_before_risky: bool = typer.Option(None, "--recall-before-risky/--no-recall-before-risky",
+                                             help="Add (or remove) a PreToolUse hook that, before a risky Bash "
+                                             "command (a write, delete, restart, deploy or credential change), "
+                                             "hands the agent what memory holds about past attempts at it, "
+                                             "searched as the same reader, labelled untrusted; it never blocks. "
+                                             "Default: what the last install chose, on for a first install. "
+                                             "Claude Code only."),
 ) -> None:
     """Connect Claude Code to muninn by writing into Claude Code's own files, keeping everything else
     they hold: the `muninn` entry of `mcpServers` in ~/.claude.json (or a project's .mcp.json), and the
@@ -188,6 +196,9 @@ def install_cmd(
     from muninn.plugins.mcp import client_install as inst
 
     if client == InstallClient.codex:
+        if recall_before_risky:
+            raise typer.BadParameter("Codex has no hooks (--recall-before-risky is Claude Code's)",
+                                     param_hint="--recall-before-risky")
         if record:
             raise typer.BadParameter("Codex has no hooks: nothing can be recorded (--record is Claude Code's)",
                                      param_hint="--record")
@@ -198,7 +209,8 @@ def install_cmd(
         inst.checked(path, objects)   # every file first: none is changed when another is broken
     if uninstall:
         changes = [inst.edit_json(where.servers_file, inst.drop_server, inst.SERVERS),
-                   inst.edit_json(where.settings_file, inst.drop_hooks, inst.HOOKS),
+                   inst.edit_json(where.settings_file, inst.together(inst.drop_hooks, inst.drop_risky_hook),
+                                  inst.HOOKS),
                    inst.remove_command(where.command_file)]
     else:
         s, prof = _assistant(ctx, profile, policy, client.value)
@@ -209,16 +221,24 @@ def install_cmd(
         entry = inst.server_entry(rules.command(), args, env)
         if record is None:   # keep the last install's choice; a first install records nothing
             record = inst.has_hooks(inst.checked(where.settings_file, inst.HOOKS))
+        if recall_before_risky is None:   # keep the last install's choice; a first install recalls
+            installed = inst.has_server(inst.checked(where.servers_file, inst.SERVERS))
+            recall_before_risky = not installed or inst.has_risky_hook(inst.checked(where.settings_file, inst.HOOKS))
         observe = inst.shell_line(env, [*rules.command(), "observe"])
         hooks = inst.set_hooks(observe) if record else inst.drop_hooks
+        risky = inst.drop_risky_hook
+        if recall_before_risky:
+            risky = inst.set_risky_hook(inst.risky_line(env, str(Path(sys.executable).absolute()), prof.name,
+                                                        policy.expanduser().absolute() if policy else None))
         changes = [inst.edit_json(where.servers_file, inst.set_server(entry), inst.SERVERS),
-                   inst.edit_json(where.settings_file, hooks, inst.HOOKS),
+                   inst.edit_json(where.settings_file, inst.together(hooks, risky), inst.HOOKS),
                    inst.write_command(where.command_file, prof.name)]
     for c in changes:
         typer.echo(f"{c.path}: {c.what}")
     if not uninstall:
         cliutil.say(_runs_as(prof))
         cliutil.say(RECORDING if record else NOT_RECORDING)
+        cliutil.say(RECALLING if recall_before_risky else NOT_RECALLING)
 
 
 RECORDING = ("recording: every tool call's input and output (file contents, command output) goes, redacted, "
@@ -226,6 +246,13 @@ RECORDING = ("recording: every tool call's input and output (file contents, comm
              "`--no-record` stops it")
 NOT_RECORDING = ("not recording tool calls: `--record` adds the `muninn observe` hook, which keeps every tool "
                  "call's input and output, redacted, in the observation log, synced when a session ends")
+
+
+RECALLING = ("before a risky Bash command (write, delete, restart, deploy, credential change) the agent is "
+             "handed what memory holds about past attempts at it, as the same reader, labelled untrusted; it never "
+             "blocks; `--no-recall-before-risky` takes the hook out")
+NOT_RECALLING = ("not recalling before risky commands: `--recall-before-risky` adds a hook that hands the agent "
+                 "past attempts at a risky command before it runs")
 
 
 def _assistant(ctx: typer.Context, profile: str | None, policy: Path | None, client: str) -> tuple[Any, Any]:

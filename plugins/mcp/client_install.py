@@ -7,12 +7,13 @@ back atomically with everything else in it as it was: a client's config holds th
 servers, projects and permissions. A file that is not a JSON object is named and nothing is written.
 
 What is muninn's is found by name (the server `muninn`), by the command (a hook whose command runs
-`muninn observe`), or by a marker line (the command file), never by position, so uninstalling after
-the person edited the file still removes exactly muninn's entries.
+`muninn observe` or plugins/mcp/risky_hook.py), or by a marker line (the command file), never by
+position, so uninstalling after the person edited the file still removes exactly muninn's entries.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 from collections.abc import Callable
@@ -119,6 +120,12 @@ def set_server(entry: dict[str, Any]) -> Callable[[dict[str, Any]], str | None]:
     return change
 
 
+def has_server(data: dict[str, Any]) -> bool:
+    """Whether the servers file holds muninn's server already (an install ran before)."""
+    servers = data.get("mcpServers")
+    return isinstance(servers, dict) and SERVER_NAME in servers
+
+
 def drop_server(data: dict[str, Any]) -> str | None:
     servers = data.get("mcpServers")
     if not isinstance(servers, dict) or SERVER_NAME not in servers:
@@ -137,22 +144,43 @@ def shell_line(env: dict[str, str], command: list[str]) -> str:
 HOOK_EVENTS = {"PostToolUse": 30, "SessionEnd": 300}   # event -> seconds Claude Code lets the hook run
 
 
-def is_ours(hook: object) -> bool:
-    """A hook muninn installed: a command that runs `muninn observe` (by path or as `-m muninn`)."""
+def _words(hook: object) -> list[str]:
     command = hook.get("command") if isinstance(hook, dict) else None
-    if not isinstance(command, str):
-        return False
-    words = shlex.split(command) if command.strip() else []
+    if not isinstance(command, str) or not command.strip():
+        return []
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return []
+
+
+def is_observe(hook: object) -> bool:
+    """The recording hook: a command that runs `muninn observe` (by path or as `-m muninn`)."""
+    words = _words(hook)
     return len(words) >= 2 and words[-1] == "observe" and (words[-2] == "muninn" or Path(words[-2]).name == "muninn")
+
+
+def is_risky_hook(hook: object) -> bool:
+    """The hook that recalls before a risky command: it runs plugins/mcp/risky_hook.py (by path or module)."""
+    return any(w == RISKY_MODULE or w.replace("\\", "/").endswith(RISKY_FILE) for w in _words(hook))
+
+
+def is_ours(hook: object) -> bool:
+    """A hook muninn installed: the recording one or the one before risky commands."""
+    return is_observe(hook) or is_risky_hook(hook)
+
+
+def _any(data: dict[str, Any], events: Any, mine: Callable[[object], bool]) -> bool:
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    return any(mine(h) for event in events for g in hooks.get(event) or []
+               if isinstance(g, dict) and isinstance(g.get("hooks"), list) for h in g["hooks"])
 
 
 def has_hooks(data: dict[str, Any]) -> bool:
     """Whether the settings hold a `muninn observe` hook on any of muninn's events (a recording install)."""
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return False
-    return any(is_ours(h) for event in HOOK_EVENTS for g in hooks.get(event) or []
-               if isinstance(g, dict) and isinstance(g.get("hooks"), list) for h in g["hooks"])
+    return _any(data, HOOK_EVENTS, is_observe)
 
 
 def set_hooks(command: str) -> Callable[[dict[str, Any]], str | None]:
@@ -164,23 +192,23 @@ def set_hooks(command: str) -> Callable[[dict[str, Any]], str | None]:
             if not isinstance(groups, list):
                 raise ConfigError(f"`hooks.{event}` is not a list", fix="repair the file; muninn wrote nothing")
             wanted = {"type": "command", "command": command, "timeout": timeout}
-            mine = [h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if is_ours(h)]
+            mine = [h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if is_observe(h)]
             if mine == [wanted]:
                 continue
-            _drop_ours(groups)
+            _drop_ours(groups, is_observe)
             groups.append({"matcher": "*", "hooks": [wanted]} if event == "PostToolUse" else {"hooks": [wanted]})
             done.append(event)
         return f"set the `muninn observe` hook for {', '.join(done)}" if done else None
     return change
 
 
-def _drop_ours(groups: list[Any]) -> bool:
+def _drop_ours(groups: list[Any], mine: Callable[[object], bool] = is_ours) -> bool:
     """Remove muninn's hooks from an event's groups, and a group left with none; True if any was there."""
     found = False
     for group in list(groups):
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
             continue
-        kept = [h for h in group["hooks"] if not is_ours(h)]
+        kept = [h for h in group["hooks"] if not mine(h)]
         if len(kept) != len(group["hooks"]):
             found = True
             if kept:
@@ -197,13 +225,84 @@ def drop_hooks(data: dict[str, Any]) -> str | None:
     done = []
     for event in HOOK_EVENTS:
         groups = hooks.get(event)
-        if isinstance(groups, list) and _drop_ours(groups):
+        if isinstance(groups, list) and _drop_ours(groups, is_observe):
             done.append(event)
             if not groups:
                 del hooks[event]
     if done and not hooks:
         del data["hooks"]
     return f"removed the `muninn observe` hook from {', '.join(done)}" if done else None
+
+
+# --- before a risky command: PreToolUse, matcher Bash -----------------------------------------------------
+
+RISKY_MODULE = "muninn.plugins.mcp.risky_hook"
+RISKY_FILE = "plugins/mcp/risky_hook.py"
+RISKY_EVENT = "PreToolUse"
+
+
+def risky_line(env: dict[str, str], python: str, profile: str, policy: Path | None) -> str:
+    """The hook's command: this Python without site-packages (`-S`: the pre-filter imports the standard
+    library and the classifier only) running risky_hook.py by its path, as the reader the server acts as."""
+    from muninn.plugins.mcp import risky_hook
+
+    precompile()
+    args = [python, "-S", str(Path(risky_hook.__file__).resolve()), "--profile", profile]
+    return shell_line(env, [*args, *(["--policy", str(policy)] if policy is not None else [])])
+
+
+def precompile() -> None:
+    """The classifier's bytecode, written now: the pre-filter then loads it instead of compiling a thousand
+    lines before every Bash call (an environment with PYTHONDONTWRITEBYTECODE would never write it)."""
+    import py_compile
+
+    from muninn.guards.command import risky
+
+    with contextlib.suppress(OSError, py_compile.PyCompileError):
+        py_compile.compile(risky.__file__, doraise=True)
+
+
+def has_risky_hook(data: dict[str, Any]) -> bool:
+    return _any(data, (RISKY_EVENT,), is_risky_hook)
+
+
+def set_risky_hook(command: str) -> Callable[[dict[str, Any]], str | None]:
+    def change(data: dict[str, Any]) -> str | None:
+        hooks = data.setdefault("hooks", {})
+        groups = hooks.setdefault(RISKY_EVENT, [])
+        if not isinstance(groups, list):
+            raise ConfigError(f"`hooks.{RISKY_EVENT}` is not a list", fix="repair the file; muninn wrote nothing")
+        from muninn.plugins.mcp.risky_hook import HOOK_TIMEOUT_S
+
+        wanted = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+        mine = [(g.get("matcher"), h) for g in groups if isinstance(g, dict) for h in g.get("hooks", [])
+                if is_risky_hook(h)]
+        if mine == [("Bash", wanted)]:
+            return None
+        _drop_ours(groups, is_risky_hook)
+        groups.append({"matcher": "Bash", "hooks": [wanted]})
+        return f"set the hook that recalls past attempts before a risky command ({RISKY_EVENT}, Bash)"
+    return change
+
+
+def together(*changes: Callable[[dict[str, Any]], str | None]) -> Callable[[dict[str, Any]], str | None]:
+    """Several changes to one file, written once: what each did, joined (None when none did anything)."""
+    def change(data: dict[str, Any]) -> str | None:
+        done = [what for c in changes if (what := c(data))]
+        return "; ".join(done) if done else None
+    return change
+
+
+def drop_risky_hook(data: dict[str, Any]) -> str | None:
+    hooks = data.get("hooks")
+    groups = hooks.get(RISKY_EVENT) if isinstance(hooks, dict) else None
+    if not isinstance(groups, list) or not _drop_ours(groups, is_risky_hook):
+        return None
+    if not groups:
+        del hooks[RISKY_EVENT]
+    if not hooks:
+        del data["hooks"]
+    return f"removed the hook that recalls before a risky command from {RISKY_EVENT}"
 
 
 # --- the /recall command: ~/.claude/commands/recall.md ----------------------------------------------

@@ -25,13 +25,16 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from muninn import __version__
 from muninn.core import atomic
 from muninn.core.config import Settings
 from muninn.core.errors import ExitCode, MuninnError
 from muninn.plugins.search.types import Hit, SearchResult
+
+if TYPE_CHECKING:
+    from muninn.core.policy import Profile
 
 START_TIMEOUT_S = 60.0     # loading a cross-encoder on a busy 2-core machine takes seconds, not minutes
 REPLY_TIMEOUT_S = 300.0    # one search, as long as the server's own timeout allows
@@ -50,16 +53,24 @@ class ServeError(MuninnError):
             self.exit_code = exit_code
 
 
-def identity(settings: Settings) -> str:
-    """Who and what a warm process serves; a change to any part of it means another process."""
+def identity(settings: Settings, reader: Profile | None = None) -> str:
+    """Who and what a warm process serves; a change to any part of it means another process. `reader`: a
+    policy reader (its account, user, key, areas and index), else the configured identity."""
     from muninn.core import credentials
 
-    account, user = settings.openviking.account, settings.openviking.user
+    account, user = _who(settings, reader)
     key = credentials.for_server(settings).get(credentials.user_key_name(account, user)) or ""
     blob = json.dumps({"version": __version__, "uid": os.getuid(), "settings": settings.model_dump(mode="json"),
-                       "source": str(settings.source_file), "key": hashlib.sha256(key.encode()).hexdigest()},
+                       "source": str(settings.source_file), "key": hashlib.sha256(key.encode()).hexdigest(),
+                       **({"reader": reader.name, "reads": sorted(reader.read_prefixes)} if reader else {})},
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _who(settings: Settings, reader: Profile | None) -> tuple[str, str]:
+    if reader is not None:
+        return reader.account, reader.user
+    return settings.openviking.account, settings.openviking.user
 
 
 def socket_path(settings: Settings, ident: str) -> Path:
@@ -108,9 +119,44 @@ def search(settings: Settings, request: dict[str, Any], note: Callable[[str], No
     return result_from_dict(reply["result"])
 
 
-def stop(settings: Settings) -> bool:
+def search_within(settings: Settings, reader: Profile, request: dict[str, Any], budget_s: float,
+                  policy: Path | None = None) -> SearchResult | None:
+    """The reader's warm process's answer within `budget_s` seconds, else None. None runs: one is started
+    in the background for the next call and this one gets None (a search never waits for a model load).
+    With search.serve_idle 0 (no warm processes, the owner's choice) none is started: always None."""
+    if settings.search.serve_idle <= 0:
+        return None
+    path = socket_path(settings, identity(settings, reader))
+    reply = _ask(path, {"op": "search", **request}, timeout=budget_s)
+    if reply is None:
+        if not _answering(path):
+            with contextlib.suppress(OSError, ServeError):
+                _spawn(settings, path, reader, policy)
+        return None
+    if not reply.get("ok"):
+        raise ServeError(reply.get("error", "muninn serve failed"), fix=reply.get("fix"),
+                         exit_code=reply.get("exit_code"))
+    return result_from_dict(reply["result"])
+
+
+def _answering(path: Path) -> bool:
+    """A process holds this identity's lock (serving, or still warming up)."""
+    try:
+        fd = os.open(path.with_suffix(".lock"), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def stop(settings: Settings, reader: Profile | None = None) -> bool:
     """Ask this reader's warm process to exit; False when none was running."""
-    return _ask(socket_path(settings, identity(settings)), {"op": "stop"}) is not None
+    return _ask(socket_path(settings, identity(settings, reader)), {"op": "stop"}) is not None
 
 
 def warm_for_up(settings: Settings, say: Callable[[str], None]) -> None:
@@ -161,11 +207,11 @@ def _replace_older(settings: Settings, ident: str, who: str) -> None:
                 record.unlink()
 
 
-def _ask(path: Path, message: dict[str, Any]) -> dict[str, Any] | None:
+def _ask(path: Path, message: dict[str, Any], timeout: float = REPLY_TIMEOUT_S) -> dict[str, Any] | None:
     if not path.exists():
         return None
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(REPLY_TIMEOUT_S)
+        sock.settimeout(timeout)
         try:
             sock.connect(str(path))
             if peer_uid(sock) != os.getuid():
@@ -177,17 +223,25 @@ def _ask(path: Path, message: dict[str, Any]) -> dict[str, Any] | None:
             return None   # not listening, killed mid-answer: the caller starts one or searches in-process
 
 
-def _start(settings: Settings, ident: str, path: Path) -> str | None:
-    """Start `muninn serve` and wait until it listens; None when it does, else why not."""
+def _spawn(settings: Settings, path: Path, reader: Profile | None = None,
+           policy: Path | None = None) -> subprocess.Popen:
+    """Start `muninn serve` for this identity in its own session, its output in the socket's log."""
     private_dir(path.parent)
     log = path.with_suffix(".log")
     args = [sys.executable, "-m", "muninn"]
     if settings.source_file:
         args += ["--config", str(settings.source_file)]
-    args += ["serve", "--identity", ident]
+    args += ["serve", "--identity", path.stem]
+    if reader is not None:   # for the hook, which searches without the cross-encoder: no model to load first
+        args += ["--profile", reader.name, *(["--policy", str(policy)] if policy else []), "--no-warm-up"]
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "ab") as out:
-        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+        return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+
+
+def _start(settings: Settings, ident: str, path: Path) -> str | None:
+    """Start `muninn serve` and wait until it listens; None when it does, else why not."""
+    child = _spawn(settings, path)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if _ask(path, {"op": "ping"}) is not None:
@@ -210,23 +264,46 @@ def result_from_dict(data: dict[str, Any]) -> SearchResult:
 class Warm:
     """One Searcher kept between requests; rebuilt when the keyword index file is replaced."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, reader: Profile | None = None) -> None:
         self.settings = settings
+        self.reader = reader
         self.lock = threading.Lock()
         self.last = time.monotonic()
         self._searcher: Any = None
         self._index_id: tuple[int, int] | None = None
 
     def searcher(self) -> Any:
-        from muninn.plugins.search.pipeline import Searcher
 
-        index_id = _file_id(self.settings.paths.search_index())
+        index_id = _file_id(self._index())
         if self._searcher is not None and index_id != self._index_id:
             self._searcher.close()   # `search-index --rebuild` moved the file aside: open the new one
             self._searcher = None
         if self._searcher is None:
-            self._searcher, self._index_id = Searcher(self.settings), index_id
+            self._searcher, self._index_id = self._build(), index_id
         return self._searcher
+
+    def _index(self) -> Path:
+        if self.reader is None:
+            return self.settings.paths.search_index()
+        from muninn.plugins.search import reader_index
+
+        return reader_index.index_path(self.settings, self.reader)
+
+    def _build(self) -> Any:
+        """The configured identity's searcher, or the reader's: its own key, keyword index and areas."""
+        from muninn.plugins.search.pipeline import Searcher
+
+        reader = self.reader
+        if reader is None:
+            return Searcher(self.settings)
+        from muninn.core.client import OpenViking
+        from muninn.plugins.search import reader_index
+
+        searcher = Searcher(self.settings, client=OpenViking.user(self.settings, reader.account, reader.user),
+                            index=reader_index.index_path(self.settings, reader),
+                            index_fix=reader_index.fix_command(reader), readable=lambda uri: reader.may("read", uri))
+        searcher.owns_client = True
+        return searcher
 
     def warm_up(self) -> None:
         self.searcher().warm_up()
@@ -286,10 +363,12 @@ class _Handler(socketserver.StreamRequestHandler):
         self.wfile.write(json.dumps(reply, default=str).encode() + b"\n")
 
 
-def serve(settings: Settings, idle: float, say: Callable[[str], None]) -> int:
+def serve(settings: Settings, idle: float, say: Callable[[str], None], reader: Profile | None = None,
+          warm_up: bool = True) -> int:
     """Listen until `idle` seconds pass without a search (0: until stopped). 0 also when another
-    process already serves this identity."""
-    ident = identity(settings)
+    process already serves this identity. `reader`: search as this policy reader. `warm_up`: load the
+    reranker before listening (off for the hook's process, whose searches skip it)."""
+    ident = identity(settings, reader)
     path = socket_path(settings, ident)
     private_dir(path.parent)
     lock_fd = os.open(path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
@@ -299,8 +378,9 @@ def serve(settings: Settings, idle: float, say: Callable[[str], None]) -> int:
         except BlockingIOError:
             say(f"muninn serve already runs for this reader on {path}")
             return 0
-        warm = Warm(settings)
-        warm.warm_up()
+        warm = Warm(settings, reader)
+        if warm_up:
+            warm.warm_up()
         with contextlib.suppress(FileNotFoundError):
             path.unlink()   # left by a process that was killed; the lock says none runs now
         old_mask = os.umask(0o177)
@@ -310,7 +390,7 @@ def serve(settings: Settings, idle: float, say: Callable[[str], None]) -> int:
             os.umask(old_mask)
         os.chmod(path, 0o600)
         server.warm = warm
-        who = f"{settings.openviking.account}/{settings.openviking.user}"
+        who = "/".join(_who(settings, reader))
         _replace_older(settings, ident, who)
         record = private_dir(settings.paths.serve) / f"{ident}.json"
         atomic.write_text(record, json.dumps({"socket": str(path), "who": who, "pid": os.getpid()}), 0o600)
