@@ -1,6 +1,7 @@
 """Plain retrievers over the exported facts and over whole sections, offline (issue 48, step 1).
 
     python -m muninn.evals.lab.corpora.section_lab OUT.json [--corpora ...] [--models ...] [--max-tokens 512]
+    python -m muninn.evals.lab.corpora.section_lab --table OUT.json ...
 
 A section is every exported part of one heading (the exporter cuts a long section into parts of ~1,200
 characters, `.../part-N.md`, which share the section's key). Per corpus and model:
@@ -208,18 +209,51 @@ def evaluate(name: str, built: sources.Built, models: Sequence[Model]) -> dict[s
     return out
 
 
+def table(paths: Sequence[Path]) -> str:
+    """Markdown: per corpus, each retriever's hit@4 / hit@10 (of n), and the kinds' hit@4."""
+    merged: dict[str, dict] = {}
+    for p in paths:
+        for corpus, runs in json.loads(p.read_text()).items():
+            merged.setdefault(corpus, {}).update(runs)
+    lines = ["| corpus | retriever | hit@1 | hit@4 | hit@10 | hit@4 by kind |", "| --- | --- | --- | --- | --- | --- |"]
+    for corpus, runs in merged.items():
+        for run, r in runs.items():
+            if run.startswith("_"):
+                continue
+            kinds = ", ".join(f"{k} {v['hit@4']}/{v['n']}" for k, v in r["by_kind"].items())
+            n = r["n"]
+            lines.append(f"| {corpus} | {run} | {r['hit@1']} | {r['hit@4']}/{n} | {r['hit@10']}/{n} | {kinds} |")
+    lines += ["", "| corpus | facts | sections | over 1,000 words | over 1,200 words | passages | words |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for corpus, runs in merged.items():
+        if (sh := runs.get("_shape")):
+            lines.append(f"| {corpus} | {sh['facts']} | {sh['sections']} | {sh['sections_over_1000_words']} | "
+                         f"{sh['long_sections']} | {sh['windows']} | {sh['words']} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", type=Path)
+    ap.add_argument("out", type=Path, nargs="+", help="the result file; with --table, the files to tabulate")
+    ap.add_argument("--table", action="store_true", help="print the markdown table of the result files")
     ap.add_argument("--corpora", nargs="+", default=CORPORA)
-    ap.add_argument("--models", nargs="+", default=["e5-small-v2", "MiniLM-L6", "bge-small"])
+    ap.add_argument("--models", nargs="*", default=["e5-small-v2", "MiniLM-L6", "bge-small"],
+                    help="none: BM25 and the corpora's shape alone")
     ap.add_argument("--max-tokens", type=int, default=256)
     ap.add_argument("--cache", type=Path, default=None,
                     help="a corpora cache of your own (build rewrites its trees; link its debs/ to the shared one)")
     args = ap.parse_args()
+    if args.table:
+        print(table(args.out))
+        return
+    args.out = args.out[0]
     cache = args.cache or sources.cache_dir()
     result = json.loads(args.out.read_text()) if args.out.exists() else {}
     built = {name: sources.build(name, cache) for name in args.corpora}
+    if not args.models:
+        for name, b in built.items():
+            result.setdefault(name, {}).update(evaluate(name, b, []))
+            args.out.write_text(json.dumps(result, indent=1))
     for mname in args.models:
         model = Model(mname, args.max_tokens, cache / "section_lab")
         for name, b in built.items():
