@@ -196,11 +196,11 @@ def test_features_are_named_once_and_weighted_by_their_settings() -> None:
                          window_weight=0.4, second_weight=1.5,
                          rerank=RerankSettings(header_blend=0.11, date_blend=0.22))
     names = [f.name for f in FEATURES]
-    assert sorted(names) == sorted({"keyword", "vector", "fact", "window", "second", "header", "date"})
+    assert sorted(names) == sorted({"keyword", "vector", "fact", "window", "second", "header", "date", "passage"})
     r = Settings(search=cfg).ranking
     assert {f.name: f.weight(r) for f in FEATURES} == {"keyword": 2.5, "vector": 0.5, "fact": 0.7,
                                                          "window": 0.4, "second": 1.5, "header": 0.3,
-                                                         "date": 0.9}
+                                                         "date": 0.9, "passage": 1.0}
     # Only the header and date match are read again after the rerank.
     assert {f.name: f.blend(r) for f in FEATURES if f.blend(r)} == {"header": 0.11, "date": 0.22}
 

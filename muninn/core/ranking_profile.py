@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from muninn.core import embed_profiles as profiles
 
 # The features of linear fusion (plugins/search/features.py), as a weight names them.
-FusionFeature = Literal["keyword", "vector", "fact", "header", "date", "window", "second"]
+FusionFeature = Literal["keyword", "vector", "fact", "header", "date", "window", "second", "passage"]
 
 
 class Ranking(BaseModel):
@@ -67,8 +67,24 @@ class Ranking(BaseModel):
                                "leads the second by this many z; 0: never")
     half_life_days: float = Field(180.0, gt=0, description="Age at which the recency prior is half its weight")
     recency_weight: float = Field(0.05, ge=0, description="Added to scores normalised to 0..1: nudges near-ties")
+    unit: Literal["fact", "section"] = Field(
+        "fact", description="What a hit is. fact: each exported fact (a long section's parts are separate "
+        "hits); section: every part of one heading is one hit, found by its best passage, which is its "
+        "snippet and what the cross-encoder reads (find4.md)")
+    passage_chars: int = Field(720, ge=100, description="Characters (~120 words) of each passage a section "
+                               "is found by (unit: section)")
+    passage_weight: float = Field(1.0, ge=0, description="Weight of a section's best passage cosine in the "
+                                  "fusion (unit: section)")
     strong_match: float = Field(0.34, ge=0, le=1, description="Under this relevance for the best hit, results "
                                 "say \"no strong match\" (relevance.md)")
+
+    @property
+    def embedded_window_chars(self) -> int:
+        """Characters of the windows embedded for every indexed file (fact_vectors.texts): a section's
+        passages, or the `window` feature's windows; 0 when neither is on."""
+        if self.unit == "section":
+            return self.passage_chars
+        return self.window_chars if self.window_weight else 0
 
 
 NAMES = frozenset(Ranking.model_fields)

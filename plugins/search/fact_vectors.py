@@ -50,8 +50,10 @@ def second_texts(index: keyword.KeywordIndex) -> list[str]:
 
 
 def window_chars(settings: Settings) -> int:
-    """The window size linear fusion embeds windows at, 0 when the `window` feature is off."""
-    return settings.ranking.window_chars if settings.ranking.window_weight else 0
+    """The window size windows are embedded at: a section's passages (ranking.unit section), the `window`
+    feature's, 0 when neither is on. The vector cache keeps exactly these (reader_index.keep_vectors), so
+    passages follow the keyword index out of it on every purge."""
+    return settings.ranking.embedded_window_chars
 
 
 def fill(settings: Settings, index_paths: Iterable[Path]) -> Filled:

@@ -91,6 +91,22 @@ class BestWindow(_Base):
         return state.cosines["window"]
 
 
+class BestPassage(_Base):
+    """Unit section: the best cosine over the passages of the candidate's whole section (stages/sections.py),
+    every part of a section scoring its section's best."""
+
+    name, shown = "passage", "passage_cos"
+
+    def weight(self, r: Ranking) -> float:
+        return r.passage_weight
+
+    def applies(self, state: SearchState) -> bool:
+        return "passage" in state.cosines
+
+    def score(self, state: SearchState, uris: list[str]) -> dict[str, float]:
+        return state.cosines["passage"]
+
+
 class SecondCosine(_Base):
     """The file's cosine under embed.second_model: a second embedder's view of the same candidates. The two
     models miss different questions (MiniLM wins on the Debian manuals, e5 on conversations), and the sum
@@ -158,4 +174,4 @@ class DateMatch(_Base):
 
 # The order of the sums (linear fusion's and the rerank's blend).
 FEATURES: tuple[Feature, ...] = (Keyword(), FileCosine(), FactCosine(), BestWindow(), SecondCosine(), Header(),
-                                 DateMatch())
+                                 DateMatch(), BestPassage())

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from muninn.core import sqlitefile
 from muninn.core.errors import ExitCode, MuninnError, NotFound
 from muninn.plugins.search import doc as docmod
+from muninn.plugins.search import windows
 from muninn.plugins.search.types import Candidate
 
 if TYPE_CHECKING:
@@ -420,6 +421,12 @@ class KeywordIndex:
     def text(self, uri: str) -> str | None:
         row = self._conn.execute("SELECT text FROM docs WHERE uri = ?", (uri,)).fetchone()
         return row[0] if row else None
+
+    def parts(self, key: str) -> list[str]:
+        """The uris of every indexed part of the section `key` (windows.section_key), in uri order."""
+        rows = self._conn.execute("SELECT uri FROM docs WHERE uri >= ? AND uri < ? ORDER BY uri",
+                                  windows.part_range(key)).fetchall()
+        return [u for (u,) in rows if windows.is_part_of(u, key)]
 
     def documents(self) -> Iterator[tuple[str, str]]:
         """(uri, text) of every indexed file, in uri order."""

@@ -29,6 +29,7 @@ from muninn.plugins.search import doc as docmod
 from muninn.plugins.search import keyword, outage, relevance
 from muninn.plugins.search.request import SearchRequest, Switch
 from muninn.plugins.search.stages import content, fusion, keyword_stage, order, query_vectors, reach, route, scope
+from muninn.plugins.search.stages import sections as section_stages
 from muninn.plugins.search.stages.content import ContentFetcher
 from muninn.plugins.search.stages.rerank_stage import Rerank, rerank_text
 from muninn.plugins.search.stages.vector import Vector, VectorSource
@@ -44,8 +45,8 @@ __all__ = ["STAGES", "Searcher", "rerank_text", "search", "stage_switches"]
 # asked beside find; the candidates are cut to the reader's scope, fused, read, scored and ordered.
 STAGES: tuple[Stage, ...] = (
     route.Analyse(), query_vectors.QueryVectors(), Vector(), keyword_stage.Keyword(), keyword_stage.Dated(),
-    reach.Reach(), scope.Scope(), fusion.Fusion(), content.Content(), content.Since(), fusion.Linear(),
-    Rerank(), order.Recency(), order.Pin(), order.Cap(),
+    reach.Reach(), scope.Scope(), fusion.Fusion(), content.Content(), content.Since(), section_stages.Passages(),
+    fusion.Linear(), section_stages.OnePerSection(), Rerank(), order.Recency(), order.Pin(), order.Cap(),
 )
 
 
@@ -194,7 +195,7 @@ def result_of(state: SearchState) -> SearchResult:
                                  state.ranking.strong_match, request.min_score)
     # Only what is shown is cut and checked for secrets (a briefing may show any of them): 40-60 candidates
     # took 4-33 ms of a warm search, where the top k take a few.
-    shown = [_cut(h, state.docs[h.uri], terms, state.ranking.passage_window)
+    shown = [_cut(h, state.docs[h.uri], terms, state.ranking.passage_window, _passage(state, h.uri))
              for h in (hits if request.briefing else hits[:request.k])]
     for message in said:
         state.warn(message)
@@ -217,11 +218,18 @@ def _hit(c: Candidate, d: docmod.Doc, reranker: str | None = None, best: float |
                relevance=relevance.of(c.stage_scores, reranker, best))
 
 
-def _cut(hit: Hit, d: docmod.Doc, terms: list[str], window: int) -> Hit:
+def _passage(state: SearchState, uri: str) -> str | None:
+    """Unit section: the hit's best passage (its own part's text, without the breadcrumb), else None."""
+    key = state.sections.get(uri)
+    got = state.passages.get(key) if key else None
+    return got[1].split("\n\n", 1)[-1] if got and got[0] == uri else None
+
+
+def _cut(hit: Hit, d: docmod.Doc, terms: list[str], window: int, passage: str | None = None) -> Hit:
     # Undeclared secrets in a file no export wrote are hidden in what is cut from it as the whole
     # file decides (guards/undeclared/detect.py), so a snippet never shows what recall_read hides.
-    return dataclasses.replace(hit, title=hide_found(d.title, d.text),
-                               snippet=hide_found(docmod.snippet(d, terms=terms, window=window), d.text))
+    snippet = passage if passage is not None else docmod.snippet(d, terms=terms, window=window)
+    return dataclasses.replace(hit, title=hide_found(d.title, d.text), snippet=hide_found(snippet, d.text))
 
 
 def search(query: str, *, k: int | None = None, target: str | None = None, since: str | None = None,

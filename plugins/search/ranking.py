@@ -7,6 +7,7 @@ order:
 
     fuse           the candidate lists as one union, by reciprocal rank (what content is read for)
     linear         linear fusion: a weighted sum of z-scored features
+    one_per_section  unit section: one place per section, as the part holding its best passage
     rerank_head    which candidates the cross-encoder reads
     after_rerank   its scores blended with fusion's (or fusion's order kept when it is unsure)
     with_recency   a small prior for newer facts, on scores scaled to the best
@@ -85,6 +86,41 @@ def zscores(values: list[float]) -> list[float]:
     mean = sum(values) / len(values)
     std = (sum((x - mean) ** 2 for x in values) / len(values)) ** 0.5
     return [(x - mean) / std if std > 0 else 0.0 for x in values]
+
+
+# --- sections (ranking.unit: section) ---
+
+Passage = tuple[str, str, float]     # (part uri, passage text, cosine)
+
+
+def best_passages(scored: Iterable[tuple[str, str, str, float]]) -> dict[str, Passage]:
+    """Each section's best passage from (section, part uri, passage text, cosine); the first on a tie."""
+    best: dict[str, Passage] = {}
+    for key, uri, text, cos in scored:
+        if key not in best or cos > best[key][2]:
+            best[key] = (uri, text, cos)
+    return best
+
+
+def one_per_section(cands: list[Candidate], section_of: Mapping[str, str],
+                    passages: Mapping[str, Passage]) -> tuple[list[Candidate], dict[str, str]]:
+    """Each section keeps its first place in `cands` and no other: parts of one section never take two.
+    Its hit is the part that holds its best passage (the snippet shows the answer without a read).
+    Returns (the sections in order, {moved-to part uri: the candidate's uri})."""
+    seen: set[str] = set()
+    out: list[Candidate] = []
+    moved: dict[str, str] = {}
+    for c in cands:
+        key = section_of.get(c.uri, c.uri)
+        if key in seen:
+            continue
+        seen.add(key)
+        part = passages[key][0] if key in passages else c.uri
+        if part != c.uri:
+            moved[part] = c.uri
+            c = Candidate(uri=part, score=c.score, stage_scores=dict(c.stage_scores), ranks=dict(c.ranks))
+        out.append(c)
+    return out, moved
 
 
 # --- the cross-encoder ---

@@ -81,6 +81,10 @@ class SearchState:
     reranked_by: str | None = None
     # The question's vector under each scorer ("dense", "second"), being asked beside find (stages/query_vectors.py)
     query_vectors: dict[str, Future] = field(default_factory=dict)
+    # ranking.unit section (stages/sections.py): each candidate's section key, and each section's best
+    # passage as (part uri, passage text, cosine)
+    sections: dict[str, str] = field(default_factory=dict)
+    passages: dict[str, tuple[str, str, float]] = field(default_factory=dict)
     offline: bool = False               # OpenViking is away: answered from the keyword index, said in warnings
 
     @property

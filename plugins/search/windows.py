@@ -11,6 +11,25 @@ import re
 from muninn.core import factfile
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
+# The exporter cuts a section too long for one fact into `<section>/part-N.md` (export/markdown.py,
+# the part number is the last anchor); every part of one section shares the section's key.
+_PART = re.compile(r"/part-\d+\.md$")
+
+
+def section_key(uri: str) -> str:
+    """The section a fact file belongs to: `.../heading/part-2.md` -> `.../heading.md`; any other uri is
+    its own section."""
+    return _PART.sub(".md", uri)
+
+
+def part_range(key: str) -> tuple[str, str]:
+    """The uris of a section's parts as a range [lo, hi): `.../heading/part-` up to `.../heading/part.`."""
+    base = key.removesuffix(".md") + "/part"
+    return base + "-", base + "."
+
+
+def is_part_of(uri: str, key: str) -> bool:
+    return uri != key and section_key(uri) == key
 
 
 def windows(body: str, chars: int) -> list[str]:

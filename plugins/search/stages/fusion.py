@@ -31,7 +31,7 @@ class Linear:
         assert state.sought is not None
         uris = [c.uri for c in state.fused]
         docs = state.docs
-        chars = state.ranking.window_chars if state.ranking.window_weight else 0
+        chars = state.ranking.embedded_window_chars if state.ranking.window_weight else 0
         wins = [windows.texts(docs[u].text, chars) if chars else [] for u in uris]
         asked = state.query_vectors     # the question's vectors, asked beside find (query_vectors.py)
         try:
@@ -45,8 +45,9 @@ class Linear:
             state.warn(f"linear fusion skipped, results are in RRF order: {exc}")
             return
         n = len(uris)
-        state.cosines = {"file": dict(zip(uris, cos[:n], strict=True)),
-                         "fact": dict(zip(uris, cos[n:2 * n], strict=True))}
+        # update: the section passages' cosines (stages/sections.py) were gathered before this stage
+        state.cosines.update({"file": dict(zip(uris, cos[:n], strict=True)),
+                              "fact": dict(zip(uris, cos[n:2 * n], strict=True))})
         if chars:
             at, best = 2 * n, {}
             for u, ws in zip(uris, wins, strict=True):

@@ -33,7 +33,8 @@ class Rerank:
         head, tail = split
         terms = state.analysis.terms if state.analysis else []
         r = state.ranking
-        texts = [rerank_text(state.docs[c.uri], r.content_chars, terms, r.passage_window) for c in head]
+        texts = [_passage_text(state, c.uri) or rerank_text(state.docs[c.uri], r.content_chars, terms, r.passage_window)
+                 for c in head]
         try:
             scores = check_scores(model.name, model.rerank(state.request.text, texts), len(texts))
         except rerank_mod.RerankUnavailable as exc:
@@ -44,6 +45,13 @@ class Rerank:
         state.reranked_by = getattr(model, "model", None) or model.name
         weights, blends = ranking.feature_weights(registry.features(), r)
         state.fused = ranking.after_rerank(state.fused, head, tail, scores, state.features, weights, blends, r)
+
+
+def _passage_text(state: SearchState, uri: str) -> str | None:
+    """Unit section: the cross-encoder reads the section's best passage under its breadcrumb."""
+    key = state.sections.get(uri)
+    got = state.passages.get(key) if key else None
+    return got[1][:state.ranking.content_chars] if got and got[0] == uri else None
 
 
 def rerank_text(d: docmod.Doc, chars: int, terms: Sequence[str] = (), window: int = 0) -> str:
