@@ -239,7 +239,7 @@ KNOWN_FORMS: dict[str, str] = {
     "base32 of the reversed value": base64.b32encode(V[::-1].encode()).decode(),
     "base64url of utf-16le no padding": base64.urlsafe_b64encode(V.encode("utf-16-le")).decode().rstrip("="),
     "base64 at offset one in a stream": _b64("x" + V),
-    "base64 at offset two in a stream": _b64("id=" + V),
+    "base64 at offset two in a stream": _b64("id" + V),
     "morse": _morse(V),
     "nato variant spelling": _nato_variant(V),
     "one char per line": "\n".join(V),
