@@ -157,7 +157,8 @@ class Guards:
         self._source_marks.extend(marks)
         for mk in marks:
             self.source_seen.setdefault(mk.name, set()).add(mk)
-        return result.text
+        # The hook's own reading of dumps (an undeclared token in `xxd` output), for a line written by hand.
+        return self.redactor.redact_dumped(result.text)
 
     def clean(self, fact: Fact) -> Cleaned:
         """The fact with every text field redacted, and its path, key and source path free of any

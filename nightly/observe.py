@@ -27,8 +27,6 @@ from muninn.core.config import Settings
 from muninn.core.errors import ConfigError, MuninnError
 from muninn.export import pipeline
 from muninn.export.sources import observations
-from muninn.guards.known.dumps import spans_in_dumps
-from muninn.guards.redact.redactor import marker
 from muninn.guards.undeclared import detect as undeclared
 
 KIND = "observations"
@@ -68,12 +66,8 @@ class Scrub:
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        text = self.redactor.redact(text).text
-        scanner = self.redactor.scanner
-        if scanner is None:
-            return text
         # A dump of a token the owner never declared: the pattern rules over the bytes the dump spells.
-        return _hide(text, spans_in_dumps(text, lambda d: [(h.start, h.end, h.rule) for h in scanner.scan(d)]))
+        return self.redactor.redact_dumped(self.redactor.redact(text).text)
 
     def ident(self, value: str) -> str:
         """An id the client made (session, tool call): random by design, so the entropy readings are no
@@ -86,19 +80,6 @@ class Scrub:
 
 def redactor_for(settings: Settings) -> Scrub:
     return Scrub(settings)
-
-
-def _hide(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """Each span replaced by its rule's marker, from the end; overlapping spans merged."""
-    merged: list[list] = []
-    for start, end, rule in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end, rule])
-    for start, end, rule in reversed(merged):
-        text = text[:start] + marker(f"{rule}-in-dump") + text[end:]
-    return text
 
 
 def row(payload: Mapping[str, Any], log: Log, redact: Callable[[str], str] | None,

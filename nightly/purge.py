@@ -147,6 +147,13 @@ def _local_copies(settings: Settings, report: PurgeReport) -> None:
     removed = [p.uri for p in report.files if p.action == "removed"]
     if rewritten or removed:
         reader_index.forget(settings, rewritten, removed, reader_index.policy_or_none(settings))
+    if rewritten or removed:
+        # The audit log names the URIs agents read: one that holds a value is scrubbed there too.
+        from muninn.plugins.mcp import audit
+        from muninn.plugins.mcp.redaction import ValueRedactor
+
+        audit.purge_uris(settings.paths.audit_log, [*rewritten, *removed],
+                         lambda: ValueRedactor.from_settings(settings).scrub_all)
 
 
 def _purge_one(settings: Settings, finding: server_scan.FileFinding, remove: bool, labels: list[str],

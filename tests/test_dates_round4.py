@@ -112,3 +112,17 @@ def test_allowed(text: str) -> None:
 def test_plans_pass_whatever_they_say() -> None:
     for text in [t for ts in AHEAD.values() for t in ts]:
         assert dates.check_observation(text, now=NOW, plan=True).allowed
+
+
+@pytest.mark.parametrize(("text", "allowed"), [
+    ("The relay check is planned for the 19th and passed.", False),
+    ("Relay check planned for the 19th: passed.", False),
+    ("Scheduled for the 19th and completed without errors.", False),
+    ("Verified: no bounce for the 19th.", False),
+    ("Booked a table for the 19th.", True),
+    ("We are preparing the migration for the 19th.", True),
+    ("She tried for the 19th time.", True),
+])
+def test_a_day_named_by_for_is_an_event_only_with_an_outcome(text: str, allowed: bool) -> None:
+    now = datetime(2026, 12, 18, 10, 0, tzinfo=UTC)
+    assert dates.check_observation(text, now=now).allowed is allowed

@@ -199,3 +199,26 @@ def test_shipped_examples_load() -> None:
 
     root = Path(__file__).resolve().parent.parent / "examples"
     assert load_inventory([root / "inventory.yaml"]) and load_secrets([root / "secrets.yaml"])
+
+
+def test_exec_stdin_feeds_a_linked_secret_to_a_prompt_and_masks_it(setup) -> None:
+    """`access exec ID --stdin SECRET` (issue 50 §7): a program that reads its password from stdin (`sudo -S`)
+    gets the linked secret there; its echo is masked; a secret the entry does not link is refused."""
+    import hashlib
+
+    inv, cfg = setup
+    check = ('read -r pw; [ "$(printf %s "$pw" | sha256sum | cut -d" " -f1)" = '
+             f'"{hashlib.sha256(TOKEN.encode()).hexdigest()}" ] && echo match; echo "$pw"')
+    out = io.BytesIO()
+    result = inv.exec("ops-cluster", ["sh", "-c", check], stdout=out, stderr=io.BytesIO(),
+                      stdin_secret="jira-api-token")
+    assert result.exit_code == 0 and out.getvalue() == b"match\n[REDACTED:jira-api-token]\n"
+    with pytest.raises(ConfigError, match="not one of ops-cluster's linked secrets"):
+        inv.exec("ops-cluster", ["cat"], stdout=io.BytesIO(), stderr=io.BytesIO(), stdin_secret="vm-sudo")
+    env = {**os.environ, "MUNINN_CONFIG": str(cfg)}
+    done = subprocess.run([sys.executable, "-m", "muninn", "access", "exec", "ops", "--stdin", "jira-api-token",
+                           "--", "sh", "-c", check], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and done.stdout == "match\n[REDACTED:jira-api-token]\n", done.stderr
+    refused = subprocess.run([sys.executable, "-m", "muninn", "access", "exec", "ops", "--stdin", "nope", "--",
+                              "true"], capture_output=True, text=True, env=env)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr

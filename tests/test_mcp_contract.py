@@ -26,7 +26,7 @@ def test_tool_contract_is_pinned() -> None:
         "recall_secret_command": (["command", "env", "id", "stdin"], ["command", "id"], True, False, True),
         "recall_access_find": (["limit", "query"], ["query"], True, False, True),
         "recall_access_show": (["id"], ["id"], True, False, True),
-        "recall_access_exec": (["command", "id", "timeout"], ["command", "id"], False, True, False),
+        "recall_access_exec": (["command", "id", "stdin_secret", "timeout"], ["command", "id"], False, True, False),
         "recall_verify": (["dry_run", "ids"], [], True, False, True),
     }
     assert set(specs) == set(tool_access())

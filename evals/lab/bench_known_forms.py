@@ -13,6 +13,7 @@ Run: `.venv/bin/python -m muninn.evals.lab.bench_known_forms [--debs DIR] [--run
 from __future__ import annotations
 
 import argparse
+import base64
 import importlib.util
 import random
 import statistics
@@ -25,7 +26,7 @@ from pathlib import Path
 from muninn.evals.lab.bench_undeclared import fetch_debs, manual_texts
 from muninn.guards.gate.leak_gate import KNOWN_VALUE, LeakGate
 from muninn.guards.known import secret_values
-from muninn.guards.redact.mask import mask_bytes, masking_redactor
+from muninn.guards.redact.mask import JointMasker, mask_bytes, masking_redactor
 from muninn.guards.redact.redactor import Redactor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,6 +61,36 @@ def corpora(debs: Path, work: Path) -> dict[str, list[tuple[str, str]]]:
 def log_lines() -> bytes:
     return "".join(f"2026-12-07T10:{i % 60:02d}:{i % 59:02d}Z INFO worker[{i % 17}] processed job {i} in {i % 997} ms "
                    f"from 10.0.{i % 255}.{i % 13}\n" for i in range(60_000)).encode()
+
+
+def spelled_lines() -> str:
+    """Ordinary text the round-4 pass-3 readers look at (issue 47): number lists, bit strings, NATO words,
+    `xxd -e` dumps and base64 blobs, none of them a value: what the new views cost where they do work."""
+    rows = []
+    for i in range(4000):
+        rows += [f"latency ms: {' '.join(str((i * 7 + k * 13) % 997) for k in range(12))}",
+                 f"mask {' '.join(f'{(i + k) % 256:08b}' for k in range(6))} for subnet {i % 255}",
+                 "callsign Alpha Bravo Charlie Delta Echo Foxtrot, then Tango Uniform seven niner",
+                 f"00000000: {i:08x} 6c6c6568 77202c6f 646c726f  helloworld{i % 10}",
+                 f'"blob": "{base64.b64encode(f"line {i} of an ordinary log message here".encode()).decode()}"']
+    return "\n".join(rows) + "\n"
+
+
+class _Sink:
+    def write(self, data: bytes) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+def two_streams(masker, chunks: list[bytes]) -> None:
+    """Exec masking with stdout and stderr to two places: the joint masker, reads alternating."""
+    joint = JointMasker(masker, [_Sink(), _Sink()])
+    for i, chunk in enumerate(chunks):
+        joint.feed(i % 2, chunk)
+    joint.finish(0)
+    joint.finish(1)
 
 
 def timed(fn, runs: int) -> float:
@@ -106,10 +137,22 @@ def main() -> None:
     logs = log_lines()
     chunks = [logs[i:i + 65536] for i in range(0, len(logs), 65536)]
     mask_s = timed(lambda: mask_bytes(masker, chunks), args.runs)
+    two_s = timed(lambda: two_streams(masker, chunks), args.runs)
+    spelled = spelled_lines()
+    spelled_chunks = [spelled.encode()[i:i + 65536] for i in range(0, len(spelled.encode()), 65536)]
+    spelled_export_s = timed(lambda: export.redact(spelled), args.runs)
+    spelled_mask_s = timed(lambda: mask_bytes(masker, spelled_chunks), args.runs)
+    false_spelled = len([h for h in export.redact(spelled).hits if h.kind == "value"])
+    masked_spelled = mask_bytes(masker, spelled_chunks).count(b"[REDACTED:")
     print(f"\nexport redaction, manuals ({size:.1f} MB): {export_s:.2f} CPU s, {size / export_s:.1f} MB/s")
     print(f"leak gate (values only), manuals: {gate_s:.2f} CPU s, {size / gate_s:.1f} MB/s")
     print(f"exec masking, log lines ({len(logs) / 1e6:.1f} MB, 64 KB reads): {mask_s:.2f} CPU s, "
           f"{len(logs) / 1e6 / mask_s:.1f} MB/s")
+    print(f"exec masking, two streams (joint masker, reads alternating): {two_s:.2f} CPU s, "
+          f"{len(logs) / 1e6 / two_s:.1f} MB/s")
+    print(f"spelled-out lines ({len(spelled) / 1e6:.1f} MB: numbers, bits, NATO, xxd -e, base64): export "
+          f"{spelled_export_s:.2f} CPU s ({false_spelled} value hits), exec masking {spelled_mask_s:.2f} CPU s "
+          f"({masked_spelled} masked)")
 
 
 if __name__ == "__main__":

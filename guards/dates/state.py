@@ -57,7 +57,9 @@ _REPORTING = frozenset("mentioned said told shared talked discussed explained ad
 # A past act coordinated after the object ("prepared the slides for tomorrow's review and sent them round")
 # belongs to the same subject; any other claim after the date in its sentence ("due on the 20th and it
 # passed", "set for 2026-12-20 completed", "for the 20th's run: passed") makes it an event.
-_SAME_SUBJECT = re.compile(r"\s+(?:and|then)\s+(?=(?:\w+ed|sent|wrote|took|gave|made|put|left)\b)", re.I)
+_SAME_SUBJECT = re.compile(r"\s+(?:and|then)\s+(?=(?!(?:passed|succeeded|completed|finished|verified|confirmed|"
+                           r"worked|failed|resolved|fixed|arrived|happened)\b)(?:\w+ed|sent|wrote|took|gave|made|put|"
+                           r"left)\b)", re.I)
 
 
 def _claims(text: str) -> bool:
@@ -72,6 +74,10 @@ def stated(text: str, start: int, end: int, states: bool = True) -> bool:
     after = _SAME_SUBJECT.split(_CLAUSE.split(text[end:end + 160])[0])[0]
     if _OUTCOME.search(after):
         return False
+    if re.match(r"(?:for|at)\s", text[start:end], re.I):
+        # "booked a table for the 19th": what an act was for, an event only with an outcome on either side
+        # ("Verified: no bounce for the 19th").
+        return not _OUTCOME.search(_CLAUSE.split(text[max(0, start - 160):start])[-1])
     clause = _CLAUSE.split(text[max(0, start - 160):start])[-1]
     if _PLAN.search(clause) and not _claims(_PLAN.sub(" ", clause)):
         return True

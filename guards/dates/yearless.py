@@ -78,6 +78,7 @@ _WEEKDAY = "|".join(sorted(_WEEKDAYS + _WEEKDAY_ABBR, key=len, reverse=True))
 # following noun makes it a count ("the 3rd try").
 _ON_DAY = re.compile(
     rf"\b(?:on|by|until|till|til|before|after|since|from|through|thru|due|as\s+of|starting|during|into"
+    rf"|(?:for|at)(?=\s+the\s+\d)"
     rf"|(?P<wd>{_WEEKDAY})\.?,?)\s+(?:the\s+)?"
     rf"(?P<d>{_NUM_DAY}(?:st|nd|rd|th)|{_ORDINAL_WORDS})\b(?!-)", re.I)
 # A weekday and a bare day number that ends the phrase or comes with a time: "Saturday 19", "Sat. 19,",

@@ -18,6 +18,10 @@ Layouts read, each wherever it stands in a text (a value may run over several li
 - code points: `U+005A U+0071` (read as characters, then UTF-8);
 - uuencode lines (`uuencode`, `binascii.b2a_uu`): a line whose length character matches its length;
 - base64 and hex blobs, decoded from their start (for UTF-16: UTF-8 copies are needles of `forms_of`);
+- decimal code points apart by spaces (`print(*map(ord, v))`), bit strings (`basenc --base2msbf`, bytes
+  of eight bits apart), NATO spelling (matched in any case), `xxd -e` little-endian words, `0x4A0x74`;
+- base64 read back to front (`base64 | rev`), and any run that spells printable text read once more
+  (`base64 | base64`, hex of base64);
 - compressed data (gzip, zlib, bzip2, xz by their magic bytes) in any run above, inflated (the first
   `INFLATE_MAX` bytes): `gzip | base64` of a value is the value. Each inflated byte maps to the whole
   run that spelled the compressed stream.
@@ -63,8 +67,8 @@ _GROUP = re.compile(rf"[{_HEX}]+")
 _OD_C = re.compile(r"^(?:[0-7]{7})?((?:   [^\s\\]|  \\[0abfnrtv\\]|  \\[0-7]|    | [0-7]{3}|  \*\*){2,32})"
                    r"[ \t]*$", re.M)
 _OD_ESC = {"0": 0, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
-# 0x5a, 0x71 … / 5a:71:37 … / 5a 71 37 …
-_HEX_LIST = re.compile(rf"0[xX][{_HEX}]{{2}}(?:[\s,]{{1,8}}0[xX][{_HEX}]{{2}})+"
+# 0x5a, 0x71 … / 0x5A0x71… / 5a:71:37 … / 5a 71 37 …
+_HEX_LIST = re.compile(rf"0[xX][{_HEX}]{{2}}(?:[\s,]{{0,8}}0[xX][{_HEX}]{{2}})+"
                        rf"|(?<![{_HEX}:-])[{_HEX}]{{2}}(?:(?::|-|[ \t]{{1,2}}|:?\r?\n[ \t]*)[{_HEX}]{{2}}){{3,}}"
                        rf"(?![{_HEX}])")
 _DEC_LIST = re.compile(r"(?<![\d.])-?\d{1,3}(?:[ \t]*,[ \t\r\n]*-?\d{1,3}){3,}(?![\d.])")
@@ -87,6 +91,7 @@ class Run:
     starts: list[int]
     ends: list[int]
     shown: list[int]
+    caseless: bool = False     # the layout does not say a letter's case (NATO spelling): matched in any case
 
 
 class _Builder:
@@ -113,9 +118,9 @@ class _Builder:
         for k in range(first, len(self._shown)):
             self._shown[k] = column + k - first
 
-    def cut(self) -> None:
+    def cut(self, caseless: bool = False) -> None:
         if len(self._data) >= MIN_BYTES:
-            self.runs.append(Run(bytes(self._data), self._starts, self._ends, self._shown))
+            self.runs.append(Run(bytes(self._data), self._starts, self._ends, self._shown, caseless))
         self._data, self._starts, self._ends, self._shown = bytearray(), [], [], []
 
 
@@ -168,13 +173,15 @@ def _bit_groups(builder: _Builder, text: str, start: int, end: int, little: bool
         builder.add(int(g.group(), 2), g.start(), g.end())
 
 
-def _xxd(text: str, out: list[Run], regex: re.Pattern[str] = _XXD, groups: Callable[..., None] = _hex_groups) -> None:
+def _xxd(text: str, out: list[Run], regex: re.Pattern[str] = _XXD, groups: Callable[..., None] = _hex_groups,
+         little: bool = False) -> None:
+    """`little`: each group read little-endian (`xxd -e` prints 4-byte words so)."""
     b = _Builder()
     for m, next_line in _lines(regex, text):
         if not next_line:
             b.cut()
         first = len(b)
-        groups(b, text, m.start(1), m.end(1), little=False)
+        groups(b, text, m.start(1), m.end(1), little=little)
         # The ASCII column is the line's last characters, one a byte, after two spaces.
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end - (text[line_end - 1] == "\r")
@@ -302,7 +309,8 @@ _WRAP = re.compile(r"[\r\n=]")
 _A85_RUN = re.compile(r"<~([!-uz\s]{8,}?)~>")
 
 
-def _blobs(text: str, out: list[Run]) -> None:
+def _blobs(text: str, out: list[Run], back: list[Run] | None = None) -> None:
+    """`back`: where base64 read back to front (`base64 | rev`) goes, when not with the rest."""
     for m in _HEX_RUN.finditer(text):
         kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n"]
         digits = _WRAP.sub("", m.group())
@@ -327,14 +335,114 @@ def _blobs(text: str, out: list[Run]) -> None:
         if chars.isdigit():
             continue                 # a number: nothing encoded
         kept = [m.start() + i for i, c in enumerate(m.group()) if c not in "\r\n="]
-        try:
-            data = base64.b64decode(chars.replace("-", "+").replace("_", "/") + "=" * (-len(chars) % 4))
-        except (binascii.Error, ValueError):
-            continue
+        _b64_run(chars, kept, out)
+        if "\n" in m.group().rstrip("\r\n="):
+            # The last line may be the next word, not the blob's end (`…zzJe\nafter`): read without it too.
+            last = m.group().rstrip("\r\n=").rindex("\n")
+            short = _WRAP.sub("", m.group()[:last])
+            if len(short) >= 16:
+                _b64_run(short, kept[:len(short)], out)
+        if "/" in chars:
+            # A path's last part (`notes/<base64>`): `/` is base64 too, so the run began at the wrong place.
+            cut = chars.rindex("/") + 1
+            if len(chars) - cut >= 16:
+                _b64_run(chars[cut:], kept[cut:], out)
+        # The same blob as `rev` prints it (each line reversed): read back to front, line by line.
+        lines = _line_spans(text, m.start(), m.end())
+        for kept_lines in (lines, lines[:-1]) if len(lines) > 1 else (lines,):
+            order = [p for line in kept_lines for p in reversed(line)]
+            if len(order) >= 16:
+                _b64_run("".join(text[p] for p in order), order, out if back is None else back)
+
+
+def _line_spans(text: str, start: int, end: int) -> list[list[int]]:
+    """Offsets of each line's base64 characters between `start` and `end`."""
+    lines: list[list[int]] = [[]]
+    for p in range(start, end):
+        if text[p] == "\n":
+            lines.append([])
+        elif text[p] not in "\r=":
+            lines[-1].append(p)
+    return lines
+
+
+def _b64_run(chars: str, kept: list[int], out: list[Run]) -> None:
+    try:
+        data = base64.b64decode(chars.replace("-", "+").replace("_", "/") + "=" * (-len(chars) % 4))
+    except (binascii.Error, ValueError):
+        return
+    b = _Builder()
+    for i, byte in enumerate(data):
+        b.add(byte, kept[min(i * 4 // 3, len(kept) - 1)], kept[min((i * 4 + 3) // 3, len(kept) - 1)] + 1)
+    b.cut()
+    out += b.runs
+
+
+# Decimal numbers apart by spaces (`print(*map(ord, v))`, "80 101 108 …"): code points, read as characters
+# then UTF-8; when every number fits a byte, read as bytes too (`od -tu1` without its layout).
+_SPACED_DEC = re.compile(r"(?<![\w.,:/+-])\d{1,7}+(?:(?:[ \t]{1,3}+|[ \t]*+\r?\n[ \t]*+)\d{1,7}+){5,}(?![\w.,:/-])")
+# Bits: eight a byte, apart or run together and wrapped anywhere (`xxd -b` columns, "01010000 01100101",
+# `basenc --base2msbf`/`--base2lsbf`).
+_BIT_RUN = re.compile(r"(?<![0-9])[01]{8}(?:(?:[ \t]{1,2}|[ \t]*\r?\n[ \t]*)?[01]){40,}(?![0-9])")
+
+
+def _spaced_numbers(text: str, out: list[Run]) -> None:
+    for m in _SPACED_DEC.finditer(text):
+        cells = [(int(g.group()), g.start() + m.start(), g.end() + m.start()) for g in _NUMBER.finditer(m.group())]
+        points = _Builder()
+        for n, start, end in cells:
+            if n > 0x10FFFF or 0xD800 <= n <= 0xDFFF:
+                points.cut()
+                continue
+            for byte in chr(n).encode("utf-8"):
+                points.add(byte, start, end)
+        points.cut()
+        out += points.runs
+        if all(n <= 255 for n, _, _ in cells) and any(n > 127 for n, _, _ in cells):
+            b = _Builder()
+            for n, start, end in cells:
+                b.add(n, start, end)
+            b.cut()
+            out += b.runs
+
+
+def _bit_runs(text: str, out: list[Run]) -> None:
+    for m in _BIT_RUN.finditer(text):
+        at = [m.start() + i for i, c in enumerate(m.group()) if c in "01"]
+        digits = "".join(text[i] for i in at)
+        for lsb_first in (False, True):
+            b = _Builder()
+            for k in range(0, len(digits) - 7, 8):
+                bits = digits[k:k + 8]
+                b.add(int(bits[::-1] if lsb_first else bits, 2), at[k], at[k + 7] + 1)
+            b.cut()
+            out += b.runs
+
+
+# NATO spelling ("Papa Echo Lima …", "X-RAY", "niner"): letters and digits, matched in any case (a word's
+# case says nothing sure about its letter's).
+_NATO_WORDS = {w: w[0] for w in ("alfa", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "fox", "golf",
+                                 "hotel", "india", "juliett", "juliet", "kilo", "lima", "mike", "november", "oscar",
+                                 "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
+                                 "whisky", "xray", "x-ray", "yankee", "zulu")}
+_NATO_WORDS.update({"zero": "0", "one": "1", "two": "2", "three": "3", "tree": "3", "four": "4", "fower": "4",
+                    "five": "5", "fife": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "niner": "9"})
+_NATO_WORD = "|".join(sorted((re.escape(w) for w in _NATO_WORDS), key=len, reverse=True))
+# Read over the lower-cased text (a case-blind regex costs ~10x more), which keeps offsets for ASCII.
+_NATO = re.compile(rf"\b(?:{_NATO_WORD})\b(?:[ \t,;/_.-]{{1,3}}(?:{_NATO_WORD})\b){{5,}}")
+_NATO_ONE = re.compile(rf"\b(?:{_NATO_WORD})\b")
+
+
+def _nato(text: str, out: list[Run], lowered: str) -> None:
+    if len(lowered) != len(text):
+        return          # a letter that lowers to two: offsets would not line up (no NATO word needs it)
+    text = lowered
+    for m in _NATO.finditer(text):
         b = _Builder()
-        for i, byte in enumerate(data):
-            b.add(byte, kept[min(i * 4 // 3, len(kept) - 1)], kept[min((i * 4 + 3) // 3, len(kept) - 1)] + 1)
-        b.cut()
+        for w in _NATO_ONE.finditer(text, m.start(), m.end()):
+            word = w.group()
+            b.add(ord(_NATO_WORDS[word.lower()]), w.start(), w.end())
+        b.cut(caseless=True)
         out += b.runs
 
 
@@ -382,30 +490,67 @@ def _inflate(runs: list[Run]) -> list[Run]:
 
 
 # Cheap tests for whether a reader can find anything at all: most texts hold no dump.
-_MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
+_MAY_DUMP = re.compile(rf"[{_HEX}]{{2}}[ \t:,-]{{1,4}}[{_HEX}]{{2}}|0[xX][{_HEX}]{{2}}0[xX]"
+                       rf"|\\x[{_HEX}]{{2}}|\\[0-7]{{3}}|[uU]\+[{_HEX}]{{4}}"
                        r"|\d[ \t]*,[ \t\r\n]*-?\d|^[!-M][ -`]{4,60}$|[01]{8} [01]{8}"
                        r"|^(?:\d{7})?[ \t]+-?\d{1,3}[ \t]+-?\d"
-                       r"|^(?:[0-7]{7})?(?:   [^\s\\]|  \\[0abfnrtv]){2}", re.M)
+                       r"|^(?:[0-7]{7})?(?:   [^\s\\]|  \\[0abfnrtv]){2}|[01]{16}|\d{2,7}[ \t]{1,3}\d{2,7}[ \t]{1,3}\d",
+                       re.M)
+_MAY_NATO = re.compile(r"(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliet|kilo|lima|mike"
+                       r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu)"
+                       r"[ \t,;/_.-]")      # over the lower-cased text
 
 
-def byte_runs(text: str, blobs: bool = True) -> list[Run]:
-    """Every run of bytes a dump in `text` spells (see the module's list of layouts), and what a
-    compressed stream in any of them inflates to. `blobs=False` leaves out whole base64 and hex blobs
-    (stream masking's value pass reads those as encodings) unless they hold a compressed stream."""
+def _maybe_nato(text: str, out: list[Run]) -> None:
+    lowered = text.lower()
+    if _MAY_NATO.search(lowered):
+        _nato(text, out, lowered)
+
+
+_PRINTABLE = re.compile(rb"[\t\n\r -~]{16,}")
+
+
+def _nested(runs: list[Run], depth: int) -> list[Run]:
+    """What a run that spells printable text spells in turn, once (`base64 | base64`, hex of base64,
+    a dump of a dump): each inner byte maps to the outer bytes that spelled it."""
+    out: list[Run] = []
+    if depth:
+        return out
+    for run in runs:
+        for m in _PRINTABLE.finditer(run.data):
+            at = m.start()
+            for inner in byte_runs(m.group().decode("latin-1"), True, depth + 1):
+                out.append(Run(inner.data, [run.starts[at + s] for s in inner.starts],
+                               [run.ends[at + e - 1] for e in inner.ends], [-1] * len(inner.data), inner.caseless))
+    return out
+
+
+def byte_runs(text: str, blobs: bool = True, depth: int = 0) -> list[Run]:
+    """Every run of bytes a dump in `text` spells (see the module's list of layouts), what a compressed
+    stream in any of them inflates to, and what a run of printable text spells in turn (one level).
+    `blobs=False` leaves out whole base64 and hex blobs (stream masking's value pass reads those as
+    encodings) but keeps what they spell in turn: compressed, nested or reversed."""
     if len(text) < MIN_BYTES:
         return []
     out: list[Run] = []
     if blobs:
         _blobs(text, out)
-    elif _compressed_hint(text):
+    else:
         blob_runs: list[Run] = []
-        _blobs(text, blob_runs)
-        out += _inflate(blob_runs)
+        back_runs: list[Run] = []
+        _blobs(text, blob_runs, back_runs)
+        blob_runs += back_runs
+        out += back_runs + _inflate(blob_runs) + _nested(blob_runs, depth)
     if not _MAY_DUMP.search(text):
-        return out + _inflate(out) if blobs else out
+        _maybe_nato(text, out)
+        return out + _inflate(out) + _nested(out, depth) if blobs else out
     _xxd(text, out)
+    _xxd(text, out, little=True)
     _xxd(text, out, _XXD_BITS, _bit_groups)
     _numbers(text, out)
+    _spaced_numbers(text, out)
+    _bit_runs(text, out)
+    _maybe_nato(text, out)
     _tables(text, out)
     _od_c(text, out)
     _lists(text, out)
@@ -414,7 +559,7 @@ def byte_runs(text: str, blobs: bool = True) -> list[Run]:
     if "+" in text:
         _code_points(text, out)
     _uu(text, out)
-    return out + _inflate(out)
+    return out + _inflate(out) + _nested(out, depth)
 
 
 def needle_bytes(value: str) -> list[bytes]:
@@ -432,13 +577,22 @@ class ByteNeedles(Generic[T]):
         self._payloads = list(needles.values())
         self._ac = ahocorasick_rs.BytesAhoCorasick(list(needles), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if needles else None
+        self._lower: ahocorasick_rs.BytesAhoCorasick | None = None      # made on the first caseless run
+        self._needles = list(needles)
+
+    def _caseless(self) -> ahocorasick_rs.BytesAhoCorasick:
+        if self._lower is None:
+            self._lower = ahocorasick_rs.BytesAhoCorasick([n.lower() for n in self._needles],
+                                                          matchkind=ahocorasick_rs.MatchKind.Standard)
+        return self._lower
 
     def find(self, text: str, blobs: bool = True) -> list[tuple[T, int, int]]:
         if self._ac is None:
             return []
         out: list[tuple[T, int, int]] = []
         for run in byte_runs(text, blobs):
-            for i, start, end in self._ac.find_matches_as_indexes(run.data, overlapping=True):
+            ac, data = (self._caseless(), run.data.lower()) if run.caseless else (self._ac, run.data)
+            for i, start, end in ac.find_matches_as_indexes(data, overlapping=True):
                 payload = self._payloads[i]
                 out.append((payload, run.starts[start], run.ends[end - 1]))
                 # What the ASCII column shows of the same bytes, a span per line.

@@ -73,12 +73,22 @@ def shell_forms(value: str) -> list[str]:
     return [f for f in forms if f != value]
 
 
+# Z85 (ZeroMQ, `basenc --z85`): base85 of the same 4-byte blocks as RFC 1924, in another alphabet.
+_Z85 = bytes.maketrans(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~",
+                       b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
+
+
+def _z85encode(raw: bytes) -> bytes:
+    return base64.b85encode(raw).translate(_Z85)
+
+
 def base85_forms(raw: bytes) -> list[str]:
-    """base85 (RFC 1924, `base64.b85encode`, git's binary patches) and ascii85 (`a85encode`, Adobe's
-    `<~…~>`, btoa): the value encoded alone, and at the 4 byte alignments inside a longer stream the
-    whole 4-byte blocks that hold value bytes only (5 characters each; ≥ 2 blocks kept)."""
+    """base85 (RFC 1924, `base64.b85encode`, git's binary patches), ascii85 (`a85encode`, Adobe's
+    `<~…~>`, btoa) and Z85 (`basenc --z85`): the value encoded alone, and at the 4 byte alignments
+    inside a longer stream the whole 4-byte blocks that hold value bytes only (5 characters each;
+    ≥ 2 blocks kept)."""
     out: list[str] = []
-    for encode in (base64.b85encode, base64.a85encode):
+    for encode in (base64.b85encode, base64.a85encode, _z85encode):
         if len(raw) < 8:
             out.append(encode(raw).decode())     # else the first core below is a part of it
         for skip in range(4):
@@ -160,7 +170,7 @@ def forms_of(value: str, encodings: Sequence[Encoding]) -> dict[str, Encoding]:
     ≥ ~4 bytes and loses 1–2 characters at each edge, which stay visible). Wrapped forms are
     matched by the callers, which also search with line breaks taken out. The `TRANSFORMS` of the
     value (reversed, rot13) are needles too, raw; compressed blobs (gzip, zlib) are read by the byte
-    view (`dumps.byte_runs`), not enumerated. Double encoding is not caught.
+    view (`dumps.byte_runs`), not enumerated; so is one blob inside another (`base64 | base64`).
     """
     out: dict[str, Encoding] = {}
     if "raw" in encodings:

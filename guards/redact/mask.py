@@ -30,8 +30,11 @@ too), dumps (`od -c`, `od -td1`, `xxd`, `xxd -b`, `hexdump -C`, byte lists) and 
 the longest view (six characters a value character, and a dump's columns): the last few hundred
 characters of a stream wait for the next read or EOF. When stdout and stderr go to two places, one
 `JointMasker` reads both in arrival order, so a value split between them is whole when matched.
-Not caught: encryption, double encoding, a compressed blob longer than the hold-back (read only as far
-as it has arrived), a value truncated or with other text interleaved.
+Since issue 47 pass 3 the byte reader also reads decimal code points, bit strings, NATO spelling, `xxd -e`,
+`base64 | rev` and one blob inside another; a backspace overstrike is read as a terminal renders it; each
+half of a value and every other character of it are masked wherever they show (a value dealt between the
+two streams). docs/security.md lists the exec forms. Not caught: encryption, a compressed blob longer than
+the hold-back (read only as far as it has arrived), a value truncated or with other text interleaved.
 """
 
 from __future__ import annotations

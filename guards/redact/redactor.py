@@ -31,6 +31,7 @@ import ahocorasick_rs
 
 from muninn.core.config import Encoding
 from muninn.guards.known import secret_values
+from muninn.guards.known.dumps import spans_in_dumps
 from muninn.guards.known.forms import (
     ENCODINGS,
     TRANSFORMS,
@@ -171,6 +172,7 @@ class Redactor:
         self._fold = _Needles(t.fold)
         self._bytes = ByteNeedles(t.dumped) if t.views else None
         self._heads = list(t.heads.values())
+        self._tails: dict[str, int] | None = None if t.views else {}     # value suffixes, made on first use
         self._head_ac = ahocorasick_rs.AhoCorasick(list(t.heads), matchkind=ahocorasick_rs.MatchKind.Standard) \
             if t.heads else None
 
@@ -203,6 +205,24 @@ class Redactor:
         if self.scanner is not None:
             out = self._pattern_pass(out)
         return out
+
+    def redact_dumped(self, text: str) -> str:
+        """`text` (redacted already) with every pattern hit in the bytes a dump there spells hidden: an
+        undeclared token printed by `xxd`, `hexdump -C` or `od -c` is still that token. The one reading
+        of dumps for the observation hook and the observations export source alike."""
+        if self.scanner is None or not text:
+            return text
+        scanner = self.scanner
+        spans = spans_in_dumps(text, lambda d: [(h.start, h.end, h.rule) for h in scanner.scan(d)])
+        merged: list[list] = []
+        for start, end, rule in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, rule])
+        for start, end, rule in reversed(merged):
+            text = text[:start] + marker(f"{rule}-in-dump") + text[end:]
+        return text
 
     def redact_values(self, text: str) -> Redacted:
         """The value pass alone (what `mask.py` and the benchmarks call)."""
@@ -266,6 +286,7 @@ class Redactor:
             # A value renamed into a file name comes back in the text too ("from runbooks/zq7-kp2x.md"):
             # the folded view (any case, slug or separator spelling) runs over text when views are on.
             extra = self._view.find(text) + self._fold.find(text, fold=True) + self._cut_spans(text)
+            extra += self._tail_spans(text)
             extra += self._bytes.find(text) if self._bytes is not None else []
             if extra:
                 spans = _merge(spans + extra)
@@ -306,6 +327,29 @@ class Redactor:
                     break
         return out
 
+    def _tail_spans(self, text: str) -> list[tuple[int, int, int]]:
+        """The rest of a value at the start of the text or of a line, the mirror of `_cut_spans`: a value
+        cut in two places (`echo <first half>` in a call's input, the second half its output; a title
+        cut, its body going on) leaves a prefix one place and this suffix the other. Ordinary words
+        are left alone, as there."""
+        if self._tails is None:
+            self._tails = {}
+            for idx, (form, (_, enc)) in enumerate(zip(self._needle_text, self._ids, strict=True)):
+                if enc == "raw":
+                    for k in range(1, len(form) - CUT_MIN + 1):
+                        self._tails.setdefault(form[k:], idx)
+        if not self._tails:
+            return []
+        out: list[tuple[int, int, int]] = []
+        for m in _LINE_HEAD.finditer(text):
+            token = m.group(1)
+            for word in dict.fromkeys((token, token.rstrip(".,;:!?)]}'\"`"))):
+                idx = self._tails.get(word)
+                if idx is not None and not _wordy(word):
+                    out.append((idx, m.start(1), m.start(1) + len(word)))
+                    break
+        return out
+
     def _pattern_pass(self, first: Redacted) -> Redacted:
         assert self.scanner is not None
         text = first.text
@@ -340,6 +384,8 @@ def _wordy(text: str) -> bool:
 
 
 _CUT_AT = re.compile(r"[ \t]*(?:\r?\n|…|\.\.\.)")
+# The first word of the text and of each line (after indentation, a quote or `…`).
+_LINE_HEAD = re.compile(r"(?:^|\n)[ \t>\"'`(\[]*(?:…|\.\.\.)?(\S{" + str(CUT_MIN) + ",})")
 
 
 class _Needles:

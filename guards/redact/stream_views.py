@@ -11,8 +11,11 @@ view of the stream (issue 47 §5; the export's views do the same for files):
 - transforms of the value (guards/known/forms.py `variants`: reversed as `rev` prints it, rot13): searched
   as needles in every view, so a reversed value spaced apart is found too;
 - base32 and base32hex runs (wrapped over lines too), decoded;
-- dumps (`od -c`, `od -td1`, `xxd`, `xxd -b`, `hexdump -C`, byte lists) and compressed blobs (`gzip | base64`),
-  read by guards/known/dumps.py.
+- dumps (`od -c`, `od -td1`, `xxd`, `xxd -e`, `xxd -b`, `hexdump -C`, byte lists, decimal code points, bit
+  strings, NATO spelling) and compressed, nested (`base64 | base64`) or reversed (`base64 | rev`) blobs, read
+  by guards/known/dumps.py;
+- stream splits: each half of a value and every other character of it (`parts`), masked where they show,
+  so a value dealt between stdout and stderr is masked whatever order the two pipes deliver it in.
 
 Each view keeps, per character, where in the stream it came from, so a match hides the span that spelled
 it. Values shorter than `MIN` characters are left to the value pass: in a view with its separators taken
@@ -50,6 +53,11 @@ _INVISIBLE = re.compile("(?:\x1b\\[[0-9;?]*[A-Za-z]"
                         "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
                         "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
                         "\U000e0001\U000e0020-\U000e007f])+")
+
+
+# A character a backspace overstrikes: `a\bb` shows `b` (bold `c\bc`, underline `_\bc`, man pages). Read as a
+# second view beside the one that only drops the backspaces (`P\be\bl…` interleaved).
+_OVERSTRUCK = re.compile("[^\x08\r\n]\x08")
 
 
 def _invisible_re() -> re.Pattern[str]:
@@ -120,6 +128,20 @@ def _unescaped(text: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(out), where
 
 
+_WORDS = re.compile(r"[A-Za-z]+(?:[ -][A-Za-z]+)*[ -]?")
+
+
+def parts(value: str) -> list[str]:
+    """The pieces of a value that give it away when the rest goes to the other stream (issue 47 §5,
+    stream splits): each half (`printf "${v:12}" >&2; printf "${v:0:12}"`, in whichever order the two
+    pipes deliver them) and every other character (`v[0::2]` to stdout, `v[1::2]` to stderr). Each is
+    masked wherever it shows, alone. Only pieces of `MIN` characters or more that are not ordinary words
+    (the half of a passphrase, `correct horse`, is prose before it is a piece of one)."""
+    n = len(value)
+    pieces = [value[:n // 2], value[n // 2:], value[:(n + 1) // 2], value[(n + 1) // 2:], value[0::2], value[1::2]]
+    return [p for p in dict.fromkeys(pieces) if len(p) >= MIN and not _WORDS.fullmatch(p)]
+
+
 class StreamViews:
     """Known values looked for in every view of a text: spans(text) -> [(start, end, secret id)]."""
 
@@ -128,6 +150,9 @@ class StreamViews:
         # Each value and its transforms, in the folded spelling every view is read in.
         spelt = {t: i for v, i in values.items() for t in variants(v)}
         lowered = {folded(t): i for t, i in spelt.items()}
+        for v, i in values.items():
+            for part in parts(v):
+                lowered.setdefault(folded(part), i)
         self.needles = list(lowered)
         self._ids = list(lowered.values())
         self._raw = ahocorasick_rs.AhoCorasick(list(lowered), matchkind=ahocorasick_rs.MatchKind.Standard) \
@@ -166,6 +191,14 @@ class StreamViews:
                 s, e = _back(seen, _SEPARATOR_RE, s), _back(seen, _SEPARATOR_RE, e - 1) + 1
                 return _back(low, _invisible_re(), s), _back(low, _invisible_re(), e - 1) + 1
             out += self._find(self._compact, self._compact_ids, spread, back)
+        if "\x08" in low:
+            shown = _OVERSTRUCK.sub("", low)
+            view = _invisible_re().sub("", shown)
+
+            def rendered(s: int, e: int) -> tuple[int, int]:
+                s, e = _back(shown, _invisible_re(), s), _back(shown, _invisible_re(), e - 1) + 1
+                return _back(low, _OVERSTRUCK, s), _back(low, _OVERSTRUCK, e - 1) + 1
+            out += self._find(self._raw, self._ids, view, rendered)
         if any(x in text for x in ("\\u", "\\x", "&#", "%")):
             view, where = _unescaped(text)
             out += self._find(self._raw, self._ids, folded(view), lambda s, e: (where[s][0], where[e - 1][1]))

@@ -10,6 +10,7 @@ leak reports, so renaming one needs a migration.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from typing import ClassVar
@@ -42,6 +43,21 @@ _ORDINARY_PIECE = re.compile(
     r"|(?:[a-z]{1,8}|[A-Z]{1,5}v?|[A-Z][a-z]{1,7})\d{1,5}[a-z]{0,2}"  # `x86`, `sha256`, `IPv6`, `i18n`, `k8s`
     r"|\d{1,4}(?:[a-z]{1,4}|[A-Z]{1,4})"           # `2fa`, `64bit`, `10GB`, `5xx`
 )
+
+
+def encodes_prose(value: str) -> bool:
+    """Whether `value` is base64 of ordinary text (a sentence someone encoded): random to the eye, a
+    sentence to anyone who decodes it. A key or token decodes to bytes, not to words and spaces."""
+    body = value.rstrip("=")
+    if len(body) < 16 or not re.fullmatch(r"[A-Za-z0-9+/_-]+", body):
+        return False
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if "-" in body or "_" in body else None)
+        plain = raw.decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    wordy = sum(c.isalpha() or c in " ,.'" for c in plain)
+    return plain.count(" ") >= 3 and wordy >= 0.9 * len(plain)
 
 
 def ordinary_words(value: str) -> bool:

@@ -24,7 +24,6 @@ tests/test_undeclared.py holds the two in agreement.
 
 from __future__ import annotations
 
-import base64
 import math
 import re
 from bisect import bisect_right
@@ -36,7 +35,7 @@ from itertools import pairwise
 
 import ahocorasick_rs
 
-from muninn.guards.rules import BOX_DRAWING, is_placeholder, looks_random, names_a_file, ordinary_words
+from muninn.guards.rules import BOX_DRAWING, encodes_prose, is_placeholder, looks_random, names_a_file, ordinary_words
 from muninn.guards.undeclared import credential_options
 from muninn.guards.undeclared.credential_words import (
     ARN,
@@ -498,21 +497,6 @@ def _values(token: str, start: int) -> Iterator[tuple[str, int, str]]:
     yield token, start, ""
 
 
-def _encodes_prose(value: str) -> bool:
-    """Whether `value` is base64 of ordinary text (a sentence someone encoded): random to the eye, a
-    sentence to anyone who decodes it. A key or token decodes to bytes, not to words and spaces."""
-    body = value.rstrip("=")
-    if len(body) < 16 or not re.fullmatch(r"[A-Za-z0-9+/_-]+", body):
-        return False
-    try:
-        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if "-" in body or "_" in body else None)
-        plain = raw.decode("ascii")
-    except (ValueError, UnicodeDecodeError):
-        return False
-    wordy = sum(c.isalpha() or c in " ,.'" for c in plain)
-    return plain.count(" ") >= 3 and wordy >= 0.9 * len(plain)
-
-
 def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_lines, line_of) -> str | None:
     ctx, row = context(i)
     if any(s < vstart + len(value) and vstart < e for s, e, _ in ctx.words):
@@ -549,7 +533,7 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
         return "labelled" if line_label else "vendor-pair" if vendor else None
     versionish = bool(_VERSION.search(value)) and kind != "strong"
     if kind == "strong":
-        return None if _encodes_prose(value) else "bare-token"
+        return None if encodes_prose(value) else "bare-token"
     if versionish or names_a_file(value) or (value.startswith(("/", "~/", "./")) and value.count("/") >= 2):
         return None
     if i in key_lines or (i - 1) in key_lines or (i + 1) in key_lines:

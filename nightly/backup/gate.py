@@ -134,6 +134,13 @@ class RestoreGate:
                                       "restore again") from None
         self.redactor: Redactor = readers_redactor(settings, self.scanner.known)
 
+    def name_values(self, uri: str) -> set[str]:
+        """Secret ids whose value the redactor's value pass (what the text is redacted by) reads in `uri`:
+        the whole URI and each of its parts, so an encoded run starts where a name does."""
+        pieces = {uri, *uri.split("/")}
+        pieces |= {p.rsplit(".", 1)[0] for p in pieces if "." in p}
+        return {h.secret_id for p in pieces if p for h in self.redactor.redact_values(p).hits}
+
     def check(self, uri: str, data: bytes) -> Verdict:
         try:
             text = data.decode("utf-8")
@@ -142,10 +149,11 @@ class RestoreGate:
         spans = [(h.start, h.end, h.secret_id) for h in self.scanner.hashes.scan(text)]
         clean = redact_spans(text, spans, self.redactor)
         found = self.scanner.gate.scan(clean) + self.scanner.gate.scan_path(uri)
-        # The name too, in every form the text is read in: a known value base64- or hex-encoded in a file
-        # name, and a retired one.
+        # The name too, by the readers the text goes through (the gate's and the redactor's value pass, one
+        # reader for text and name): a known value base64- or hex-encoded in a file name, and a retired one.
         found += [f for f in self.scanner.gate.scan(uri) if f.reason == KNOWN_VALUE]
         reasons = sorted({f"{f.reason}:{f.secret_id}" if f.secret_id else f.reason for f in found})
+        reasons += sorted({f"known-value-in-path:{sid}" for sid in self.name_values(uri)})
         reasons += sorted({f"retired-value:{h.secret_id}" for h in self.scanner.hashes.scan(clean)})
         reasons += sorted({f"retired-value-in-path:{h.secret_id}" for h in self.scanner.hashes.scan(uri)})
         return Verdict(None, reasons) if reasons else Verdict(clean)

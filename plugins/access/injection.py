@@ -200,10 +200,12 @@ def child_env(base: Mapping[str, str], injection: Injection) -> dict[str, str]:
         shown = "".join(c for c in text if unicodedata.category(c) != "Cf")
         return any(holds_known(r, t) for r in readers for t in dict.fromkeys((text, shown)))
 
-    kept = {name: value for name, value in base.items()
-            if not _secret_name(name) and not holds(value) and not holds(name)}
-    pieces = [name for name, value in kept.items() if any(_is_piece(r, value) for r in readers)]
-    split = {n for a, b in permutations(pieces, 2) if holds(kept[a] + kept[b]) for n in (a, b)}
+    named = {name: value for name, value in base.items() if not _secret_name(name)}
+    kept = {name: value for name, value in named.items() if not holds(value) and not holds(name)}
+    # Pairs are looked for among every variable, a dropped one too: a piece masked on its own (a value's
+    # half, stream_views.parts) still names its other half.
+    pieces = [name for name, value in named.items() if any(_is_piece(r, value) for r in readers)]
+    split = {n for a, b in permutations(pieces, 2) if holds(named[a] + named[b]) for n in (a, b)}
     return {**{n: v for n, v in kept.items() if n not in split}, **injection.env}
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import BinaryIO
 
 from muninn.core.config import Settings
-from muninn.core.errors import ExitCode, MuninnError
+from muninn.core.errors import ConfigError, ExitCode, MuninnError
 from muninn.core.inventory_file import InventoryEntry, Located, load_files
 
 from . import access_log, catalog, injection, prereq, steps
@@ -116,10 +117,19 @@ class Inventory:
                                      "exec": access_command_line(entry.id, ["CMD"])}
 
     def exec(self, entry_id: str, command: Sequence[str] | str, *, stdout: BinaryIO | None = None,
-             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None) -> RunResult:
+             stderr: BinaryIO | None = None, vault: Vault | None = None, timeout: float | None = None,
+             stdin_secret: str | None = None, part: str | None = None) -> RunResult:
         """Check prerequisites, then run the setup steps and `command` in one bash, secrets injected, masked.
-        The child reads /dev/null (the runner's rule): never this process's stdin, the MCP stream under `mcp`."""
+        The child reads /dev/null (the runner's rule): never this process's stdin, the MCP stream under `mcp`;
+        with `stdin_secret` (one of the entry's linked secrets) it reads that value instead, for a program that
+        prompts for a password (`sudo -S`), as `secret exec --stdin` does."""
         entry = self.get(entry_id)
+        if stdin_secret is not None and stdin_secret not in entry.secrets:
+            raise ConfigError(f"{stdin_secret!r} is not one of {entry.id}'s linked secrets "
+                              f"({', '.join(entry.secrets) or 'none'})", key="--stdin",
+                              fix="name one of its `secrets:`, or link it in the inventory first")
+        if part is not None and stdin_secret is None:
+            raise ConfigError("--part picks the value written to stdin", key="--part", fix="add --stdin SECRET_ID")
         shown = command if isinstance(command, str) else shlex.join(command)
         try:
             prereq.require(self.entries, entry.id)
@@ -130,6 +140,8 @@ class Inventory:
         if entry.secrets or self.settings.paths.vault_store.exists():
             vault = vault or Vault.open(self.settings, who=self.who)
             prepared = vault.secrets.prepare(entry.secrets)
+            if stdin_secret is not None:
+                prepared = replace(prepared, stdin=vault.secrets.stdin_value(stdin_secret, part))
         else:
             prepared = Injection()  # no vault yet: nothing to inject, nothing known to mask
         parsed = steps.classify_all(entry.access)

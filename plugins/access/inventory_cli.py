@@ -52,6 +52,9 @@ def exec_(
     entry_id: str = typer.Argument(..., metavar="ID"),
     command: list[str] = typer.Argument(..., metavar="-- CMD...", help="The command, after `--`."),
     timeout: float = typer.Option(None, "--timeout", help="Kill the command after this many seconds."),
+    stdin: str = typer.Option(None, "--stdin", metavar="SECRET_ID", help="Write this linked secret's value to "
+                              "CMD's stdin, for a program that prompts for a password (`sudo -S`)."),
+    part: str = typer.Option(None, "--part", help="With --stdin: which part of a multi-part secret."),
 ) -> None:
     """Check prerequisites, run the setup steps (source, export) and CMD in one bash.
 
@@ -64,7 +67,8 @@ def exec_(
     Examples:
       muninn access exec ops-cluster -- kubectl get nodes
       muninn access exec jira -- bash -c 'curl -s "$JIRA_URL/rest/api/2/myself"'
+      muninn access exec web01 --stdin web01-sudo -- sudo -S systemctl status nginx
       muninn access find "ops cluster"      (the ids, then: muninn access show ID)
     """
-    result = _inventory(ctx).exec(entry_id, command, timeout=timeout)
+    result = _inventory(ctx).exec(entry_id, command, timeout=timeout, stdin_secret=stdin, part=part)
     raise typer.Exit(result.exit_code)

@@ -13,7 +13,8 @@ How the sweep runs, and why:
 - `kubectl config use-context` steps are dropped and the proof gets `--context` instead: parallel
   runs collided on the kubeconfig lock. Entries that keep a machine-wide switch (`az account
   set`, `gcloud config set`) or say `global_state: true` run one at a time in one lane; `az
-  account set` in parallel raced and reported the wrong subscription.
+  account set` in parallel raced and reported the wrong subscription. The lane sets those switches
+  back when it ends, under a lock other muninn processes respect (global_state.py).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from muninn.guards.known import secret_values
 from muninn.guards.redact.redactor import Redactor
 from muninn.plugins.access import sandbox
 
-from . import access_log, injection, prereq, steps
+from . import access_log, global_state, injection, prereq, steps
 from .classify import classify
 from .injection import Injection, Secrets
 from .results import Result, ResultStore, now_iso
@@ -210,17 +211,28 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
             progress(item.id)
         return result
 
+    def lane() -> tuple[list[Result], list[str]]:
+        if not serial:
+            return [], []
+        with global_state.kept([i.script for i in serial], env, settings.paths.home / "locks" / "global-state") as k:
+            done = [one(i) for i in serial]
+        return done, k.problems
+
     with ThreadPoolExecutor(max_workers=parallel) as pool:
-        serial_future = pool.submit(lambda: [one(i) for i in serial])
+        serial_future = pool.submit(lane)
         for item, result in zip(free, pool.map(one, free), strict=True):
             results[(item.kind, item.id)] = result
-        for result in serial_future.result():
+        lane_results, not_restored = serial_future.result()
+        for result in lane_results:
             results[(result.kind, result.id)] = result
     # A reason quotes the command's output (an `ok` its last line): what a proof printed is redacted like
     # every other output, known values and patterns, before it is stored, shown or returned to an agent.
     scrub = _scrubber(settings)
+    # A switch the lane could not set back is the owner's shell pointing elsewhere: said, never silent.
+    lost = [Result("global-state", p.split(":", 1)[0], "error", f"not set back after the sweep: {p}", p, now_iso())
+            for p in not_restored]
     ordered = [replace(r, reason=scrub(r.reason), command=scrub(r.command)) for r in
-               (results[(i.kind, i.id)] for i in items)]
+               [*(results[(i.kind, i.id)] for i in items), *lost]]
     if store:
         rs = ResultStore.open(settings)
         try:

@@ -15,12 +15,12 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from muninn.core import jsonl
+from muninn.core import atomic, jsonl
 
 MAX_VALUE_CHARS = 200
 MAX_KEY_CHARS = 64
@@ -94,6 +94,53 @@ class AuditLog:
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def _rescrubbed(value: Any, scrub: Scrub) -> Any:
+    if isinstance(value, dict):
+        return {_rescrubbed(k, scrub): _rescrubbed(v, scrub) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rescrubbed(v, scrub) for v in value]
+    return scrub(value) if isinstance(value, str) else value
+
+
+def purge_uris(path: Path, uris: Iterable[str], scrub: Callable[[], Scrub]) -> int:
+    """Every line that names one of `uris` (a file a purge or a redacting rename took away: its old name
+    may hold a value) read again through `scrub`, made from the values known now, so the old URI leaves
+    the audit log as it left the server and the readers' copies. Only those lines are read (the pattern
+    pass costs ms a line); the file is rewritten in place only when one changed, with what was appended
+    meanwhile kept. Returns the lines changed."""
+    wanted = [u for u in dict.fromkeys(uris) if u]
+    if not wanted or not path.exists():
+        return 0
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    made: Scrub | None = None
+    changed = 0
+    for i, raw in enumerate(lines):
+        text = raw.decode("utf-8", "replace")
+        if not any(u in text or json.dumps(u, ensure_ascii=False)[1:-1] in text for u in wanted):
+            continue
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        made = made or scrub()
+        again = encode(_rescrubbed(record, made)).rstrip(b"\n")
+        if again != raw:
+            lines[i] = again
+            changed += 1
+    if changed:
+        # In place, not by rename: a running server appends through its own descriptor (O_APPEND), which
+        # a rename would leave writing into the unlinked file. Lines it appended since the read are kept.
+        with atomic.translated(path), open(path, "r+b") as fh:
+            tail = fh.read()[len(data):]
+            fh.seek(0)
+            fh.write(b"\n".join(lines) + tail)
+            fh.truncate()
+            fh.flush()
+            os.fsync(fh.fileno())
+    return changed
 
 
 def read_lines(path: Path) -> jsonl.Lines:

@@ -3,9 +3,10 @@ plugin would use. The order here is the order `tools/list` and a default owner p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from muninn.core.config import Settings
 from muninn.core.hookspecs import hookimpl
 
 
@@ -32,3 +33,14 @@ def register_upgrades(register: Callable[[Any], Any]) -> None:
     from muninn.plugins.mcp import rename_remembered
 
     register(rename_remembered.STEP)
+
+
+@hookimpl
+def after_sync(settings: Settings, area: str, written: Mapping[str, str], removed: Sequence[str]) -> None:
+    """A URI sync removed (a fact renamed because its name held a value, or pruned) leaves the audit log too."""
+    if not removed:
+        return
+    from muninn.plugins.mcp import audit
+    from muninn.plugins.mcp.redaction import ValueRedactor
+
+    audit.purge_uris(settings.paths.audit_log, removed, lambda: ValueRedactor.from_settings(settings).scrub_all)

@@ -57,6 +57,8 @@ class ExecParams(Params):
     command: str = Field(min_length=1, max_length=4000, description="The command to run once the access steps ran, "
                          "e.g. 'kubectl get pods -n argocd'")
     timeout: float = Field(120.0, gt=0, le=900, description="Seconds before the command is stopped")
+    stdin_secret: str | None = Field(None, max_length=200, description="One of the entry's linked secret ids: its "
+                                     "value goes to the command's stdin (for `sudo -S`), never to you")
 
 
 def exec_(session: GuardSession, p: ExecParams) -> Output:
@@ -65,7 +67,8 @@ def exec_(session: GuardSession, p: ExecParams) -> Output:
     out = io.BytesIO()
     try:
         # The child reads /dev/null (plugins/access/runner.py), never the MCP stream this server is reading.
-        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout)
+        result = _inventory(session).exec(p.id, p.command, stdout=out, stderr=out, timeout=p.timeout,
+                                          stdin_secret=p.stdin_secret)
     except PrerequisiteDown as down:
         raise Refused(f"{down.message}. Do not retry or debug credentials.") from None
     output = out.getvalue().decode(errors="replace")[-MAX_OUTPUT:]
