@@ -135,7 +135,11 @@ class Guards:
         """A relative file name with every secret the pattern rules find in it replaced by `redacted`,
         read with `-` and `_` as the spaces a name stands for (`wifi-passphrase-Garten7458+.md`), before a
         title ("Wifi passphrase garten7458+"), an id or a URI is made from it in another spelling."""
-        views = dict.fromkeys((rel, rel.replace("_", " "), rel.replace("-", " ").replace("_", " ")))
+        # A folder's name is read as a file's is: `/` as the space between words (`door pin 4821/lobby.md`,
+        # `creds/ops:Pw9Xx12Lq/notes.md`), so a value in any part of the path is found.
+        spaced = rel.replace("/", " ")
+        views = dict.fromkeys((rel, rel.replace("_", " "), rel.replace("-", " ").replace("_", " "),
+                               spaced, spaced.replace("-", " ").replace("_", " ")))
         spans = sorted({(h.start, h.end) for view in views for h in self.redactor.redact(view).hits
                         if h.kind == "pattern"})
         merged: list[list[int]] = []

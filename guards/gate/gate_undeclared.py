@@ -46,6 +46,17 @@ WORDS = (
     "apikey", "access key", "secret key", "private key", "wi-fi key", "wifi key", "wpa key", "wpa2 key",
     "network key", "auth key", "license key", "recovery codes", "recovery code", "backup codes",
     "scratch codes", "2fa codes", "one-time codes", "wiederherstellungscodes",
+    # The forms a label takes inside a sentence (issue 47 round 4), spelled out here for the gate alone: the
+    # definite, genitive and possessive forms a word boundary would not reach from the stems above.
+    "lösenordet", "losenordet", "passordet", "kodeordet", "adgangskoden", "salasanan", "wachtwoorden",
+    "şifresi", "sifresi", "şifreniz", "parolası", "parolă", "hasła", "hasłem", "hesla", "heslem", "gesla",
+    "lozinke", "lozinku", "šifra", "šifru", "jelszava", "jelszavát", "slaptažodis", "slaptažodį", "salasõna",
+    "parool", "fjalëkalimi", "пароля", "паролем", "паролата", "парола", "гасло", "лозинка", "κωδικό",
+    "κωδικού", "συνθηματικό", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "رمز عبور", "รหัสผ่าน",
+    "kata laluan", "pasahitza", "contrasenya", "contrasinal", "wagwoord", "geheimzahl", "pincode", "pin-code",
+    "notfallcodes", "notfall-codes", "backup-codes", "kody zapasowe", "codes de secours", "códigos de respaldo",
+    "códigos de recuperación", "codici di backup", "резервные коды", "yedek kodlar", "varakoodit",
+    "reservkoder", "återställningskoder", "herstelcodes", "community", "snmp community",
 )
 _WORD_ALT = "|".join(sorted((re.escape(w) for w in WORDS), key=len, reverse=True))
 # A word ends where no letter follows; in front, no letter either, but an identifier's prefix
@@ -114,12 +125,15 @@ _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?!.*PRIVATE)[^\n]*-----[\s\S]*?-----END
 _VALUE = re.compile(r"[^\s`'\"|<>()\[\]{},;]+")
 _QUOTED = re.compile(r"\"([^\"\n]{4,})\"|'([^'\n]{4,})'")
 # Between a label and its value: decoration, then one separator, or (spaced) none.
-_GAP = re.compile(r"(?:s|es)?[*`'\")\]]*[ \t]*(?P<sep>:=|=>|->|[:=：|,→]|(?<=[ \t])(?:is|ist|est|es|är|er|jest|je"
-                  r"|lautet|was)(?=[ \t]))?[ \t*_`'\"(]*", re.IGNORECASE)
+_GAP = re.compile(r"(?:s|es)?[*`'\")\]]*[ \t]*(?P<sep>:=|=>|->|[:=：|,→—]|(?<=[ \t])(?:is|ist|est|es|är|er|jest|je"
+                  r"|lautet|was|è|é|to|on|ir|yra|este|adalah|là|είναι|е|это|blev|var)(?=[ \t]))?[ \t*_`'\"(«„“]*",
+                  re.IGNORECASE)
 # `for the router`, `für das NAS`, `de la box`: what the secret is for, between the word and its colon (not a
 # compound such as `PSK mode:` or `password policy:`, which names a setting).
-_NAMED_FOR = re.compile(r"[ \t]+(?:for|für|fürs|zum|zur|bei|auf|pour|de|du|des|para|per|van|voor|för|til|dla|do|of|on"
-                        r"|to|at|у|для)[ \t][^:：.;!?=|\n]{1,40}?[:：][ \t*_`'\"]*", re.IGNORECASE)
+_NAMED_FOR = re.compile(r"[ \t]+(?:for|für|fürs|zum|zur|bei|auf|pour|de|du|des|para|per|van|voor|för|til|till|dla"
+                        r"|do|of|on|to|at|у|для|от|до|k|na|za|del|della|di|dei|da|do|του|της|için|ke)[ \t]"
+                        r"[^:：.;!?=|\n]{1,40}?(?:[:：]|[ \t](?:is|est|ist|lautet|es|è|é|är|er|je|to|e|este|είναι|е)"
+                        r"(?=[ \t]))[ \t*_`'\"«„“]*", re.IGNORECASE)
 _IDENT_GAP = re.compile(r"['\"]?[ \t]*(?::=|[:=：])[ \t]*[\"']?")
 # A cheap first look for a line worth reading (one Aho-Corasick pass): a credential word, or the part
 # of one an identifier holds (`PGPASSWORD`, `api_token`, `MYSQL_PWD`).

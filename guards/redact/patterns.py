@@ -157,7 +157,6 @@ def _keyword_needs_quote(filename: str) -> bool:
 
 
 _QUOTE = re.compile(r"['\"`]")
-_B64_RULE = "ds:Base64HighEntropyString"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -253,8 +252,8 @@ class PatternScanner:
     def _ds_line(self, text: str, start: int, end: int, plugins: Iterable[str] | None) -> Iterable[Span]:
         line = text[start:end]
         for rule, secret in ds_findings(line, self.filename, plugins):
-            if rule == _B64_RULE and encodes_prose(secret):
-                continue        # base64 of a sentence: the undeclared detector's own judgement, one reading
+            if rule == _BASE64_RULE and encodes_prose(secret):
+                continue   # base64 of a sentence someone encoded: random to the eye, prose to anyone who decodes it
             pos = line.find(secret)
             while pos >= 0:
                 stop = pos + len(secret)
@@ -270,6 +269,7 @@ class PatternScanner:
 # that is quadratic (51 s measured). Long lines go to it in overlapping windows cut at a separator;
 # a secret shorter than the overlap is always whole in some window. (muninn's rules, PEM blocks
 # and JWTs included, run over the whole text and are not windowed.)
+_BASE64_RULE = "ds:Base64HighEntropyString"
 _MAX_LINE = 4096
 _OVERLAP = 1024
 _SEP = re.compile(r"[\s,;]")

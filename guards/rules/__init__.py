@@ -45,6 +45,14 @@ _ORDINARY_PIECE = re.compile(
 )
 
 
+def ordinary_words(value: str) -> bool:
+    """Whether `value` is prose or a path made of ordinary pieces (`Unix-like`, `Setup/part-1`,
+    `x86_64-linux-gnu`, `expired.`), not a credential: every piece between separators is a word,
+    a short acronym, a short number or a short word with its version."""
+    pieces = [p for p in _SEPARATORS.split(value) if p]
+    return bool(pieces) and all(_ORDINARY_PIECE.fullmatch(p) for p in pieces)
+
+
 def encodes_prose(value: str) -> bool:
     """Whether `value` is base64 of ordinary text (a sentence someone encoded): random to the eye, a
     sentence to anyone who decodes it. A key or token decodes to bytes, not to words and spaces."""
@@ -53,19 +61,11 @@ def encodes_prose(value: str) -> bool:
         return False
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if "-" in body or "_" in body else None)
-        plain = raw.decode("ascii")
+        plain = raw.decode("utf-8")   # prose in any language: a key decodes to bytes that are rarely UTF-8
     except (ValueError, UnicodeDecodeError):
         return False
     wordy = sum(c.isalpha() or c in " ,.'" for c in plain)
     return plain.count(" ") >= 3 and wordy >= 0.9 * len(plain)
-
-
-def ordinary_words(value: str) -> bool:
-    """Whether `value` is prose or a path made of ordinary pieces (`Unix-like`, `Setup/part-1`,
-    `x86_64-linux-gnu`, `expired.`), not a credential: every piece between separators is a word,
-    a short acronym, a short number or a short word with its version."""
-    pieces = [p for p in _SEPARATORS.split(value) if p]
-    return bool(pieces) and all(_ORDINARY_PIECE.fullmatch(p) for p in pieces)
 
 
 # Box-drawing characters as the ASCII a table is drawn with, one character for one (offsets stay): a table

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from muninn.guards.rules import Rule, is_placeholder
+from muninn.guards.rules import Rule, is_placeholder, prose_lexicon
 
 LABELS = (
     "password", "passphrase", "passcode", "passwort", "kennwort", "mot de passe", "contraseña", "contrasena",
@@ -114,11 +114,15 @@ def _passphrase(value: str) -> bool:
 class ProsePassword(Rule):
     name = "prose-password"
     patterns = (_PATTERN, _SPACED, _PHRASE)
-    triggers = tuple(dict.fromkeys(label.split()[0] for label in (*LABELS, *PHRASE_LABELS)))
+    # Always run: the lexicon's labels (prose_lexicon.py) share no literal; its own patterns filter.
+    triggers = ()
+    _words = tuple(dict.fromkeys(label.split()[0] for label in (*LABELS, *PHRASE_LABELS)))
 
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False):
         lowered = text.lower() if lowered is None else lowered
-        if not checked and not any(t in lowered for t in self.triggers):
+        # Every language's labels, in the three orders a sentence puts label and value (prose_lexicon.py).
+        yield from prose_lexicon.spans(text, _made_up, _plainly_made_up, lowered)
+        if not any(t in lowered for t in self._words):
             return
         # The patterns ignore case: over the lower-cased text without IGNORECASE they run far faster (the
         # values are read from `text` at the same offsets); when lower-casing changed the length, as written.

@@ -9,23 +9,27 @@ import re
 from collections.abc import Iterator
 
 from muninn.guards.rules import Rule
+from muninn.guards.undeclared.lexicon import RECOVERY
 
-_HEADING = re.compile(r"(?:recovery|backup|scratch|one[- ]time|emergency|2fa|mfa|otp)[ \t-]+codes?"
-                      r"|wiederherstellungscodes?|codes? de (?:récupération|secours)")
+# The heading's words in every language of the lexicon (`Notfallcodes`, `kody zapasowe`, `резервные коды`).
+_HEADING = RECOVERY
 _CODE_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|\|)?[ \t]*`?"
                         r"(?P<secret>(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:[- ][a-z0-9]{4,6}){0,3}|\d{6,12})"
                         r"`?[ \t]*\|?[ \t]*\r?$", re.IGNORECASE)
 _MAX_CODES = 24
+# Every heading of the lexicon holds one of these (`codes`, `códigos`, `kody`, `koder`, `коды`, `コード`, `码`).
+_STEMS = ("cod", "cód", "kod", "kód", "kood", "код", "κωδικ", "コード", "码", "碼", "코드", "رموز", "mã ")
 
 
 class RecoveryCodes(Rule):
     name = "recovery-code"
     patterns = ()
-    triggers = ("code", "wiederherstellungscode")
+    # The lexicon's words share no one literal (`kody`, `коды`, `コード`): the heading search is the filter.
+    triggers = ()
 
     def spans(self, text: str, lowered: str | None = None, *, checked: bool = False) -> Iterator[tuple[int, int]]:
         lowered = text.lower() if lowered is None else lowered
-        if not checked and not any(t in lowered for t in self.triggers):
+        if not any(w in lowered for w in _STEMS):
             return
         for heading in _HEADING.finditer(lowered):
             pos = text.find("\n", heading.end())

@@ -53,6 +53,10 @@ USER_LABELS = ("user", "username", "user name", "login", "account", "benutzer", 
                "bruker", "käyttäjä", "użytkownik", "uživatel", "felhasználó", "пользователь", "логин",
                "kullanıcı", "用户", "用户名", "ユーザー", "사용자", "email", "e-mail")
 
+# Account names that stand for a login on their own: `root:<value>` in a folder name or a line is a pair.
+LOGIN_NAMES = frozenset(("root", "admin", "administrator", "ops", "deploy", "operator", "sa", "postgres",
+                         "ubuntu", "pi", "ec2-user", "guest", "service", "backup", "jenkins", "ansible"))
+
 VENDORS = (
     "adafruit", "adobe", "airtable", "algolia", "alibaba", "aliyun", "anthropic", "openai", "artifactory",
     "asana", "atlassian", "confluence", "jira", "auth0", "aws", "amazon", "azure", "beamer", "bitbucket",

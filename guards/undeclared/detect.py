@@ -6,12 +6,15 @@ Candidates are found by shape (length, character classes, class changes, entropy
 a word, not an identifier shape) and decided with context:
 
 - **credential-option**: a program's option that takes a secret (guards/undeclared/credential_options.py);
+- **credential-line**: a line whose format says where its secret is: `.pgpass`, an SNMP community, an
+  `ipsec.secrets` PSK (guards/undeclared/credential_lines.py);
 - **labelled**: a label word in front of it, in any of several languages, or its table column's header (a
   markdown, `+---+` or box-drawn table, psql's output, one aligned by spaces under a dashed rule, or a
   delimited one: CSV, TSV, `a;b`, `a|b`),
   or a heading or `Label:` line right above a value that stands alone;
 - **vendor-pair**: a vendor's key id (`AKIA…`) on the line or next to it, or a vendor name on the line;
-- **user-password**: `user / value`, or `user:value` on a line that speaks of logins;
+- **user-password**: `user / value`, or `user:value` on a line that speaks of logins or with a login's
+  own name (`root:value`, `admin:value`);
 - **bare-token**: random enough to need no context (upper, lower and digits, 20+ characters).
 
 Identifiers survive: pure hex (commit SHAs, checksums, GPG fingerprints) unless a label or vendor
@@ -35,8 +38,15 @@ from itertools import pairwise
 
 import ahocorasick_rs
 
-from muninn.guards.rules import BOX_DRAWING, encodes_prose, is_placeholder, looks_random, names_a_file, ordinary_words
-from muninn.guards.undeclared import credential_options
+from muninn.guards.rules import (
+    BOX_DRAWING,
+    encodes_prose,
+    is_placeholder,
+    looks_random,
+    names_a_file,
+    ordinary_words,
+)
+from muninn.guards.undeclared import credential_lines, credential_options
 from muninn.guards.undeclared.credential_words import (
     ARN,
     DIGEST_PREFIX,
@@ -46,6 +56,7 @@ from muninn.guards.undeclared.credential_words import (
     K8S_NAME,
     KEY_IDS,
     LABELS,
+    LOGIN_NAMES,
     LVM_UUID,
     NOT_LABELS,
     PUBLIC_BLOCK,
@@ -56,7 +67,7 @@ from muninn.guards.undeclared.credential_words import (
 )
 
 RULE = "undeclared-secret"
-CLASSES = ("credential-option", "labelled", "vendor-pair", "user-password", "bare-token")
+CLASSES = ("credential-option", "credential-line", "labelled", "vendor-pair", "user-password", "bare-token")
 STRONG_MIN = 20
 
 _MARKER = re.compile(r"\[REDACTED:[^\]\n]*\]")
@@ -74,10 +85,13 @@ _VERSION = re.compile(r"\d+\.\d+")
 DISK_ID = re.compile(r"(?:ata|scsi|nvme|usb|wwn|virtio|mmc|dm-name|dm-uuid|md-uuid|lvm-pv-uuid|ieee1394)-")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=?")
+# A generated name: a compact ISO time and a hex id (`20261207T233738Z-d80b4f4ead05.md`, an observation's file).
+STAMPED = re.compile(r"\d{8}T\d{4,6}(?:\.\d+)?Z?(?:[-_.][0-9a-f]{4,})*(?:\.[A-Za-z]{1,5})?")
 VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~][0-9A-Za-z.+~-]*)?")
 _NAME_VALUE = re.compile(r"(?P<name>[^\W\d][\w.@-]*)(?:[=:：]|:=)(?P<value>.+)")
 _SYMBOL = re.compile(r"[^\w./-]")
 _USER_PAIR = re.compile(r"(?P<user>[\w.@+-]{2,64})[ \t]+/[ \t]+$")
+_LOGIN_PAIR = re.compile(r"(?<![\w.@-])(?:" + "|".join(sorted(LOGIN_NAMES)) + r"):(?=[^\s:]{6})", re.IGNORECASE)
 _URL_SECRET_PARAM = re.compile(r"[?&#](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth"
                                r"|credential|code))=(?P<value>[^&#\s]+)", re.IGNORECASE)
 
@@ -164,7 +178,7 @@ def identifier(token: str, value: str, before: str) -> bool:
                 or "@sha" in token or value.startswith(":") or ARN.match(token)
                 or IPFS_CID.fullmatch(value) or (value.islower() and K8S_NAME.fullmatch(value))
                 or PUBLIC_KEY_WORD.search(before[-48:].rstrip()) or (value.startswith("AAAA") and len(value) >= 60)
-                or KEY_IDS.fullmatch(value) or token.startswith("data:"))
+                or KEY_IDS.fullmatch(value) or token.startswith("data:") or STAMPED.fullmatch(value))
 
 
 @cache
@@ -243,6 +257,7 @@ def find(text: str) -> list[Finding]:
     if not text.isascii():
         text = text.translate(BOX_DRAWING)   # a box-drawn table reads as an ASCII one (same offsets)
     found = [Finding(f.start, f.end, "credential-option") for f in credential_options.find(text)]
+    found += [Finding(s, e, "credential-line") for s, e in credential_lines.find(text)]
     found += list(_shaped(text))
     return _resolve(found, sorted(skip))
 
@@ -325,6 +340,7 @@ def _shaped(text: str) -> Iterator[Finding]:
     # Lines where context can decide: context words, a key id next to them, a ` / ` pair, a table row
     # whose header speaks, a line under a heading that does. Elsewhere only a strong token can.
     hot = set(words) | {j for i in key_lines for j in (i - 1, i, i + 1)}
+    hot.update(bisect_right(starts, m.start()) - 1 for m in _LOGIN_PAIR.finditer(text))   # `root:<value>`
     at = text.find(" / ")
     while at >= 0:
         hot.add(bisect_right(starts, at) - 1)
@@ -542,8 +558,8 @@ def _decide(text, kind, value, vstart, i, ls, le, named, context, headers, key_l
         return "vendor-pair"
     if ctx.has("label"):
         return "labelled"
-    if _USER_PAIR.search(text, ls, vstart) or (named and named != "url-param" and
-                                               (ctx.has("user") or (col is not None and col.has("user")))):
+    if _USER_PAIR.search(text, ls, vstart) or (named and named != "url-param" and (
+            ctx.has("user") or (col is not None and col.has("user")) or named.lower() in LOGIN_NAMES)):
         return "user-password"
     if above is not None and (above.has("vendor")):
         return "vendor-pair"

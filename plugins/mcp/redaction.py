@@ -21,8 +21,8 @@ from __future__ import annotations
 from muninn.core.config import Settings
 from muninn.guards.known import secret_values
 from muninn.guards.redact.allowlist import Allowlist
+from muninn.guards.redact.patterns import PatternScanner
 from muninn.guards.redact.redactor import ENCODINGS, Redactor, marker
-from muninn.guards.undeclared import detect as undeclared
 from muninn.plugins.access.store import VaultDamaged
 
 
@@ -43,6 +43,7 @@ class ValueRedactor:
         # reached the server is hidden in its base64, hex, case-changed and split copies too.
         self._redactor = Redactor(known, encodings=ENCODINGS, views=True)
         self._writer: Redactor | None = None
+        self._scanner: PatternScanner | None = None
 
     def _writes(self) -> Redactor:
         """What an agent writes becomes a fact file: export's redactor (every form of the table, the
@@ -63,21 +64,48 @@ class ValueRedactor:
     def scrub(self, text: str) -> str:
         return self._redactor.redact_values(text).text
 
+    def _rules(self) -> PatternScanner:
+        """muninn's own rules, the ones export runs (the undeclared-secret detector among them), without
+        detect-secrets' entropy plugins (base64 of a sentence is no secret). Built on first use."""
+        if self._scanner is None:
+            self._scanner = PatternScanner(use_ds=False)
+        return self._scanner
+
     def scrub_file(self, text: str) -> str:
-        """A whole file read back from the server: values, then the undeclared-secret detector, which
-        also covers files no export or `recall_remember` wrote (those were redacted on the way in).
-        Run on the whole file before any cut, so a cut never decides differently from its file."""
+        """A whole file read back from the server: values, then the rules export redacts undeclared secrets
+        with (a `Kennwort` told in a sentence, a `.pgpass` line, a PIN), which also cover files no export
+        or `recall_remember` wrote (those were redacted on the way in). Run on the whole file before any
+        cut, so a cut never decides differently from its file."""
         text = self.scrub(text)
         allow = self._allowlist
-        found = [f for f in undeclared.find(text)
-                 if allow is None or not allow.allows(undeclared.RULE, text[f.start:f.end])]
+        found = [s for s in self._rules().scan(text)
+                 if allow is None or not allow.allows(s.rule, text[s.start:s.end])]
         if not found:
             return text
         out, pos = [], 0
         for f in found:
-            out += [text[pos:f.start], marker(undeclared.RULE)]
+            out += [text[pos:f.start], marker(f.rule)]
             pos = f.end
         return "".join(out) + text[pos:]
+
+    def scrub_name(self, uri: str) -> str:
+        """A URI as a listing shows it: values, then the same rules over its path read as export reads a
+        file name (`/`, `-` and `_` as spaces), every hit replaced by `redacted`."""
+        uri = self.scrub(uri)
+        scheme, sep, path = uri.rpartition("://")
+        head = scheme + sep
+        spaced = path.replace("/", " ")
+        views = dict.fromkeys((path, spaced, spaced.replace("-", " ").replace("_", " ")))
+        spans = sorted({(s.start, s.end) for view in views for s in self._rules().scan(view)})
+        merged: list[list[int]] = []
+        for start, end in spans:            # one character for one in every view: spans line up
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in reversed(merged):
+            path = path[:start] + "redacted" + path[end:]
+        return head + path
 
     def scrub_all(self, text: str) -> str:
         return self._writes().redact(text).text

@@ -23,9 +23,12 @@ def handle(session: GuardSession, p: ListParams) -> Output:
         return Output("Areas this reader can use:\n" + "\n".join(lines), {"areas": areas})
     uri = session.require("recall_list", p.uri, "read")
     entries = [e for e in session.client.ls(uri) if session.readable(e.uri)][:MAX_ENTRIES]
-    lines = [f"{e.uri}{'/' if e.is_dir else ''}" for e in entries]
+    # A name can hold a secret nobody declared (a token an agent named a file after): read like export reads one.
+    shown = [session.redactor.scrub_name(e.uri) for e in entries]
+    pairs = list(zip(shown, entries, strict=True))
+    lines = [f"{u}{'/' if e.is_dir else ''}" for u, e in pairs]
     return Output(f"{uri}:\n" + ("\n".join(lines) or "(empty)"),
-                  {"uri": uri, "entries": [{"uri": e.uri, "is_dir": e.is_dir} for e in entries]})
+                  {"uri": uri, "entries": [{"uri": u, "is_dir": e.is_dir} for u, e in pairs]})
 
 
 LIST = ToolSpec(
