@@ -87,7 +87,7 @@ PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Daily", ("export", "sync", "search", "read", "ls", "audit", "forget", "watch")),
     ("Secrets and access", ("secret", "access", "verify", "redact", "leak")),
     ("Agents", ("mcp", "policy", "skills", "guard")),
-    ("Maintenance", ("nightly", "backup", "key", "embed", "models", "server", "search-index")),
+    ("Maintenance", ("nightly", "backup", "key", "embed", "models", "server", "outside", "search-index")),
     ("Developer", ("eval", "bench")),
 )
 # Run for you (a hook, a search, a one-off migration): not in the top list, named in one line under it.

@@ -109,7 +109,7 @@ def recall(payload: dict[str, Any], command: str, risk: RiskLike, profile: str, 
     # The budget is the search's: loading settings and policy costs what it costs (more on a loaded
     # machine), and Claude Code's own timeout for the hook (HOOK_TIMEOUT_S) bounds the whole call.
     left = budget_s
-    # Without the cross-encoder: ~30 ms warm instead of ~1 s (seconds under load, evals/results/mcp_warm.md),
+    # Without the cross-encoder: a warm search is far quicker (evals/results/mcp_warm.md),
     # and a past attempt is found by its words (program, verb, hosts) more than by a paraphrase.
     request = {"query": query, "k": ASKED, "switches": {"rerank": False}}
     result = serve.search_within(settings, reader, request, left, policy_path)
