@@ -147,6 +147,11 @@ def _chosen_outside() -> bool:
     return load_config() is not None
 
 
+def probe(backend: str | None) -> None:
+    """Raise CredentialError when no usable keyring backend is there (no key is read or written)."""
+    Keyring(backend)
+
+
 def for_server(settings: Settings) -> Keyring:
     """The keyring for OpenViking keys: scoped by the server's URL and the workspace."""
     return Keyring(settings.keyring.backend, scope=f"{settings.server.base_url}#{settings.workspace}")

@@ -164,6 +164,16 @@ class Workspace:
         return self._override("verify", "results") or self.home / "verify" / "results.sqlite"
 
     @property
+    def global_state_lock(self) -> Path:
+        """The verify sweep's lane over machine-wide switches (az, gcloud), across processes."""
+        return self.home / "locks" / "global-state"
+
+    @property
+    def restic_cache(self) -> Path:
+        """restic's cache for the off-host backup repository."""
+        return self.home / "cache" / "restic"
+
+    @property
     def policy(self) -> Path:
         """policy.yaml: `guard.policy`, else next to the user's muninn.yaml in the XDG config dir."""
         return self._override("guard", "policy") or paths.config_dir() / "policy.yaml"

@@ -81,7 +81,7 @@ def password(settings: Settings) -> str:
 def _env(settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RESTIC_")}
     env.update(RESTIC_REPOSITORY=str(settings.nightly.offsite.repository), RESTIC_PASSWORD=password(settings),
-               RESTIC_CACHE_DIR=str(settings.paths.home / "cache" / "restic"), RESTIC_PROGRESS_FPS="0.2",
+               RESTIC_CACHE_DIR=str(settings.paths.restic_cache), RESTIC_PROGRESS_FPS="0.2",
                TZ="UTC")              # archive stamps are UTC; restic reads --time as local
     env.pop("MUNINN_PASSPHRASE", None)
     return env

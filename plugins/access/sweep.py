@@ -214,7 +214,7 @@ def run(settings: Settings, items: list[Item], *, parallel: int | None = None, t
     def lane() -> tuple[list[Result], list[str]]:
         if not serial:
             return [], []
-        with global_state.kept([i.script for i in serial], env, settings.paths.home / "locks" / "global-state") as k:
+        with global_state.kept([i.script for i in serial], env, settings.paths.global_state_lock) as k:
             done = [one(i) for i in serial]
         return done, k.problems
 

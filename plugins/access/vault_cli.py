@@ -15,10 +15,10 @@ import typer
 from rich.table import Table
 
 from muninn.core.cliutil import JsonOpt, console, emit_json, renamed, say, settings
-from muninn.core.errors import ConfigError, ExitCode
+from muninn.core.errors import ConfigError, ExitCode, Refused
 from muninn.guards.known.secret_values import is_declared_secret
 
-from . import catalog
+from . import catalog, move
 from .vault import Vault, exec_command_line
 
 # `vault sync` is `secret load` now: one home for every secret verb. The group stays, hidden, so old
@@ -319,10 +319,6 @@ def move_cmd(
       muninn redact review                                 (the fingerprint, file and line of each hit)
       muninn secret move labelled-secret:9b2f6712... --id grafana-token --service grafana
     """
-    from muninn.core.errors import Refused
-
-    from . import move
-
     s = settings(ctx)
     planned = move.plan(s, what, new_id)
     if not planned.places:

@@ -64,7 +64,7 @@ def _say_keyring(backend: str | None, target: Path) -> None:
     from muninn.core.errors import CredentialError
 
     try:
-        credentials.Keyring(backend)
+        credentials.probe(backend)
     except CredentialError as exc:
         install = "" if find_spec("keyrings.alt") else "install the file backend (`pip install keyrings.alt` " \
             "in muninn's environment), then "
